@@ -1,0 +1,463 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// maint spells the maintenance state per variant (SPEC §9).
+func maint(variant string) string {
+	if variant == "b" {
+		return "under-maintenance"
+	}
+	return "under_maintenance"
+}
+
+// fixtureServer serves the fixture in a variant; it returns the server and
+// the "now" the fixture was timed against.
+func fixtureServer(t *testing.T, variant string, flags ...string) (*testServer, time.Time) {
+	now := time.Now().UTC().Truncate(time.Second)
+	return startServer(t, fixture(now), append([]string{"--variant", variant}, flags...)...), now
+}
+
+func TestStatus(t *testing.T) {
+	for _, variant := range []string{"a", "b"} {
+		t.Run(variant, func(t *testing.T) {
+			srv, _ := fixtureServer(t, variant)
+			for _, path := range []string{"/api/v1/status", "/v1/status"} {
+				r := srv.get(path, 200)
+				// Incident 100 is identified: the page is degraded even though
+				// maintenance 200 is underway (SPEC §3).
+				assertJSON(t, path, r.JSON, obj{"page": obj{
+					"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
+					"url": "https://status.acme.test",
+					"links": obj{
+						"components": obj{"href": "/v1/components", "count": 6},
+						"notices":    obj{"href": "/v1/notices", "count": 15},
+					},
+					"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+				}})
+				if got := r.Header.Get("Content-Type"); got != "application/json; charset=utf-8" {
+					t.Errorf("Content-Type %q", got)
+				}
+				if got := r.Header.Get("Access-Control-Allow-Origin"); got != "*" {
+					t.Errorf("Access-Control-Allow-Origin %q", got)
+				}
+			}
+		})
+	}
+}
+
+// TestPageStates checks SPEC §3's page state table and the state texts.
+func TestPageStates(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	base := func(notices ...statusd.Notice) *statusd.Document {
+		doc := fixture(now)
+		doc.Notices = notices
+		return doc
+	}
+	all := fixture(now).Notices
+	byID := func(id int64) statusd.Notice {
+		for _, n := range all {
+			if n.ID == id {
+				return n
+			}
+		}
+		t.Fatalf("no notice %d", id)
+		return statusd.Notice{}
+	}
+	cases := []struct {
+		name    string
+		doc     *statusd.Document
+		variant string
+		state   string
+		text    string
+	}{
+		{"nothing current", base(byID(101), byID(105), byID(201), byID(300)), "a", "operational", "All systems operational"},
+		{"no notices at all", base(), "b", "operational", "All systems operational"},
+		{"maintenance only, A", base(byID(200), byID(105)), "a", "under_maintenance", "Maintenance is underway"},
+		{"maintenance only, B", base(byID(200)), "b", "under-maintenance", "Maintenance is underway"},
+		{"incident only", base(byID(100)), "b", "degraded", "Some systems are degraded"},
+		{"both", base(byID(200), byID(100)), "a", "degraded", "Some systems are degraded"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := startServer(t, c.doc, "--variant", c.variant)
+			r := srv.get("/api/v1/status", 200)
+			if got := at(t, r.JSON, "page.state"); got != c.state {
+				t.Errorf("state %v, want %s", got, c.state)
+			}
+			if got := at(t, r.JSON, "page.state_text"); got != c.text {
+				t.Errorf("state_text %v, want %s", got, c.text)
+			}
+		})
+	}
+	t.Run("configured texts and base url", func(t *testing.T) {
+		doc := base(byID(200))
+		doc.Page.StateTexts.UnderMaintenance = "Planned work in progress"
+		srv := startServer(t, doc, "--base-url", "https://status.example.org")
+		r := srv.get("/api/v1/status", 200)
+		if got := at(t, r.JSON, "page.state_text"); got != "Planned work in progress" {
+			t.Errorf("state_text %v", got)
+		}
+		if got := at(t, r.JSON, "page.url"); got != "https://status.example.org" {
+			t.Errorf("url %v", got)
+		}
+		r = srv.get("/api/v1/notices/200", 200)
+		if got := at(t, r.JSON, "notice.url"); got != "https://status.example.org/notices/200" {
+			t.Errorf("notice url %v", got)
+		}
+	})
+}
+
+// componentWant builds a component list entry by hand.
+func componentWant(variant string, id int64, state, name, desc string, parent any, position, children int, metrics bool, now time.Time) obj {
+	o := obj{
+		"id": id, "state": state, "name": name, "description": desc, "parent_id": parent, "position": position,
+		"links":      obj{"children": obj{"href": fmt.Sprintf("/api/v1/components?filter[parent_id_eq]=%d", id), "count": children}},
+		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z",
+	}
+	if variant == "a" {
+		o["metrics_summary"] = nil
+		if metrics {
+			today := statusd.Day(now)
+			o["metrics_summary"] = obj{
+				"timeframe_start":   today.AddDate(0, 0, -30).Format("2006-01-02"),
+				"timeframe_end":     today.Format("2006-01-02"),
+				"percentage_uptime": "checked separately",
+				"url":               fmt.Sprintf("https://status.acme.test/components/%d/metrics", id),
+			}
+		}
+	}
+	return o
+}
+
+var uptimeWords = regexp.MustCompile(`^\d{1,3}\.\d\d%$`)
+
+func TestComponents(t *testing.T) {
+	for _, variant := range []string{"a", "b"} {
+		t.Run(variant, func(t *testing.T) {
+			srv, now := fixtureServer(t, variant)
+			m := maint(variant)
+			// Maintenance 200 lists 30 and 20; incident 100 lists 11. Parents
+			// do not inherit: 10 stays operational.
+			all := []obj{
+				componentWant(variant, 20, m, "Dashboard", "Web dashboard", nil, 1, 0, false, now),
+				componentWant(variant, 10, "operational", "API", "Public REST API", nil, 2, 2, true, now),
+				componentWant(variant, 12, "operational", "API US", "API in the US", 10, 3, 0, false, now),
+				componentWant(variant, 11, "degraded", "API EU", "API in the EU", 10, 4, 0, true, now),
+				componentWant(variant, 30, m, "Database", "Primary database", nil, 5, 1, true, now),
+				componentWant(variant, 31, "operational", "Replica", "Read replica", 30, 6, 0, false, now),
+			}
+			cases := []struct {
+				query string
+				want  []obj
+			}{
+				{"", all},
+				{"?filter[parent_id_null]=true", []obj{all[0], all[1], all[4]}},
+				{"?filter[parent_id_null]=false", []obj{all[2], all[3], all[5]}},
+				{"?filter[parent_id_eq]=10", []obj{all[2], all[3]}},
+				{"?filter%5Bparent_id_eq%5D=30", []obj{all[5]}},
+				{"?filter[parent_id_eq]=31", []obj{}},
+				{"?filter[parent_id_eq]=999", []obj{}},
+				{"?filter[parent_id_eq]=10&filter[parent_id_null]=false", []obj{all[2], all[3]}},
+				{"?filter[parent_id_eq]=10&filter[parent_id_null]=true", []obj{}},
+			}
+			for _, c := range cases {
+				for _, prefix := range []string{"/api/v1", "/v1"} {
+					r := srv.get(prefix+"/components"+c.query, 200)
+					list := at(t, r.JSON, "components").([]any)
+					checkSummaries(t, variant, list)
+					assertJSON(t, c.query, r.JSON, obj{"components": c.want,
+						"meta": obj{"count": len(c.want), "total_count": len(c.want), "next_page": nil}})
+				}
+			}
+		})
+	}
+}
+
+// checkSummaries checks the uptime of every metrics_summary (its numbers
+// are the metrics issue's) and replaces it with the placeholder that
+// componentWant puts there.
+func checkSummaries(t *testing.T, variant string, list []any) {
+	t.Helper()
+	for _, c := range list {
+		c := c.(map[string]any)
+		s, ok := c["metrics_summary"].(map[string]any)
+		if !ok {
+			continue
+		}
+		up := s["percentage_uptime"].(map[string]any)
+		pct, _ := up["percent"].(float64)
+		words, _ := up["words"].(string)
+		if pct < 0 || pct > 100 || !uptimeWords.MatchString(words) || len(up) != 2 {
+			t.Errorf("component %v: percentage_uptime %v", c["id"], up)
+		}
+		s["percentage_uptime"] = "checked separately"
+	}
+}
+
+// noticeFields builds the fields common to list entries and details.
+func noticeFields(variant string, w noticeWant) obj {
+	o := obj{
+		"id": w.id, "type": w.typ, "timeline_state": w.timeline, "subject": w.subject,
+		"url":        fmt.Sprintf("https://status.acme.test/notices/%d", w.id),
+		"created_at": ts(w.created), "updated_at": ts(w.updated),
+		"tag_list": w.tags, "links": obj{"self": fmt.Sprintf("/api/notices/%d", w.id)},
+	}
+	tsOrNull := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return ts(*t)
+	}
+	if w.typ != "general" {
+		o["state"] = w.state
+		o["began_at"] = tsOrNull(w.began)
+		o["ended_at"] = tsOrNull(w.ended)
+	}
+	if w.typ == "planned" {
+		o["begins_at"] = ts(*w.begins)
+		o["ends_at"] = ts(*w.ends)
+	}
+	if w.typ == "unplanned" && variant == "a" {
+		o["impact_time"] = obj{"seconds": w.impact, "words": w.words}
+	}
+	return o
+}
+
+func updateWant(u statusd.Update, withID bool) obj {
+	o := obj{"content": u.Content, "created_at": ts(u.CreatedAt), "updated_at": ts(u.UpdatedAt)}
+	if u.State != "" {
+		o["state"] = string(u.State)
+	}
+	if withID {
+		o["id"] = u.ID
+	}
+	return o
+}
+
+// fixUpdateIDs gives the fixture's updates the ids import gives them: in
+// document order from 1.
+func fixUpdateIDs(doc *statusd.Document) map[int64]statusd.Notice {
+	byID := map[int64]statusd.Notice{}
+	var next int64
+	for i := range doc.Notices {
+		for j := range doc.Notices[i].Updates {
+			next++
+			doc.Notices[i].Updates[j].ID = next
+		}
+		byID[doc.Notices[i].ID] = doc.Notices[i]
+	}
+	return byID
+}
+
+// checkOpenImpact checks the still growing impact of incident 100 (2 hours
+// up to now) and replaces it with the want placeholder.
+func checkOpenImpact(t *testing.T, fields map[string]any, now time.Time) {
+	t.Helper()
+	it, ok := fields["impact_time"].(map[string]any)
+	if !ok || fields["id"] != float64(100) {
+		return
+	}
+	secs := it["seconds"].(float64)
+	elapsed := time.Since(now).Seconds()
+	if secs < 7200 || secs > 7200+elapsed+1 || !strings.HasPrefix(it["words"].(string), "2 hours") {
+		t.Errorf("notice 100 impact_time %v, want 7200 s plus the %.0f s since the fixture", it, elapsed)
+	}
+	fields["impact_time"] = obj{"seconds": -1, "words": ""}
+}
+
+func TestNoticesList(t *testing.T) {
+	for _, variant := range []string{"a", "b"} {
+		t.Run(variant, func(t *testing.T) {
+			srv, now := fixtureServer(t, variant)
+			notices := fixUpdateIDs(fixture(now))
+			wants := fixtureWant(now)
+			var want []obj
+			for _, w := range wants {
+				o := noticeFields(variant, w)
+				ups := notices[w.id].Updates
+				o["latest_update"] = updateWant(ups[len(ups)-1], false)
+				want = append(want, o)
+			}
+			for _, path := range []string{"/api/v1/notices", "/v1/notices"} {
+				r := srv.get(path, 200)
+				for _, n := range at(t, r.JSON, "notices").([]any) {
+					checkOpenImpact(t, n.(map[string]any), now)
+				}
+				assertJSON(t, path, r.JSON, obj{"notices": want,
+					"meta": obj{"count": 15, "total_count": 15, "next_page": nil}})
+			}
+		})
+	}
+}
+
+func TestNoticeDetail(t *testing.T) {
+	for _, variant := range []string{"a", "b"} {
+		t.Run(variant, func(t *testing.T) {
+			srv, now := fixtureServer(t, variant)
+			doc := fixture(now)
+			notices := fixUpdateIDs(doc)
+			comps := map[int64]obj{}
+			m := maint(variant)
+			for _, c := range []struct {
+				id     int64
+				state  string
+				parent any
+			}{{20, m, nil}, {10, "operational", nil}, {12, "operational", 10}, {11, "degraded", 10}, {30, m, nil}, {31, "operational", 30}} {
+				for _, dc := range doc.Components {
+					if dc.ID == c.id {
+						// Exactly the seven keys of SPEC §2.
+						comps[c.id] = obj{"id": c.id, "state": c.state, "name": dc.Name, "description": dc.Description,
+							"parent_id": c.parent, "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
+					}
+				}
+			}
+			for _, w := range fixtureWant(now) {
+				o := noticeFields(variant, w)
+				embedded := []obj{}
+				for _, id := range w.comps {
+					embedded = append(embedded, comps[id])
+				}
+				o["components"] = embedded
+				var ups []obj
+				for _, u := range notices[w.id].Updates {
+					ups = append(ups, updateWant(u, true))
+				}
+				o["updates"] = ups
+				for _, path := range []string{"/api/v1/notices/%d", "/v1/notices/%d", "/api/notices/%d"} {
+					p := fmt.Sprintf(path, w.id)
+					r := srv.get(p, 200)
+					checkOpenImpact(t, at(t, r.JSON, "notice").(map[string]any), now)
+					assertJSON(t, p, r.JSON, obj{"notice": o})
+				}
+			}
+		})
+	}
+}
+
+// TestNoticeFilters checks every filter alone and combined against the
+// hand-worked timeline states of fixtureWant.
+func TestNoticeFilters(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	cases := []struct {
+		query string
+		ids   []int64
+	}{
+		{"filter[type_eq]=unplanned", []int64{100, 105, 101, 103, 104, 102}},
+		{"filter[type_eq]=planned", []int64{201, 200, 202, 203, 204}},
+		{"filter[type_eq]=general", []int64{300, 302, 303, 301}},
+		{"filter[timeline_state_eq]=present", []int64{100, 105, 300, 200, 301}},
+		{"filter[timeline_state_eq]=future", []int64{201}},
+		{"filter[timeline_state_eq]=past_recent", []int64{101, 202, 302}},
+		{"filter[timeline_state_eq]=past_distant", []int64{103, 104, 203, 303, 102, 204}},
+		{"filter[timeline_state_eq]=past", []int64{101, 202, 302, 103, 104, 203, 303, 102, 204}},
+		// The current incidents (SPEC §4.4's example).
+		{"filter[timeline_state_eq]=present&filter[type_eq]=unplanned", []int64{100, 105}},
+		{"filter[type_eq]=general&filter[timeline_state_eq]=past", []int64{302, 303}},
+		{"filter[type_in][]=general&filter[type_in][]=planned&filter[timeline_state_eq]=present", []int64{300, 200, 301}},
+		{"filter[timeline_state_in][]=future&filter[timeline_state_in][]=past_recent", []int64{201, 101, 202, 302}},
+		{"filter[timeline_state_in][]=past&filter[type_eq]=planned", []int64{202, 203, 204}},
+		{"filter[type_eq]=planned&filter[type_in][]=general", []int64{}},
+		// Notices that count for a component: unplanned, not false alarms,
+		// listing it or a descendant (CONTRACT C4).
+		{"filter[metrics_component_id]=10", []int64{100, 104, 102}},
+		{"filter[metrics_component_id]=11", []int64{100, 104}},
+		{"filter[metrics_component_id]=12", []int64{}},
+		{"filter[metrics_component_id]=30", []int64{101, 102}},
+		{"filter[metrics_component_id]=20", []int64{105}},
+		{"filter[metrics_component_id]=999", []int64{}},
+		{"filter[metrics_component_id]=10&filter[timeline_state_eq]=present", []int64{100}},
+		// Blank values are not applied, as Ransack does.
+		{"filter[type_eq]=&filter[timeline_state_eq]=future", []int64{201}},
+		// Unknown filters and parameters are ignored.
+		{"filter[foo]=bar&per_page=5&_=123&filter[timeline_state_eq]=future", []int64{201}},
+		{"filter%5Btype_eq%5D=general&filter%5Btimeline_state_eq%5D=present", []int64{300, 301}},
+	}
+	for _, c := range cases {
+		r := srv.get("/api/v1/notices?"+c.query, 200)
+		var got []int64
+		for _, n := range at(t, r.JSON, "notices").([]any) {
+			got = append(got, int64(n.(map[string]any)["id"].(float64)))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.ids) && !(len(got) == 0 && len(c.ids) == 0) {
+			t.Errorf("%s: ids %v, want %v", c.query, got, c.ids)
+		}
+		assertJSON(t, c.query+" meta", at(t, r.JSON, "meta"), obj{"count": len(c.ids), "total_count": len(c.ids), "next_page": nil})
+	}
+}
+
+func TestIgnoredFiltersHeader(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	cases := []struct{ path, header string }{
+		{"/api/v1/notices?filter[foo]=1&filter[bar]=2&filter[foo]=3", "filter[foo],filter[bar]"},
+		{"/api/v1/notices?filter%5Bfoo%5D=1", "filter[foo]"},
+		{"/api/v1/components?filter[type_eq]=general", "filter[type_eq]"},
+		{"/api/v1/notices?filter[parent_id_eq]=1&filter[type_eq]=", "filter[parent_id_eq],filter[type_eq]"},
+		{"/api/v1/notices?per_page=100&filter[type_eq]=general", ""},
+	}
+	for _, c := range cases {
+		r := srv.get(c.path, 200)
+		if got := r.Header.Get("X-Ignored-Filters"); got != c.header {
+			t.Errorf("%s: X-Ignored-Filters %q, want %q", c.path, got, c.header)
+		}
+		if _, present := r.Header["X-Ignored-Filters"]; present != (c.header != "") {
+			t.Errorf("%s: header present %v", c.path, present)
+		}
+	}
+}
+
+func TestMethodsAndUnknownPaths(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		r := srv.do(method, "/api/v1/notices")
+		if r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
+			t.Errorf("%s: status %d, Allow %q", method, r.Status, r.Header.Get("Allow"))
+		}
+		assertErrorBody(t, method, r, 405, "method_not_allowed")
+	}
+	for _, path := range []string{"/api/v1/nope", "/v1/components/1", "/api/v2/status", "/api/notices", "/api/v1/notices/1/updates"} {
+		r := srv.do(http.MethodGet, path)
+		assertErrorBody(t, path, r, 404, "not_found")
+	}
+	r := srv.do(http.MethodHead, "/api/v1/status")
+	if r.Status != 200 || len(r.Body) != 0 || r.Header.Get("Content-Length") == "0" {
+		t.Errorf("HEAD: status %d, body %d bytes, Content-Length %q", r.Status, len(r.Body), r.Header.Get("Content-Length"))
+	}
+	r = srv.do(http.MethodOptions, "/api/v1/notices", "Origin", "https://example.org",
+		"Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "if-none-match")
+	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" ||
+		!strings.Contains(r.Header.Get("Access-Control-Allow-Methods"), "GET") ||
+		r.Header.Get("Access-Control-Allow-Headers") != "if-none-match" {
+		t.Errorf("preflight: %d %v", r.Status, r.Header)
+	}
+}
+
+// assertErrorBody checks a JSON error answer of CONTRACT C2.
+func assertErrorBody(t *testing.T, what string, r response, status int, code string) {
+	t.Helper()
+	if r.Status != status {
+		t.Errorf("%s: status %d, want %d (%s)", what, r.Status, status, r.Body)
+		return
+	}
+	body, ok := r.JSON.(map[string]any)
+	if !ok {
+		t.Errorf("%s: body is not a JSON object: %s", what, r.Body)
+		return
+	}
+	e, _ := body["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	if len(body) != 1 || len(e) != 3 || e["status"] != float64(status) || e["code"] != code || msg == "" {
+		t.Errorf("%s: error body %s, want status %d code %s and a message", what, r.Body, status, code)
+	}
+	if r.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("%s: errors must carry CORS too", what)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+func importCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stderr io.Writer) error {
+	var db string
+	var replace bool
+	fs := newFlagSet("import", "import [--db PATH] [--replace] FILE|-", getenv, stderr)
+	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
+	fs.BoolVar(&replace, "replace", false, "replace the page the database already holds, whole, in one transaction")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		fs.Usage()
+		return errors.New("import takes one FILE, or - for standard input")
+	}
+	in := stdin
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	doc, err := statusd.DecodeDocument(in)
+	if err != nil {
+		var verr *statusd.ValidationError
+		if errors.As(err, &verr) {
+			for _, p := range verr.Problems {
+				fmt.Fprintln(stderr, p)
+			}
+			return fmt.Errorf("%s: %d problem(s) found; nothing was imported", rest[0], len(verr.Problems))
+		}
+		return err
+	}
+	store, err := sqlstore.Open(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.Import(ctx, doc, replace); err != nil {
+		var serr *statusd.Error
+		if errors.As(err, &serr) {
+			return fmt.Errorf("%s: %s", db, serr.Message)
+		}
+		return fmt.Errorf("%s: %w", db, err)
+	}
+	fmt.Fprintf(stderr, "imported %q: %d components, %d notices into %s\n",
+		doc.Page.Name, len(doc.Components), len(doc.Notices), db)
+	return nil
+}
+
+func exportCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var db string
+	fs := newFlagSet("export", "export [--db PATH]", getenv, stderr)
+	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("export takes no arguments, got %q", rest)
+	}
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("%s: no such database; give its path with --db", db)
+	}
+	store, err := sqlstore.Open(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	doc, _, err := store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if doc == nil {
+		return fmt.Errorf("%s holds no page to export", db)
+	}
+	return statusd.EncodeDocument(stdout, doc)
+}

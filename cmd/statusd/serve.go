@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/web"
+)
+
+// watchInterval is how often the server checks the store for writes made by
+// other processes, such as statusd import.
+const watchInterval = 250 * time.Millisecond
+
+type serveConfig struct {
+	db, addr, variant, baseURL, rateLimit, trusted, logLevel string
+	demo                                                     bool
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	var c serveConfig
+	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
+	fs.str(&c.db, "db", "statusd.db", "SQLite database `path`; created and migrated at start")
+	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
+	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
+	fs.str(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
+	fs.str(&c.rateLimit, "rate-limit", "10", "requests per second per client on the JSON API; 0 turns the limit off")
+	fs.str(&c.trusted, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
+	fs.str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q", rest)
+	}
+	variant, err := statusd.ParseVariant(c.variant)
+	if err != nil {
+		return fmt.Errorf("--variant: %w", err)
+	}
+	limit, err := strconv.ParseFloat(c.rateLimit, 64)
+	if err != nil || limit < 0 {
+		return fmt.Errorf("--rate-limit: %q is not a number >= 0", c.rateLimit)
+	}
+	trusted, err := parsePrefixes(c.trusted)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %q is not debug, info, warn or error", c.logLevel)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	store, err := sqlstore.Open(ctx, c.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if c.demo {
+		if err := publishDemo(ctx, store, c.db); err != nil {
+			return err
+		}
+	}
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: variant, BaseURL: c.baseURL}, time.Now, log)
+	if err := holder.Refresh(ctx); err != nil {
+		return fmt.Errorf("loading the page from %s: %w", c.db, err)
+	}
+	if holder.Current() == nil {
+		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
+			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
+	}
+
+	mux := http.NewServeMux()
+	api.New(api.Config{Snapshots: holder, Variant: variant, RateLimit: limit, TrustedProxies: trusted,
+		Now: time.Now, Log: log}).Register(mux)
+	web.New(holder).Register(mux)
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go holder.Watch(watchCtx, watchInterval)
+
+	log.Info("statusd listening", "url", "http://"+ln.Addr().String(), "db", c.db, "variant", string(variant))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("statusd stopped")
+	return nil
+}
+
+// publishDemo writes the demo page, timed around now, unless the database
+// holds a page that is not the demo.
+func publishDemo(ctx context.Context, store *sqlstore.Store, path string) error {
+	doc, _, err := store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if doc != nil && doc.Page.URL != demo.URL {
+		return fmt.Errorf("--demo would replace the page %q in %s; use another --db for the demo", doc.Page.Name, path)
+	}
+	return store.Import(ctx, demo.Document(time.Now()), true)
+}
+
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if !strings.Contains(part, "/") {
+			addr, err := netip.ParseAddr(part)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an address or CIDR", part)
+			}
+			out = append(out, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or CIDR", part)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

@@ -1,0 +1,616 @@
+package statusd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Problem is one thing wrong with an import document, at a JSON path such as
+// notices[3].updates[0].state.
+type Problem struct {
+	Path    string
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// ValidationError lists every problem found in a document.
+type ValidationError struct {
+	Problems []Problem
+}
+
+// Error implements the error interface: one problem a line.
+func (e *ValidationError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// DecodeDocument reads an import document (CONTRACT C5), applies the defaults
+// of omitted keys, gives ids to updates that have none, and validates it. On
+// any problem it returns a *ValidationError listing every problem found.
+func DecodeDocument(r io.Reader) (*Document, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var raw any
+	if err := dec.Decode(&raw); err != nil {
+		return nil, &ValidationError{[]Problem{{"", "not a JSON document: " + err.Error()}}}
+	}
+	if dec.More() {
+		return nil, &ValidationError{[]Problem{{"", "trailing data after the JSON document"}}}
+	}
+	var d reader
+	doc := d.document(raw)
+	if len(d.problems) == 0 {
+		d.problems = doc.Validate()
+	}
+	if len(d.problems) > 0 {
+		return nil, &ValidationError{d.problems}
+	}
+	return doc, nil
+}
+
+// reader turns the generic JSON tree into a Document, collecting a Problem
+// for every key of the wrong type, missing or unknown.
+type reader struct {
+	problems []Problem
+}
+
+func (r *reader) add(path, format string, args ...any) {
+	r.problems = append(r.problems, Problem{path, fmt.Sprintf(format, args...)})
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// object checks that v is an object with only the allowed keys.
+func (r *reader) object(path string, v any, allowed ...string) map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.add(path, "must be an object")
+		return nil
+	}
+	for k := range m {
+		if !contains(allowed, k) {
+			r.add(join(path, k), "unknown key")
+		}
+	}
+	return m
+}
+
+func (r *reader) array(path string, v any) []any {
+	if v == nil {
+		return nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		r.add(path, "must be an array")
+	}
+	return a
+}
+
+// present returns the value of key and whether it is there and not null.
+func present(m map[string]any, key string) (any, bool) {
+	v, ok := m[key]
+	return v, ok && v != nil
+}
+
+func (r *reader) str(path string, m map[string]any, key string, required bool) string {
+	v, ok := present(m, key)
+	if !ok {
+		if required {
+			r.add(join(path, key), "is required")
+		}
+		return ""
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		r.add(join(path, key), "must be a string")
+	}
+	return s
+}
+
+func (r *reader) integer(path string, v any) (int64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		r.add(path, "must be an integer")
+		return 0, false
+	}
+	i, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil {
+		r.add(path, "%s is not an integer in range", n)
+		return 0, false
+	}
+	return i, true
+}
+
+func (r *reader) optInt(path string, m map[string]any, key string) *int64 {
+	v, ok := present(m, key)
+	if !ok {
+		return nil
+	}
+	i, ok := r.integer(join(path, key), v)
+	if !ok {
+		return nil
+	}
+	return &i
+}
+
+func (r *reader) boolean(path string, m map[string]any, key string) bool {
+	v, ok := present(m, key)
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		r.add(join(path, key), "must be true or false")
+	}
+	return b
+}
+
+func (r *reader) optTime(path string, m map[string]any, key string) *time.Time {
+	v, ok := present(m, key)
+	if !ok {
+		return nil
+	}
+	s, isStr := v.(string)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if !isStr || err != nil {
+		r.add(join(path, key), "must be a timestamp like 2026-01-01T00:00:00.000Z")
+		return nil
+	}
+	t = t.UTC().Truncate(time.Millisecond)
+	return &t
+}
+
+func (r *reader) time(path string, m map[string]any, key string) time.Time {
+	if _, ok := present(m, key); !ok {
+		r.add(join(path, key), "is required")
+		return time.Time{}
+	}
+	if t := r.optTime(path, m, key); t != nil {
+		return *t
+	}
+	return time.Time{}
+}
+
+// stamps reads created_at and updated_at; updated_at defaults to created_at.
+func (r *reader) stamps(path string, m map[string]any) (created, updated time.Time) {
+	created = r.time(path, m, "created_at")
+	if u := r.optTime(path, m, "updated_at"); u != nil {
+		return created, *u
+	}
+	return created, created
+}
+
+func (r *reader) document(v any) *Document {
+	doc := &Document{}
+	m := r.object("", v, "page", "components", "notices")
+	if m == nil {
+		return doc
+	}
+	if p, ok := present(m, "page"); ok {
+		doc.Page = r.page("page", p)
+	} else {
+		r.add("page", "is required")
+	}
+	for i, c := range r.array("components", m["components"]) {
+		doc.Components = append(doc.Components, r.component(index("components", i), c, i+1))
+	}
+	for i, n := range r.array("notices", m["notices"]) {
+		doc.Notices = append(doc.Notices, r.notice(index("notices", i), n))
+	}
+	assignUpdateIDs(doc.Notices)
+	return doc
+}
+
+func (r *reader) page(path string, v any) Page {
+	m := r.object(path, v, "name", "url", "state_texts", "created_at", "updated_at")
+	if m == nil {
+		return Page{}
+	}
+	p := Page{Name: r.str(path, m, "name", true), URL: r.str(path, m, "url", true)}
+	p.CreatedAt, p.UpdatedAt = r.stamps(path, m)
+	if st, ok := present(m, "state_texts"); ok {
+		sp := join(path, "state_texts")
+		if tm := r.object(sp, st, "operational", "degraded", "under_maintenance"); tm != nil {
+			p.StateTexts = StateTexts{
+				Operational:      r.str(sp, tm, "operational", false),
+				Degraded:         r.str(sp, tm, "degraded", false),
+				UnderMaintenance: r.str(sp, tm, "under_maintenance", false),
+			}
+		}
+	}
+	return p
+}
+
+func (r *reader) component(path string, v any, position int) Component {
+	m := r.object(path, v, "id", "name", "description", "parent_id", "metrics_enabled", "created_at", "updated_at")
+	c := Component{Position: position}
+	if m == nil {
+		return c
+	}
+	if id := r.optInt(path, m, "id"); id != nil {
+		c.ID = *id
+	} else if _, ok := present(m, "id"); !ok {
+		r.add(join(path, "id"), "is required")
+	}
+	c.Name = r.str(path, m, "name", true)
+	c.Description = r.str(path, m, "description", false)
+	c.ParentID = r.optInt(path, m, "parent_id")
+	c.MetricsEnabled = r.boolean(path, m, "metrics_enabled")
+	c.CreatedAt, c.UpdatedAt = r.stamps(path, m)
+	return c
+}
+
+// typeKeys are the notice keys that belong to one type only.
+var typeKeys = []struct {
+	key   string
+	owner NoticeType
+}{
+	{"begins_at", Planned}, {"ends_at", Planned}, {"automate", Planned},
+	{"expires_at", General}, {"impact_seconds", Unplanned},
+}
+
+func (r *reader) notice(path string, v any) Notice {
+	m := r.object(path, v, "id", "type", "subject", "tag_list", "component_ids", "impact_seconds",
+		"begins_at", "ends_at", "automate", "expires_at", "created_at", "updated_at", "updates")
+	var n Notice
+	if m == nil {
+		return n
+	}
+	if id := r.optInt(path, m, "id"); id != nil {
+		n.ID = *id
+	} else if _, ok := present(m, "id"); !ok {
+		r.add(join(path, "id"), "is required")
+	}
+	n.Type = NoticeType(r.str(path, m, "type", true))
+	if n.Type != "" && !n.Type.Valid() {
+		r.add(join(path, "type"), "%q is not a notice type (general, planned, unplanned)", n.Type)
+	}
+	for _, tk := range typeKeys {
+		if _, ok := present(m, tk.key); ok && n.Type.Valid() && n.Type != tk.owner {
+			r.add(join(path, tk.key), "only %s notices have %s; leave it out or null", tk.owner, tk.key)
+		}
+	}
+	n.Subject = r.str(path, m, "subject", true)
+	n.TagList = []string{}
+	for i, t := range r.array(join(path, "tag_list"), m["tag_list"]) {
+		s, ok := t.(string)
+		if !ok {
+			r.add(index(join(path, "tag_list"), i), "must be a string")
+		}
+		n.TagList = append(n.TagList, s)
+	}
+	n.ComponentIDs = []int64{}
+	for i, c := range r.array(join(path, "component_ids"), m["component_ids"]) {
+		if id, ok := r.integer(index(join(path, "component_ids"), i), c); ok {
+			n.ComponentIDs = append(n.ComponentIDs, id)
+		}
+	}
+	n.ImpactSeconds = r.optInt(path, m, "impact_seconds")
+	n.BeginsAt = r.optTime(path, m, "begins_at")
+	n.EndsAt = r.optTime(path, m, "ends_at")
+	n.Automate = r.boolean(path, m, "automate")
+	n.ExpiresAt = r.optTime(path, m, "expires_at")
+	n.CreatedAt, n.UpdatedAt = r.stamps(path, m)
+	up := join(path, "updates")
+	for i, u := range r.array(up, m["updates"]) {
+		n.Updates = append(n.Updates, r.update(index(up, i), u))
+	}
+	return n
+}
+
+func (r *reader) update(path string, v any) Update {
+	m := r.object(path, v, "id", "state", "content", "created_at", "updated_at")
+	var u Update
+	if m == nil {
+		return u
+	}
+	if id := r.optInt(path, m, "id"); id != nil {
+		u.ID = *id
+	}
+	u.State = State(r.str(path, m, "state", false))
+	u.Content = r.str(path, m, "content", true)
+	u.CreatedAt, u.UpdatedAt = r.stamps(path, m)
+	return u
+}
+
+// assignUpdateIDs gives updates without an id consecutive ids in document
+// order, from the largest id present plus one, or from 1.
+func assignUpdateIDs(notices []Notice) {
+	var next int64
+	for _, n := range notices {
+		for _, u := range n.Updates {
+			next = max(next, u.ID)
+		}
+	}
+	for i := range notices {
+		for j := range notices[i].Updates {
+			if notices[i].Updates[j].ID == 0 {
+				next++
+				notices[i].Updates[j].ID = next
+			}
+		}
+	}
+}
+
+// Validate checks the rules of CONTRACT C5 that span the document: unique
+// positive ids, an existing parent and no cycle, existing component ids,
+// valid states and update order, and the planned schedule. It assumes the
+// document's keys have the right types, and returns every problem found.
+func (doc *Document) Validate() []Problem {
+	var r reader
+	r.validatePage(&doc.Page)
+	comps := make(map[int64]int, len(doc.Components))
+	for i, c := range doc.Components {
+		p := index("components", i)
+		switch _, dup := comps[c.ID]; {
+		case c.ID <= 0:
+			r.add(join(p, "id"), "must be a positive integer")
+		case dup:
+			r.add(join(p, "id"), "%d is used by another component", c.ID)
+		default:
+			comps[c.ID] = i
+		}
+		if strings.TrimSpace(c.Name) == "" {
+			r.add(join(p, "name"), "must not be empty")
+		}
+		if c.Position != i+1 {
+			r.add(join(p, "position"), "must be %d", i+1)
+		}
+	}
+	for i, c := range doc.Components {
+		if c.ParentID == nil {
+			continue
+		}
+		if _, ok := comps[*c.ParentID]; !ok {
+			r.add(join(index("components", i), "parent_id"), "no component has id %d", *c.ParentID)
+		} else if cyclic(doc.Components, comps, i) {
+			r.add(join(index("components", i), "parent_id"), "%d makes a cycle in the component tree", *c.ParentID)
+		}
+	}
+	notices := make(map[int64]bool, len(doc.Notices))
+	updates := make(map[int64]bool)
+	for i := range doc.Notices {
+		n := &doc.Notices[i]
+		p := index("notices", i)
+		switch {
+		case n.ID <= 0:
+			r.add(join(p, "id"), "must be a positive integer")
+		case notices[n.ID]:
+			r.add(join(p, "id"), "%d is used by another notice", n.ID)
+		default:
+			notices[n.ID] = true
+		}
+		r.validateNotice(p, n, comps, updates)
+	}
+	return r.problems
+}
+
+func (r *reader) validatePage(p *Page) {
+	if strings.TrimSpace(p.Name) == "" {
+		r.add("page.name", "must not be empty")
+	}
+	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.add("page.url", "%q must be an absolute http or https URL", p.URL)
+	}
+}
+
+// cyclic reports whether following parents from component i comes back to it.
+func cyclic(cs []Component, byID map[int64]int, i int) bool {
+	seen := map[int]bool{i: true}
+	for j := i; cs[j].ParentID != nil; {
+		k, ok := byID[*cs[j].ParentID]
+		if !ok {
+			return false
+		}
+		if seen[k] {
+			return k == i
+		}
+		seen[k] = true
+		j = k
+	}
+	return false
+}
+
+func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, updateIDs map[int64]bool) {
+	if strings.TrimSpace(n.Subject) == "" {
+		r.add(join(p, "subject"), "must not be empty")
+	}
+	for j, t := range n.TagList {
+		if strings.TrimSpace(t) == "" {
+			r.add(index(join(p, "tag_list"), j), "must not be empty")
+		}
+	}
+	seen := map[int64]bool{}
+	for j, id := range n.ComponentIDs {
+		cp := index(join(p, "component_ids"), j)
+		if _, ok := comps[id]; !ok {
+			r.add(cp, "no component has id %d", id)
+		} else if seen[id] {
+			r.add(cp, "component %d is listed twice", id)
+		}
+		seen[id] = true
+	}
+	if n.ImpactSeconds != nil && *n.ImpactSeconds < 0 {
+		r.add(join(p, "impact_seconds"), "must be 0 or more")
+	}
+	if n.Type == Planned {
+		switch {
+		case n.BeginsAt == nil:
+			r.add(join(p, "begins_at"), "is required for planned notices")
+		case n.EndsAt == nil:
+			r.add(join(p, "ends_at"), "is required for planned notices")
+		case !n.BeginsAt.Before(*n.EndsAt):
+			r.add(join(p, "ends_at"), "must be after begins_at")
+		}
+	}
+	if len(n.Updates) == 0 {
+		r.add(join(p, "updates"), "a notice needs at least one update")
+	}
+	for j, u := range n.Updates {
+		up := index(join(p, "updates"), j)
+		switch {
+		case u.ID <= 0:
+			r.add(join(up, "id"), "must be a positive integer")
+		case updateIDs[u.ID]:
+			r.add(join(up, "id"), "%d is used by another update", u.ID)
+		default:
+			updateIDs[u.ID] = true
+		}
+		r.validateUpdateState(join(up, "state"), n.Type, u.State)
+		if j > 0 && u.CreatedAt.Before(n.Updates[j-1].CreatedAt) {
+			r.add(join(up, "created_at"), "is before the previous update's; update times never go backwards")
+		}
+	}
+}
+
+func (r *reader) validateUpdateState(path string, t NoticeType, s State) {
+	switch {
+	case !t.Valid():
+	case t == General && s != "":
+		r.add(path, "updates of a general notice have no state")
+	case t != General && s == "":
+		r.add(path, "is required: one of %s", stateList(t))
+	case t != General && !ValidState(t, s):
+		r.add(path, "%q is not a state of a%s %s notice (%s)", s, article(t), t, stateList(t))
+	}
+}
+
+func article(t NoticeType) string {
+	if t == Unplanned {
+		return "n"
+	}
+	return ""
+}
+
+func stateList(t NoticeType) string {
+	names := make([]string, 0, len(statesByType[t]))
+	for _, s := range statesByType[t] {
+		names = append(names, string(s))
+	}
+	return strings.Join(names, ", ")
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// The export encoding of the document, in the key order of CONTRACT C5.
+type (
+	docJSON struct {
+		Page       pageJSON        `json:"page"`
+		Components []componentJSON `json:"components"`
+		Notices    []noticeJSON    `json:"notices"`
+	}
+	pageJSON struct {
+		Name       string          `json:"name"`
+		URL        string          `json:"url"`
+		StateTexts *stateTextsJSON `json:"state_texts,omitempty"`
+		CreatedAt  Time            `json:"created_at"`
+		UpdatedAt  Time            `json:"updated_at"`
+	}
+	stateTextsJSON struct {
+		Operational      string `json:"operational,omitempty"`
+		Degraded         string `json:"degraded,omitempty"`
+		UnderMaintenance string `json:"under_maintenance,omitempty"`
+	}
+	componentJSON struct {
+		ID             int64  `json:"id"`
+		Name           string `json:"name"`
+		Description    string `json:"description"`
+		ParentID       *int64 `json:"parent_id"`
+		MetricsEnabled bool   `json:"metrics_enabled"`
+		CreatedAt      Time   `json:"created_at"`
+		UpdatedAt      Time   `json:"updated_at"`
+	}
+	noticeJSON struct {
+		ID            int64        `json:"id"`
+		Type          NoticeType   `json:"type"`
+		Subject       string       `json:"subject"`
+		BeginsAt      *Time        `json:"begins_at,omitempty"`
+		EndsAt        *Time        `json:"ends_at,omitempty"`
+		Automate      *bool        `json:"automate,omitempty"`
+		ExpiresAt     Field[Time]  `json:"expires_at,omitzero"`
+		ImpactSeconds Field[int64] `json:"impact_seconds,omitzero"`
+		TagList       []string     `json:"tag_list"`
+		ComponentIDs  []int64      `json:"component_ids"`
+		CreatedAt     Time         `json:"created_at"`
+		UpdatedAt     Time         `json:"updated_at"`
+		Updates       []updateJSON `json:"updates"`
+	}
+	updateJSON struct {
+		ID        int64  `json:"id"`
+		State     State  `json:"state,omitempty"`
+		Content   string `json:"content"`
+		CreatedAt Time   `json:"created_at"`
+		UpdatedAt Time   `json:"updated_at"`
+	}
+)
+
+// EncodeDocument writes doc as an indented import document (CONTRACT C5),
+// with every update's id, so that importing it gives back the same page.
+func EncodeDocument(w io.Writer, doc *Document) error {
+	out := docJSON{
+		Page: pageJSON{Name: doc.Page.Name, URL: doc.Page.URL,
+			CreatedAt: Time{doc.Page.CreatedAt}, UpdatedAt: Time{doc.Page.UpdatedAt}},
+		Components: make([]componentJSON, 0, len(doc.Components)),
+		Notices:    make([]noticeJSON, 0, len(doc.Notices)),
+	}
+	if st := doc.Page.StateTexts; st != (StateTexts{}) {
+		out.Page.StateTexts = &stateTextsJSON{st.Operational, st.Degraded, st.UnderMaintenance}
+	}
+	for _, c := range doc.Components {
+		out.Components = append(out.Components, componentJSON{c.ID, c.Name, c.Description, c.ParentID,
+			c.MetricsEnabled, Time{c.CreatedAt}, Time{c.UpdatedAt}})
+	}
+	for _, n := range doc.Notices {
+		nj := noticeJSON{ID: n.ID, Type: n.Type, Subject: n.Subject, TagList: n.TagList,
+			ComponentIDs: n.ComponentIDs, CreatedAt: Time{n.CreatedAt}, UpdatedAt: Time{n.UpdatedAt}}
+		switch n.Type {
+		case Planned:
+			nj.BeginsAt, nj.EndsAt, nj.Automate = TimePtr(n.BeginsAt), TimePtr(n.EndsAt), &n.Automate
+		case General:
+			nj.ExpiresAt = Field[Time]{Set: true, Value: TimePtr(n.ExpiresAt)}
+		case Unplanned:
+			nj.ImpactSeconds = Field[int64]{Set: true, Value: n.ImpactSeconds}
+		}
+		for _, u := range n.Updates {
+			nj.Updates = append(nj.Updates, updateJSON{u.ID, u.State, u.Content, Time{u.CreatedAt}, Time{u.UpdatedAt}})
+		}
+		out.Notices = append(out.Notices, nj)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

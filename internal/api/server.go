@@ -1,0 +1,237 @@
+// Package api serves the public, read-only v1 JSON API of SPEC.md from the
+// current snapshot, with the path aliases of CONTRACT C1 and the pagination,
+// filters, errors, rate limit and CORS of C2. The read path never touches
+// the database.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// Config configures a Server.
+type Config struct {
+	Snapshots *snapshot.Holder
+	Variant   statusd.Variant
+	// RateLimit is the §8 limit in requests per second per client; 0 turns
+	// it off.
+	RateLimit float64
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	Now            func() time.Time
+	Log            *slog.Logger
+}
+
+// Server is the public API. It is safe for concurrent use.
+type Server struct {
+	snaps   *snapshot.Holder
+	variant statusd.Variant
+	limiter *limiter
+	trusted []netip.Prefix
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// New returns a Server for the configuration.
+func New(cfg Config) *Server {
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, trusted: cfg.TrustedProxies, now: cfg.Now, log: cfg.Log}
+	if cfg.RateLimit > 0 {
+		s.limiter = newLimiter(cfg.RateLimit)
+	}
+	return s
+}
+
+// Register adds the API's routes to mux: every path under /api/ and /v1/,
+// including a JSON catch-all for unknown paths.
+func (s *Server) Register(mux *http.ServeMux) {
+	for _, prefix := range []string{"/api/v1", "/v1"} {
+		mux.Handle(prefix+"/status", s.get(s.status))
+		mux.Handle(prefix+"/components", s.get(s.components))
+		mux.Handle(prefix+"/components/{id}/metrics", s.get(s.metrics))
+		mux.Handle(prefix+"/notices", s.get(s.notices))
+		mux.Handle(prefix+"/notices/{id}", s.get(s.notice))
+	}
+	mux.Handle("/api/notices/{id}", s.get(s.notice))
+	mux.Handle("/api/", s.wrap(http.HandlerFunc(s.notFound)))
+	mux.Handle("/v1/", s.wrap(http.HandlerFunc(s.notFound)))
+}
+
+// handler answers a request from a snapshot.
+type handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
+
+// get adapts a handler to the API's common behaviour: only GET and HEAD,
+// CORS, the rate limit, a snapshot to answer from, and JSON errors.
+func (s *Server) get(h handler) http.Handler {
+	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+			s.writeError(w, r, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
+			return
+		}
+		snap := s.snaps.Current()
+		if snap == nil {
+			s.writeError(w, r, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
+			return
+		}
+		if err := h(w, r, snap); err != nil {
+			s.writeError(w, r, err)
+		}
+	}))
+}
+
+// wrap adds what every API response gets: panic recovery, CORS and the rate
+// limit.
+func (s *Server) wrap(next http.Handler) http.Handler {
+	return s.recoverer(cors(s.rateLimit(next)))
+}
+
+// cors lets any origin read the API: it is public and carries no
+// credentials. Preflight requests are answered here.
+func cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters")
+		if r.Method == http.MethodOptions {
+			h.Set("Allow", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+				h.Set("Access-Control-Allow-Headers", req)
+			}
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+}
+
+func errRateLimited(retry int) error {
+	return statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", retry)
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	s.writeJSON(w, r, http.StatusOK, statusd.StatusResponse{Page: snap.Page()})
+	return nil
+}
+
+func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	f, q, err := parseComponentQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	list, total := snap.Components(f, q.page, s.now())
+	s.ignored(w, q)
+	s.writeJSON(w, r, http.StatusOK, statusd.ComponentsResponse{Components: list, Meta: meta("components", q, len(list), total)})
+	return nil
+}
+
+func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	f, q, err := parseNoticeQuery(r.URL.RawQuery)
+	if err != nil {
+		return err
+	}
+	list, total := snap.Notices(f, q.page, s.now())
+	s.ignored(w, q)
+	s.writeJSON(w, r, http.StatusOK, statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)})
+	return nil
+}
+
+func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	id, err := pathID(r, "notice")
+	if err != nil {
+		return err
+	}
+	n := snap.Notice(id)
+	if n == nil {
+		return statusd.Errorf(statusd.ENotFound, "notice %s not found", r.PathValue("id"))
+	}
+	s.writeJSON(w, r, http.StatusOK, statusd.NoticeResponse{Notice: snap.NoticeDetail(n, s.now())})
+	return nil
+}
+
+func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	if !s.variant.HasMetrics() {
+		return statusd.Errorf(statusd.ENotFound, "no such endpoint: this page has no component metrics")
+	}
+	id, err := pathID(r, "component")
+	if err != nil {
+		return err
+	}
+	c := snap.Component(id)
+	if c == nil {
+		return statusd.Errorf(statusd.ENotFound, "component %s not found", r.PathValue("id"))
+	}
+	if !c.MetricsEnabled {
+		return statusd.Errorf(statusd.EMetricsDisabled, "component %d does not have Metrics enabled", id)
+	}
+	q := r.URL.Query()
+	now := s.now()
+	tf, err := statusd.ParseTimeframe(q.Get("timeframe_start"), q.Get("timeframe_end"), now)
+	if err != nil {
+		return err
+	}
+	calc := false
+	if v := q.Get("show_calculations"); v != "" {
+		if calc, err = parseBool("show_calculations", v); err != nil {
+			return err
+		}
+	}
+	s.writeJSON(w, r, http.StatusOK, snap.MetricsResponse(c, tf, now, calc))
+	return nil
+}
+
+// pathID reads the {id} path segment: 400 when it is not an integer, 404
+// when it is one too large to exist.
+func pathID(r *http.Request, what string) (int64, error) {
+	v := r.PathValue("id")
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err == nil {
+		return id, nil
+	}
+	if strings.Trim(strings.TrimLeft(v, "+-"), "0123456789") == "" && v != "" {
+		return 0, statusd.Errorf(statusd.ENotFound, "%s %s not found", what, v)
+	}
+	return 0, statusd.Errorf(statusd.EInvalidParameter, "id: %q is not an integer", v)
+}
+
+// ignored names the filter keys that were ignored, in X-Ignored-Filters.
+func (s *Server) ignored(w http.ResponseWriter, q listQuery) {
+	if len(q.ignored) > 0 {
+		w.Header().Set("X-Ignored-Filters", strings.Join(q.ignored, ","))
+	}
+}
+
+// meta is the pagination block: next_page keeps every applied filter and
+// changes only page; it is null on the last page and past it.
+func meta(collection string, q listQuery, count, total int) statusd.Meta {
+	m := statusd.Meta{Count: count, TotalCount: total}
+	if q.page < int64(total+snapshot.PageSize-1)/snapshot.PageSize {
+		var b strings.Builder
+		b.WriteString("/api/v1/" + collection + "?")
+		for _, p := range q.applied {
+			b.WriteString(p.key + "=" + escapeValue(p.value) + "&")
+		}
+		b.WriteString("page=" + strconv.FormatInt(q.page+1, 10))
+		next := b.String()
+		m.NextPage = &next
+	}
+	return m
+}
+
+// escapeValue percent-encodes what a query value cannot hold raw; the
+// values statusd applies (enums, integers, timestamps) come out unchanged.
+func escapeValue(v string) string {
+	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B", " ", "+").Replace(v)
+}

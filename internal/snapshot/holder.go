@@ -1,0 +1,99 @@
+package snapshot
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// Holder keeps the current snapshot of a store's page. Readers get it with
+// Current, which never touches the store; Refresh loads the page again after
+// a write, Watch notices writes made by other processes, and a snapshot whose
+// time rules have changed is rebuilt from memory on first use. A Holder is
+// safe for concurrent use.
+type Holder struct {
+	store statusd.Store
+	opts  Options
+	now   func() time.Time
+	log   *slog.Logger
+
+	cur     atomic.Pointer[Snapshot]
+	version atomic.Int64 // the store version last loaded, -1 before the first load
+	mu      sync.Mutex   // serialises builds
+}
+
+// NewHolder returns a Holder for the store; now is the clock.
+func NewHolder(store statusd.Store, opts Options, now func() time.Time, log *slog.Logger) *Holder {
+	h := &Holder{store: store, opts: opts, now: now, log: log}
+	h.version.Store(-1)
+	return h
+}
+
+// Current returns the snapshot valid at now, or nil when the store holds no
+// page yet.
+func (h *Holder) Current() *Snapshot {
+	s := h.cur.Load()
+	if s == nil || !s.Expired(h.now()) {
+		return s
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s2 := h.cur.Load(); s2 != s {
+		return s2
+	}
+	now := h.now()
+	s = Build(s.Doc, s.Version, now, h.opts)
+	h.cur.Store(s)
+	return s
+}
+
+// Refresh loads the page from the store and swaps in a new snapshot.
+func (h *Holder) Refresh(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	doc, version, err := h.store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	defer h.version.Store(version)
+	if doc == nil {
+		h.cur.Store(nil)
+		return nil
+	}
+	start := time.Now()
+	h.cur.Store(Build(doc, version, h.now(), h.opts))
+	h.log.Debug("snapshot built", "version", version, "notices", len(doc.Notices), "took", time.Since(start))
+	return nil
+}
+
+// Watch polls the store's version every interval and refreshes the snapshot
+// when it changed, until ctx is done. Errors are logged, not fatal: the last
+// snapshot keeps being served.
+func (h *Holder) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, err := h.store.Version(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				h.log.Warn("checking the store version", "err", err)
+			}
+			continue
+		}
+		if v == h.version.Load() {
+			continue
+		}
+		if err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("refreshing the snapshot", "err", err)
+		}
+	}
+}

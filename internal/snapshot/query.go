@@ -1,0 +1,168 @@
+package snapshot
+
+import (
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// Page returns the page resource.
+func (s *Snapshot) Page() statusd.PageResource { return s.page }
+
+// ComponentFilter selects components; nil fields do not filter.
+type ComponentFilter struct {
+	ParentIDNull *bool
+	ParentIDEq   *int64
+}
+
+func (f ComponentFilter) match(c *Component) bool {
+	if f.ParentIDNull != nil && (c.ParentID == nil) != *f.ParentIDNull {
+		return false
+	}
+	if f.ParentIDEq != nil && (c.ParentID == nil || *c.ParentID != *f.ParentIDEq) {
+		return false
+	}
+	return true
+}
+
+// Components returns page number page (from 1) of the components that match
+// f, in position order, and how many match in all.
+func (s *Snapshot) Components(f ComponentFilter, page int64, now time.Time) ([]statusd.ComponentResource, int) {
+	var list []*Component
+	switch {
+	case f.ParentIDEq != nil:
+		if p := s.componentID[*f.ParentIDEq]; p != nil {
+			list = p.Children
+		}
+	case f.ParentIDNull != nil && *f.ParentIDNull:
+		list = s.topLevel
+	default:
+		list = s.AllComponents
+	}
+	matched := filter(list, f.match)
+	out := make([]statusd.ComponentResource, 0, PageSize)
+	for _, c := range pageOf(matched, page) {
+		r := c.resource
+		if s.Variant.HasMetrics() {
+			r.MetricsSummary = s.summary(c, now)
+		}
+		out = append(out, r)
+	}
+	return out, len(matched)
+}
+
+// NoticeFilter selects notices; empty fields do not filter, and all given
+// fields apply together.
+type NoticeFilter struct {
+	// Types keeps the notices whose type is in every one of the sets.
+	Types [][]statusd.NoticeType
+	// Timelines keeps the notices whose timeline state is in every one of the
+	// sets; "past" stands for both past states.
+	Timelines [][]string
+	// MetricsComponentID keeps the notices that count for the component's
+	// metrics at any time.
+	MetricsComponentID *int64
+	// Overlaps keeps the notices with an impact interval [s, e) that meets
+	// the closed range: s <= To and e > From (CONTRACT C4).
+	Overlaps *Range
+}
+
+// Range is the closed time range [From, To] of the impact overlap filter.
+type Range struct {
+	From, To time.Time
+}
+
+func (f *NoticeFilter) match(n *Notice, now int64) bool {
+	for _, set := range f.Types {
+		if !contains(set, n.Type) {
+			return false
+		}
+	}
+	for _, set := range f.Timelines {
+		ok := false
+		for _, tl := range set {
+			ok = ok || statusd.MatchesTimeline(n.Timeline, tl)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if f.Overlaps != nil && !n.meets(f.Overlaps.From.UnixMilli(), f.Overlaps.To.UnixMilli()+1, now) {
+		return false
+	}
+	return true
+}
+
+// Notices returns page number page (from 1) of the notices that match f,
+// newest first, and how many match in all.
+func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd.NoticeListEntry, int) {
+	var list []*Notice
+	if f.MetricsComponentID != nil {
+		if c := s.componentID[*f.MetricsComponentID]; c != nil {
+			list = c.counting
+		}
+	} else {
+		key := [2]string{"", ""}
+		if len(f.Types) > 0 && len(f.Types[0]) == 1 {
+			key[0] = string(f.Types[0][0])
+		}
+		if len(f.Timelines) > 0 && len(f.Timelines[0]) == 1 && f.Timelines[0][0] != "past" {
+			key[1] = f.Timelines[0][0]
+		}
+		list = s.byTypeTimeline[key]
+	}
+	ms := now.UnixMilli()
+	matched := filter(list, func(n *Notice) bool { return f.match(n, ms) })
+	out := make([]statusd.NoticeListEntry, 0, PageSize)
+	for _, n := range pageOf(matched, page) {
+		e := n.entry
+		s.fillImpact(&e.NoticeFields, n, now)
+		out = append(out, e)
+	}
+	return out, len(matched)
+}
+
+// NoticeDetail returns the detail of a notice at now.
+func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
+	d := n.detail
+	s.fillImpact(&d.NoticeFields, n, now)
+	return d
+}
+
+// fillImpact sets impact_time of an unplanned notice whose impact is still
+// growing; closed ones were set when the snapshot was built.
+func (s *Snapshot) fillImpact(f *statusd.NoticeFields, n *Notice, now time.Time) {
+	if n.open && s.Variant.HasMetrics() {
+		f.ImpactTime = duration(n.ImpactSecondsAt(now))
+	}
+}
+
+func filter[T any](list []T, keep func(T) bool) []T {
+	var out []T
+	for _, v := range list {
+		if keep(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func pageOf[T any](list []T, page int64) []T {
+	if page < 1 || page > int64(len(list)/PageSize+1) {
+		return nil
+	}
+	start := int((page - 1) * PageSize)
+	if start >= len(list) {
+		return nil
+	}
+	return list[start:min(start+PageSize, len(list))]
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

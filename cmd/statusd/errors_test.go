@@ -1,0 +1,173 @@
+package main
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadParameters checks that every malformed parameter of CONTRACT C2
+// answers 400 invalid_parameter naming the parameter, and changes nothing.
+func TestBadParameters(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	before := srv.get("/api/v1/notices", 200).Body
+	cases := []struct{ path, names string }{
+		{"/api/v1/notices?page=0", "page"},
+		{"/api/v1/notices?page=-1", "page"},
+		{"/api/v1/notices?page=abc", "page"},
+		{"/api/v1/notices?page=", "page"},
+		{"/api/v1/notices?page=1.5", "page"},
+		{"/api/v1/notices?page=%2B2", "page"},
+		{"/api/v1/components?page=x", "page"},
+		{"/api/v1/notices?filter[type_eq]=incident", "filter[type_eq]"},
+		{"/api/v1/notices?filter[type_eq]=Unplanned", "filter[type_eq]"},
+		{"/api/v1/notices?filter[type_in][]=general&filter[type_in][]=bogus", "filter[type_in][]"},
+		{"/api/v1/notices?filter[timeline_state_eq]=recent", "filter[timeline_state_eq]"},
+		{"/api/v1/notices?filter[timeline_state_in][]=nope", "filter[timeline_state_in][]"},
+		{"/api/v1/notices?filter[metrics_component_id]=abc", "filter[metrics_component_id]"},
+		{"/api/v1/notices?filter[metrics_component_id]=1.0", "filter[metrics_component_id]"},
+		{"/api/v1/notices?filter[metrics_component_id]=99999999999999999999", "filter[metrics_component_id]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=2026-01-01&filter[impact_timeframe_overlaps][]=2026-01-02", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=2026-01-02T00:00:00&filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=2026-13-01T00:00:00&filter[impact_timeframe_overlaps][]=2026-12-01T00:00:00", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00%2B01:00&filter[impact_timeframe_overlaps][]=2026-01-02T00:00:00", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/notices?filter[impact_timeframe_overlaps][]=a&filter[impact_timeframe_overlaps][]=b&filter[impact_timeframe_overlaps][]=c", "filter[impact_timeframe_overlaps][]"},
+		{"/api/v1/components?filter[parent_id_eq]=x", "filter[parent_id_eq]"},
+		{"/api/v1/components?filter[parent_id_null]=maybe", "filter[parent_id_null]"},
+		{"/api/v1/notices?%ZZ=1", "query string"},
+		{"/api/v1/notices?filter[type_eq]=%ZZ", "filter[type_eq]"},
+		{"/api/v1/notices/abc", "id"},
+		{"/api/notices/1x", "id"},
+		{"/api/v1/components/abc/metrics", "id"},
+	}
+	for _, c := range cases {
+		r := srv.do(http.MethodGet, c.path)
+		assertErrorBody(t, c.path, r, 400, "invalid_parameter")
+		if msg, _ := at(t, r.JSON, "error.message").(string); !strings.Contains(msg, c.names) {
+			t.Errorf("%s: message %q does not name %s", c.path, msg, c.names)
+		}
+		if r.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: errors must not be cacheable", c.path)
+		}
+	}
+	if after := srv.get("/api/v1/notices", 200).Body; string(after) != string(before) {
+		t.Errorf("a refused request changed the notices list")
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	for _, path := range []string{"/api/v1/notices/999", "/v1/notices/0", "/api/notices/-5",
+		"/api/v1/notices/99999999999999999999999", "/api/v1/components/999/metrics"} {
+		r := srv.do(http.MethodGet, path)
+		assertErrorBody(t, path, r, 404, "not_found")
+	}
+	r := srv.do(http.MethodGet, "/api/v1/notices/999")
+	if got := at(t, r.JSON, "error.message"); got != "notice 999 not found" {
+		t.Errorf("message %q", got)
+	}
+	// Component 20 exists with Metrics off.
+	assertErrorBody(t, "metrics off", srv.do(http.MethodGet, "/api/v1/components/20/metrics"), 404, "metrics_disabled")
+	// HTML outside the API.
+	r = srv.do(http.MethodGet, "/no/such/page")
+	if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("/no/such/page: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+}
+
+// TestVariantBMetrics checks that Variant B has no metrics endpoint at all.
+func TestVariantBMetrics(t *testing.T) {
+	srv, _ := fixtureServer(t, "b")
+	for _, path := range []string{"/api/v1/components/10/metrics", "/v1/components/10/metrics", "/api/v1/components/20/metrics"} {
+		assertErrorBody(t, path, srv.do(http.MethodGet, path), 404, "not_found")
+	}
+}
+
+// TestRateLimit checks the §8 limit of CONTRACT C2: 10 requests a second
+// per client, burst 10, then 429 with Retry-After, and the RateLimit-*
+// headers on every answer.
+func TestRateLimit(t *testing.T) {
+	srv, _ := fixtureServer(t, "a", "--rate-limit", "10")
+	start := time.Now()
+	var last response
+	for i := 0; i < 10; i++ {
+		last = srv.do(http.MethodGet, "/api/v1/status")
+		if last.Status != 200 {
+			t.Fatalf("request %d: status %d", i+1, last.Status)
+		}
+		if got := last.Header.Get("RateLimit-Limit"); got != "10" {
+			t.Errorf("RateLimit-Limit %q", got)
+		}
+	}
+	elapsed := time.Since(start)
+	// After 10 quick requests the bucket is (nearly) empty; it refills at 10
+	// a second, so it holds at most elapsed*10 tokens.
+	remaining, _ := strconv.Atoi(last.Header.Get("RateLimit-Remaining"))
+	if maxLeft := int(elapsed.Seconds() * 10); remaining > maxLeft {
+		t.Errorf("RateLimit-Remaining %d after 10 requests in %v", remaining, elapsed)
+	}
+	if reset, _ := strconv.Atoi(last.Header.Get("RateLimit-Reset")); reset < 1 || reset > 1 {
+		t.Errorf("RateLimit-Reset %q, want 1 (second until the bucket is full)", last.Header.Get("RateLimit-Reset"))
+	}
+	var limited response
+	for i := 0; i < 5; i++ { // the bucket refills while we ask; a few more requests empty it
+		if limited = srv.do(http.MethodGet, "/api/v1/notices/100"); limited.Status == 429 {
+			break
+		}
+	}
+	assertErrorBody(t, "over the limit", limited, 429, "rate_limited")
+	if got := limited.Header.Get("Retry-After"); got != "1" {
+		t.Errorf("Retry-After %q, want 1", got)
+	}
+	if got := limited.Header.Get("RateLimit-Remaining"); got != "0" {
+		t.Errorf("RateLimit-Remaining %q on a 429", got)
+	}
+	// Errors and aliases count too, the HTML page does not.
+	if r := srv.do(http.MethodGet, "/"); r.Status != 200 {
+		t.Errorf("HTML page answered %d while the API is limited", r.Status)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if r := srv.do(http.MethodGet, "/v1/status"); r.Status != 200 {
+		t.Errorf("after waiting Retry-After: status %d", r.Status)
+	}
+}
+
+// TestRateLimitOff checks that --rate-limit 0 drops the limit and its
+// headers.
+func TestRateLimitOff(t *testing.T) {
+	srv, _ := fixtureServer(t, "a") // the harness passes --rate-limit 0
+	for i := 0; i < 30; i++ {
+		r := srv.get("/api/v1/status", 200)
+		if _, ok := r.Header["Ratelimit-Limit"]; ok {
+			t.Fatal("RateLimit-Limit present with the limit off")
+		}
+	}
+}
+
+// TestRateLimitTrustedProxy checks that X-Forwarded-For counts only from a
+// trusted proxy.
+func TestRateLimitTrustedProxy(t *testing.T) {
+	// 127.0.0.1 is trusted: clients are told apart by X-Forwarded-For.
+	srv, _ := fixtureServer(t, "a", "--rate-limit", "2", "--trusted-proxies", "127.0.0.0/8")
+	for _, client := range []string{"203.0.113.1", "203.0.113.2"} {
+		for i := 0; i < 2; i++ {
+			if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "198.51.100.9, "+client); r.Status != 200 {
+				t.Fatalf("%s request %d: %d", client, i+1, r.Status)
+			}
+		}
+	}
+	if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "203.0.113.1"); r.Status != 429 {
+		t.Errorf("third request of 203.0.113.1: %d, want 429", r.Status)
+	}
+	// Untrusted peer: X-Forwarded-For is ignored, so forging it does not help.
+	srv2, _ := fixtureServer(t, "a", "--rate-limit", "2")
+	for i, xff := range []string{"1.1.1.1", "2.2.2.2", "3.3.3.3"} {
+		r := srv2.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", xff)
+		if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
+			t.Errorf("forged request %d: %d, want %d", i+1, r.Status, want)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+// FuzzQuery feeds arbitrary query strings to the query and filter parsers
+// and to the whole API: no input may panic or answer 500, every error is a
+// JSON invalid_parameter, and every answer is JSON.
+func FuzzQuery(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"page=2",
+		"filter[type_eq]=unplanned&filter[timeline_state_eq]=present",
+		"filter%5Btype_in%5D%5B%5D=general&filter[type_in][]=planned",
+		"filter[timeline_state_in][]=past&page=3",
+		"filter[metrics_component_id]=1&filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00&filter[impact_timeframe_overlaps][]=2026-01-31T23:59:59",
+		"filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00.000Z&filter[impact_timeframe_overlaps][]=2026-01-01T00:00:00Z",
+		"filter[parent_id_null]=true&filter[parent_id_eq]=1",
+		"timeframe_start=2026-01-01&timeframe_end=2026-02-01&show_calculations=true",
+		"page=99999999999999999999999&filter[foo]=bar",
+		"%zz=1&=&&&page",
+		"filter[type_eq]=&filter[type_eq]=general",
+	} {
+		f.Add(seed)
+	}
+	handler := fuzzServer(f)
+	f.Fuzz(func(t *testing.T, raw string) {
+		if _, _, err := parseNoticeQuery(raw); err != nil && statusd.ErrorCode(err) != statusd.EInvalidParameter {
+			t.Fatalf("notice query %q: error %v is not invalid_parameter", raw, err)
+		}
+		if _, _, err := parseComponentQuery(raw); err != nil && statusd.ErrorCode(err) != statusd.EInvalidParameter {
+			t.Fatalf("component query %q: error %v is not invalid_parameter", raw, err)
+		}
+		for _, path := range []string{"/api/v1/notices", "/api/v1/components", "/api/v1/components/1/metrics"} {
+			req := httptest.NewRequest(http.MethodGet, "http://statusd.test"+path, nil)
+			req.URL.RawQuery = raw
+			rec := httptest.NewRecorder()
+			handler.ServeHTTP(rec, req)
+			if rec.Code >= 500 {
+				t.Fatalf("%s?%s: status %d: %s", path, raw, rec.Code, rec.Body)
+			}
+			if !json.Valid(rec.Body.Bytes()) {
+				t.Fatalf("%s?%s: answer is not JSON: %s", path, raw, rec.Body)
+			}
+		}
+	})
+}
+
+// fuzzServer serves the demo page from a real SQLite store.
+func fuzzServer(f *testing.F) http.Handler {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { store.Close() })
+	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
+		f.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
+	if err := holder.Refresh(ctx); err != nil {
+		f.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log}).Register(mux)
+	return mux
+}
+

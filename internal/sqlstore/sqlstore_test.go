@@ -1,0 +1,64 @@
+package sqlstore
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) statusd.Store {
+		s, err := Open(context.Background(), filepath.Join(t.TempDir(), "test.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestReopen checks that migrations run once: a second Open of the same
+// file finds the schema in place and the data intact.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "test.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Import(ctx, storetest.Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("second Open: %v", err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("schema_migrations has %d rows (%v), want 1", n, err)
+	}
+	doc, _, err := s.Load(ctx)
+	if err != nil || doc == nil || len(doc.Notices) != 3 {
+		t.Errorf("after reopen: %v, %v", doc, err)
+	}
+}
+
+// TestOpenRefusesAFileThatIsNotADatabase checks the error a user sees.
+func TestOpenRefusesAFileThatIsNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "junk.db")
+	if err := writeFile(path, "this is not sqlite, just text that is long enough to have a header........"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), path); err == nil {
+		t.Fatal("Open of a text file succeeded")
+	}
+}
+
+func writeFile(path, content string) error {
+	return os.WriteFile(path, []byte(content), 0o600)
+}

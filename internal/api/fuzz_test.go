@@ -80,4 +80,3 @@ func fuzzServer(f *testing.F) http.Handler {
 	New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log}).Register(mux)
 	return mux
 }
-

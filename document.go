@@ -49,13 +49,17 @@ func DecodeDocument(r io.Reader) (*Document, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return nil, &ValidationError{[]Problem{{"", "not a JSON document: " + err.Error()}}}
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, &ValidationError{[]Problem{{"", "trailing data after the JSON document"}}}
 	}
 	var d reader
 	doc := d.document(raw)
-	if len(d.problems) == 0 {
-		d.problems = doc.Validate()
+	// The rules that span the document are checked too, except where a
+	// problem was already found at the same place or above it.
+	for _, p := range doc.Validate() {
+		if !d.reportedAt(p.Path) {
+			d.problems = append(d.problems, p)
+		}
 	}
 	if len(d.problems) > 0 {
 		return nil, &ValidationError{d.problems}
@@ -71,6 +75,17 @@ type reader struct {
 
 func (r *reader) add(path, format string, args ...any) {
 	r.problems = append(r.problems, Problem{path, fmt.Sprintf(format, args...)})
+}
+
+// reportedAt reports whether a problem was already found at path or at a
+// path that contains it.
+func (r *reader) reportedAt(path string) bool {
+	for _, p := range r.problems {
+		if p.Path == path || p.Path == "" || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 func join(path, key string) string {
@@ -327,6 +342,9 @@ func (r *reader) update(path string, v any) Update {
 		return u
 	}
 	if id := r.optInt(path, m, "id"); id != nil {
+		if *id <= 0 {
+			r.add(join(path, "id"), "must be a positive integer")
+		}
 		u.ID = *id
 	}
 	u.State = State(r.str(path, m, "state", false))
@@ -565,7 +583,7 @@ type (
 		Updates       []updateJSON `json:"updates"`
 	}
 	updateJSON struct {
-		ID        int64  `json:"id"`
+		ID        int64  `json:"id,omitempty"`
 		State     State  `json:"state,omitempty"`
 		Content   string `json:"content"`
 		CreatedAt Time   `json:"created_at"`

@@ -1,0 +1,365 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// Black-box tests of CONTRACT C5 through the real import and export
+// commands and the real server.
+
+// impInvalidDoc has exactly three problems, one of each kind of rule.
+const impInvalidDoc = `{
+  "page": {"name": "", "url": "https://broken.acme.test", "created_at": "2026-01-01T00:00:00.000Z"},
+  "components": [{"id": 1, "name": "API", "parent_id": 5, "created_at": "2026-01-01T00:00:00.000Z"}],
+  "notices": [
+    {"id": 1, "type": "unplanned", "subject": "Down", "created_at": "2026-02-01T10:00:00.000Z",
+     "updates": [
+       {"state": "investigating", "content": "Looking.", "created_at": "2026-02-01T10:00:00.000Z"},
+       {"state": "resolvd", "content": "Fixed.", "created_at": "2026-02-01T11:00:00.000Z"}
+     ]}
+  ]
+}`
+
+// impInvalidProblems are the stderr lines import must print for
+// impInvalidDoc (path, then the start of the message).
+var impInvalidProblems = []string{
+	"page.name: must not be empty",
+	"components[0].parent_id: no component has id 5",
+	`notices[0].updates[1].state: "resolvd" is not a state of an unplanned notice`,
+}
+
+// impOtherDoc is a small valid page, different from the fixture in every
+// respect: name, components and notices.
+const impOtherDoc = `{
+  "page": {"name": "Other Status", "url": "https://other.acme.test", "created_at": "2026-01-05T00:00:00.000Z"},
+  "components": [{"id": 5, "name": "Web", "created_at": "2026-01-05T00:00:00.000Z"}],
+  "notices": [
+    {"id": 900, "type": "unplanned", "subject": "Web down", "component_ids": [5],
+     "created_at": "2026-02-01T10:00:00.000Z",
+     "updates": [{"state": "investigating", "content": "Looking.", "created_at": "2026-02-01T10:00:00.000Z"}]}
+  ]
+}`
+
+func impExport(t *testing.T, db string) string {
+	t.Helper()
+	out, stderr, err := cli(t, "", "export", "--db", db)
+	if err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	return out
+}
+
+func impDecode(t *testing.T, doc string) *statusd.Document {
+	t.Helper()
+	d, err := statusd.DecodeDocument(strings.NewReader(doc))
+	if err != nil {
+		t.Fatalf("decode: %v\n%s", err, doc)
+	}
+	return d
+}
+
+func impNoticeIDs(d *statusd.Document) []int64 {
+	var out []int64
+	for _, n := range d.Notices {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+// impCheckRejected checks that an import of impInvalidDoc failed as C5 says.
+func impCheckRejected(t *testing.T, stderr string, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("import of an invalid document succeeded\n%s", stderr)
+	}
+	if !strings.Contains(err.Error(), "nothing was imported") || !strings.Contains(err.Error(), "3 problem") {
+		t.Errorf("error %q, want it to count 3 problems and say nothing was imported", err)
+	}
+	var lines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != len(impInvalidProblems) {
+		t.Errorf("stderr has %d lines, want one per problem (%d):\n%s", len(lines), len(impInvalidProblems), stderr)
+	}
+	for _, want := range impInvalidProblems {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, want) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("stderr lacks a line starting %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestImportInvalidChangesNothing(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	t.Run("db holding a page", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "statusd.db")
+		importDoc(t, db, fixture(now))
+		before := impExport(t, db)
+		for _, extra := range [][]string{nil, {"--replace"}} {
+			args := append(append([]string{"import", "--db", db}, extra...), writeDoc(t, impInvalidDoc))
+			_, stderr, err := cli(t, "", args...)
+			impCheckRejected(t, stderr, err)
+			if after := impExport(t, db); after != before {
+				t.Errorf("import %v of an invalid document changed the database:\nbefore %s\nafter  %s", extra, before, after)
+			}
+		}
+	})
+	t.Run("fresh db", func(t *testing.T) {
+		// A server creates and migrates the database, and goes on serving
+		// it: it must still have no page after the failed import.
+		srv := startServer(t, nil)
+		_, stderr, err := cli(t, impInvalidDoc, "import", "--db", srv.DB, "-")
+		impCheckRejected(t, stderr, err)
+		out, _, err := cli(t, "", "export", "--db", srv.DB)
+		if err == nil || !strings.Contains(err.Error(), "holds no page") {
+			t.Errorf("export after a failed import: %v, want an error saying the db holds no page\n%s", err, out)
+		}
+		if out != "" {
+			t.Errorf("export wrote %q", out)
+		}
+		time.Sleep(300 * time.Millisecond) // longer than the server's watch interval
+		assertErrorBody(t, "status after a failed import", srv.do(http.MethodGet, "/api/v1/status"), 503, "unavailable")
+	})
+	t.Run("no db file", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "statusd.db")
+		_, stderr, err := cli(t, "", "import", "--db", db, writeDoc(t, impInvalidDoc))
+		impCheckRejected(t, stderr, err)
+		if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a failed import left a database file behind: %v", err)
+		}
+	})
+}
+
+func TestImportReplace(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, fixture(now))
+	before := impExport(t, db)
+	other := writeDoc(t, impOtherDoc)
+
+	_, stderr, err := cli(t, "", "import", "--db", db, other)
+	if err == nil {
+		t.Fatalf("import over a page without --replace succeeded\n%s", stderr)
+	}
+	if !strings.Contains(err.Error(), "--replace") {
+		t.Errorf("error %q does not mention --replace", err)
+	}
+	if after := impExport(t, db); after != before {
+		t.Errorf("a refused import changed the database:\nbefore %s\nafter  %s", before, after)
+	}
+
+	if _, stderr, err := cli(t, "", "import", "--db", db, "--replace", other); err != nil {
+		t.Fatalf("import --replace: %v\n%s", err, stderr)
+	}
+	got := impDecode(t, impExport(t, db))
+	want := impDecode(t, impOtherDoc)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after --replace the database holds\n%+v\nwant exactly the new document\n%+v", got, want)
+	}
+	if ids := impNoticeIDs(got); !reflect.DeepEqual(ids, []int64{900}) {
+		t.Errorf("notices after --replace %v, want only [900]", ids)
+	}
+
+	// The old notices are gone from the API too.
+	srv := serveDB(t, db)
+	srv.get("/api/v1/notices/900", 200)
+	assertErrorBody(t, "old notice", srv.do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
+	r := srv.get("/api/v1/status", 200)
+	if name := at(t, r.JSON, "page.name"); name != "Other Status" {
+		t.Errorf("page name %v", name)
+	}
+	if n := at(t, r.JSON, "page.links.notices.count"); n != float64(1) {
+		t.Errorf("notice count %v, want 1", n)
+	}
+}
+
+func TestImportStdin(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	if _, stderr, err := cli(t, impOtherDoc, "import", "--db", db, "-"); err != nil {
+		t.Fatalf("import -: %v\n%s", err, stderr)
+	}
+	if got, want := impDecode(t, impExport(t, db)), impDecode(t, impOtherDoc); !reflect.DeepEqual(got, want) {
+		t.Errorf("import - stored\n%+v\nwant\n%+v", got, want)
+	}
+	// And again over it, with --replace, from stdin.
+	now := time.Now().UTC().Truncate(time.Second)
+	var buf bytes.Buffer
+	if err := statusd.EncodeDocument(&buf, fixture(now)); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := cli(t, buf.String(), "import", "--db", db, "--replace", "-"); err != nil {
+		t.Fatalf("import --replace -: %v\n%s", err, stderr)
+	}
+	if got := impDecode(t, impExport(t, db)); got.Page.Name != "Acme Status" || len(got.Notices) != 15 {
+		t.Errorf("after import --replace -: page %q with %d notices", got.Page.Name, len(got.Notices))
+	}
+}
+
+// impBigFixture is the fixture with enough extra notices for the notice
+// list to take two pages.
+func impBigFixture(now time.Time) *statusd.Document {
+	doc := fixture(now)
+	for i := range 30 {
+		when := now.Add(-time.Duration(100+i) * 24 * time.Hour)
+		n := statusd.Notice{ID: int64(1000 + i), Type: statusd.Unplanned, Subject: fmt.Sprintf("Old incident %d", i),
+			TagList: []string{}, ComponentIDs: []int64{10 + int64(i%3)}, CreatedAt: when, UpdatedAt: when.Add(time.Hour),
+			Updates: []statusd.Update{
+				upd(statusd.Investigating, when, "Looking."),
+				upd(statusd.Resolved, when.Add(time.Hour), "Fixed."),
+			}}
+		doc.Notices = append(doc.Notices, n)
+	}
+	return doc
+}
+
+// impSame fetches path from both servers and fails unless the bodies are
+// byte for byte the same. Answers depend on the current time (metrics are
+// cut at now), so a difference is retried a few times before it counts.
+func impSame(t *testing.T, a, b *testServer, path string) response {
+	t.Helper()
+	var ra, rb response
+	for range 5 {
+		ra, rb = a.get(path, 200), b.get(path, 200)
+		if bytes.Equal(ra.Body, rb.Body) {
+			return ra
+		}
+	}
+	t.Errorf("%s differs after export and import:\noriginal %s\nimported %s", path, ra.Body, rb.Body)
+	return ra
+}
+
+// impAllPages fetches every page of a list from both servers, comparing
+// them, and returns the items under key.
+func impAllPages(t *testing.T, a, b *testServer, path, key string) []any {
+	t.Helper()
+	var items []any
+	for pages := 0; path != ""; pages++ {
+		if pages > 20 {
+			t.Fatalf("more than 20 pages of %s", key)
+		}
+		r := impSame(t, a, b, path)
+		items = append(items, at(t, r.JSON, key).([]any)...)
+		next, _ := at(t, r.JSON, "meta.next_page").(string)
+		path = next
+	}
+	return items
+}
+
+func TestExportImportSameAnswers(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	orig := startServer(t, impBigFixture(now))
+	exported := impExport(t, orig.DB)
+
+	db := filepath.Join(t.TempDir(), "copy.db")
+	if _, stderr, err := cli(t, exported, "import", "--db", db, "-"); err != nil {
+		t.Fatalf("import of the export: %v\n%s", err, stderr)
+	}
+	if again := impExport(t, db); again != exported {
+		t.Errorf("export of the imported copy differs from the original export:\n%s\n---\n%s", exported, again)
+	}
+	copied := serveDB(t, db)
+
+	impSame(t, orig, copied, "/api/v1/status")
+	if comps := impAllPages(t, orig, copied, "/api/v1/components", "components"); len(comps) != 6 {
+		t.Errorf("%d components, want 6", len(comps))
+	}
+	notices := impAllPages(t, orig, copied, "/api/v1/notices", "notices")
+	if len(notices) != 45 {
+		t.Errorf("%d notices over all pages, want 45", len(notices))
+	}
+	for _, n := range notices {
+		id := at(t, n, "id")
+		impSame(t, orig, copied, fmt.Sprintf("/api/v1/notices/%v", id))
+	}
+	for _, id := range []int{10, 11, 30} {
+		impSame(t, orig, copied, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
+	}
+}
+
+// impWaitForPage polls /api/v1/status every 50 ms for at most a second
+// until the page has the given name, and returns how long that took.
+func impWaitForPage(t *testing.T, srv *testServer, name string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(time.Second)
+	var last response
+	for {
+		last = srv.do(http.MethodGet, "/api/v1/status")
+		if last.Status == 200 {
+			if m, ok := last.JSON.(map[string]any); ok {
+				if p, ok := m["page"].(map[string]any); ok && p["name"] == name {
+					return time.Since(start)
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 1s /api/v1/status still answers %d %s, want page %q", last.Status, last.Body, name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestRunningServerSeesImport(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	srv := startServer(t, fixture(now))
+	srv.get("/api/v1/status", 200)
+	if _, stderr, err := cli(t, "", "import", "--db", srv.DB, "--replace", writeDoc(t, impOtherDoc)); err != nil {
+		t.Fatalf("import --replace: %v\n%s", err, stderr)
+	}
+	impWaitForPage(t, srv, "Other Status")
+	// The whole page changed, not only its name.
+	srv.get("/api/v1/notices/900", 200)
+	assertErrorBody(t, "old notice", srv.do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
+}
+
+func TestEmptyDatabaseThenImport(t *testing.T) {
+	srv := startServer(t, nil)
+	for _, path := range []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices"} {
+		r := srv.do(http.MethodGet, path)
+		assertErrorBody(t, path+" on an empty database", r, 503, "unavailable")
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("%s: Content-Type %q, want JSON", path, ct)
+		}
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	importDoc(t, srv.DB, fixture(now))
+	impWaitForPage(t, srv, "Acme Status")
+	srv.get("/api/v1/notices/100", 200)
+}
+
+func TestExportMissingDB(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "missing.db")
+	out, _, err := cli(t, "", "export", "--db", db)
+	if err == nil {
+		t.Fatalf("export of a missing database succeeded: %s", out)
+	}
+	if !strings.Contains(err.Error(), "--db") || !strings.Contains(err.Error(), db) {
+		t.Errorf("error %q, want it to name the path and --db", err)
+	}
+	if out != "" {
+		t.Errorf("export wrote %q", out)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("export created %s: %v", db, err)
+	}
+}

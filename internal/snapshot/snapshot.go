@@ -137,9 +137,7 @@ func (s *Snapshot) buildComponents() {
 		s.AllComponents[i] = c
 		s.componentID[c.ID] = c
 	}
-	slices.SortStableFunc(s.AllComponents, func(a, b *Component) int {
-		return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID))
-	})
+	slices.SortFunc(s.AllComponents, byPosition)
 	for _, c := range s.AllComponents {
 		if c.ParentID == nil {
 			s.topLevel = append(s.topLevel, c)
@@ -233,12 +231,22 @@ func (s *Snapshot) buildNoticeResources(n *Notice) {
 	latest := updates[len(updates)-1]
 	latest.ID = 0
 	n.entry = statusd.NoticeListEntry{NoticeFields: f, LatestUpdate: latest}
-	n.detail = statusd.NoticeDetail{NoticeFields: f, Components: []statusd.EmbeddedComponent{}, Updates: updates}
-	for _, c := range s.AllComponents { // position order
-		if slices.Contains(n.ComponentIDs, c.ID) {
-			n.detail.Components = append(n.detail.Components, c.embedded)
+	listed := make([]*Component, 0, len(n.ComponentIDs))
+	for _, id := range n.ComponentIDs {
+		if c := s.componentID[id]; c != nil {
+			listed = append(listed, c)
 		}
 	}
+	slices.SortFunc(listed, byPosition)
+	n.detail = statusd.NoticeDetail{NoticeFields: f, Components: make([]statusd.EmbeddedComponent, len(listed)), Updates: updates}
+	for i, c := range listed {
+		n.detail.Components[i] = c.embedded
+	}
+}
+
+// byPosition orders components for display: position, then id.
+func byPosition(a, b *Component) int {
+	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID))
 }
 
 func optTime(t *time.Time) statusd.Field[statusd.Time] {

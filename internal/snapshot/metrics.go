@@ -60,11 +60,11 @@ func (h *hullIndex) count(from, to, now int64) int64 {
 	return n
 }
 
-// meets reports whether one of the notice's impact intervals [s, e), with an
-// open end cut at now, has s < to and e > from.
+// meets reports whether one of the notice's impact intervals, cut at now,
+// is not empty and meets [from, to): s < to and e > from.
 func (n *Notice) meets(from, to, now int64) bool {
 	for _, iv := range n.impacts {
-		if iv[0] < to && min(iv[1], now) > from {
+		if e := min(iv[1], now); iv[0] < to && e > from && iv[0] < e {
 			return true
 		}
 	}

@@ -73,10 +73,12 @@ type Component struct {
 type Notice struct {
 	*statusd.Notice
 	Timeline statusd.TimelineState
-	// Impacts are the notice's impact intervals in Unix milliseconds; an open
-	// last interval ends at forever.
+	// impacts are the notice's impact intervals in Unix milliseconds; an
+	// impact still going on ends at forever.
 	impacts [][2]int64
-	open    bool
+	// open is set when the impact reaches past the snapshot's moment, so
+	// that it depends on the time of the request.
+	open bool
 	entry   statusd.NoticeListEntry
 	detail  statusd.NoticeDetail
 }
@@ -174,8 +176,10 @@ func (s *Snapshot) buildNotices(now time.Time) {
 		}
 		for _, iv := range n.Impact(forever) {
 			n.impacts = append(n.impacts, [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()})
-			n.open = iv.End.Equal(forever)
 		}
+		// An impact still going on, or (from updates dated in the future)
+		// one that ends after now, is measured per request against now.
+		n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
 		s.AllNotices[i] = n
 		s.noticeID[n.ID] = n
 	}

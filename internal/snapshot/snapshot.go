@@ -78,9 +78,9 @@ type Notice struct {
 	impacts [][2]int64
 	// open is set when the impact reaches past the snapshot's moment, so
 	// that it depends on the time of the request.
-	open bool
-	entry   statusd.NoticeListEntry
-	detail  statusd.NoticeDetail
+	open   bool
+	entry  statusd.NoticeListEntry
+	detail statusd.NoticeDetail
 }
 
 // Build derives a snapshot of doc at now. doc must be valid and must not be

@@ -1,6 +1,9 @@
 package statusd
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Store keeps the page. Implementations are safe for concurrent use.
 type Store interface {
@@ -14,6 +17,71 @@ type Store interface {
 	// Version returns a number that changes with every write, cheaply, so
 	// that readers can notice writes made by other processes.
 	Version(ctx context.Context) (int64, error)
+	// Write runs fn in one write transaction: it commits, and changes the
+	// version, when fn returns nil, and writes nothing otherwise. Writers
+	// are serialised, so fn sees the latest committed page.
+	Write(ctx context.Context, fn func(Tx) error) error
+	// Tokens manages the admin API's tokens.
+	Tokens() TokenStore
+	// Audit returns a page (from 1) of the audit log, newest first, and the
+	// number of entries in all.
+	Audit(ctx context.Context, page, perPage int) ([]AuditEntry, int, error)
 	// Close releases the store's resources.
 	Close() error
+}
+
+// Tx is a write transaction of a Store. Its methods must not be called after
+// the function given to Write has returned.
+type Tx interface {
+	// Page returns the page, or an *Error ENotFound when there is none.
+	Page() (*Page, error)
+	PutPage(p *Page) error
+	// Components returns every component in position order.
+	Components() ([]Component, error)
+	// PutComponent inserts or replaces the component with c.ID.
+	PutComponent(c *Component) error
+	// DeleteComponents deletes components; notices lose their links to them.
+	DeleteComponents(ids []int64) error
+	// Notice returns a notice with its updates, or nil when there is none.
+	Notice(id int64) (*Notice, error)
+	// PutNotice inserts or replaces a notice with its links and updates.
+	PutNotice(n *Notice) error
+	DeleteNotice(id int64) error
+	// NextID returns one more than the largest id of "components",
+	// "notices" or "updates" (1 when there is none).
+	NextID(kind string) (int64, error)
+	// Audit records an entry in the audit log.
+	Audit(e AuditEntry) error
+}
+
+// AuditEntry is one line of the audit log: who did what to which object.
+type AuditEntry struct {
+	ID     int64
+	At     time.Time
+	Actor  string // a token's name, or "statusd" for automation
+	Action string // for example "notice.update"
+	Target string // for example "notice 12"
+	Detail string // a short human-readable summary
+}
+
+// Token is an admin API token as stored: its name and the SHA-256 of its
+// secret, never the secret itself.
+type Token struct {
+	Name      string
+	Hash      []byte
+	CreatedAt time.Time
+	LastUsed  *time.Time
+}
+
+// TokenStore keeps admin tokens. Implementations are safe for concurrent
+// use.
+type TokenStore interface {
+	// Create adds a token; an *Error EConflict when the name is taken.
+	Create(ctx context.Context, t Token) error
+	// List returns every token, by name.
+	List(ctx context.Context) ([]Token, error)
+	// Revoke deletes the named token; an *Error ENotFound when there is none.
+	Revoke(ctx context.Context, name string) error
+	// Lookup returns the token with the hash, or nil, and marks it used.
+	Lookup(ctx context.Context, hash []byte, now time.Time) (*Token, error)
 }

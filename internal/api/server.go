@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -33,7 +35,7 @@ type Config struct {
 type Server struct {
 	snaps   *snapshot.Holder
 	variant statusd.Variant
-	limiter *limiter
+	limiter *ratelimit.Limiter
 	trusted []netip.Prefix
 	now     func() time.Time
 	log     *slog.Logger
@@ -43,7 +45,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, trusted: cfg.TrustedProxies, now: cfg.Now, log: cfg.Log}
 	if cfg.RateLimit > 0 {
-		s.limiter = newLimiter(cfg.RateLimit)
+		s.limiter = ratelimit.New(cfg.RateLimit)
 	}
 	return s
 }
@@ -89,7 +91,7 @@ func (s *Server) get(h handler) http.Handler {
 // wrap adds what every API response gets: panic recovery, CORS and the rate
 // limit.
 func (s *Server) wrap(next http.Handler) http.Handler {
-	return s.recoverer(cors(s.rateLimit(next)))
+	return httpjson.Recover(s.log, cors(s.rateLimit(next)))
 }
 
 // cors lets any origin read the API: it is public and carries no
@@ -115,10 +117,6 @@ func cors(next http.Handler) http.Handler {
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
-}
-
-func errRateLimited(retry int) error {
-	return statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", retry)
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/statusd/statusd"
 )
@@ -37,7 +38,7 @@ func (s *Store) Load(ctx context.Context) (*statusd.Document, int64, error) {
 	if doc.Components, err = loadComponents(ctx, tx); err != nil {
 		return nil, 0, err
 	}
-	if doc.Notices, err = loadNotices(ctx, tx); err != nil {
+	if doc.Notices, err = loadNotices(ctx, tx, nil); err != nil {
 		return nil, 0, err
 	}
 	return doc, version, nil
@@ -66,9 +67,12 @@ func loadComponents(ctx context.Context, tx *sql.Tx) ([]statusd.Component, error
 	return out, rows.Err()
 }
 
-func loadNotices(ctx context.Context, tx *sql.Tx) ([]statusd.Notice, error) {
+// loadNotices reads every notice, or only the one with the id when id is
+// not nil, with their links and updates, in id order.
+func loadNotices(ctx context.Context, tx *sql.Tx, id *int64) ([]statusd.Notice, error) {
+	// (? IS NULL OR x = ?) selects everything when id is nil.
 	rows, err := tx.QueryContext(ctx, `SELECT id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
-		automate, expires_at, created_at, updated_at FROM notices ORDER BY id`)
+		automate, expires_at, created_at, updated_at FROM notices WHERE (? IS NULL OR id = ?) ORDER BY id`, id, id)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,8 @@ func loadNotices(ctx context.Context, tx *sql.Tx) ([]statusd.Notice, error) {
 	}
 	rows.Close()
 
-	links, err := tx.QueryContext(ctx, `SELECT notice_id, component_id FROM notice_components ORDER BY notice_id, ord`)
+	links, err := tx.QueryContext(ctx, `SELECT notice_id, component_id FROM notice_components
+		WHERE (? IS NULL OR notice_id = ?) ORDER BY notice_id, ord`, id, id)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +123,7 @@ func loadNotices(ctx context.Context, tx *sql.Tx) ([]statusd.Notice, error) {
 	links.Close()
 
 	ups, err := tx.QueryContext(ctx, `SELECT id, notice_id, state, content, created_at, updated_at
-		FROM updates ORDER BY notice_id, seq`)
+		FROM updates WHERE (? IS NULL OR notice_id = ?) ORDER BY notice_id, seq`, id, id)
 	if err != nil {
 		return nil, err
 	}
@@ -157,29 +162,24 @@ func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool)
 		if err := insertDocument(ctx, tx, doc); err != nil {
 			return err
 		}
+		detail := fmt.Sprintf("%d components, %d notices", len(doc.Components), len(doc.Notices))
+		if err := audit(ctx, tx, statusd.AuditEntry{At: time.Now(), Actor: "statusd import", Action: "page.import",
+			Target: "page", Detail: detail}); err != nil {
+			return err
+		}
 		return bumpVersion(ctx, tx)
 	})
 }
 
 func insertDocument(ctx context.Context, tx *sql.Tx, doc *statusd.Document) error {
-	p := doc.Page
-	if _, err := tx.ExecContext(ctx, `INSERT INTO page (id, name, url, text_operational, text_degraded,
-		text_under_maintenance, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
-		p.Name, p.URL, p.StateTexts.Operational, p.StateTexts.Degraded, p.StateTexts.UnderMaintenance,
-		ms(p.CreatedAt), ms(p.UpdatedAt)); err != nil {
+	if err := putPage(ctx, tx, &doc.Page); err != nil {
 		return err
 	}
 	// Parents are inserted before children: components go in without a
 	// parent first, then get it.
-	comp, err := tx.PrepareContext(ctx, `INSERT INTO components (id, position, name, description,
-		metrics_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer comp.Close()
 	for _, c := range doc.Components {
-		if _, err := comp.ExecContext(ctx, c.ID, c.Position, c.Name, c.Description, c.MetricsEnabled,
-			ms(c.CreatedAt), ms(c.UpdatedAt)); err != nil {
+		c.ParentID = nil
+		if err := putComponent(ctx, tx, &c); err != nil {
 			return err
 		}
 	}
@@ -190,49 +190,100 @@ func insertDocument(ctx context.Context, tx *sql.Tx, doc *statusd.Document) erro
 			}
 		}
 	}
-	notice, err := tx.PrepareContext(ctx, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds,
-		begins_at, ends_at, automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	w, err := newNoticeWriter(ctx, tx)
 	if err != nil {
 		return err
 	}
-	defer notice.Close()
-	link, err := tx.PrepareContext(ctx, `INSERT INTO notice_components (notice_id, component_id, ord) VALUES (?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer link.Close()
-	update, err := tx.PrepareContext(ctx, `INSERT INTO updates (id, notice_id, seq, state, content, created_at,
-		updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer update.Close()
-	for _, n := range doc.Notices {
-		tags, err := json.Marshal(n.TagList)
-		if err != nil {
+	defer w.close()
+	for i := range doc.Notices {
+		if err := w.insert(&doc.Notices[i]); err != nil {
 			return err
 		}
-		if n.TagList == nil {
-			tags = []byte("[]")
+	}
+	return nil
+}
+
+func putPage(ctx context.Context, tx *sql.Tx, p *statusd.Page) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO page (id, name, url, text_operational, text_degraded,
+		text_under_maintenance, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, url = excluded.url,
+		text_operational = excluded.text_operational, text_degraded = excluded.text_degraded,
+		text_under_maintenance = excluded.text_under_maintenance, created_at = excluded.created_at,
+		updated_at = excluded.updated_at`,
+		p.Name, p.URL, p.StateTexts.Operational, p.StateTexts.Degraded, p.StateTexts.UnderMaintenance,
+		ms(p.CreatedAt), ms(p.UpdatedAt))
+	return err
+}
+
+func putComponent(ctx context.Context, tx *sql.Tx, c *statusd.Component) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO components (id, parent_id, position, name, description,
+		metrics_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, position = excluded.position,
+		name = excluded.name, description = excluded.description, metrics_enabled = excluded.metrics_enabled,
+		created_at = excluded.created_at, updated_at = excluded.updated_at`,
+		c.ID, c.ParentID, c.Position, c.Name, c.Description, c.MetricsEnabled, ms(c.CreatedAt), ms(c.UpdatedAt))
+	return err
+}
+
+// noticeWriter inserts notices with their links and updates through
+// prepared statements.
+type noticeWriter struct {
+	notice, link, update *sql.Stmt
+}
+
+func newNoticeWriter(ctx context.Context, tx *sql.Tx) (*noticeWriter, error) {
+	var w noticeWriter
+	var err error
+	prepare := func(dst **sql.Stmt, query string) {
+		if err == nil {
+			*dst, err = tx.PrepareContext(ctx, query)
 		}
-		if _, err := notice.ExecContext(ctx, n.ID, string(n.Type), n.Subject, string(tags), n.ImpactSeconds,
-			msPtr(n.BeginsAt), msPtr(n.EndsAt), n.Automate, msPtr(n.ExpiresAt), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
+	}
+	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
+		automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prepare(&w.link, `INSERT INTO notice_components (notice_id, component_id, ord) VALUES (?, ?, ?)`)
+	prepare(&w.update, `INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		w.close()
+		return nil, err
+	}
+	return &w, nil
+}
+
+func (w *noticeWriter) close() {
+	for _, s := range []*sql.Stmt{w.notice, w.link, w.update} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *noticeWriter) insert(n *statusd.Notice) error {
+	tags := []byte("[]")
+	if len(n.TagList) > 0 {
+		var err error
+		if tags, err = json.Marshal(n.TagList); err != nil {
 			return err
 		}
-		for i, cid := range n.ComponentIDs {
-			if _, err := link.ExecContext(ctx, n.ID, cid, i); err != nil {
-				return err
-			}
+	}
+	if _, err := w.notice.Exec(n.ID, string(n.Type), n.Subject, string(tags), n.ImpactSeconds,
+		msPtr(n.BeginsAt), msPtr(n.EndsAt), n.Automate, msPtr(n.ExpiresAt), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
+		return err
+	}
+	for i, cid := range n.ComponentIDs {
+		if _, err := w.link.Exec(n.ID, cid, i); err != nil {
+			return err
 		}
-		for i, u := range n.Updates {
-			var state *string
-			if u.State != "" {
-				s := string(u.State)
-				state = &s
-			}
-			if _, err := update.ExecContext(ctx, u.ID, n.ID, i, state, u.Content, ms(u.CreatedAt), ms(u.UpdatedAt)); err != nil {
-				return err
-			}
+	}
+	for i, u := range n.Updates {
+		var state *string
+		if u.State != "" {
+			s := string(u.State)
+			state = &s
+		}
+		if _, err := w.update.Exec(u.ID, n.ID, i, state, u.Content, ms(u.CreatedAt), ms(u.UpdatedAt)); err != nil {
+			return err
 		}
 	}
 	return nil

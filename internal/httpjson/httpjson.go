@@ -1,0 +1,70 @@
+// Package httpjson writes JSON answers and the JSON errors of CONTRACT C2 for
+// the API and admin handlers: marshal into a buffer first, then write the
+// status line, so that a failure can still be answered properly.
+package httpjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/statusd/statusd"
+)
+
+// Write answers v as JSON with the status. Paths inside keep their & raw,
+// as SPEC.md shows them. A HEAD request gets the headers only.
+func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		Error(w, r, log, err)
+		return
+	}
+	send(w, r, status, bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+// Error answers err as {"error": {"status", "code", "message"}}. An error
+// that is not a *statusd.Error is logged and answered with a generic
+// message. Errors are never cacheable.
+func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	code := statusd.ErrorCode(err)
+	status := statusd.ErrorStatus(code)
+	if code == statusd.EInternal {
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	body, _ := json.Marshal(statusd.ErrorResponse{Error: statusd.ErrorBody{
+		Status: status, Code: code, Message: statusd.ErrorMessage(err),
+	}})
+	w.Header().Set("Cache-Control", "no-store")
+	send(w, r, status, body)
+}
+
+func send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// Recover answers a panic in next with a 500 JSON error instead of a
+// dropped connection, and logs it once.
+func Recover(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+				Error(w, r, log, statusd.Errorf(statusd.EInternal, "internal error"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,129 @@
+// Package ratelimit keeps a token bucket per client (CONTRACT C2) and finds
+// the client of a request behind trusted proxies.
+package ratelimit
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Limiter is a token bucket per client. Buckets that have refilled are
+// forgotten, so memory follows the number of recently active clients. It is
+// safe for concurrent use.
+type Limiter struct {
+	rate    rate.Limit
+	burst   int
+	mu      sync.Mutex
+	clients map[string]*rate.Limiter
+	swept   time.Time
+}
+
+// New returns a Limiter of perSecond tokens a second per client, with a
+// burst of the same size (at least 1).
+func New(perSecond float64) *Limiter {
+	burst := max(1, int(math.Ceil(perSecond)))
+	return &Limiter{rate: rate.Limit(perSecond), burst: burst, clients: map[string]*rate.Limiter{}}
+}
+
+// Burst is the size of each client's bucket.
+func (l *Limiter) Burst() int { return l.burst }
+
+// Result is the outcome of Allow.
+type Result struct {
+	OK        bool
+	Remaining int // whole tokens left
+	Reset     int // seconds until the bucket is full
+	Retry     int // when refused, seconds until a token is there
+}
+
+// Allow takes a token from the client's bucket at now.
+func (l *Limiter) Allow(client string, now time.Time) Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.bucket(client, now)
+	ok := b.AllowN(now, 1)
+	return l.result(ok, b.TokensAt(now))
+}
+
+// Check reports, without taking a token, whether the client has one left.
+func (l *Limiter) Check(client string, now time.Time) Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tokens := l.bucket(client, now).TokensAt(now)
+	return l.result(tokens >= 1, tokens)
+}
+
+func (l *Limiter) bucket(client string, now time.Time) *rate.Limiter {
+	if now.Sub(l.swept) > time.Minute {
+		for k, b := range l.clients {
+			if b.TokensAt(now) >= float64(l.burst) {
+				delete(l.clients, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.clients[client]
+	if b == nil {
+		b = rate.NewLimiter(l.rate, l.burst)
+		l.clients[client] = b
+	}
+	return b
+}
+
+func (l *Limiter) result(ok bool, tokens float64) Result {
+	r := Result{
+		OK:        ok,
+		Remaining: max(0, int(math.Floor(tokens))),
+		Reset:     int(math.Ceil((float64(l.burst) - tokens) / float64(l.rate))),
+	}
+	if !ok {
+		r.Retry = max(1, int(math.Ceil((1-tokens)/float64(l.rate))))
+	}
+	return r
+}
+
+// ClientAddr is the TCP peer's address, or, when the peer is a trusted
+// proxy, the rightmost address of X-Forwarded-For that is not a trusted
+// proxy.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if !isTrusted(host, trusted) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if hop == "" {
+			continue
+		}
+		if !isTrusted(hop, trusted) {
+			return hop
+		}
+		host = hop
+	}
+	return host
+}
+
+func isTrusted(addr string, trusted []netip.Prefix) bool {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}

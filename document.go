@@ -425,6 +425,19 @@ func (doc *Document) Validate() []Problem {
 	return r.problems
 }
 
+// ValidateNotice checks one notice against the rules of CONTRACT C5 that
+// concern it alone and the components it lists; paths are relative to the
+// notice ("subject", "updates[1].state").
+func ValidateNotice(n *Notice, components []Component) []Problem {
+	var r reader
+	comps := make(map[int64]int, len(components))
+	for i, c := range components {
+		comps[c.ID] = i
+	}
+	r.validateNotice("", n, comps, map[int64]bool{})
+	return r.problems
+}
+
 func (r *reader) validatePage(p *Page) {
 	if strings.TrimSpace(p.Name) == "" {
 		r.add("page.name", "must not be empty")

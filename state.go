@@ -201,3 +201,20 @@ func DeriveComponentStates(notices []Notice) map[int64]PageState {
 	}
 	return states
 }
+
+// AutomationDue returns the state an automated planned notice must move to
+// at now: underway once begins_at has come while it is scheduled, complete
+// once ends_at has come while it is underway. ok is false when nothing is
+// due.
+func (n *Notice) AutomationDue(now time.Time) (next State, ok bool) {
+	if n.Type != Planned || !n.Automate || n.BeginsAt == nil || n.EndsAt == nil {
+		return "", false
+	}
+	switch s := n.State(); {
+	case s == Scheduled && !now.Before(*n.BeginsAt):
+		return Underway, true
+	case s == Underway && !now.Before(*n.EndsAt):
+		return Complete, true
+	}
+	return "", false
+}

@@ -41,6 +41,8 @@ Usage:
   statusd serve  [flags]          run the server (statusd serve --demo to try it)
   statusd import [flags] FILE|-   load a page document atomically
   statusd export [flags]          write the page document to standard output
+  statusd token create --name N   print a new admin API token (also: token list, token revoke NAME)
+  statusd audit [flags]           print the audit log, newest first
 
 Run "statusd COMMAND -h" for a command's flags.
 `
@@ -58,6 +60,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return importCmd(ctx, args[1:], getenv, stdin, stderr)
 	case "export":
 		return exportCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "token":
+		return tokenCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "audit":
+		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

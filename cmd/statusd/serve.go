@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -26,8 +28,8 @@ import (
 const watchInterval = 250 * time.Millisecond
 
 type serveConfig struct {
-	db, addr, variant, baseURL, rateLimit, trusted, logLevel string
-	demo                                                     bool
+	db, addr, adminAddr, variant, baseURL, rateLimit, trusted, logLevel string
+	demo                                                                bool
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -35,6 +37,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
 	fs.str(&c.db, "db", "statusd.db", "SQLite database `path`; created and migrated at start")
 	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
+	fs.str(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
 	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
 	fs.str(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
 	fs.str(&c.rateLimit, "rate-limit", "10", "requests per second per client on the JSON API; 0 turns the limit off")
@@ -89,27 +92,43 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	api.New(api.Config{Snapshots: holder, Variant: variant, RateLimit: limit, TrustedProxies: trusted,
 		Now: time.Now, Log: log}).Register(mux)
 	web.New(holder).Register(mux)
-
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
+	adminMux := mux
+	if c.adminAddr != "" {
+		adminMux = http.NewServeMux()
 	}
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	go holder.Watch(watchCtx, watchInterval)
+	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
-	log.Info("statusd listening", "url", "http://"+ln.Addr().String(), "db", c.db, "variant", string(variant))
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	servers := []*http.Server{newHTTPServer(mux, log)}
+	listeners := []net.Listener{}
+	addrs := []string{c.addr}
+	if c.adminAddr != "" {
+		servers = append(servers, newHTTPServer(adminMux, log))
+		addrs = append(addrs, c.adminAddr)
+	}
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, l := range listeners {
+				l.Close()
+			}
+			return err
+		}
+		listeners = append(listeners, ln)
+	}
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer stopBackground()
+	go holder.Watch(bgCtx, watchInterval)
+	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
+	go runner.Run(bgCtx)
+
+	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", c.db, "variant", string(variant))
+	if len(listeners) > 1 {
+		log.Info("statusd admin API listening", "url", "http://"+listeners[1].Addr().String())
+	}
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
 		return err
@@ -117,11 +136,27 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
 	}
 	log.Info("statusd stopped")
 	return nil
+}
+
+// newHTTPServer returns a server with every timeout set, so that slow
+// clients cannot hold it.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // publishDemo writes the demo page, timed around now, unless the database

@@ -45,7 +45,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, trusted: cfg.TrustedProxies, now: cfg.Now, log: cfg.Log}
 	if cfg.RateLimit > 0 {
-		s.limiter = ratelimit.New(cfg.RateLimit)
+		s.limiter = ratelimit.New(cfg.RateLimit, 0)
 	}
 	return s
 }

@@ -25,10 +25,12 @@ type Limiter struct {
 	swept   time.Time
 }
 
-// New returns a Limiter of perSecond tokens a second per client, with a
-// burst of the same size (at least 1).
-func New(perSecond float64) *Limiter {
-	burst := max(1, int(math.Ceil(perSecond)))
+// New returns a Limiter of perSecond tokens a second per client, with
+// buckets of burst tokens; a burst of 0 means perSecond (at least 1).
+func New(perSecond float64, burst int) *Limiter {
+	if burst <= 0 {
+		burst = max(1, int(math.Ceil(perSecond)))
+	}
 	return &Limiter{rate: rate.Limit(perSecond), burst: burst, clients: map[string]*rate.Limiter{}}
 }
 

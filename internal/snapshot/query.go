@@ -42,13 +42,19 @@ func (s *Snapshot) Components(f ComponentFilter, page int64, now time.Time) ([]s
 	matched := filter(list, f.match)
 	out := make([]statusd.ComponentResource, 0, PageSize)
 	for _, c := range pageOf(matched, page) {
-		r := c.resource
-		if s.Variant.HasMetrics() {
-			r.MetricsSummary = s.summary(c, now)
-		}
-		out = append(out, r)
+		out = append(out, s.ComponentResource(c, now))
 	}
 	return out, len(matched)
+}
+
+// ComponentResource returns a component as the components list shows it at
+// now.
+func (s *Snapshot) ComponentResource(c *Component, now time.Time) statusd.ComponentResource {
+	r := c.resource
+	if s.Variant.HasMetrics() {
+		r.MetricsSummary = s.summary(c, now)
+	}
+	return r
 }
 
 // NoticeFilter selects notices; empty fields do not filter, and all given

@@ -49,6 +49,9 @@ type Snapshot struct {
 
 	AllNotices []*Notice // newest first: created_at descending, then id descending
 	noticeID   map[int64]*Notice
+	// Automated lists the planned notices that statusd moves on schedule and
+	// that have a move left (scheduled or underway).
+	Automated []*Notice
 	// byTypeTimeline indexes notices, in list order, by type and timeline
 	// state ("" for any).
 	byTypeTimeline map[[2]string][]*Notice
@@ -182,6 +185,9 @@ func (s *Snapshot) buildNotices(now time.Time) {
 		n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
 		s.AllNotices[i] = n
 		s.noticeID[n.ID] = n
+		if st := n.State(); n.Automate && n.Type == statusd.Planned && (st == statusd.Scheduled || st == statusd.Underway) {
+			s.Automated = append(s.Automated, n)
+		}
 	}
 	slices.SortFunc(s.AllNotices, func(a, b *Notice) int {
 		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))

@@ -211,4 +211,3 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 	}
 	return &t, nil
 }
-

@@ -1,0 +1,374 @@
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// pageRepr is the page as the admin API shows it: the public fields and the
+// state texts in use.
+type pageRepr struct {
+	statusd.PageResource
+	StateTexts stateTexts `json:"state_texts"`
+}
+
+type stateTexts struct {
+	Operational      string `json:"operational"`
+	Degraded         string `json:"degraded"`
+	UnderMaintenance string `json:"under_maintenance"`
+}
+
+func (s *Server) pageRepr(snap *snapshot.Snapshot) pageRepr {
+	t := snap.Doc.Page.StateTexts
+	return pageRepr{PageResource: snap.Page(), StateTexts: stateTexts{
+		Operational:      t.Text(statusd.PageOperational),
+		Degraded:         t.Text(statusd.PageDegraded),
+		UnderMaintenance: t.Text(statusd.PageUnderMaintenance),
+	}}
+}
+
+func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ string) error {
+	snap, err := s.current()
+	if err != nil {
+		return err
+	}
+	httpjson.Write(w, r, s.log, http.StatusOK, s.pageRepr(snap))
+	return nil
+}
+
+type pageBody struct {
+	Name       *string `json:"name"`
+	URL        *string `json:"url"`
+	StateTexts *struct {
+		Operational      *string `json:"operational"`
+		Degraded         *string `json:"degraded"`
+		UnderMaintenance *string `json:"under_maintenance"`
+	} `json:"state_texts"`
+}
+
+func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body pageBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("name", body.Name, false)
+	if body.URL != nil {
+		if u, err := url.Parse(*body.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			bad.add("url", "%q must be an absolute http or https URL", *body.URL)
+		}
+	}
+	if err := bad.err(); err != nil {
+		return err
+	}
+	err := s.write(r.Context(), func(tx statusd.Tx) error {
+		p, err := tx.Page()
+		if err != nil {
+			return err
+		}
+		var changed []string
+		set := func(name string, dst *string, v *string) {
+			if v != nil && *v != *dst {
+				*dst = *v
+				changed = append(changed, name)
+			}
+		}
+		set("name", &p.Name, body.Name)
+		set("url", &p.URL, body.URL)
+		if st := body.StateTexts; st != nil {
+			set("state_texts.operational", &p.StateTexts.Operational, st.Operational)
+			set("state_texts.degraded", &p.StateTexts.Degraded, st.Degraded)
+			set("state_texts.under_maintenance", &p.StateTexts.UnderMaintenance, st.UnderMaintenance)
+		}
+		p.UpdatedAt = s.now().UTC().Truncate(1e6)
+		if err := tx.PutPage(p); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "page.update", "page", "changed "+strings.Join(changed, ", ")))
+	})
+	if err != nil {
+		return err
+	}
+	return s.getPage(w, r, actor)
+}
+
+// componentRepr is a component as the admin API shows it.
+type componentRepr struct {
+	statusd.ComponentResource
+	MetricsEnabled bool `json:"metrics_enabled"`
+}
+
+func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) componentRepr {
+	return componentRepr{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
+}
+
+func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string) error {
+	snap, err := s.current()
+	if err != nil {
+		return err
+	}
+	list := make([]componentRepr, 0, len(snap.AllComponents))
+	for _, c := range snap.AllComponents {
+		list = append(list, s.componentRepr(snap, c))
+	}
+	httpjson.Write(w, r, s.log, http.StatusOK, struct {
+		Components []componentRepr `json:"components"`
+	}{list})
+	return nil
+}
+
+func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, _ string) error {
+	return s.answerComponent(w, r, http.StatusOK)
+}
+
+func (s *Server) answerComponent(w http.ResponseWriter, r *http.Request, status int) error {
+	id, err := pathID(r, "component")
+	if err != nil {
+		return err
+	}
+	return s.answerComponentID(w, r, status, id)
+}
+
+func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, status int, id int64) error {
+	snap, err := s.current()
+	if err != nil {
+		return err
+	}
+	c := snap.Component(id)
+	if c == nil {
+		return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
+	}
+	httpjson.Write(w, r, s.log, status, s.componentRepr(snap, c))
+	return nil
+}
+
+type componentBody struct {
+	Name           *string              `json:"name"`
+	Description    *string              `json:"description"`
+	ParentID       statusd.Field[int64] `json:"parent_id"`
+	Position       *int                 `json:"position"`
+	MetricsEnabled *bool                `json:"metrics_enabled"`
+}
+
+func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body componentBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("name", body.Name, true)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	var id int64
+	err := s.write(r.Context(), func(tx statusd.Tx) error {
+		if _, err := tx.Page(); err != nil {
+			return err
+		}
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		if id, err = tx.NextID("components"); err != nil {
+			return err
+		}
+		now := s.now().UTC().Truncate(1e6)
+		c := statusd.Component{ID: id, Name: *body.Name, CreatedAt: now, UpdatedAt: now}
+		if body.Description != nil {
+			c.Description = *body.Description
+		}
+		if body.MetricsEnabled != nil {
+			c.MetricsEnabled = *body.MetricsEnabled
+		}
+		order, err := placeComponent(comps, c, body, len(comps)+1)
+		if err != nil {
+			return err
+		}
+		if err := savePositions(tx, comps, order, id); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "component.create", fmt.Sprintf("component %d", id), c.Name))
+	})
+	if err != nil {
+		return err
+	}
+	return s.answerComponentID(w, r, http.StatusCreated, id)
+}
+
+// placeComponent returns the components in their new position order with c
+// (new or changed) placed as body asks: under its parent, at its position.
+func placeComponent(comps []statusd.Component, c statusd.Component, body componentBody, maxPos int) ([]statusd.Component, error) {
+	var bad problems
+	rest := slices.DeleteFunc(slices.Clone(comps), func(o statusd.Component) bool { return o.ID == c.ID })
+	pos := len(rest) + 1
+	if i := slices.IndexFunc(comps, func(o statusd.Component) bool { return o.ID == c.ID }); i >= 0 {
+		pos = i + 1
+	}
+	if body.Position != nil {
+		if *body.Position < 1 || *body.Position > maxPos {
+			bad.add("position", "must be from 1 to %d", maxPos)
+		}
+		pos = *body.Position
+	}
+	if body.ParentID.Set {
+		c.ParentID = body.ParentID.Value
+	}
+	if c.ParentID != nil {
+		parents := map[int64]*int64{}
+		for _, o := range rest {
+			parents[o.ID] = o.ParentID
+		}
+		if _, ok := parents[*c.ParentID]; !ok {
+			bad.add("parent_id", "no component has id %d", *c.ParentID)
+		} else {
+			for p := c.ParentID; p != nil; p = parents[*p] {
+				if *p == c.ID {
+					bad.add("parent_id", "component %d is inside component %d: that would make a cycle", *c.ParentID, c.ID)
+					break
+				}
+			}
+		}
+	}
+	if err := bad.err(); err != nil {
+		return nil, err
+	}
+	pos = min(max(pos, 1), len(rest)+1)
+	return slices.Insert(rest, pos-1, c), nil
+}
+
+// savePositions renumbers order 1..n and writes every component whose row
+// changed, and the one with id changed.
+func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int64) error {
+	old := map[int64]statusd.Component{}
+	for _, c := range before {
+		old[c.ID] = c
+	}
+	for i := range order {
+		c := &order[i]
+		c.Position = i + 1
+		if o, ok := old[c.ID]; ok && o.Position == c.Position && c.ID != changed {
+			continue
+		}
+		if err := tx.PutComponent(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+	id, err := pathID(r, "component")
+	if err != nil {
+		return err
+	}
+	var body componentBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("name", body.Name, false)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	err = s.write(r.Context(), func(tx statusd.Tx) error {
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(comps, func(c statusd.Component) bool { return c.ID == id })
+		if i < 0 {
+			return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
+		}
+		c := comps[i]
+		if body.Name != nil {
+			c.Name = *body.Name
+		}
+		if body.Description != nil {
+			c.Description = *body.Description
+		}
+		if body.MetricsEnabled != nil {
+			c.MetricsEnabled = *body.MetricsEnabled
+		}
+		c.UpdatedAt = s.now().UTC().Truncate(1e6)
+		order, err := placeComponent(comps, c, body, len(comps))
+		if err != nil {
+			return err
+		}
+		if err := savePositions(tx, comps, order, id); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "component.update", fmt.Sprintf("component %d", id), c.Name))
+	})
+	if err != nil {
+		return err
+	}
+	return s.answerComponent(w, r, http.StatusOK)
+}
+
+func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+	id, err := pathID(r, "component")
+	if err != nil {
+		return err
+	}
+	recursive := false
+	switch v := r.URL.Query().Get("recursive"); v {
+	case "", "false", "0":
+	case "true", "1":
+		recursive = true
+	default:
+		return statusd.Errorf(statusd.EInvalidParameter, "recursive: %q is not true or false", v)
+	}
+	err = s.write(r.Context(), func(tx statusd.Tx) error {
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(comps, func(c statusd.Component) bool { return c.ID == id }) {
+			return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
+		}
+		doomed := subtree(comps, id)
+		if len(doomed) > 1 && !recursive {
+			return statusd.Errorf(statusd.EConflict,
+				"component %d has %d components below it; delete them first, or delete the subtree with ?recursive=true", id, len(doomed)-1)
+		}
+		if err := tx.DeleteComponents(doomed); err != nil {
+			return err
+		}
+		rest := slices.DeleteFunc(slices.Clone(comps), func(c statusd.Component) bool { return slices.Contains(doomed, c.ID) })
+		if err := savePositions(tx, comps, rest, 0); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "component.delete", fmt.Sprintf("component %d", id),
+			fmt.Sprintf("deleted %d component(s)", len(doomed))))
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// subtree returns id and the ids of every component below it, children
+// after their parents.
+func subtree(comps []statusd.Component, id int64) []int64 {
+	out := []int64{id}
+	for i := 0; i < len(out); i++ {
+		for _, c := range comps {
+			if c.ParentID != nil && *c.ParentID == out[i] {
+				out = append(out, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+func (s *Server) entry(actor, action, target, detail string) statusd.AuditEntry {
+	return statusd.AuditEntry{At: s.now().UTC(), Actor: actor, Action: action, Target: target, Detail: detail}
+}

@@ -1,0 +1,408 @@
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// noticeRepr is a notice as the admin API shows it: the public detail and
+// the settings only operators see, each on the notice types it belongs to.
+type noticeRepr struct {
+	statusd.NoticeDetail
+	ComponentIDs  []int64                     `json:"component_ids"`
+	Automate      *bool                       `json:"automate,omitempty"`
+	ExpiresAt     statusd.Field[statusd.Time] `json:"expires_at,omitzero"`
+	ImpactSeconds statusd.Field[int64]        `json:"impact_seconds,omitzero"`
+}
+
+func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) noticeRepr {
+	out := noticeRepr{NoticeDetail: snap.NoticeDetail(n, s.now()), ComponentIDs: n.ComponentIDs}
+	switch n.Type {
+	case statusd.Planned:
+		out.Automate = &n.Automate
+	case statusd.General:
+		out.ExpiresAt = statusd.Field[statusd.Time]{Set: true, Value: statusd.TimePtr(n.ExpiresAt)}
+	case statusd.Unplanned:
+		out.ImpactSeconds = statusd.Field[int64]{Set: true, Value: n.ImpactSeconds}
+	}
+	return out
+}
+
+func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) error {
+	snap, err := s.current()
+	if err != nil {
+		return err
+	}
+	page := int64(1)
+	if v := r.URL.Query().Get("page"); v != "" {
+		if page, err = strconv.ParseInt(v, 10, 64); err != nil || page < 1 {
+			return statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
+		}
+	}
+	total := len(snap.AllNotices)
+	list := []noticeRepr{}
+	for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
+		list = append(list, s.noticeRepr(snap, snap.AllNotices[i]))
+	}
+	meta := statusd.Meta{Count: len(list), TotalCount: total}
+	if page*snapshot.PageSize < int64(total) {
+		next := "/admin/api/v1/notices?page=" + strconv.FormatInt(page+1, 10)
+		meta.NextPage = &next
+	}
+	httpjson.Write(w, r, s.log, http.StatusOK, struct {
+		Notices []noticeRepr `json:"notices"`
+		Meta    statusd.Meta `json:"meta"`
+	}{list, meta})
+	return nil
+}
+
+func (s *Server) getNotice(w http.ResponseWriter, r *http.Request, _ string) error {
+	id, err := pathID(r, "notice")
+	if err != nil {
+		return err
+	}
+	return s.answerNotice(w, r, http.StatusOK, id)
+}
+
+func (s *Server) answerNotice(w http.ResponseWriter, r *http.Request, status int, id int64) error {
+	snap, err := s.current()
+	if err != nil {
+		return err
+	}
+	n := snap.Notice(id)
+	if n == nil {
+		return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
+	}
+	httpjson.Write(w, r, s.log, status, s.noticeRepr(snap, n))
+	return nil
+}
+
+// noticeBody is the body of POST and PATCH /notices. Type, state and
+// content only go with POST.
+type noticeBody struct {
+	Type          *string               `json:"type"`
+	Subject       *string               `json:"subject"`
+	State         *string               `json:"state"`
+	Content       *string               `json:"content"`
+	ComponentIDs  *[]int64              `json:"component_ids"`
+	TagList       *[]string             `json:"tag_list"`
+	BeginsAt      statusd.Field[string] `json:"begins_at"`
+	EndsAt        statusd.Field[string] `json:"ends_at"`
+	Automate      *bool                 `json:"automate"`
+	ExpiresAt     statusd.Field[string] `json:"expires_at"`
+	ImpactSeconds statusd.Field[int64]  `json:"impact_seconds"`
+}
+
+// apply copies the settable fields of the body onto n, noting problems of
+// fields that do not belong to n's type.
+func (b *noticeBody) apply(n *statusd.Notice, bad *problems) {
+	if b.Subject != nil {
+		n.Subject = *b.Subject
+	}
+	if b.ComponentIDs != nil {
+		n.ComponentIDs = slices.Clone(*b.ComponentIDs)
+	}
+	if b.TagList != nil {
+		n.TagList = slices.Clone(*b.TagList)
+	}
+	only := func(key string, set bool, owner statusd.NoticeType) bool {
+		if set && n.Type != owner {
+			bad.add(key, "only %s notices have %s", owner, key)
+			return false
+		}
+		return set
+	}
+	optTime := func(key string, f statusd.Field[string]) *time.Time {
+		if f.Value == nil {
+			return nil
+		}
+		return bad.timestamp(key, *f.Value)
+	}
+	if only("begins_at", b.BeginsAt.Set, statusd.Planned) {
+		n.BeginsAt = optTime("begins_at", b.BeginsAt)
+	}
+	if only("ends_at", b.EndsAt.Set, statusd.Planned) {
+		n.EndsAt = optTime("ends_at", b.EndsAt)
+	}
+	if only("automate", b.Automate != nil, statusd.Planned) {
+		n.Automate = *b.Automate
+	}
+	if only("expires_at", b.ExpiresAt.Set, statusd.General) {
+		n.ExpiresAt = optTime("expires_at", b.ExpiresAt)
+	}
+	if only("impact_seconds", b.ImpactSeconds.Set, statusd.Unplanned) {
+		n.ImpactSeconds = b.ImpactSeconds.Value
+	}
+}
+
+// firstStates are the states a new notice starts in when none is given.
+var firstStates = map[statusd.NoticeType]statusd.State{
+	statusd.Unplanned: statusd.Investigating, statusd.Planned: statusd.Scheduled,
+}
+
+func (s *Server) createNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body noticeBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	typ := statusd.NoticeType("")
+	switch {
+	case body.Type == nil:
+		bad.add("type", "is required: unplanned, planned or general")
+	case !statusd.NoticeType(*body.Type).Valid():
+		bad.add("type", "%q is not a notice type (unplanned, planned, general)", *body.Type)
+	default:
+		typ = statusd.NoticeType(*body.Type)
+	}
+	bad.requireText("subject", body.Subject, true)
+	bad.requireText("content", body.Content, true)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	state := firstStates[typ]
+	if body.State != nil {
+		state = statusd.State(*body.State)
+		if typ == statusd.General || !statusd.ValidState(typ, state) {
+			if err := statusd.CheckTransition(typ, "", state); err != nil {
+				return statusd.Errorf(statusd.EInvalidField, "state: %s", statusd.ErrorMessage(err))
+			}
+		}
+	}
+	var id int64
+	err := s.write(r.Context(), func(tx statusd.Tx) error {
+		comps, err := s.pageComponents(tx)
+		if err != nil {
+			return err
+		}
+		if id, err = tx.NextID("notices"); err != nil {
+			return err
+		}
+		uid, err := tx.NextID("updates")
+		if err != nil {
+			return err
+		}
+		now := s.now().UTC().Truncate(time.Millisecond)
+		n := statusd.Notice{ID: id, Type: typ, TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now, UpdatedAt: now,
+			Updates: []statusd.Update{{ID: uid, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now}}}
+		var bad problems
+		body.apply(&n, &bad)
+		bad.addAll(statusd.ValidateNotice(&n, comps))
+		if err := bad.err(); err != nil {
+			return err
+		}
+		if err := tx.PutNotice(&n); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "notice.create", fmt.Sprintf("notice %d", id), fmt.Sprintf("%s: %s", typ, n.Subject)))
+	})
+	if err != nil {
+		return err
+	}
+	return s.answerNotice(w, r, http.StatusCreated, id)
+}
+
+// pageComponents returns the components, or 404 when there is no page.
+func (s *Server) pageComponents(tx statusd.Tx) ([]statusd.Component, error) {
+	if _, err := tx.Page(); err != nil {
+		return nil, err
+	}
+	return tx.Components()
+}
+
+// changeNotice runs fn on the notice of the request's path inside one
+// transaction, validates the result, stores it and records it in the audit
+// log; it then answers the notice with status.
+func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, action string, status int,
+	fn func(tx statusd.Tx, n *statusd.Notice, now time.Time) (detail string, err error)) error {
+	id, err := pathID(r, "notice")
+	if err != nil {
+		return err
+	}
+	err = s.write(r.Context(), func(tx statusd.Tx) error {
+		n, err := tx.Notice(id)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
+		}
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		now := s.now().UTC().Truncate(time.Millisecond)
+		if last := n.Updates[len(n.Updates)-1].CreatedAt; now.Before(last) {
+			now = last // update times never go backwards, whatever the clock does
+		}
+		detail, err := fn(tx, n, now)
+		if err != nil {
+			return err
+		}
+		n.UpdatedAt = now
+		var bad problems
+		bad.addAll(statusd.ValidateNotice(n, comps))
+		if err := bad.err(); err != nil {
+			return err
+		}
+		if err := tx.PutNotice(n); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, action, fmt.Sprintf("notice %d", id), detail))
+	})
+	if err != nil {
+		return err
+	}
+	return s.answerNotice(w, r, status, id)
+}
+
+func (s *Server) patchNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body noticeBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	for _, f := range []struct {
+		key string
+		set bool
+	}{{"type", body.Type != nil}, {"state", body.State != nil}, {"content", body.Content != nil}} {
+		if f.set {
+			bad.add(f.key, "cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates")
+		}
+	}
+	bad.requireText("subject", body.Subject, false)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	return s.changeNotice(w, r, actor, "notice.update", http.StatusOK, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
+		var bad problems
+		body.apply(n, &bad)
+		return "changed " + n.Subject, bad.err()
+	})
+}
+
+type updateBody struct {
+	Content *string `json:"content"`
+	State   *string `json:"state"`
+}
+
+func (s *Server) postUpdate(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body updateBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("content", body.Content, true)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	return s.changeNotice(w, r, actor, "notice.post_update", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+		state := n.State()
+		if body.State != nil {
+			state = statusd.State(*body.State)
+		}
+		if err := statusd.CheckTransition(n.Type, n.State(), state); err != nil {
+			return "", err
+		}
+		return string(state), addUpdate(tx, n, state, *body.Content, now)
+	})
+}
+
+func (s *Server) reopen(w http.ResponseWriter, r *http.Request, actor string) error {
+	var body updateBody
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("content", body.Content, true)
+	if body.State != nil {
+		bad.add("state", "a reopened incident is investigating; leave state out")
+	}
+	if err := bad.err(); err != nil {
+		return err
+	}
+	return s.changeNotice(w, r, actor, "notice.reopen", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+		if err := statusd.CheckReopen(n); err != nil {
+			return "", err
+		}
+		return "reopened", addUpdate(tx, n, statusd.Investigating, *body.Content, now)
+	})
+}
+
+// addUpdate appends an update, with the next free update id, to n.
+func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, content string, now time.Time) error {
+	id, err := tx.NextID("updates")
+	if err != nil {
+		return err
+	}
+	n.Updates = append(n.Updates, statusd.Update{ID: id, State: state, Content: content, CreatedAt: now, UpdatedAt: now})
+	return nil
+}
+
+func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+	id, err := pathID(r, "notice")
+	if err != nil {
+		return err
+	}
+	err = s.write(r.Context(), func(tx statusd.Tx) error {
+		n, err := tx.Notice(id)
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
+		}
+		if err := tx.DeleteNotice(id); err != nil {
+			return err
+		}
+		return tx.Audit(s.entry(actor, "notice.delete", fmt.Sprintf("notice %d", id), n.Subject))
+	})
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
+	page := 1
+	if v := r.URL.Query().Get("page"); v != "" {
+		var err error
+		if page, err = strconv.Atoi(v); err != nil || page < 1 {
+			return statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
+		}
+	}
+	entries, total, err := s.store.Audit(r.Context(), page, snapshot.PageSize)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		ID     int64        `json:"id"`
+		At     statusd.Time `json:"at"`
+		Actor  string       `json:"actor"`
+		Action string       `json:"action"`
+		Target string       `json:"target"`
+		Detail string       `json:"detail"`
+	}
+	list := make([]entry, len(entries))
+	for i, e := range entries {
+		list[i] = entry{e.ID, statusd.Time{Time: e.At}, e.Actor, e.Action, e.Target, e.Detail}
+	}
+	meta := statusd.Meta{Count: len(list), TotalCount: total}
+	if page*snapshot.PageSize < total {
+		next := "/admin/api/v1/audit?page=" + strconv.Itoa(page+1)
+		meta.NextPage = &next
+	}
+	httpjson.Write(w, r, s.log, http.StatusOK, struct {
+		Audit []entry      `json:"audit"`
+		Meta  statusd.Meta `json:"meta"`
+	}{list, meta})
+	return nil
+}

@@ -6,6 +6,7 @@ package storetest
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ func Run(t *testing.T, open func(t *testing.T) statusd.Store) {
 		{"ReplaceReplacesWhole", testReplace},
 		{"FailedImportWritesNothing", testAtomic},
 		{"VersionChangesWithEveryWrite", testVersion},
+		{"WriteChangesEachKindOfObject", testWrite},
+		{"FailedWriteWritesNothing", testWriteRollback},
+		{"Tokens", testTokens},
+		{"AuditNewestFirst", testAudit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,5 +170,168 @@ func testVersion(t *testing.T, s statusd.Store) {
 	}
 	if _, lv := load(t, s); lv != v1 {
 		t.Errorf("Load version %d, Version %d", lv, v1)
+	}
+}
+
+func testWrite(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	_, v0 := load(t, s)
+	want := Sample()
+	err := s.Write(ctx, func(tx statusd.Tx) error {
+		p, err := tx.Page()
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(*p, want.Page) {
+			t.Errorf("Tx.Page %+v, want %+v", *p, want.Page)
+		}
+		p.Name = "Renamed"
+		if err := tx.PutPage(p); err != nil {
+			return err
+		}
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(comps, want.Components) {
+			t.Errorf("Tx.Components %+v", comps)
+		}
+		next, err := tx.NextID("components")
+		if err != nil || next != 8 {
+			t.Errorf("NextID(components) = %d, %v; want 8", next, err)
+		}
+		c := statusd.Component{ID: next, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}
+		if err := tx.PutComponent(&c); err != nil {
+			return err
+		}
+		n, err := tx.Notice(100)
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(n, &want.Notices[0]) {
+			t.Errorf("Tx.Notice(100) %+v", n)
+		}
+		if err := tx.DeleteComponents([]int64{3}); err != nil {
+			return err
+		}
+		// The notice read before loses its link to 3 when it is put back.
+		n.ComponentIDs = []int64{7}
+		uid, err := tx.NextID("updates")
+		if err != nil || uid != 11 {
+			t.Errorf("NextID(updates) = %d, %v; want 11", uid, err)
+		}
+		n.Updates = append(n.Updates, statusd.Update{ID: uid, State: statusd.Resolved, Content: "More.", CreatedAt: t0.Add(time.Hour), UpdatedAt: t0.Add(time.Hour)})
+		if err := tx.PutNotice(n); err != nil {
+			return err
+		}
+		if missing, err := tx.Notice(999); err != nil || missing != nil {
+			t.Errorf("Tx.Notice(999) = %v, %v; want nil, nil", missing, err)
+		}
+		return tx.DeleteNotice(102)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, v1 := load(t, s)
+	if v1 == v0 {
+		t.Error("Write did not change the version")
+	}
+	want.Page.Name = "Renamed"
+	// Component 3 is gone, and with it the notice's link to it.
+	want.Components = []statusd.Component{want.Components[0],
+		{ID: 8, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}}
+	want.Notices[0].ComponentIDs = []int64{7}
+	want.Notices[0].Updates = append(want.Notices[0].Updates, statusd.Update{ID: 11, State: statusd.Resolved,
+		Content: "More.", CreatedAt: t0.Add(time.Hour), UpdatedAt: t0.Add(time.Hour)})
+	want.Notices = want.Notices[:2]
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("after Write:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+func testWriteRollback(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	_, v0 := load(t, s)
+	refused := statusd.Errorf(statusd.EInvalidField, "no")
+	err := s.Write(ctx, func(tx statusd.Tx) error {
+		if err := tx.DeleteNotice(100); err != nil {
+			return err
+		}
+		if err := tx.Audit(statusd.AuditEntry{At: t0, Actor: "x", Action: "y", Target: "z"}); err != nil {
+			return err
+		}
+		return refused
+	})
+	if err != refused {
+		t.Fatalf("Write returned %v, want the function's error", err)
+	}
+	got, v1 := load(t, s)
+	if !reflect.DeepEqual(got, Sample()) || v1 != v0 {
+		t.Errorf("a failed Write left a change (version %d -> %d)", v0, v1)
+	}
+	if entries, _, _ := s.Audit(ctx, 1, 10); len(entries) != 1 || entries[0].Action != "page.import" {
+		t.Errorf("audit after a failed Write: %+v, want only the import", entries)
+	}
+}
+
+func testTokens(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	ts := s.Tokens()
+	hash := []byte("0123456789abcdef0123456789abcdef")
+	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: hash, CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: []byte("other"), CreatedAt: t0}); statusd.ErrorCode(err) != statusd.EConflict {
+		t.Errorf("second token named ops: %v, want a conflict", err)
+	}
+	tok, err := ts.Lookup(ctx, hash, t0.Add(time.Hour))
+	if err != nil || tok == nil || tok.Name != "ops" {
+		t.Fatalf("Lookup = %+v, %v", tok, err)
+	}
+	if tok, err := ts.Lookup(ctx, []byte("nope"), t0); err != nil || tok != nil {
+		t.Errorf("Lookup of an unknown hash = %+v, %v; want nil, nil", tok, err)
+	}
+	list, err := ts.List(ctx)
+	if err != nil || len(list) != 1 || list[0].LastUsed == nil || !list[0].LastUsed.Equal(t0.Add(time.Hour)) {
+		t.Errorf("List = %+v, %v; want ops, last used an hour after t0", list, err)
+	}
+	if err := ts.Revoke(ctx, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.Revoke(ctx, "ops"); statusd.ErrorCode(err) != statusd.ENotFound {
+		t.Errorf("revoking twice: %v, want not found", err)
+	}
+	if tok, _ := ts.Lookup(ctx, hash, t0); tok != nil {
+		t.Error("a revoked token still looks up")
+	}
+}
+
+func testAudit(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		err := s.Write(ctx, func(tx statusd.Tx) error {
+			return tx.Audit(statusd.AuditEntry{At: t0.Add(time.Duration(i) * time.Second), Actor: "ops",
+				Action: "test", Target: "entry", Detail: strconv.Itoa(i)})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	page1, total, err := s.Audit(ctx, 1, 25)
+	if err != nil || total != 31 || len(page1) != 25 || page1[0].Detail != "29" || page1[24].Detail != "5" {
+		t.Fatalf("Audit page 1: %d entries of %d (%v), first %+v", len(page1), total, err, page1[0])
+	}
+	page2, _, _ := s.Audit(ctx, 2, 25)
+	if len(page2) != 6 || page2[5].Action != "page.import" || !page2[0].At.Equal(t0.Add(4*time.Second)) {
+		t.Errorf("Audit page 2: %+v", page2)
 	}
 }

@@ -1,0 +1,167 @@
+package automation
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+var begins = time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC)
+
+// page holds automated maintenance 1 (02:00-03:00), the same without
+// automation (2), and an automated one already cancelled (3).
+func page() *statusd.Document {
+	ends := begins.Add(time.Hour)
+	created := begins.Add(-24 * time.Hour)
+	planned := func(id int64, automate bool, states ...statusd.State) statusd.Notice {
+		n := statusd.Notice{ID: id, Type: statusd.Planned, Subject: "Upgrade", TagList: []string{}, ComponentIDs: []int64{1},
+			BeginsAt: &begins, EndsAt: &ends, Automate: automate, CreatedAt: created, UpdatedAt: created}
+		for i, s := range states {
+			n.Updates = append(n.Updates, statusd.Update{ID: id*10 + int64(i), State: s, Content: "x", CreatedAt: created, UpdatedAt: created})
+		}
+		return n
+	}
+	return &statusd.Document{
+		Page:       statusd.Page{Name: "P", URL: "https://p.test", CreatedAt: created, UpdatedAt: created},
+		Components: []statusd.Component{{ID: 1, Position: 1, Name: "DB", CreatedAt: created, UpdatedAt: created}},
+		Notices: []statusd.Notice{
+			planned(1, true, statusd.Scheduled),
+			planned(2, false, statusd.Scheduled),
+			planned(3, true, statusd.Scheduled, statusd.Cancelled),
+		},
+	}
+}
+
+// clock is a settable time source for the runners.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+// server is one statusd's store handle, snapshot and runner on a shared file.
+func server(t *testing.T, path string, c *clock) *Runner {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	h := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, c.now, log)
+	if err := h.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Store: store, Snapshots: h, Now: c.now, Log: log}
+}
+
+func states(t *testing.T, r *Runner, id int64) []statusd.State {
+	t.Helper()
+	if err := r.Snapshots.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var out []statusd.State
+	for _, u := range r.Snapshots.Current().Notice(id).Updates {
+		out = append(out, u.State)
+	}
+	return out
+}
+
+// TestExactlyOnceAcrossServers runs two servers' runners on one database,
+// many times concurrently, at each moment of the schedule.
+func TestExactlyOnceAcrossServers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	c := &clock{t: begins.Add(-time.Second)}
+	a := server(t, path, c)
+	if err := a.Store.Import(context.Background(), page(), false); err != nil {
+		t.Fatal(err)
+	}
+	b := server(t, path, c)
+	tickAll := func() {
+		var wg sync.WaitGroup
+		for _, r := range []*Runner{a, b, a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := r.Snapshots.Refresh(context.Background()); err != nil {
+					t.Error(err)
+				}
+				if err := r.Tick(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	steps := []struct {
+		at   time.Time
+		want string
+	}{
+		{begins.Add(-time.Second), "[scheduled]"},
+		{begins, "[scheduled underway]"},
+		{begins.Add(30 * time.Minute), "[scheduled underway]"},
+		{begins.Add(time.Hour), "[scheduled underway complete]"},
+		{begins.Add(2 * time.Hour), "[scheduled underway complete]"},
+	}
+	for _, st := range steps {
+		c.set(st.at)
+		tickAll()
+		if got := fmt.Sprint(states(t, a, 1)); got != st.want {
+			t.Errorf("at %s: notice 1 %s, want %s", st.at.Format(time.TimeOnly), got, st.want)
+		}
+		if got := fmt.Sprint(states(t, b, 2)); got != "[scheduled]" {
+			t.Errorf("at %s: notice 2 without automate moved: %s", st.at.Format(time.TimeOnly), got)
+		}
+		if got := fmt.Sprint(states(t, b, 3)); got != "[scheduled cancelled]" {
+			t.Errorf("at %s: cancelled notice 3 moved: %s", st.at.Format(time.TimeOnly), got)
+		}
+	}
+	// The moves are written by statusd, once each, in the audit log.
+	entries, _, err := a.Store.Audit(context.Background(), 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moves []string
+	for _, e := range entries {
+		if e.Action == "notice.automate" {
+			moves = append(moves, e.Actor+" "+e.Target+" "+e.Detail)
+		}
+	}
+	if got := fmt.Sprint(moves); got != "[statusd notice 1 complete statusd notice 1 underway]" {
+		t.Errorf("audit moves %s", got)
+	}
+	n := a.Snapshots.Current().Notice(1)
+	if got := n.Updates[1].CreatedAt; !got.Equal(begins) {
+		t.Errorf("underway update at %s, want %s", got, begins)
+	}
+}
+
+// TestWholeWindowMissed checks a maintenance whose window passed while no
+// server ran: it goes underway and complete at once.
+func TestWholeWindowMissed(t *testing.T) {
+	c := &clock{t: begins.Add(5 * time.Hour)}
+	r := server(t, filepath.Join(t.TempDir(), "db"), c)
+	if err := r.Store.Import(context.Background(), page(), false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Snapshots.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(states(t, r, 1)); got != "[scheduled underway complete]" {
+		t.Errorf("notice 1 %s", got)
+	}
+}

@@ -85,3 +85,13 @@ type TokenStore interface {
 	// Lookup returns the token with the hash, or nil, and marks it used.
 	Lookup(ctx context.Context, hash []byte, now time.Time) (*Token, error)
 }
+
+// ChangeNotifier is implemented by stores that announce writes as they are
+// committed, by any process (PostgreSQL's LISTEN/NOTIFY).
+type ChangeNotifier interface {
+	// Changes returns a channel that receives a value soon after a write is
+	// committed, and after a lost connection to the announcements is made
+	// again (writes may have been missed), until ctx is done. It returns nil
+	// when the store cannot announce writes.
+	Changes(ctx context.Context) <-chan struct{}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -28,19 +29,20 @@ import (
 const watchInterval = 250 * time.Millisecond
 
 type serveConfig struct {
-	db, addr, adminAddr, variant, baseURL, rateLimit, trusted, logLevel string
+	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                bool
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var c serveConfig
 	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
-	fs.str(&c.db, "db", "statusd.db", "SQLite database `path`; created and migrated at start")
+	fs.str(&c.db, "db", "statusd.db", "SQLite database `path`, or a postgres:// URL; created and migrated at start")
 	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
 	fs.str(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
 	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
 	fs.str(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
 	fs.str(&c.rateLimit, "rate-limit", "10", "requests per second per client on the JSON API; 0 turns the limit off")
+	fs.str(&c.redisURL, "redis", "", "Redis `URL` (redis://host:port/db) that makes the rate limit one limit across every replica")
 	fs.str(&c.trusted, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
 	fs.str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
@@ -81,15 +83,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: variant, BaseURL: c.baseURL}, time.Now, log)
 	if err := holder.Refresh(ctx); err != nil {
-		return fmt.Errorf("loading the page from %s: %w", c.db, err)
+		return fmt.Errorf("loading the page from %s: %w", sqlstore.Redact(c.db), err)
 	}
 	if holder.Current() == nil {
 		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
 			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
 	}
 
+	var limiter ratelimit.Allower
+	switch {
+	case limit == 0:
+	case c.redisURL != "":
+		shared, err := ratelimit.NewShared(c.redisURL, limit, log)
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		defer shared.Close()
+		limiter = shared
+	default:
+		limiter = ratelimit.New(limit, 0)
+	}
 	mux := http.NewServeMux()
-	api.New(api.Config{Snapshots: holder, Variant: variant, RateLimit: limit, TrustedProxies: trusted,
+	api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
 		Now: time.Now, Log: log}).Register(mux)
 	web.New(holder).Register(mux)
 	adminMux := mux
@@ -121,7 +136,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
 	go runner.Run(bgCtx)
 
-	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", c.db, "variant", string(variant))
+	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {
 		log.Info("statusd admin API listening", "url", "http://"+listeners[1].Addr().String())
 	}

@@ -22,9 +22,8 @@ import (
 type Config struct {
 	Snapshots *snapshot.Holder
 	Variant   statusd.Variant
-	// RateLimit is the §8 limit in requests per second per client; 0 turns
-	// it off.
-	RateLimit float64
+	// Limiter is the §8 limit per client; nil turns it off.
+	Limiter ratelimit.Allower
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
 	Now            func() time.Time
@@ -35,7 +34,7 @@ type Config struct {
 type Server struct {
 	snaps   *snapshot.Holder
 	variant statusd.Variant
-	limiter *ratelimit.Limiter
+	limiter ratelimit.Allower
 	trusted []netip.Prefix
 	now     func() time.Time
 	log     *slog.Logger
@@ -43,11 +42,8 @@ type Server struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, trusted: cfg.TrustedProxies, now: cfg.Now, log: cfg.Log}
-	if cfg.RateLimit > 0 {
-		s.limiter = ratelimit.New(cfg.RateLimit, 0)
-	}
-	return s
+	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
+		now: cfg.Now, log: cfg.Log}
 }
 
 // Register adds the API's routes to mux: every path under /api/ and /v1/,

@@ -14,6 +14,15 @@ import (
 	"golang.org/x/time/rate"
 )
 
+// Allower is a rate limit per client: a local Limiter, or one Shared
+// through Redis.
+type Allower interface {
+	// Allow takes a token from the client's bucket at now.
+	Allow(client string, now time.Time) Result
+	// Burst is the size of each client's bucket.
+	Burst() int
+}
+
 // Limiter is a token bucket per client. Buckets that have refilled are
 // forgotten, so memory follows the number of recently active clients. It is
 // safe for concurrent use.

@@ -70,30 +70,43 @@ func (h *Holder) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Watch polls the store's version every interval and refreshes the snapshot
-// when it changed, until ctx is done. Errors are logged, not fatal: the last
-// snapshot keeps being served.
+// Watch refreshes the snapshot when the store's version changes, until ctx
+// is done: at once when the store announces writes (statusd.ChangeNotifier),
+// and by a check every interval in any case, the fallback for a missed
+// announcement. Errors are logged, not fatal: the last snapshot keeps being
+// served.
 func (h *Holder) Watch(ctx context.Context, interval time.Duration) {
+	var changes <-chan struct{}
+	if n, ok := h.store.(statusd.ChangeNotifier); ok {
+		changes = n.Changes(ctx)
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	failing := false // log a failure once, and the recovery once
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-changes:
 		}
-		v, err := h.store.Version(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				h.log.Warn("checking the store version", "err", err)
-			}
-			continue
+		err := h.refreshIfChanged(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !failing:
+			h.log.Warn("the store cannot be read; serving the last snapshot", "err", err)
+		case err == nil && failing:
+			h.log.Info("the store can be read again")
 		}
-		if v == h.version.Load() {
-			continue
-		}
-		if err := h.Refresh(ctx); err != nil && ctx.Err() == nil {
-			h.log.Warn("refreshing the snapshot", "err", err)
-		}
+		failing = err != nil
 	}
+}
+
+func (h *Holder) refreshIfChanged(ctx context.Context) error {
+	v, err := h.store.Version(ctx)
+	if err != nil || v == h.version.Load() {
+		return err
+	}
+	return h.Refresh(ctx)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -13,39 +14,48 @@ import (
 // Load reads the whole page in one read transaction, so that it is
 // consistent with the version it returns.
 func (s *Store) Load(ctx context.Context) (*statusd.Document, int64, error) {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, 0, err
-	}
-	defer tx.Rollback()
+	var doc *statusd.Document
 	var version int64
-	if err := tx.QueryRowContext(ctx, `SELECT version FROM store_version WHERE id = 1`).Scan(&version); err != nil {
-		return nil, 0, err
-	}
-	doc := &statusd.Document{}
-	p := &doc.Page
-	var created, updated int64
-	err = tx.QueryRowContext(ctx, `SELECT name, url, text_operational, text_degraded, text_under_maintenance,
-		created_at, updated_at FROM page WHERE id = 1`).Scan(&p.Name, &p.URL, &p.StateTexts.Operational,
-		&p.StateTexts.Degraded, &p.StateTexts.UnderMaintenance, &created, &updated)
-	if err == sql.ErrNoRows {
-		return nil, version, nil
-	}
+	err := s.read(ctx, func(t tx) error {
+		if err := t.row(`SELECT version FROM store_version WHERE id = 1`).Scan(&version); err != nil {
+			return err
+		}
+		p, err := loadPage(t)
+		if err != nil || p == nil {
+			return err
+		}
+		doc = &statusd.Document{Page: *p}
+		if doc.Components, err = loadComponents(t); err != nil {
+			return err
+		}
+		doc.Notices, err = loadNotices(t, nil)
+		return err
+	})
 	if err != nil {
-		return nil, 0, err
-	}
-	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
-	if doc.Components, err = loadComponents(ctx, tx); err != nil {
-		return nil, 0, err
-	}
-	if doc.Notices, err = loadNotices(ctx, tx, nil); err != nil {
-		return nil, 0, err
+		return nil, 0, unavailable(err)
 	}
 	return doc, version, nil
 }
 
-func loadComponents(ctx context.Context, tx *sql.Tx) ([]statusd.Component, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, parent_id, position, name, description, metrics_enabled,
+// loadPage returns the page, or nil when there is none.
+func loadPage(t tx) (*statusd.Page, error) {
+	var p statusd.Page
+	var created, updated int64
+	err := t.row(`SELECT name, url, text_operational, text_degraded, text_under_maintenance,
+		created_at, updated_at FROM page WHERE id = 1`).Scan(&p.Name, &p.URL, &p.StateTexts.Operational,
+		&p.StateTexts.Degraded, &p.StateTexts.UnderMaintenance, &created, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
+	return &p, nil
+}
+
+func loadComponents(t tx) ([]statusd.Component, error) {
+	rows, err := t.query(`SELECT id, parent_id, position, name, description, metrics_enabled,
 		created_at, updated_at FROM components ORDER BY position, id`)
 	if err != nil {
 		return nil, err
@@ -69,10 +79,13 @@ func loadComponents(ctx context.Context, tx *sql.Tx) ([]statusd.Component, error
 
 // loadNotices reads every notice, or only the one with the id when id is
 // not nil, with their links and updates, in id order.
-func loadNotices(ctx context.Context, tx *sql.Tx, id *int64) ([]statusd.Notice, error) {
-	// (? IS NULL OR x = ?) selects everything when id is nil.
-	rows, err := tx.QueryContext(ctx, `SELECT id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
-		automate, expires_at, created_at, updated_at FROM notices WHERE (? IS NULL OR id = ?) ORDER BY id`, id, id)
+func loadNotices(t tx, id *int64) ([]statusd.Notice, error) {
+	where, whereNotice, args := "", "", []any{}
+	if id != nil {
+		where, whereNotice, args = " WHERE id = ?", " WHERE notice_id = ?", []any{*id}
+	}
+	rows, err := t.query(`SELECT id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
+		automate, expires_at, created_at, updated_at FROM notices`+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +116,7 @@ func loadNotices(ctx context.Context, tx *sql.Tx, id *int64) ([]statusd.Notice, 
 	}
 	rows.Close()
 
-	links, err := tx.QueryContext(ctx, `SELECT notice_id, component_id FROM notice_components
-		WHERE (? IS NULL OR notice_id = ?) ORDER BY notice_id, ord`, id, id)
+	links, err := t.query(`SELECT notice_id, component_id FROM notice_components`+whereNotice+` ORDER BY notice_id, ord`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +134,8 @@ func loadNotices(ctx context.Context, tx *sql.Tx, id *int64) ([]statusd.Notice, 
 	}
 	links.Close()
 
-	ups, err := tx.QueryContext(ctx, `SELECT id, notice_id, state, content, created_at, updated_at
-		FROM updates WHERE (? IS NULL OR notice_id = ?) ORDER BY notice_id, seq`, id, id)
+	ups, err := t.query(`SELECT id, notice_id, state, content, created_at, updated_at
+		FROM updates`+whereNotice+` ORDER BY notice_id, seq`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,51 +158,51 @@ func loadNotices(ctx context.Context, tx *sql.Tx, id *int64) ([]statusd.Notice, 
 // Import writes doc in one transaction. Without replace it refuses a store
 // that already holds a page.
 func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool) error {
-	return s.transact(ctx, func(tx *sql.Tx) error {
+	return s.transact(ctx, func(t tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM page`).Scan(&n); err != nil {
+		if err := t.row(`SELECT count(*) FROM page`).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 && !replace {
 			return statusd.Errorf(statusd.EConflict, "the database already holds a page; replace it whole with --replace")
 		}
 		for _, table := range []string{"updates", "notice_components", "notices", "components", "page"} {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+table); err != nil {
+			if _, err := t.exec("DELETE FROM " + table); err != nil {
 				return err
 			}
 		}
-		if err := insertDocument(ctx, tx, doc); err != nil {
+		if err := insertDocument(t, doc); err != nil {
 			return err
 		}
 		detail := fmt.Sprintf("%d components, %d notices", len(doc.Components), len(doc.Notices))
-		if err := audit(ctx, tx, statusd.AuditEntry{At: time.Now(), Actor: "statusd import", Action: "page.import",
+		if err := audit(t, statusd.AuditEntry{At: time.Now(), Actor: "statusd import", Action: "page.import",
 			Target: "page", Detail: detail}); err != nil {
 			return err
 		}
-		return bumpVersion(ctx, tx)
+		return bumpVersion(t)
 	})
 }
 
-func insertDocument(ctx context.Context, tx *sql.Tx, doc *statusd.Document) error {
-	if err := putPage(ctx, tx, &doc.Page); err != nil {
+func insertDocument(t tx, doc *statusd.Document) error {
+	if err := putPage(t, &doc.Page); err != nil {
 		return err
 	}
 	// Parents are inserted before children: components go in without a
 	// parent first, then get it.
 	for _, c := range doc.Components {
 		c.ParentID = nil
-		if err := putComponent(ctx, tx, &c); err != nil {
+		if err := putComponent(t, &c); err != nil {
 			return err
 		}
 	}
 	for _, c := range doc.Components {
 		if c.ParentID != nil {
-			if _, err := tx.ExecContext(ctx, `UPDATE components SET parent_id = ? WHERE id = ?`, *c.ParentID, c.ID); err != nil {
+			if _, err := t.exec(`UPDATE components SET parent_id = ? WHERE id = ?`, *c.ParentID, c.ID); err != nil {
 				return err
 			}
 		}
 	}
-	w, err := newNoticeWriter(ctx, tx)
+	w, err := newNoticeWriter(t)
 	if err != nil {
 		return err
 	}
@@ -203,8 +215,8 @@ func insertDocument(ctx context.Context, tx *sql.Tx, doc *statusd.Document) erro
 	return nil
 }
 
-func putPage(ctx context.Context, tx *sql.Tx, p *statusd.Page) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO page (id, name, url, text_operational, text_degraded,
+func putPage(t tx, p *statusd.Page) error {
+	_, err := t.exec(`INSERT INTO page (id, name, url, text_operational, text_degraded,
 		text_under_maintenance, created_at, updated_at) VALUES (1, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET name = excluded.name, url = excluded.url,
 		text_operational = excluded.text_operational, text_degraded = excluded.text_degraded,
@@ -215,8 +227,8 @@ func putPage(ctx context.Context, tx *sql.Tx, p *statusd.Page) error {
 	return err
 }
 
-func putComponent(ctx context.Context, tx *sql.Tx, c *statusd.Component) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO components (id, parent_id, position, name, description,
+func putComponent(t tx, c *statusd.Component) error {
+	_, err := t.exec(`INSERT INTO components (id, parent_id, position, name, description,
 		metrics_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, position = excluded.position,
 		name = excluded.name, description = excluded.description, metrics_enabled = excluded.metrics_enabled,
@@ -231,12 +243,12 @@ type noticeWriter struct {
 	notice, link, update *sql.Stmt
 }
 
-func newNoticeWriter(ctx context.Context, tx *sql.Tx) (*noticeWriter, error) {
+func newNoticeWriter(t tx) (*noticeWriter, error) {
 	var w noticeWriter
 	var err error
 	prepare := func(dst **sql.Stmt, query string) {
 		if err == nil {
-			*dst, err = tx.PrepareContext(ctx, query)
+			*dst, err = t.prepare(query)
 		}
 	}
 	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, begins_at, ends_at,

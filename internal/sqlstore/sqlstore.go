@@ -1,6 +1,9 @@
-// Package sqlstore implements statusd.Store on database/sql: SQLite through a
-// pure-Go driver, with embedded, numbered migrations that each run in one
-// transaction.
+// Package sqlstore implements statusd.Store on database/sql, for SQLite
+// (pure-Go driver, the default, no setup) and PostgreSQL (pgx), with the same
+// SQL, embedded numbered migrations for each that run in one transaction
+// each, and serialised writers: SQLite's single writer connection, and a
+// transaction-scoped advisory lock on PostgreSQL, so that several servers on
+// one database never interleave writes.
 package sqlstore
 
 import (
@@ -18,27 +21,93 @@ import (
 
 	"github.com/statusd/statusd"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
 )
 
 //go:embed migrations
 var migrations embed.FS
 
-// Store is a statusd.Store on SQLite. Reads go through a pool of connections;
-// writes through a single connection that takes the write lock at BEGIN, so
-// that writers queue instead of failing with SQLITE_BUSY.
+// dialect holds what differs between SQLite and PostgreSQL.
+type dialect struct {
+	name string // "sqlite" or "postgres": the migrations folder too
+	// writeLock, when set, runs first in every write transaction.
+	writeLock string
+	// notify, when set, runs in every write transaction that commits a change.
+	notify string
+}
+
+var (
+	sqliteDialect   = &dialect{name: "sqlite"}
+	postgresDialect = &dialect{name: "postgres",
+		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
+		notify:    "SELECT pg_notify('" + notifyChannel + "', '')"}
+)
+
+// notifyChannel is the PostgreSQL channel on which writes are announced.
+const notifyChannel = "statusd_changes"
+
+// rebind turns ? placeholders into $1, $2, ... for PostgreSQL. statusd's SQL
+// has no ? inside string literals.
+func (d *dialect) rebind(q string) string {
+	if d != postgresDialect || !strings.Contains(q, "?") {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Store is a statusd.Store on SQLite or PostgreSQL.
 type Store struct {
+	d   *dialect
 	db  *sql.DB // readers
-	wdb *sql.DB // the single writer
+	wdb *sql.DB // writers
+	dsn string  // the PostgreSQL URL, for LISTEN
 }
 
 var _ statusd.Store = (*Store)(nil)
 
-// Open opens (creating if needed) the SQLite database at path, in WAL mode,
-// and applies pending migrations.
-func Open(ctx context.Context, path string) (*Store, error) {
+// IsPostgres reports whether a --db value names a PostgreSQL database.
+func IsPostgres(target string) bool {
+	return strings.HasPrefix(target, "postgres://") || strings.HasPrefix(target, "postgresql://")
+}
+
+// Open opens the store named by target, a postgres:// URL or the path of a
+// SQLite file (created if needed, in WAL mode), and applies pending
+// migrations.
+func Open(ctx context.Context, target string) (*Store, error) {
+	s, err := open(target)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s: %w", Redact(target), err)
+	}
+	return s, nil
+}
+
+func open(target string) (*Store, error) {
+	if IsPostgres(target) {
+		db, err := sql.Open("pgx", target)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Redact(target), err)
+		}
+		db.SetMaxOpenConns(16)
+		db.SetConnMaxIdleTime(time.Minute)
+		return &Store{d: postgresDialect, db: db, wdb: db, dsn: target}, nil
+	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + pragmas
+	dsn := "file:" + (&url.URL{Path: target}).EscapedPath() + "?" + pragmas
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err
@@ -49,27 +118,36 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, err
 	}
 	wdb.SetMaxOpenConns(1)
-	s := &Store{db: db, wdb: wdb}
-	if err := s.migrate(ctx); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	return &Store{d: sqliteDialect, db: db, wdb: wdb}, nil
+}
+
+// Redact hides the password of a database URL, for messages and logs.
+func Redact(target string) string {
+	if u, err := url.Parse(target); err == nil && u.User != nil {
+		return u.Redacted()
 	}
-	return s, nil
+	return target
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	if s.wdb == s.db {
+		return s.db.Close()
+	}
 	return errors.Join(s.db.Close(), s.wdb.Close())
 }
 
-// migrate applies, in order and each in its own transaction, every embedded
-// migration whose number is not yet recorded in schema_migrations.
+// migrate applies, in order and each in its own write transaction, every
+// embedded migration whose number is not yet recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.wdb.ExecContext(ctx,
-		`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`); err != nil {
+	err := s.transact(ctx, func(t tx) error {
+		_, err := t.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	names, err := fs.Glob(migrations, "migrations/sqlite/*.sql")
+	names, err := fs.Glob(migrations, "migrations/"+s.d.name+"/*.sql")
 	if err != nil {
 		return err
 	}
@@ -84,15 +162,15 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		err = s.transact(ctx, func(tx *sql.Tx) error {
+		err = s.transact(ctx, func(t tx) error {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil || n > 0 {
+			if err := t.row(`SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil || n > 0 {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			if _, err := t.sql.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("migration %s: %w", base, err)
 			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version) VALUES (?)`, version)
+			_, err := t.exec(`INSERT INTO schema_migrations (version) VALUES (?)`, version)
 			return err
 		})
 		if err != nil {
@@ -102,18 +180,71 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// transact runs fn in a write transaction, committing when fn returns nil and
-// rolling back otherwise.
-func (s *Store) transact(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.wdb.BeginTx(ctx, nil)
+// tx is a transaction whose queries are written with ? placeholders.
+type tx struct {
+	ctx context.Context
+	sql *sql.Tx
+	d   *dialect
+}
+
+func (t tx) exec(q string, args ...any) (sql.Result, error) {
+	return t.sql.ExecContext(t.ctx, t.d.rebind(q), args...)
+}
+
+func (t tx) query(q string, args ...any) (*sql.Rows, error) {
+	return t.sql.QueryContext(t.ctx, t.d.rebind(q), args...)
+}
+
+func (t tx) row(q string, args ...any) *sql.Row {
+	return t.sql.QueryRowContext(t.ctx, t.d.rebind(q), args...)
+}
+
+func (t tx) prepare(q string) (*sql.Stmt, error) {
+	return t.sql.PrepareContext(t.ctx, t.d.rebind(q))
+}
+
+// transact runs fn in a write transaction, committing when fn returns nil
+// and rolling back otherwise. Writers are serialised.
+func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
+	sqlTx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
+		return unavailable(err)
+	}
+	defer sqlTx.Rollback()
+	t := tx{ctx: ctx, sql: sqlTx, d: s.d}
+	if s.d.writeLock != "" {
+		if _, err := t.exec(s.d.writeLock); err != nil {
+			return unavailable(err)
+		}
+	}
+	if err := fn(t); err != nil {
 		return err
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	return unavailable(sqlTx.Commit())
+}
+
+// read runs fn in a read-only transaction, so that it sees one consistent
+// state.
+func (s *Store) read(ctx context.Context, fn func(tx) error) error {
+	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return unavailable(err)
+	}
+	defer sqlTx.Rollback()
+	return fn(tx{ctx: ctx, sql: sqlTx, d: s.d})
+}
+
+// unavailable marks a failure to reach the database as 503 unavailable, so
+// that callers can tell it from a refusal.
+func unavailable(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
-	return tx.Commit()
+	var serr *statusd.Error
+	if errors.As(err, &serr) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", statusd.Errorf(statusd.EUnavailable, "the database cannot be reached; try again shortly"), err)
 }
 
 // Version returns the number of writes made to the store.
@@ -123,9 +254,16 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-func bumpVersion(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE store_version SET version = version + 1 WHERE id = 1`)
-	return err
+// bumpVersion marks a write, and announces it where the database can.
+func bumpVersion(t tx) error {
+	if _, err := t.exec(`UPDATE store_version SET version = version + 1 WHERE id = 1`); err != nil {
+		return err
+	}
+	if t.d.notify != "" {
+		_, err := t.exec(t.d.notify)
+		return err
+	}
+	return nil
 }
 
 func ms(t time.Time) int64 { return t.UnixMilli() }

@@ -13,50 +13,39 @@ import (
 // Write runs fn in one write transaction and bumps the version when it
 // commits.
 func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) error {
-	return s.transact(ctx, func(tx *sql.Tx) error {
-		if err := fn(&sqlTx{ctx: ctx, tx: tx}); err != nil {
+	return s.transact(ctx, func(t tx) error {
+		if err := fn(&sqlTx{t}); err != nil {
 			return err
 		}
-		return bumpVersion(ctx, tx)
+		return bumpVersion(t)
 	})
 }
 
 // sqlTx is a statusd.Tx on a database/sql transaction.
-type sqlTx struct {
-	ctx context.Context
-	tx  *sql.Tx
-}
+type sqlTx struct{ t tx }
 
 func (t *sqlTx) Page() (*statusd.Page, error) {
-	var p statusd.Page
-	var created, updated int64
-	err := t.tx.QueryRowContext(t.ctx, `SELECT name, url, text_operational, text_degraded, text_under_maintenance,
-		created_at, updated_at FROM page WHERE id = 1`).Scan(&p.Name, &p.URL, &p.StateTexts.Operational,
-		&p.StateTexts.Degraded, &p.StateTexts.UnderMaintenance, &created, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
+	p, err := loadPage(t.t)
+	if err == nil && p == nil {
+		err = statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
 	}
-	if err != nil {
-		return nil, err
-	}
-	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
-	return &p, nil
+	return p, err
 }
 
-func (t *sqlTx) PutPage(p *statusd.Page) error { return putPage(t.ctx, t.tx, p) }
+func (t *sqlTx) PutPage(p *statusd.Page) error { return putPage(t.t, p) }
 
-func (t *sqlTx) Components() ([]statusd.Component, error) { return loadComponents(t.ctx, t.tx) }
+func (t *sqlTx) Components() ([]statusd.Component, error) { return loadComponents(t.t) }
 
-func (t *sqlTx) PutComponent(c *statusd.Component) error { return putComponent(t.ctx, t.tx, c) }
+func (t *sqlTx) PutComponent(c *statusd.Component) error { return putComponent(t.t, c) }
 
 func (t *sqlTx) DeleteComponents(ids []int64) error {
 	for _, id := range ids {
-		if _, err := t.tx.ExecContext(t.ctx, `UPDATE components SET parent_id = NULL WHERE id = ?`, id); err != nil {
+		if _, err := t.t.exec(`UPDATE components SET parent_id = NULL WHERE id = ?`, id); err != nil {
 			return err
 		}
 	}
 	for _, id := range ids {
-		if _, err := t.tx.ExecContext(t.ctx, `DELETE FROM components WHERE id = ?`, id); err != nil {
+		if _, err := t.t.exec(`DELETE FROM components WHERE id = ?`, id); err != nil {
 			return err
 		}
 	}
@@ -64,7 +53,7 @@ func (t *sqlTx) DeleteComponents(ids []int64) error {
 }
 
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
-	ns, err := loadNotices(t.ctx, t.tx, &id)
+	ns, err := loadNotices(t.t, &id)
 	if err != nil || len(ns) == 0 {
 		return nil, err
 	}
@@ -75,7 +64,7 @@ func (t *sqlTx) PutNotice(n *statusd.Notice) error {
 	if err := t.DeleteNotice(n.ID); err != nil {
 		return err
 	}
-	w, err := newNoticeWriter(t.ctx, t.tx)
+	w, err := newNoticeWriter(t.t)
 	if err != nil {
 		return err
 	}
@@ -86,7 +75,7 @@ func (t *sqlTx) PutNotice(n *statusd.Notice) error {
 func (t *sqlTx) DeleteNotice(id int64) error {
 	for _, q := range []string{`DELETE FROM updates WHERE notice_id = ?`, `DELETE FROM notice_components WHERE notice_id = ?`,
 		`DELETE FROM notices WHERE id = ?`} {
-		if _, err := t.tx.ExecContext(t.ctx, q, id); err != nil {
+		if _, err := t.t.exec(q, id); err != nil {
 			return err
 		}
 	}
@@ -100,14 +89,14 @@ func (t *sqlTx) NextID(kind string) (int64, error) {
 		return 0, fmt.Errorf("NextID: unknown kind %q", kind)
 	}
 	var next int64
-	err := t.tx.QueryRowContext(t.ctx, `SELECT COALESCE(MAX(id), 0) + 1 FROM `+kind).Scan(&next)
+	err := t.t.row(`SELECT COALESCE(MAX(id), 0) + 1 FROM ` + kind).Scan(&next)
 	return next, err
 }
 
-func (t *sqlTx) Audit(e statusd.AuditEntry) error { return audit(t.ctx, t.tx, e) }
+func (t *sqlTx) Audit(e statusd.AuditEntry) error { return audit(t.t, e) }
 
-func audit(ctx context.Context, tx *sql.Tx, e statusd.AuditEntry) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)`,
+func audit(t tx, e statusd.AuditEntry) error {
+	_, err := t.exec(`INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)`,
 		ms(e.At), e.Actor, e.Action, e.Target, e.Detail)
 	return err
 }
@@ -115,26 +104,29 @@ func audit(ctx context.Context, tx *sql.Tx, e statusd.AuditEntry) error {
 // Audit returns a page of the audit log, newest first.
 func (s *Store) Audit(ctx context.Context, page, perPage int) ([]statusd.AuditEntry, int, error) {
 	var total int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM audit`).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, at, actor, action, target, detail FROM audit
-		ORDER BY id DESC LIMIT ? OFFSET ?`, perPage, (max(page, 1)-1)*perPage)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
 	var out []statusd.AuditEntry
-	for rows.Next() {
-		var e statusd.AuditEntry
-		var at int64
-		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail); err != nil {
-			return nil, 0, err
+	err := s.read(ctx, func(t tx) error {
+		if err := t.row(`SELECT count(*) FROM audit`).Scan(&total); err != nil {
+			return err
 		}
-		e.At = fromMS(at)
-		out = append(out, e)
-	}
-	return out, total, rows.Err()
+		rows, err := t.query(`SELECT id, at, actor, action, target, detail FROM audit
+			ORDER BY id DESC LIMIT ? OFFSET ?`, perPage, (max(page, 1)-1)*perPage)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var e statusd.AuditEntry
+			var at int64
+			if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail); err != nil {
+				return err
+			}
+			e.At = fromMS(at)
+			out = append(out, e)
+		}
+		return rows.Err()
+	})
+	return out, total, err
 }
 
 // Tokens returns the store's token keeper.
@@ -143,16 +135,15 @@ func (s *Store) Tokens() statusd.TokenStore { return tokenStore{s} }
 type tokenStore struct{ s *Store }
 
 func (ts tokenStore) Create(ctx context.Context, t statusd.Token) error {
-	return ts.s.transact(ctx, func(tx *sql.Tx) error {
+	return ts.s.transact(ctx, func(x tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tokens WHERE name = ?`, t.Name).Scan(&n); err != nil {
+		if err := x.row(`SELECT count(*) FROM tokens WHERE name = ?`, t.Name).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
 			return statusd.Errorf(statusd.EConflict, "a token named %q exists; revoke it first or choose another name", t.Name)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)`,
-			t.Name, t.Hash, ms(t.CreatedAt))
+		_, err := x.exec(`INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)`, t.Name, t.Hash, ms(t.CreatedAt))
 		return err
 	})
 }
@@ -178,8 +169,8 @@ func (ts tokenStore) List(ctx context.Context) ([]statusd.Token, error) {
 }
 
 func (ts tokenStore) Revoke(ctx context.Context, name string) error {
-	return ts.s.transact(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE name = ?`, name)
+	return ts.s.transact(ctx, func(x tx) error {
+		res, err := x.exec(`DELETE FROM tokens WHERE name = ?`, name)
 		if err != nil {
 			return err
 		}
@@ -194,7 +185,7 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 	var t statusd.Token
 	var created int64
 	var used sql.NullInt64
-	err := ts.s.db.QueryRowContext(ctx, `SELECT name, hash, created_at, last_used FROM tokens WHERE hash = ?`, hash).
+	err := ts.s.db.QueryRowContext(ctx, ts.s.d.rebind(`SELECT name, hash, created_at, last_used FROM tokens WHERE hash = ?`), hash).
 		Scan(&t.Name, &t.Hash, &created, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -205,7 +196,7 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 	t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
 	// Recording the last use is worth a write at most once a minute.
 	if t.LastUsed == nil || now.Sub(*t.LastUsed) > time.Minute {
-		if _, err := ts.s.wdb.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE name = ?`, ms(now), t.Name); err != nil {
+		if _, err := ts.s.wdb.ExecContext(ctx, ts.s.d.rebind(`UPDATE tokens SET last_used = ? WHERE name = ?`), ms(now), t.Name); err != nil {
 			return nil, err
 		}
 	}

@@ -47,8 +47,9 @@ type Tx interface {
 	// PutNotice inserts or replaces a notice with its links and updates.
 	PutNotice(n *Notice) error
 	DeleteNotice(id int64) error
-	// NextID returns one more than the largest id of "components",
-	// "notices" or "updates" (1 when there is none).
+	// NextID returns a new id for "components", "notices" or "updates":
+	// one more than any id of that kind ever given, so that the id of a
+	// deleted object is never given again (1 when there was none).
 	NextID(kind string) (int64, error)
 	// Audit records an entry in the audit log.
 	Audit(e AuditEntry) error

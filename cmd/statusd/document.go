@@ -73,7 +73,7 @@ func exportCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if len(rest) > 0 {
 		return fmt.Errorf("export takes no arguments, got %q", rest)
 	}
-	if _, err := os.Stat(db); err != nil {
+	if _, err := os.Stat(db); err != nil && !sqlstore.IsPostgres(db) {
 		return fmt.Errorf("%s: no such database; give its path with --db", db)
 	}
 	store, err := sqlstore.Open(ctx, db)

@@ -31,7 +31,12 @@ func main() {
 		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "statusd:", err)
-		os.Exit(1)
+		code := exitCodeFailure
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.Code
+		}
+		os.Exit(code)
 	}
 }
 
@@ -43,6 +48,23 @@ Usage:
   statusd export [flags]          write the page document to standard output
   statusd token create --name N   print a new admin API token (also: token list, token revoke NAME)
   statusd audit [flags]           print the audit log, newest first
+  statusd migrate --from A --to B copy a whole store, e.g. SQLite into PostgreSQL
+
+Operator commands, clients of a running server's admin API:
+  statusd incident open|update|resolve|reopen        publish an incident and its progress
+  statusd maintenance schedule|start|complete|cancel  publish planned maintenance
+  statusd announce -m MESSAGE [--expires T]           publish a general notice
+  statusd component add|list|move|rm                  manage the page's components
+  statusd notice list|show                            read notices
+Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
+--token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
+server's JSON answer instead of a summary). Components are named by id or name.
+
+Exit codes of the operator commands:
+  0 success                       4 not found (404)
+  1 any other failure             5 refused by the server (400, 409, 413, 422)
+  2 usage error (flags, arguments, an ambiguous component name)
+  3 not authorized (401)          6 server unreachable or unavailable (no answer, 429, 5xx)
 
 Run "statusd COMMAND -h" for a command's flags.
 `
@@ -64,6 +86,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return tokenCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "audit":
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "migrate":
+		return migrateCmd(ctx, args[1:], getenv, stderr)
+	case "incident":
+		return incidentCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "maintenance":
+		return maintenanceCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "announce":
+		return announceCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "component":
+		return componentCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "notice":
+		return noticeCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -17,8 +17,9 @@ import (
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
-	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/web"
@@ -30,7 +31,7 @@ const watchInterval = 250 * time.Millisecond
 
 type serveConfig struct {
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
-	demo                                                                bool
+	demo                                                                          bool
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -110,6 +111,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	adminMux := mux
 	if c.adminAddr != "" {
 		adminMux = http.NewServeMux()
+		adminMux.Handle("/", httpjson.NotFound(log, "this listener serves only the admin API"))
+		mux.Handle("/admin/", httpjson.NotFound(log, "the admin API is on its own listener (--admin-addr)"))
 	}
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -117,15 +118,10 @@ func (s *Server) wrap(h handler) http.Handler {
 }
 
 // authenticate returns the name of the request's token. A missing and a
-// wrong token get the same answer; a client that keeps failing is slowed
-// down with 429.
+// wrong token get the same answer. A client that keeps failing is answered
+// 429 instead of 401 for a while; a valid token always gets through, so
+// that nobody can lock operators out by failing on purpose.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, error) {
-	client := ratelimit.ClientAddr(r, s.trusted)
-	now := time.Now()
-	if res := s.failures.Check(client, now); !res.OK {
-		w.Header().Set("Retry-After", strconv.Itoa(res.Retry))
-		return "", statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry)
-	}
 	scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if strings.EqualFold(scheme, "Bearer") && secret != "" {
 		sum := sha256.Sum256([]byte(strings.TrimSpace(secret)))
@@ -137,7 +133,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request) (string, e
 			return tok.Name, nil
 		}
 	}
-	s.failures.Allow(client, now)
+	if res := s.failures.Allow(ratelimit.ClientAddr(r, s.trusted), s.now()); !res.OK {
+		w.Header().Set("Retry-After", strconv.Itoa(res.Retry))
+		return "", statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry)
+	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="statusd admin"`)
 	return "", statusd.Errorf(statusd.EUnauthorized, "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)")
 }
@@ -169,10 +168,16 @@ func (s *Server) current() (*snapshot.Snapshot, error) {
 	return snap, nil
 }
 
+// pathID reads the {id} path segment: 400 when it is not an integer, 404
+// when it is one too large to exist.
 func pathID(r *http.Request, what string) (int64, error) {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	if err != nil {
-		return 0, statusd.Errorf(statusd.ENotFound, "%s %s not found", what, r.PathValue("id"))
+	v := r.PathValue("id")
+	id, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.Is(err, strconv.ErrRange):
+		return 0, statusd.Errorf(statusd.ENotFound, "%s %s not found", what, v)
 	}
-	return id, nil
+	return 0, statusd.Errorf(statusd.EInvalidParameter, "id: %q is not an integer", v)
 }

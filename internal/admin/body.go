@@ -20,10 +20,13 @@ func decode(r *http.Request, dst any) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(dst)
 	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
+		_, err = dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
 			return statusd.Errorf(statusd.EInvalidBody, "the body holds more than one JSON value")
 		}
-		return nil
 	}
 	var maxErr *http.MaxBytesError
 	var typeErr *json.UnmarshalTypeError

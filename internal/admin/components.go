@@ -219,6 +219,11 @@ func placeComponent(comps []statusd.Component, c statusd.Component, body compone
 	}
 	if body.ParentID.Set {
 		c.ParentID = body.ParentID.Value
+		if body.Position == nil && c.ParentID != nil {
+			// Without a position, a component joins its parent's group:
+			// right after the parent's last descendant.
+			pos = afterSubtree(rest, *c.ParentID)
+		}
 	}
 	if c.ParentID != nil {
 		parents := map[int64]*int64{}
@@ -241,6 +246,21 @@ func placeComponent(comps []statusd.Component, c statusd.Component, body compone
 	}
 	pos = min(max(pos, 1), len(rest)+1)
 	return slices.Insert(rest, pos-1, c), nil
+}
+
+// afterSubtree returns the position just after the last component of the
+// subtree of id in comps (position order), or after the end when id is not
+// there.
+func afterSubtree(comps []statusd.Component, id int64) int {
+	inside := map[int64]bool{id: true}
+	last := len(comps)
+	for i, c := range comps {
+		if inside[c.ID] || (c.ParentID != nil && inside[*c.ParentID]) {
+			inside[c.ID] = true
+			last = i
+		}
+	}
+	return last + 2
 }
 
 // savePositions renumbers order 1..n and writes every component whose row

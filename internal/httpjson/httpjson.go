@@ -77,3 +77,11 @@ func Recover(log *slog.Logger, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// NotFound answers every request with a JSON 404, for the paths of an API
+// that are not served on a listener.
+func NotFound(log *slog.Logger, message string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Error(w, r, log, statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path))
+	})
+}

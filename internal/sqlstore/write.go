@@ -88,8 +88,17 @@ func (t *sqlTx) NextID(kind string) (int64, error) {
 	if !idTables[kind] {
 		return 0, fmt.Errorf("NextID: unknown kind %q", kind)
 	}
-	var next int64
-	err := t.t.row(`SELECT COALESCE(MAX(id), 0) + 1 FROM ` + kind).Scan(&next)
+	var largest, high int64
+	if err := t.t.row(`SELECT COALESCE(MAX(id), 0) FROM ` + kind).Scan(&largest); err != nil {
+		return 0, err
+	}
+	err := t.t.row(`SELECT high FROM id_high_water WHERE kind = ?`, kind).Scan(&high)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, err
+	}
+	next := max(largest, high) + 1
+	_, err = t.t.exec(`INSERT INTO id_high_water (kind, high) VALUES (?, ?)
+		ON CONFLICT (kind) DO UPDATE SET high = excluded.high`, kind, next)
 	return next, err
 }
 
@@ -191,13 +200,13 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
 	// Recording the last use is worth a write at most once a minute.
 	if t.LastUsed == nil || now.Sub(*t.LastUsed) > time.Minute {
 		if _, err := ts.s.wdb.ExecContext(ctx, ts.s.d.rebind(`UPDATE tokens SET last_used = ? WHERE name = ?`), ms(now), t.Name); err != nil {
-			return nil, err
+			return nil, unavailable(err)
 		}
 	}
 	return &t, nil

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) statusd.Store) {
 		{"VersionChangesWithEveryWrite", testVersion},
 		{"WriteChangesEachKindOfObject", testWrite},
 		{"FailedWriteWritesNothing", testWriteRollback},
+		{"IDsAreNeverGivenTwice", testNextID},
 		{"Tokens", testTokens},
 		{"AuditNewestFirst", testAudit},
 	}
@@ -333,5 +334,47 @@ func testAudit(t *testing.T, s statusd.Store) {
 	page2, _, _ := s.Audit(ctx, 2, 25)
 	if len(page2) != 6 || page2[5].Action != "page.import" || !page2[0].At.Equal(t0.Add(4*time.Second)) {
 		t.Errorf("Audit page 2: %+v", page2)
+	}
+}
+
+func testNextID(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	var first, second, third int64
+	err := s.Write(ctx, func(tx statusd.Tx) error {
+		var err error
+		first, err = tx.NextID("notices")
+		return err
+	})
+	if err != nil || first != 103 {
+		t.Fatalf("NextID(notices) = %d, %v; want 103", first, err)
+	}
+	// The newest notice is deleted: its id is not given again.
+	err = s.Write(ctx, func(tx statusd.Tx) error {
+		if err := tx.DeleteNotice(102); err != nil {
+			return err
+		}
+		var err error
+		second, err = tx.NextID("notices")
+		return err
+	})
+	if err != nil || second != 104 {
+		t.Errorf("NextID after deleting 102 = %d, %v; want 104", second, err)
+	}
+	// An id taken in a transaction that rolled back may be given again.
+	refused := statusd.Errorf(statusd.EInvalidField, "no")
+	s.Write(ctx, func(tx statusd.Tx) error {
+		tx.NextID("notices")
+		return refused
+	})
+	err = s.Write(ctx, func(tx statusd.Tx) error {
+		var err error
+		third, err = tx.NextID("notices")
+		return err
+	})
+	if err != nil || third != 105 {
+		t.Errorf("NextID after a rolled back one = %d, %v; want 105", third, err)
 	}
 }

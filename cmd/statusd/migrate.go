@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+// migrateCmd copies a whole store into another: the page, the admin tokens
+// (their hashes) and the audit log, typically from SQLite into PostgreSQL.
+func migrateCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	var from, to string
+	var replace bool
+	fs := newFlagSet("migrate", "migrate --from SOURCE --to TARGET [--replace]", getenv, stderr)
+	fs.StringVar(&from, "from", "", "the store to copy: a SQLite `path` or a postgres:// URL")
+	fs.StringVar(&to, "to", "", "the store to fill: a postgres:// `URL` or a SQLite path")
+	fs.BoolVar(&replace, "replace", false, "replace the page the target already holds")
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if from == "" || to == "" || len(rest) > 0 {
+		fs.Usage()
+		return errors.New("migrate needs --from and --to, and nothing else")
+	}
+	src, err := sqlstore.Open(ctx, from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	doc, _, err := src.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if doc == nil {
+		return fmt.Errorf("%s holds no page to copy", sqlstore.Redact(from))
+	}
+	dst, err := sqlstore.Open(ctx, to)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	if err := dst.Import(ctx, doc, replace); err != nil {
+		return fmt.Errorf("%s: %w", sqlstore.Redact(to), userError(err))
+	}
+	tokens, err := src.Tokens().List(ctx)
+	if err != nil {
+		return err
+	}
+	copied := 0
+	for _, t := range tokens {
+		err := dst.Tokens().Create(ctx, t)
+		switch {
+		case err == nil:
+			copied++
+		case statusd.ErrorCode(err) == statusd.EConflict: // the target has one of that name: keep it
+		default:
+			return err
+		}
+	}
+	entries, err := copyAudit(ctx, src, dst)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "copied %q (%d components, %d notices), %d token(s) and %d audit entries from %s to %s\n",
+		doc.Page.Name, len(doc.Components), len(doc.Notices), copied, entries, sqlstore.Redact(from), sqlstore.Redact(to))
+	return nil
+}
+
+// copyAudit appends the source's audit log to the target's, oldest first.
+func copyAudit(ctx context.Context, src, dst statusd.Store) (int, error) {
+	const per = 500
+	var all []statusd.AuditEntry
+	for page := 1; ; page++ {
+		entries, total, err := src.Audit(ctx, page, per)
+		if err != nil {
+			return 0, err
+		}
+		all = append(all, entries...)
+		if len(all) >= total || len(entries) == 0 {
+			break
+		}
+	}
+	err := dst.Write(ctx, func(tx statusd.Tx) error {
+		for i := len(all) - 1; i >= 0; i-- {
+			if err := tx.Audit(all[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return len(all), err
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd/internal/testenv"
+)
+
+// replica is a statusd serve process, started from the test binary.
+type replica struct {
+	*testServer
+	cmd *exec.Cmd
+}
+
+// startReplica runs `statusd serve` as a child process on a free port.
+func startReplica(t *testing.T, db string, flags ...string) *replica {
+	t.Helper()
+	logs := &logWriter{addr: make(chan string, 1)}
+	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, flags...)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1")
+	cmd.Stderr = logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	select {
+	case url := <-logs.addr:
+		return &replica{testServer: &testServer{t: t, URL: url, DB: db, logs: logs}, cmd: cmd}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("replica did not start:\n%s", logs)
+	}
+	return nil
+}
+
+// fromClient sends a GET as the client behind the trusted proxy.
+func (r *replica) fromClient(path, client string) int {
+	r.t.Helper()
+	return r.do(http.MethodGet, path, "X-Forwarded-For", client).Status
+}
+
+// waitAll polls every replica until check holds on each, or fails after
+// the deadline; it returns how long it took.
+func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string, check func(*replica) bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	pending := append([]*replica(nil), reps...)
+	for len(pending) > 0 {
+		if time.Since(start) > deadline {
+			t.Fatalf("%s: %d replica(s) still not there after %v", what, len(pending), deadline)
+		}
+		var next []*replica
+		for _, r := range pending {
+			if !check(r) {
+				next = append(next, r)
+			}
+		}
+		pending = next
+		if len(pending) > 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return time.Since(start)
+}
+
+// TestReplicas runs three statusd processes on one PostgreSQL and one
+// Redis: a write through one is read through all three within a second, a
+// client over the limit is limited across replicas, a replica killed in the
+// middle of load leaves the others answering, and a PostgreSQL restart in
+// the middle is ridden out without restarting statusd.
+func TestReplicas(t *testing.T) {
+	cluster := testenv.NewCluster(t)
+	redisURL := testenv.Redis(t)
+	db := cluster.URL
+	now := time.Now().UTC().Truncate(time.Second)
+	importDoc(t, db, fixture(now))
+	token, _, err := cli(t, "", "token", "create", "--db", db, "--name", "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token = strings.TrimSpace(token)
+	var reps []*replica
+	for i := 0; i < 3; i++ {
+		reps = append(reps, startReplica(t, db, "--redis", redisURL, "--rate-limit", "20", "--trusted-proxies", "127.0.0.1/32"))
+	}
+	clientN := atomic.Int64{}
+	newClient := func() string { return fmt.Sprintf("198.51.100.%d", clientN.Add(1)%250) }
+
+	// A write through replica 0 is read through all three within a second.
+	rename := func(r *replica, name string) int {
+		req, _ := http.NewRequest(http.MethodPatch, r.URL+"/admin/api/v1/page", strings.NewReader(`{"name":"`+name+`"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	hasName := func(name string) func(*replica) bool {
+		return func(r *replica) bool {
+			res := r.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", newClient())
+			return res.Status == 200 && at(t, res.JSON, "page.name") == name
+		}
+	}
+	if code := rename(reps[0], "Renamed once"); code != 200 {
+		t.Fatalf("PATCH page: %d", code)
+	}
+	took := waitAll(t, reps, time.Second, "write visible", hasName("Renamed once"))
+	t.Logf("a write through one replica was read through all three after %v", took)
+
+	// One client, spread over the replicas: 20 requests pass (burst 20),
+	// then it is limited on every replica; another client is not.
+	limited := "203.0.113.77"
+	for i := 0; i < 20; i++ {
+		if code := reps[i%3].fromClient("/api/v1/status", limited); code != 200 {
+			t.Fatalf("request %d of the limited client: %d", i+1, code)
+		}
+	}
+	for i, r := range reps {
+		if code := r.fromClient("/api/v1/status", limited); code != 429 {
+			t.Errorf("replica %d let the client over the shared limit through: %d", i, code)
+		}
+	}
+	if code := reps[1].fromClient("/api/v1/status", "203.0.113.78"); code != 200 {
+		t.Errorf("another client was limited: %d", code)
+	}
+
+	// Load on replicas 1 and 2 while replica 0 is killed.
+	var failures, served atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				r := reps[1+i%2]
+				req, _ := http.NewRequest(http.MethodGet, r.URL+"/api/v1/notices?page=1", nil)
+				req.Header.Set("X-Forwarded-For", newClient())
+				res, err := http.DefaultClient.Do(req)
+				if err != nil || res.StatusCode != 200 {
+					failures.Add(1)
+				} else {
+					served.Add(1)
+				}
+				if res != nil {
+					res.Body.Close()
+				}
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := reps[0].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	reps[0].cmd.Wait()
+	time.Sleep(500 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if failures.Load() > 0 || served.Load() == 0 {
+		t.Errorf("while a replica was killed: %d served, %d failed", served.Load(), failures.Load())
+	}
+	t.Logf("while replica 0 was killed, replicas 1 and 2 served %d requests, none failed", served.Load())
+	alive := reps[1:]
+
+	// PostgreSQL restarts: reads go on from the snapshot, writes answer
+	// 503, and once it is back, writes work again without a restart.
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range alive {
+		if code := r.fromClient("/api/v1/status", newClient()); code != 200 {
+			t.Errorf("replica %d with PostgreSQL down: %d, want 200 from the last snapshot", i+1, code)
+		}
+	}
+	if code := rename(alive[0], "While down"); code != 503 {
+		t.Errorf("a write with PostgreSQL down: %d, want 503", code)
+	}
+	if err := cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for rename(alive[0], "Renamed after restart") != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("writes did not come back after PostgreSQL restarted")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	took = waitAll(t, alive, time.Second, "write after restart", hasName("Renamed after restart"))
+	t.Logf("after PostgreSQL restarted, a write was read through both live replicas after %v", took)
+}
+
+// TestMigrateToPostgres copies a SQLite page, its tokens and its audit log
+// into PostgreSQL, and the copy exports the same document.
+func TestMigrateToPostgres(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	sqlite := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, sqlite, fixture(now))
+	if _, _, err := cli(t, "", "token", "create", "--db", sqlite, "--name", "ops"); err != nil {
+		t.Fatal(err)
+	}
+	pg := testenv.Postgres(t)
+	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	want, _, err := cli(t, "", "export", "--db", sqlite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := cli(t, "", "export", "--db", pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("export after migrate differs from the source's")
+	}
+	list, _, err := cli(t, "", "token", "list", "--db", pg)
+	if err != nil || !strings.Contains(list, "ops") {
+		t.Errorf("tokens after migrate: %q, %v", list, err)
+	}
+	// The target now holds a page: a second migrate needs --replace.
+	if _, _, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err == nil || !strings.Contains(err.Error(), "--replace") {
+		t.Errorf("second migrate without --replace: %v", err)
+	}
+}

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // flagSet is a flag.FlagSet whose flags also read STATUSD_* environment
 // variables: a flag given on the command line wins over the variable, which
-// wins over the default.
+// wins over the default. A variable with a bad value is an error, as a bad
+// flag is; the variable's value never shows in -h.
 type flagSet struct {
 	*flag.FlagSet
 	getenv func(string) string
+	env    []string // the flags that read a variable
 }
 
 func newFlagSet(name, synopsis string, getenv func(string) string, stderr io.Writer) *flagSet {
@@ -30,20 +33,42 @@ func envName(flagName string) string {
 	return "STATUSD_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
+func (fs *flagSet) withEnv(name, usage string) string {
+	fs.env = append(fs.env, name)
+	return usage + " ($" + envName(name) + ")"
+}
+
 func (fs *flagSet) str(p *string, name, def, usage string) {
-	if v := fs.getenv(envName(name)); v != "" {
-		def = v
-	}
-	fs.StringVar(p, name, def, usage+" ($"+envName(name)+")")
+	fs.StringVar(p, name, def, fs.withEnv(name, usage))
+}
+
+func (fs *flagSet) duration(p *time.Duration, name string, def time.Duration, usage string) {
+	fs.DurationVar(p, name, def, fs.withEnv(name, usage))
+}
+
+func (fs *flagSet) integer(p *int, name string, def int, usage string) {
+	fs.IntVar(p, name, def, fs.withEnv(name, usage))
 }
 
 func (fs *flagSet) boolean(p *bool, name, usage string) {
-	def := false
-	switch strings.ToLower(fs.getenv(envName(name))) {
-	case "1", "true", "yes", "on":
-		def = true
+	fs.BoolVar(p, name, false, fs.withEnv(name, usage))
+}
+
+// applyEnv gives the flags not set on the command line their variable's
+// value.
+func (fs *flagSet) applyEnv() error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range fs.env {
+		v := fs.getenv(envName(name))
+		if given[name] || v == "" {
+			continue
+		}
+		if err := fs.Set(name, v); err != nil {
+			return fmt.Errorf("$%s: %q is not a valid value for --%s: %v", envName(name), v, name, err)
+		}
 	}
-	fs.BoolVar(p, name, def, usage+" ($"+envName(name)+")")
+	return nil
 }
 
 // parse parses flags that may come before, between or after the positional
@@ -56,7 +81,7 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return positional, nil
+			return positional, fs.applyEnv()
 		}
 		if args[0] == "-" || !strings.HasPrefix(args[0], "-") {
 			positional = append(positional, args[0])
@@ -64,6 +89,6 @@ func (fs *flagSet) parse(args []string) ([]string, error) {
 			continue
 		}
 		positional = append(positional, args...) // after "--"
-		return positional, nil
+		return positional, fs.applyEnv()
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/shed"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/web"
@@ -30,6 +31,8 @@ import (
 const watchInterval = 250 * time.Millisecond
 
 type serveConfig struct {
+	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
+	maxInFlight                                                                   int
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
 }
@@ -46,6 +49,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.str(&c.redisURL, "redis", "", "Redis `URL` (redis://host:port/db) that makes the rate limit one limit across every replica")
 	fs.str(&c.trusted, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
 	fs.str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
+	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
+	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
+	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -106,7 +113,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	mux := http.NewServeMux()
 	api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
-		Now: time.Now, Log: log}).Register(mux)
+		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
+		Now:   time.Now, Log: log}).Register(mux)
 	web.New(holder).Register(mux)
 	adminMux := mux
 	if c.adminAddr != "" {
@@ -116,7 +124,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
-	servers := []*http.Server{newHTTPServer(mux, log)}
+	shedder := shed.New(c.maxInFlight, log)
+	servers := []*http.Server{newHTTPServer(shedder.Wrap(mux, "/admin/"), log)}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {

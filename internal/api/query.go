@@ -45,6 +45,19 @@ type listQuery struct {
 	ignored []string
 }
 
+// key is the normalised cache key of a collection request: the applied
+// filters in their fixed order and the page, whatever order and encoding
+// the request used.
+func (q listQuery) key(collection string) string {
+	var b strings.Builder
+	b.WriteString(collection + "?")
+	for _, p := range q.applied {
+		b.WriteString(p.key + "=" + p.value + "&")
+	}
+	b.WriteString("page=" + strconv.FormatInt(q.page, 10))
+	return b.String()
+}
+
 // collector gathers the values of one collection's known filter keys.
 type collector struct {
 	known  []string // known keys, in the order next_page writes them

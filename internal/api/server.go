@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -26,6 +27,8 @@ type Config struct {
 	Limiter ratelimit.Allower
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
 	TrustedProxies []netip.Prefix
+	// Cache are the caching directives of successful answers.
+	Cache CacheControl
 	Now            func() time.Time
 	Log            *slog.Logger
 }
@@ -38,12 +41,15 @@ type Server struct {
 	trusted []netip.Prefix
 	now     func() time.Time
 	log     *slog.Logger
+
+	cacheControl string
+	cache        atomic.Pointer[cache] // the answers of the current snapshot
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log}
+		now: cfg.Now, log: cfg.Log, cacheControl: cfg.Cache.header()}
 }
 
 // Register adds the API's routes to mux: every path under /api/ and /v1/,
@@ -96,7 +102,7 @@ func cors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters")
+		h.Set("Access-Control-Expose-Headers", "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters")
 		if r.Method == http.MethodOptions {
 			h.Set("Allow", "GET, HEAD, OPTIONS")
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
@@ -116,8 +122,9 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
-	s.writeJSON(w, r, http.StatusOK, statusd.StatusResponse{Page: snap.Page()})
-	return nil
+	return s.answer(w, r, snap, "status", func(time.Time) (any, bool, error) {
+		return statusd.StatusResponse{Page: snap.Page()}, false, nil
+	})
 }
 
 func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
@@ -125,10 +132,11 @@ func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapsh
 	if err != nil {
 		return err
 	}
-	list, total := snap.Components(f, q.page, s.now())
 	s.ignored(w, q)
-	s.writeJSON(w, r, http.StatusOK, statusd.ComponentsResponse{Components: list, Meta: meta("components", q, len(list), total)})
-	return nil
+	return s.answer(w, r, snap, q.key("components"), func(now time.Time) (any, bool, error) {
+		list, total, timeDependent := snap.ComponentsAt(f, q.page, now)
+		return statusd.ComponentsResponse{Components: list, Meta: meta("components", q, len(list), total)}, timeDependent, nil
+	})
 }
 
 func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
@@ -136,10 +144,11 @@ func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if err != nil {
 		return err
 	}
-	list, total := snap.Notices(f, q.page, s.now())
 	s.ignored(w, q)
-	s.writeJSON(w, r, http.StatusOK, statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)})
-	return nil
+	return s.answer(w, r, snap, q.key("notices"), func(now time.Time) (any, bool, error) {
+		list, total, timeDependent := snap.NoticesAt(f, q.page, now)
+		return statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)}, timeDependent, nil
+	})
 }
 
 func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
@@ -151,8 +160,9 @@ func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	if n == nil {
 		return statusd.Errorf(statusd.ENotFound, "notice %s not found", r.PathValue("id"))
 	}
-	s.writeJSON(w, r, http.StatusOK, statusd.NoticeResponse{Notice: snap.NoticeDetail(n, s.now())})
-	return nil
+	return s.answer(w, r, snap, "notice/"+strconv.FormatInt(id, 10), func(now time.Time) (any, bool, error) {
+		return statusd.NoticeResponse{Notice: snap.NoticeDetail(n, now)}, snap.TimeDependent(n), nil
+	})
 }
 
 func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
@@ -171,8 +181,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 		return statusd.Errorf(statusd.EMetricsDisabled, "component %d does not have Metrics enabled", id)
 	}
 	q := r.URL.Query()
-	now := s.now()
-	tf, err := statusd.ParseTimeframe(q.Get("timeframe_start"), q.Get("timeframe_end"), now)
+	tf, err := statusd.ParseTimeframe(q.Get("timeframe_start"), q.Get("timeframe_end"), s.now())
 	if err != nil {
 		return err
 	}
@@ -182,7 +191,21 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 			return err
 		}
 	}
-	s.writeJSON(w, r, http.StatusOK, snap.MetricsResponse(c, tf, now, calc))
+	key := "metrics/" + strconv.FormatInt(id, 10) + "?" + tf.Start.Format(statusd.DateLayout) + "&" +
+		tf.End.Format(statusd.DateLayout) + "&" + strconv.FormatBool(calc)
+	return s.answer(w, r, snap, key, func(now time.Time) (any, bool, error) {
+		return snap.MetricsResponse(c, tf, now, calc), true, nil
+	})
+}
+
+// answer serves the answer under key from the snapshot's cache, computing
+// it when needed.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, key string, build builder) error {
+	e, err := s.cacheFor(snap).get(key, s.now(), build)
+	if err != nil {
+		return err
+	}
+	s.serveEntry(w, r, e)
 	return nil
 }
 

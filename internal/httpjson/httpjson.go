@@ -16,7 +16,7 @@ import (
 // Write answers v as JSON with the status. Paths inside keep their & raw,
 // as SPEC.md shows them. A HEAD request gets the headers only.
 func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, v any) {
-	body, err := marshal(v)
+	body, err := Marshal(v)
 	if err != nil {
 		Error(w, r, log, err)
 		return
@@ -24,8 +24,8 @@ func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int,
 	send(w, r, status, body)
 }
 
-// marshal encodes v without escaping <, > and &.
-func marshal(v any) ([]byte, error) {
+// Marshal encodes v as JSON without escaping <, > and &, as Write does.
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -44,7 +44,7 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	if code == statusd.EInternal {
 		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	body, _ := marshal(statusd.ErrorResponse{Error: statusd.ErrorBody{
+	body, _ := Marshal(statusd.ErrorResponse{Error: statusd.ErrorBody{
 		Status: status, Code: code, Message: statusd.ErrorMessage(err),
 	}})
 	w.Header().Set("Cache-Control", "no-store")

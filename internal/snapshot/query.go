@@ -28,6 +28,13 @@ func (f ComponentFilter) match(c *Component) bool {
 // Components returns page number page (from 1) of the components that match
 // f, in position order, and how many match in all.
 func (s *Snapshot) Components(f ComponentFilter, page int64, now time.Time) ([]statusd.ComponentResource, int) {
+	list, total, _ := s.ComponentsAt(f, page, now)
+	return list, total
+}
+
+// ComponentsAt is Components, also reporting whether the answer depends on
+// the moment (a metrics_summary that moves with the clock).
+func (s *Snapshot) ComponentsAt(f ComponentFilter, page int64, now time.Time) (out []statusd.ComponentResource, total int, timeDependent bool) {
 	var list []*Component
 	switch {
 	case f.ParentIDEq != nil:
@@ -40,11 +47,12 @@ func (s *Snapshot) Components(f ComponentFilter, page int64, now time.Time) ([]s
 		list = s.AllComponents
 	}
 	matched := filter(list, f.match)
-	out := make([]statusd.ComponentResource, 0, PageSize)
+	out = make([]statusd.ComponentResource, 0, PageSize)
 	for _, c := range pageOf(matched, page) {
 		out = append(out, s.ComponentResource(c, now))
+		timeDependent = timeDependent || (c.MetricsEnabled && s.Variant.HasMetrics())
 	}
-	return out, len(matched)
+	return out, len(matched), timeDependent
 }
 
 // ComponentResource returns a component as the components list shows it at
@@ -102,6 +110,13 @@ func (f *NoticeFilter) match(n *Notice, now int64) bool {
 // Notices returns page number page (from 1) of the notices that match f,
 // newest first, and how many match in all.
 func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd.NoticeListEntry, int) {
+	list, total, _ := s.NoticesAt(f, page, now)
+	return list, total
+}
+
+// NoticesAt is Notices, also reporting whether the answer depends on the
+// moment (an impact_time still growing, an overlap filter reaching now).
+func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []statusd.NoticeListEntry, total int, timeDependent bool) {
 	var list []*Notice
 	if f.MetricsComponentID != nil {
 		if c := s.componentID[*f.MetricsComponentID]; c != nil {
@@ -119,13 +134,22 @@ func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd
 	}
 	ms := now.UnixMilli()
 	matched := filter(list, func(n *Notice) bool { return f.match(n, ms) })
-	out := make([]statusd.NoticeListEntry, 0, PageSize)
+	out = make([]statusd.NoticeListEntry, 0, PageSize)
 	for _, n := range pageOf(matched, page) {
 		e := n.entry
 		s.fillImpact(&e.NoticeFields, n, now)
 		out = append(out, e)
+		timeDependent = timeDependent || s.TimeDependent(n)
 	}
-	return out, len(matched)
+	// Which open impacts meet an overlap range moves with the clock.
+	timeDependent = timeDependent || (f.Overlaps != nil && len(s.open) > 0)
+	return out, len(matched), timeDependent
+}
+
+// TimeDependent reports whether the notice's resources change with the
+// clock: an impact_time that is still growing.
+func (s *Snapshot) TimeDependent(n *Notice) bool {
+	return n.open && s.Variant.HasMetrics()
 }
 
 // NoticeDetail returns the detail of a notice at now.

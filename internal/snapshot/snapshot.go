@@ -49,6 +49,8 @@ type Snapshot struct {
 
 	AllNotices []*Notice // newest first: created_at descending, then id descending
 	noticeID   map[int64]*Notice
+	// open lists the notices whose impact reaches past the snapshot's moment.
+	open []*Notice
 	// Automated lists the planned notices that statusd moves on schedule and
 	// that have a move left (scheduled or underway).
 	Automated []*Notice
@@ -185,6 +187,9 @@ func (s *Snapshot) buildNotices(now time.Time) {
 		n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
 		s.AllNotices[i] = n
 		s.noticeID[n.ID] = n
+		if n.open {
+			s.open = append(s.open, n)
+		}
 		if st := n.State(); n.Automate && n.Type == statusd.Planned && (st == statusd.Scheduled || st == statusd.Underway) {
 			s.Automated = append(s.Automated, n)
 		}

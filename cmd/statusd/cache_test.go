@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestCaching checks the caching contract of the public API: a strong ETag
+// answered 304, Cache-Control and Vary on success, no-store on errors,
+// gzip and zstd negotiated, and keys normalised so that parameter order and
+// encoding make no difference.
+func TestCaching(t *testing.T) {
+	srv, _ := fixtureServer(t, "b", "--cache-max-age", "7s", "--cache-stale-while-revalidate", "11s", "--cache-stale-if-error", "13s")
+	// (Go's transport asks for gzip and decodes it unless told otherwise.)
+	plain := srv.do(http.MethodGet, "/api/v1/notices?filter[type_eq]=unplanned", "Accept-Encoding", "identity")
+	etag := plain.Header.Get("ETag")
+	if !strings.HasPrefix(etag, `"`) || !strings.HasSuffix(etag, `"`) || strings.HasPrefix(etag, "W/") {
+		t.Fatalf("ETag %q is not a strong entity tag", etag)
+	}
+	if got := plain.Header.Get("Cache-Control"); got != "public, max-age=7, stale-while-revalidate=11, stale-if-error=13" {
+		t.Errorf("Cache-Control %q", got)
+	}
+	if got := plain.Header.Get("Vary"); got != "Accept-Encoding" {
+		t.Errorf("Vary %q", got)
+	}
+	// The same request in another order and encoding is the same entry.
+	same := srv.do(http.MethodGet, "/v1/notices?page=1&filter%5Btype_eq%5D=unplanned&filter[foo]=x", "Accept-Encoding", "identity")
+	if same.Header.Get("ETag") != etag || !bytes.Equal(same.Body, plain.Body) {
+		t.Errorf("reordered request: ETag %q body equal %v, want %q", same.Header.Get("ETag"), bytes.Equal(same.Body, plain.Body), etag)
+	}
+	// If-None-Match answers 304 with no body, for a list holding the tag too.
+	for _, inm := range []string{etag, `"other", ` + etag, "W/" + etag, "*"} {
+		r := srv.do(http.MethodGet, "/api/v1/notices?filter[type_eq]=unplanned", "If-None-Match", inm, "Accept-Encoding", "identity")
+		if r.Status != 304 || len(r.Body) != 0 || r.Header.Get("ETag") != etag {
+			t.Errorf("If-None-Match %s: status %d, %d bytes, ETag %q", inm, r.Status, len(r.Body), r.Header.Get("ETag"))
+		}
+	}
+	if r := srv.do(http.MethodGet, "/api/v1/notices?filter[type_eq]=unplanned", "If-None-Match", `"stale"`); r.Status != 200 {
+		t.Errorf("a stale tag: status %d", r.Status)
+	}
+	// Compressed forms decode to the same bytes, with their own tags.
+	decoders := map[string]func([]byte) ([]byte, error){
+		"gzip": func(b []byte) ([]byte, error) {
+			zr, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return nil, err
+			}
+			return io.ReadAll(zr)
+		},
+		"zstd": func(b []byte) ([]byte, error) {
+			d, err := zstd.NewReader(nil)
+			if err != nil {
+				return nil, err
+			}
+			defer d.Close()
+			return d.DecodeAll(b, nil)
+		},
+	}
+	for accept, want := range map[string]string{"gzip": "gzip", "gzip, deflate, br, zstd": "zstd", "zstd;q=0, gzip": "gzip",
+		"gzip;q=0.5, zstd;q=0.4": "gzip", "identity": "", "br": ""} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/notices?filter[type_eq]=unplanned", nil)
+		req.Header.Set("Accept-Encoding", accept) // set by hand: the transport then does not decode
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if got := res.Header.Get("Content-Encoding"); got != want {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want %q", accept, got, want)
+			continue
+		}
+		if want == "" {
+			continue
+		}
+		decoded, err := decoders[want](body)
+		if err != nil || !bytes.Equal(decoded, plain.Body) {
+			t.Errorf("%s body does not decode to the plain body (%v)", want, err)
+		}
+		if tag := res.Header.Get("ETag"); tag == etag || !strings.HasPrefix(tag, strings.TrimSuffix(etag, `"`)) {
+			t.Errorf("%s ETag %q should differ from the identity tag %q", want, tag, etag)
+		}
+	}
+	// Errors are never cacheable and carry no ETag.
+	r := srv.do(http.MethodGet, "/api/v1/notices/4242")
+	if r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("ETag") != "" {
+		t.Errorf("404: Cache-Control %q, ETag %q", r.Header.Get("Cache-Control"), r.Header.Get("ETag"))
+	}
+}
+
+// TestCacheFollowsWritesAndClock checks that a cached answer changes with a
+// write, and that an answer that moves with the clock (the impact of an
+// open incident in Variant A) is not kept past its second.
+func TestCacheFollowsWritesAndClock(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	first := srv.get("/api/v1/notices/100", 200)
+	time.Sleep(1100 * time.Millisecond)
+	second := srv.get("/api/v1/notices/100", 200)
+	s1 := at(t, first.JSON, "notice.impact_time.seconds").(float64)
+	s2 := at(t, second.JSON, "notice.impact_time.seconds").(float64)
+	if s2 <= s1 {
+		t.Errorf("open incident's impact %v then %v a second later: the cache kept it", s1, s2)
+	}
+	// A closed notice's answer is kept: the same tag a second later.
+	a := srv.get("/api/v1/notices/101", 200).Header.Get("ETag")
+	time.Sleep(1100 * time.Millisecond)
+	if b := srv.get("/api/v1/notices/101", 200).Header.Get("ETag"); a != b {
+		t.Errorf("closed notice changed tag %s -> %s with no write", a, b)
+	}
+	// A write makes a new snapshot, hence new answers.
+	before := srv.get("/api/v1/status", 200).Header.Get("ETag")
+	importDoc(t, srv.DB, strings.Replace(string(mustExport(t, srv.DB)), `"Acme Status"`, `"Acme Status 2"`, 1), "--replace")
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		r := srv.get("/api/v1/status", 200)
+		if at(t, r.JSON, "page.name") == "Acme Status 2" {
+			if r.Header.Get("ETag") == before {
+				t.Error("new page, same ETag")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the import did not show")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func mustExport(t *testing.T, db string) []byte {
+	t.Helper()
+	out, _, err := cli(t, "", "export", "--db", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(out)
+}

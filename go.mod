@@ -4,6 +4,7 @@ go 1.26.0
 
 require modernc.org/sqlite v1.61.1
 
+
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0

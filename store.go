@@ -19,8 +19,9 @@ type Store interface {
 	Version(ctx context.Context) (int64, error)
 	// Write runs fn in one write transaction: it commits, and changes the
 	// version, when fn returns nil, and writes nothing otherwise. Writers
-	// are serialised, so fn sees the latest committed page.
-	Write(ctx context.Context, fn func(Tx) error) error
+	// are serialised, so fn sees the latest committed page. It returns what
+	// the write changed, as committed.
+	Write(ctx context.Context, fn func(Tx) error) (Written, error)
 	// Tokens manages the admin API's tokens.
 	Tokens() TokenStore
 	// Audit returns a page (from 1) of the audit log, newest first, and the
@@ -53,6 +54,23 @@ type Tx interface {
 	NextID(kind string) (int64, error)
 	// Audit records an entry in the audit log.
 	Audit(e AuditEntry) error
+}
+
+// Written is what a committed write changed, with the committed state of
+// every object it wrote, so that a reader can follow the write without
+// reading the whole page again.
+type Written struct {
+	// Version is the store's version after the write.
+	Version int64
+	// Page is the page after the write, or nil when it was not written.
+	Page *Page
+	// Components is the whole component tree after the write, in position
+	// order, when ComponentsChanged.
+	Components        []Component
+	ComponentsChanged bool
+	// Notices maps the id of every notice written to its state after the
+	// write, or to nil when it was deleted.
+	Notices map[int64]*Notice
 }
 
 // AuditEntry is one line of the audit log: who did what to which object.

@@ -85,7 +85,7 @@ func copyAudit(ctx context.Context, src, dst statusd.Store) (int, error) {
 			break
 		}
 	}
-	err := dst.Write(ctx, func(tx statusd.Tx) error {
+	_, err := dst.Write(ctx, func(tx statusd.Tx) error {
 		for i := len(all) - 1; i >= 0; i-- {
 			if err := tx.Audit(all[i]); err != nil {
 				return err

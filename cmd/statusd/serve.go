@@ -115,7 +115,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
 		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		Now:   time.Now, Log: log}).Register(mux)
-	web.New(holder).Register(mux)
+	web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log}).Register(mux)
 	adminMux := mux
 	if c.adminAddr != "" {
 		adminMux = http.NewServeMux()

@@ -153,10 +153,11 @@ func NewToken() (secret string, hash []byte) {
 // write runs fn in one store transaction, then refreshes the snapshot so
 // that the public API shows the write before it is acknowledged.
 func (s *Server) write(ctx context.Context, fn func(tx statusd.Tx) error) error {
-	if err := s.store.Write(ctx, fn); err != nil {
+	w, err := s.store.Write(ctx, fn)
+	if err != nil {
 		return err
 	}
-	return s.snaps.Refresh(ctx)
+	return s.snaps.Apply(ctx, w)
 }
 
 // current returns the current snapshot, or 404 when no page exists.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-		"time"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"

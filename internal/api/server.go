@@ -29,8 +29,8 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Cache are the caching directives of successful answers.
 	Cache CacheControl
-	Now            func() time.Time
-	Log            *slog.Logger
+	Now   func() time.Time
+	Log   *slog.Logger
 }
 
 // Server is the public API. It is safe for concurrent use.

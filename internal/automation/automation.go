@@ -57,28 +57,25 @@ func (r *Runner) Tick(ctx context.Context) error {
 		return nil
 	}
 	now := r.Now()
-	moved := false
 	for _, n := range snap.Automated {
 		if _, due := n.AutomationDue(now); !due {
 			continue
 		}
-		did, err := r.move(ctx, n.ID)
+		w, err := r.move(ctx, n.ID)
 		if err != nil {
 			return err
 		}
-		moved = moved || did
-	}
-	if moved {
-		return r.Snapshots.Refresh(ctx)
+		if err := r.Snapshots.Apply(ctx, w); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // move makes the due moves of one notice in one transaction, reading it
-// again there; it reports whether it wrote anything.
-func (r *Runner) move(ctx context.Context, id int64) (bool, error) {
-	wrote := false
-	err := r.Store.Write(ctx, func(tx statusd.Tx) error {
+// again there, so that another server's move is not made twice.
+func (r *Runner) move(ctx context.Context, id int64) (statusd.Written, error) {
+	return r.Store.Write(ctx, func(tx statusd.Tx) error {
 		n, err := tx.Notice(id)
 		if err != nil || n == nil {
 			return err
@@ -107,9 +104,7 @@ func (r *Runner) move(ctx context.Context, id int64) (bool, error) {
 				Target: fmt.Sprintf("notice %d", id), Detail: string(next)}); err != nil {
 				return err
 			}
-			wrote = true
 		}
 		return nil
 	})
-	return wrote, err
 }

@@ -45,16 +45,37 @@ func (h *Holder) Current() *Snapshot {
 	if s2 := h.cur.Load(); s2 != s {
 		return s2
 	}
-	now := h.now()
-	s = Build(s.Doc, s.Version, now, h.opts)
+	s = s.Retime(h.now())
 	h.cur.Store(s)
 	return s
+}
+
+// Apply follows a write made through this holder's store: when nothing
+// else was written since the current snapshot, the next one is made from it
+// and the write (milliseconds, whatever the page's size); otherwise the
+// page is loaded again.
+func (h *Holder) Apply(ctx context.Context, w statusd.Written) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur := h.cur.Load()
+	if cur == nil || h.version.Load() != w.Version-1 {
+		return h.refresh(ctx)
+	}
+	start := time.Now()
+	h.cur.Store(cur.With(w, h.now()))
+	h.version.Store(w.Version)
+	h.log.Debug("snapshot updated", "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
+	return nil
 }
 
 // Refresh loads the page from the store and swaps in a new snapshot.
 func (h *Holder) Refresh(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.refresh(ctx)
+}
+
+func (h *Holder) refresh(ctx context.Context) error {
 	doc, version, err := h.store.Load(ctx)
 	if err != nil {
 		return err

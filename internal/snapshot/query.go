@@ -155,6 +155,7 @@ func (s *Snapshot) TimeDependent(n *Notice) bool {
 // NoticeDetail returns the detail of a notice at now.
 func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
 	d := n.detail
+	d.Components = s.embedded(n.ComponentIDs)
 	s.fillImpact(&d.NoticeFields, n, now)
 	return d
 }

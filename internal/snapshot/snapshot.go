@@ -1,10 +1,15 @@
 // Package snapshot is the read model of statusd: an immutable view of a page
-// built from a statusd.Document at a moment, with every state derived
-// (CONTRACT C3), indexes for the public filters, per-component merged impact
-// intervals for metrics (C4), the time-independent parts of every response,
-// and ValidUntil, the next moment at which a time rule changes it.
+// at a moment, with every state derived (CONTRACT C3), indexes for the public
+// filters, per-component merged impact intervals for metrics (C4), the
+// time-independent parts of every response, and ValidUntil, the next moment
+// at which a time rule changes it.
 //
-// A Snapshot is never modified after Build returns; it is safe for concurrent
+// A snapshot is built whole from a statusd.Document (Build), or from the
+// previous one and what a write changed (With), or again when a time rule
+// fires (Retime): the derived parts of every notice that did not change are
+// reused, so that a write shows in milliseconds whatever the page's size.
+//
+// A Snapshot is never modified after it is made; it is safe for concurrent
 // use.
 package snapshot
 
@@ -31,10 +36,17 @@ type Options struct {
 	BaseURL string
 }
 
+// Settings are the page's own stored data: its settings and its component
+// tree, in position order.
+type Settings struct {
+	Page       statusd.Page
+	Components []statusd.Component
+}
+
 // Snapshot is the page as of BuiltAt. See the package documentation.
 type Snapshot struct {
 	Options
-	Doc        *statusd.Document
+	Doc        Settings
 	Version    int64
 	BuiltAt    time.Time
 	ValidUntil time.Time // zero: no time rule changes the snapshot
@@ -48,7 +60,7 @@ type Snapshot struct {
 	topLevel      []*Component
 
 	AllNotices []*Notice // newest first: created_at descending, then id descending
-	noticeID   map[int64]*Notice
+	byID       []*Notice // by id, for lookups by binary search
 	// open lists the notices whose impact reaches past the snapshot's moment.
 	open []*Notice
 	// Automated lists the planned notices that statusd moves on schedule and
@@ -74,70 +86,141 @@ type Component struct {
 	hulls    hullIndex
 }
 
-// Notice is a notice with its derived fields and precomputed resources.
+// Notice is a notice with its derived fields and precomputed resources. It
+// depends on the notice alone (and the page url, variant and moment), never
+// on other notices or components, so that snapshots can share it.
 type Notice struct {
-	*statusd.Notice
+	statusd.Notice
 	Timeline statusd.TimelineState
+	// next is when the timeline state changes by itself; zero: never.
+	next time.Time
 	// impacts are the notice's impact intervals in Unix milliseconds; an
 	// impact still going on ends at forever.
 	impacts [][2]int64
-	// open is set when the impact reaches past the snapshot's moment, so
-	// that it depends on the time of the request.
+	// open is set when the impact reaches past the moment the notice was
+	// derived, so that it depends on the time of the request.
 	open   bool
 	entry  statusd.NoticeListEntry
-	detail statusd.NoticeDetail
+	detail statusd.NoticeDetail // without its components, added per request
 }
 
 // Build derives a snapshot of doc at now. doc must be valid and must not be
 // modified afterwards.
 func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *Snapshot {
+	settings := Settings{Page: doc.Page, Components: doc.Components}
+	url := pageURL(settings.Page, opts)
+	notices := make([]*Notice, len(doc.Notices))
+	for i := range doc.Notices {
+		notices[i] = newNotice(doc.Notices[i], now, opts, url)
+	}
+	slices.SortFunc(notices, newestFirst)
+	return assemble(settings, notices, version, now, opts, nil, nil)
+}
+
+func pageURL(p statusd.Page, opts Options) string {
+	if opts.BaseURL != "" {
+		return opts.BaseURL
+	}
+	return p.URL
+}
+
+func newestFirst(a, b *Notice) int {
+	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+}
+
+func byNoticeID(a, b *Notice) int { return cmp.Compare(a.ID, b.ID) }
+
+// assemble makes a snapshot of notices (newest first) and settings at now.
+// When prev is given, the metrics data of every component not in changed
+// (ids whose counting notices may differ) is taken from it.
+func assemble(settings Settings, notices []*Notice, version int64, now time.Time, opts Options,
+	prev *Snapshot, changed map[int64]bool) *Snapshot {
 	s := &Snapshot{
 		Options:        opts,
-		Doc:            doc,
+		Doc:            settings,
 		Version:        version,
 		BuiltAt:        now,
-		PageURL:        doc.Page.URL,
-		PageState:      statusd.DerivePageState(doc.Notices),
-		componentID:    make(map[int64]*Component, len(doc.Components)),
-		noticeID:       make(map[int64]*Notice, len(doc.Notices)),
+		PageURL:        pageURL(settings.Page, opts),
+		AllNotices:     notices,
+		byID:           slices.SortedFunc(slices.Values(notices), byNoticeID),
+		componentID:    make(map[int64]*Component, len(settings.Components)),
 		byTypeTimeline: make(map[[2]string][]*Notice),
 	}
-	if opts.BaseURL != "" {
-		s.PageURL = opts.BaseURL
-	}
-	s.buildComponents()
-	s.buildNotices(now)
-	s.buildCounting()
+	states := s.indexNotices()
+	s.buildComponents(states)
+	s.buildCounting(prev, changed)
 	s.page = statusd.PageResource{
-		Name:      doc.Page.Name,
+		Name:      settings.Page.Name,
 		State:     opts.Variant.Name(s.PageState),
-		StateText: doc.Page.StateTexts.Text(s.PageState),
+		StateText: settings.Page.StateTexts.Text(s.PageState),
 		URL:       s.PageURL,
 		Links: statusd.PageLinks{
 			Components: statusd.Link{Href: "/v1/components", Count: len(s.AllComponents)},
 			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.AllNotices)},
 		},
-		CreatedAt: statusd.Time{Time: doc.Page.CreatedAt},
-		UpdatedAt: statusd.Time{Time: doc.Page.UpdatedAt},
+		CreatedAt: statusd.Time{Time: settings.Page.CreatedAt},
+		UpdatedAt: statusd.Time{Time: settings.Page.UpdatedAt},
 	}
 	return s
 }
 
+// indexNotices fills the notice indexes, the page state and ValidUntil, and
+// returns the component states (CONTRACT C3).
+func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
+	s.PageState = statusd.PageOperational
+	states := map[int64]statusd.PageState{}
+	for _, n := range s.AllNotices {
+		for _, key := range [4][2]string{{"", ""}, {string(n.Type), ""}, {"", string(n.Timeline)}, {string(n.Type), string(n.Timeline)}} {
+			s.byTypeTimeline[key] = append(s.byTypeTimeline[key], n)
+		}
+		if !n.next.IsZero() && (s.ValidUntil.IsZero() || n.next.Before(s.ValidUntil)) {
+			s.ValidUntil = n.next
+		}
+		if n.open {
+			s.open = append(s.open, n)
+		}
+		switch st := n.State(); {
+		case n.IsCurrentIncident():
+			s.PageState = statusd.PageDegraded
+			for _, id := range n.ComponentIDs {
+				states[id] = statusd.PageDegraded
+			}
+		case n.IsUnderway():
+			if s.PageState != statusd.PageDegraded {
+				s.PageState = statusd.PageUnderMaintenance
+			}
+			for _, id := range n.ComponentIDs {
+				if states[id] != statusd.PageDegraded {
+					states[id] = statusd.PageUnderMaintenance
+				}
+			}
+			if n.Automate {
+				s.Automated = append(s.Automated, n)
+			}
+		case n.Type == statusd.Planned && n.Automate && st == statusd.Scheduled:
+			s.Automated = append(s.Automated, n)
+		}
+	}
+	return states
+}
+
 // Expired reports whether a time rule has changed the page since the
-// snapshot was built, so that it must be built again.
+// snapshot was built, so that it must be made again (Retime).
 func (s *Snapshot) Expired(now time.Time) bool {
 	return !s.ValidUntil.IsZero() && !now.Before(s.ValidUntil)
 }
 
-func (s *Snapshot) link(path string) string {
-	return strings.TrimRight(s.PageURL, "/") + path
+func link(pageURL, path string) string {
+	return strings.TrimRight(pageURL, "/") + path
 }
 
-func (s *Snapshot) buildComponents() {
-	states := statusd.DeriveComponentStates(s.Doc.Notices)
-	s.AllComponents = make([]*Component, len(s.Doc.Components))
-	for i := range s.Doc.Components {
-		c := &Component{Component: &s.Doc.Components[i], State: states[s.Doc.Components[i].ID]}
+func (s *Snapshot) link(path string) string { return link(s.PageURL, path) }
+
+func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
+	comps := s.Doc.Components
+	s.AllComponents = make([]*Component, len(comps))
+	for i := range comps {
+		c := &Component{Component: &comps[i], State: states[comps[i].ID]}
 		if c.State == "" {
 			c.State = statusd.PageOperational
 		}
@@ -170,55 +253,28 @@ func (s *Snapshot) buildComponents() {
 	}
 }
 
-func (s *Snapshot) buildNotices(now time.Time) {
-	s.AllNotices = make([]*Notice, len(s.Doc.Notices))
-	for i := range s.Doc.Notices {
-		n := &Notice{Notice: &s.Doc.Notices[i]}
-		var next time.Time
-		n.Timeline, next = n.Notice.Timeline(now)
-		if !next.IsZero() && (s.ValidUntil.IsZero() || next.Before(s.ValidUntil)) {
-			s.ValidUntil = next
-		}
-		for _, iv := range n.Impact(forever) {
-			n.impacts = append(n.impacts, [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()})
-		}
-		// An impact still going on, or (from updates dated in the future)
-		// one that ends after now, is measured per request against now.
-		n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
-		s.AllNotices[i] = n
-		s.noticeID[n.ID] = n
-		if n.open {
-			s.open = append(s.open, n)
-		}
-		if st := n.State(); n.Automate && n.Type == statusd.Planned && (st == statusd.Scheduled || st == statusd.Underway) {
-			s.Automated = append(s.Automated, n)
-		}
+// newNotice derives a notice's fields and resources at now.
+func newNotice(src statusd.Notice, now time.Time, opts Options, pageURL string) *Notice {
+	n := &Notice{Notice: src}
+	n.Timeline, n.next = n.Notice.Timeline(now)
+	for _, iv := range n.Impact(forever) {
+		n.impacts = append(n.impacts, [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()})
 	}
-	slices.SortFunc(s.AllNotices, func(a, b *Notice) int {
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
-	})
-	for _, n := range s.AllNotices {
-		for _, t := range []string{"", string(n.Type)} {
-			for _, tl := range []string{"", string(n.Timeline)} {
-				key := [2]string{t, tl}
-				s.byTypeTimeline[key] = append(s.byTypeTimeline[key], n)
-			}
-		}
-		s.buildNoticeResources(n)
-	}
-}
+	// An impact still going on, or (from updates dated in the future) one
+	// that ends after now, is measured per request against now.
+	n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
 
-func (s *Snapshot) buildNoticeResources(n *Notice) {
+	id := strconv.FormatInt(n.ID, 10)
 	f := statusd.NoticeFields{
 		ID:            n.ID,
 		Type:          string(n.Type),
 		TimelineState: string(n.Timeline),
 		Subject:       n.Subject,
-		URL:           s.link("/notices/" + strconv.FormatInt(n.ID, 10)),
+		URL:           link(pageURL, "/notices/"+id),
 		CreatedAt:     statusd.Time{Time: n.CreatedAt},
 		UpdatedAt:     statusd.Time{Time: n.UpdatedAt},
 		TagList:       n.TagList,
-		Links:         statusd.NoticeLinks{Self: "/api/notices/" + strconv.FormatInt(n.ID, 10)},
+		Links:         statusd.NoticeLinks{Self: "/api/notices/" + id},
 	}
 	if f.TagList == nil {
 		f.TagList = []string{}
@@ -231,7 +287,7 @@ func (s *Snapshot) buildNoticeResources(n *Notice) {
 	if n.Type == statusd.Planned {
 		f.BeginsAt, f.EndsAt = statusd.TimePtr(n.BeginsAt), statusd.TimePtr(n.EndsAt)
 	}
-	if n.Type == statusd.Unplanned && s.Variant.HasMetrics() && !n.open {
+	if n.Type == statusd.Unplanned && opts.Variant.HasMetrics() && !n.open {
 		f.ImpactTime = duration(n.ImpactSecondsAt(forever))
 	}
 	updates := make([]statusd.UpdateResource, len(n.Updates))
@@ -246,17 +302,25 @@ func (s *Snapshot) buildNoticeResources(n *Notice) {
 	latest := updates[len(updates)-1]
 	latest.ID = 0
 	n.entry = statusd.NoticeListEntry{NoticeFields: f, LatestUpdate: latest}
-	listed := make([]*Component, 0, len(n.ComponentIDs))
-	for _, id := range n.ComponentIDs {
+	n.detail = statusd.NoticeDetail{NoticeFields: f, Updates: updates}
+	return n
+}
+
+// embedded returns the listed components as a notice detail embeds them,
+// in position order.
+func (s *Snapshot) embedded(ids []int64) []statusd.EmbeddedComponent {
+	listed := make([]*Component, 0, len(ids))
+	for _, id := range ids {
 		if c := s.componentID[id]; c != nil {
 			listed = append(listed, c)
 		}
 	}
 	slices.SortFunc(listed, byPosition)
-	n.detail = statusd.NoticeDetail{NoticeFields: f, Components: make([]statusd.EmbeddedComponent, len(listed)), Updates: updates}
+	out := make([]statusd.EmbeddedComponent, len(listed))
 	for i, c := range listed {
-		n.detail.Components[i] = c.embedded
+		out[i] = c.embedded
 	}
+	return out
 }
 
 // byPosition orders components for display: position, then id.
@@ -275,22 +339,36 @@ func duration(seconds int64) *statusd.Duration {
 	return &statusd.Duration{Seconds: seconds, Words: statusd.DurationWords(seconds)}
 }
 
+// counts reports whether a notice counts for the metrics of the components
+// it lists and their ancestors.
+func counts(n *Notice) bool {
+	return n.Type == statusd.Unplanned && n.State() != statusd.FalseAlarm
+}
+
 // buildCounting gives every component the notices that count for its
-// metrics, in list order, and their merged impacts.
-func (s *Snapshot) buildCounting() {
+// metrics, in list order, and their merged impacts; a component that is not
+// in changed takes its merged impacts from prev.
+func (s *Snapshot) buildCounting(prev *Snapshot, changed map[int64]bool) {
+	var seen []int64
 	for _, n := range s.AllNotices {
-		if n.Type != statusd.Unplanned || n.State() == statusd.FalseAlarm {
+		if !counts(n) {
 			continue
 		}
-		seen := map[int64]bool{}
+		seen = seen[:0]
 		for _, id := range n.ComponentIDs {
-			for c := s.componentID[id]; c != nil && !seen[c.ID]; c = s.parent(c) {
-				seen[c.ID] = true
+			for c := s.componentID[id]; c != nil && !slices.Contains(seen, c.ID); c = s.parent(c) {
+				seen = append(seen, c.ID)
 				c.counting = append(c.counting, n)
 			}
 		}
 	}
 	for _, c := range s.AllComponents {
+		if prev != nil && !changed[c.ID] {
+			if old := prev.componentID[c.ID]; old != nil {
+				c.impacts, c.hulls = old.impacts, old.hulls
+				continue
+			}
+		}
 		var ivs [][2]int64
 		for _, n := range c.counting {
 			ivs = append(ivs, n.impacts...)
@@ -311,4 +389,10 @@ func (s *Snapshot) parent(c *Component) *Component {
 func (s *Snapshot) Component(id int64) *Component { return s.componentID[id] }
 
 // Notice returns the notice with the id, or nil.
-func (s *Snapshot) Notice(id int64) *Notice { return s.noticeID[id] }
+func (s *Snapshot) Notice(id int64) *Notice {
+	i, ok := slices.BinarySearchFunc(s.byID, id, func(n *Notice, id int64) int { return cmp.Compare(n.ID, id) })
+	if !ok {
+		return nil
+	}
+	return s.byID[i]
+}

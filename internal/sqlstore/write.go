@@ -10,19 +10,57 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// Write runs fn in one write transaction and bumps the version when it
-// commits.
-func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) error {
-	return s.transact(ctx, func(t tx) error {
-		if err := fn(&sqlTx{t}); err != nil {
+// Write runs fn in one write transaction, bumps the version when it
+// commits, and reads back what it wrote.
+func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) (statusd.Written, error) {
+	var w statusd.Written
+	err := s.transact(ctx, func(t tx) error {
+		x := &sqlTx{t: t, notices: map[int64]bool{}}
+		if err := fn(x); err != nil {
 			return err
 		}
-		return bumpVersion(t)
+		if err := bumpVersion(t); err != nil {
+			return err
+		}
+		var err error
+		w, err = x.written()
+		return err
 	})
+	return w, err
 }
 
-// sqlTx is a statusd.Tx on a database/sql transaction.
-type sqlTx struct{ t tx }
+// sqlTx is a statusd.Tx on a database/sql transaction. It notes what is
+// written, to read it back at the end.
+type sqlTx struct {
+	t                tx
+	page, components bool
+	notices          map[int64]bool
+}
+
+// written reads back, inside the transaction, everything it wrote.
+func (t *sqlTx) written() (statusd.Written, error) {
+	w := statusd.Written{Notices: map[int64]*statusd.Notice{}, ComponentsChanged: t.components}
+	if err := t.t.row(`SELECT version FROM store_version WHERE id = 1`).Scan(&w.Version); err != nil {
+		return w, err
+	}
+	var err error
+	if t.page {
+		if w.Page, err = loadPage(t.t); err != nil {
+			return w, err
+		}
+	}
+	if t.components {
+		if w.Components, err = loadComponents(t.t); err != nil {
+			return w, err
+		}
+	}
+	for id := range t.notices {
+		if w.Notices[id], err = t.Notice(id); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
 
 func (t *sqlTx) Page() (*statusd.Page, error) {
 	p, err := loadPage(t.t)
@@ -32,13 +70,38 @@ func (t *sqlTx) Page() (*statusd.Page, error) {
 	return p, err
 }
 
-func (t *sqlTx) PutPage(p *statusd.Page) error { return putPage(t.t, p) }
+func (t *sqlTx) PutPage(p *statusd.Page) error {
+	t.page = true
+	return putPage(t.t, p)
+}
 
 func (t *sqlTx) Components() ([]statusd.Component, error) { return loadComponents(t.t) }
 
-func (t *sqlTx) PutComponent(c *statusd.Component) error { return putComponent(t.t, c) }
+func (t *sqlTx) PutComponent(c *statusd.Component) error {
+	t.components = true
+	return putComponent(t.t, c)
+}
 
 func (t *sqlTx) DeleteComponents(ids []int64) error {
+	t.components = true
+	// The notices that list them lose their links: they change too.
+	for _, id := range ids {
+		rows, err := t.t.query(`SELECT notice_id FROM notice_components WHERE component_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var nid int64
+			if err := rows.Scan(&nid); err != nil {
+				rows.Close()
+				return err
+			}
+			t.notices[nid] = true
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
 	for _, id := range ids {
 		if _, err := t.t.exec(`UPDATE components SET parent_id = NULL WHERE id = ?`, id); err != nil {
 			return err
@@ -61,6 +124,7 @@ func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
 }
 
 func (t *sqlTx) PutNotice(n *statusd.Notice) error {
+	t.notices[n.ID] = true
 	if err := t.DeleteNotice(n.ID); err != nil {
 		return err
 	}
@@ -73,6 +137,7 @@ func (t *sqlTx) PutNotice(n *statusd.Notice) error {
 }
 
 func (t *sqlTx) DeleteNotice(id int64) error {
+	t.notices[id] = true
 	for _, q := range []string{`DELETE FROM updates WHERE notice_id = ?`, `DELETE FROM notice_components WHERE notice_id = ?`,
 		`DELETE FROM notices WHERE id = ?`} {
 		if _, err := t.t.exec(q, id); err != nil {

@@ -181,7 +181,7 @@ func testWrite(t *testing.T, s statusd.Store) {
 	}
 	_, v0 := load(t, s)
 	want := Sample()
-	err := s.Write(ctx, func(tx statusd.Tx) error {
+	written, err := s.Write(ctx, func(tx statusd.Tx) error {
 		p, err := tx.Page()
 		if err != nil {
 			return err
@@ -237,8 +237,8 @@ func testWrite(t *testing.T, s statusd.Store) {
 		t.Fatal(err)
 	}
 	got, v1 := load(t, s)
-	if v1 == v0 {
-		t.Error("Write did not change the version")
+	if v1 == v0 || written.Version != v1 {
+		t.Errorf("Write: version %d -> %d, Written.Version %d", v0, v1, written.Version)
 	}
 	want.Page.Name = "Renamed"
 	// Component 3 is gone, and with it the notice's link to it.
@@ -251,6 +251,13 @@ func testWrite(t *testing.T, s statusd.Store) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after Write:\ngot  %+v\nwant %+v", got, want)
 	}
+	// Written holds the committed state of what was written: the page, the
+	// whole tree, notice 100 as stored, 102 deleted.
+	wantWritten := statusd.Written{Version: v1, Page: &want.Page, Components: want.Components, ComponentsChanged: true,
+		Notices: map[int64]*statusd.Notice{100: &want.Notices[0], 102: nil}}
+	if !reflect.DeepEqual(written, wantWritten) {
+		t.Errorf("Written:\ngot  %+v\nwant %+v", written, wantWritten)
+	}
 }
 
 func testWriteRollback(t *testing.T, s statusd.Store) {
@@ -260,7 +267,7 @@ func testWriteRollback(t *testing.T, s statusd.Store) {
 	}
 	_, v0 := load(t, s)
 	refused := statusd.Errorf(statusd.EInvalidField, "no")
-	err := s.Write(ctx, func(tx statusd.Tx) error {
+	_, err := s.Write(ctx, func(tx statusd.Tx) error {
 		if err := tx.DeleteNotice(100); err != nil {
 			return err
 		}
@@ -319,7 +326,7 @@ func testAudit(t *testing.T, s statusd.Store) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 30; i++ {
-		err := s.Write(ctx, func(tx statusd.Tx) error {
+		_, err := s.Write(ctx, func(tx statusd.Tx) error {
 			return tx.Audit(statusd.AuditEntry{At: t0.Add(time.Duration(i) * time.Second), Actor: "ops",
 				Action: "test", Target: "entry", Detail: strconv.Itoa(i)})
 		})
@@ -343,7 +350,7 @@ func testNextID(t *testing.T, s statusd.Store) {
 		t.Fatal(err)
 	}
 	var first, second, third int64
-	err := s.Write(ctx, func(tx statusd.Tx) error {
+	_, err := s.Write(ctx, func(tx statusd.Tx) error {
 		var err error
 		first, err = tx.NextID("notices")
 		return err
@@ -352,7 +359,7 @@ func testNextID(t *testing.T, s statusd.Store) {
 		t.Fatalf("NextID(notices) = %d, %v; want 103", first, err)
 	}
 	// The newest notice is deleted: its id is not given again.
-	err = s.Write(ctx, func(tx statusd.Tx) error {
+	_, err = s.Write(ctx, func(tx statusd.Tx) error {
 		if err := tx.DeleteNotice(102); err != nil {
 			return err
 		}
@@ -369,7 +376,7 @@ func testNextID(t *testing.T, s statusd.Store) {
 		tx.NextID("notices")
 		return refused
 	})
-	err = s.Write(ctx, func(tx statusd.Tx) error {
+	_, err = s.Write(ctx, func(tx statusd.Tx) error {
 		var err error
 		third, err = tx.NextID("notices")
 		return err

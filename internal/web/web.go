@@ -1,78 +1,193 @@
-// Package web serves the HTML side of statusd. For now that is a plain
-// summary page at / and HTML error pages for every other path outside the
-// API; the full status page comes with its own issue.
+// Package web serves the public status page: the HTML pages that people
+// read (/, /notices/{id}, /history, /components/{id}/metrics), the Atom and
+// RSS feeds of the notices (/history.atom, /history.rss), and the page's own
+// CSS, JavaScript and icon under /assets/. Everything is rendered on the
+// server from the current snapshot with html/template; the templates and
+// assets are embedded in the binary and parsed once, and no page asks any
+// other host for anything.
+//
+// Every HTML answer carries a strict Content-Security-Policy (no inline
+// script or style), nosniff, a Referrer-Policy and frame-ancestors 'none'.
+// Errors are HTML pages in the same style: 400, 404, 405, 500 and 503.
 package web
 
 import (
 	"bytes"
-	"embed"
-	"html/template"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
+	"sync/atomic"
+	"time"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-//go:embed templates/*.html
-var templates embed.FS
+// Config configures a Server.
+type Config struct {
+	// Snapshots is where the pages read the current page from.
+	Snapshots *snapshot.Holder
+	// Variant decides whether component metrics are shown (Variant A).
+	Variant statusd.Variant
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Log receives the internal errors; nil discards them.
+	Log *slog.Logger
+}
 
-var pages = template.Must(template.ParseFS(templates, "templates/*.html"))
-
-// Server renders the HTML pages from the current snapshot. It is safe for
-// concurrent use.
+// Server renders the status page. It is safe for concurrent use.
 type Server struct {
-	snaps *snapshot.Holder
+	snaps   *snapshot.Holder
+	variant statusd.Variant
+	now     func() time.Time
+	log     *slog.Logger
+	// derived caches what the pages derive from one snapshot (the archive
+	// order, the feed order); it is replaced when the snapshot changes.
+	derived atomic.Pointer[derived]
 }
 
-// New returns a Server reading snapshots from h.
-func New(h *snapshot.Holder) *Server { return &Server{snaps: h} }
+// New returns a Server for the configuration.
+func New(cfg Config) *Server {
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	return s
+}
 
-// Register adds the HTML routes to mux.
+// Register adds the page's routes to mux. "/" is the catch-all: any path
+// that no other handler of mux claims answers an HTML 404.
 func (s *Server) Register(mux *http.ServeMux) {
-	mux.HandleFunc("/", s.index)
+	mux.Handle("/", s.page(s.index))
+	mux.Handle("/notices/{id}", s.page(s.notice))
+	mux.Handle("/history", s.page(s.history))
+	mux.Handle("/history.atom", s.page(s.atom))
+	mux.Handle("/history.rss", s.page(s.rss))
+	mux.Handle("/components/{id}/metrics", s.page(s.metrics))
+	mux.Handle("/assets/{name}", s.assets())
+	mux.Handle("/favicon.ico", s.assets())
 }
 
-type componentView struct{ Name, State string }
+// handler answers a request from a snapshot at now. It returns an *Error
+// for the answers that are error pages.
+type handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
 
-func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/" {
-		s.error(w, http.StatusNotFound, "Page not found", "There is nothing at "+r.URL.Path+".")
-		return
-	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		s.error(w, http.StatusMethodNotAllowed, "Method not allowed", "This page can only be read.")
-		return
-	}
-	snap := s.snaps.Current()
-	if snap == nil {
-		s.error(w, http.StatusServiceUnavailable, "No status yet", "No page has been published yet.")
-		return
-	}
-	page := snap.Page()
-	data := struct {
-		Name, State, StateText string
-		Components             []componentView
-	}{Name: page.Name, State: page.State, StateText: page.StateText}
-	for _, c := range snap.AllComponents {
-		data.Components = append(data.Components, componentView{c.Name, snap.Variant.Name(c.State)})
-	}
-	s.render(w, http.StatusOK, "index.html", data)
+// page adapts a handler: only GET and HEAD, a snapshot to answer from, error
+// pages for the errors it returns, and a 500 page when it panics.
+func (s *Server) page(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.fail(w, r, nil, fmt.Errorf("panic: %v", v))
+			}
+		}()
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			s.fail(w, r, nil, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here: this page can only be read.", r.Method))
+			return
+		}
+		snap := s.snaps.Current()
+		if snap == nil {
+			s.fail(w, r, nil, statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon."))
+			return
+		}
+		if err := h(w, r, snap, s.now()); err != nil {
+			s.fail(w, r, snap, err)
+		}
+	})
 }
 
-func (s *Server) error(w http.ResponseWriter, status int, title, message string) {
-	s.render(w, status, "error.html", struct{ Title, Message string }{title, message})
+// errorView is what the error template shows.
+type errorView struct {
+	base
+	Status  int
+	Heading string
+	Message string
 }
 
-// render executes a template into a buffer before writing the status line.
+var headings = map[int]string{
+	http.StatusBadRequest:          "This request cannot be answered",
+	http.StatusNotFound:            "Page not found",
+	http.StatusMethodNotAllowed:    "Method not allowed",
+	http.StatusInternalServerError: "Something went wrong",
+	http.StatusServiceUnavailable:  "Status not available yet",
+}
+
+// fail answers err as an HTML error page. An *statusd.Error is shown as it
+// is; any other error is logged and answered with a generic 500 page.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, err error) {
+	var e *statusd.Error
+	if !errors.As(err, &e) {
+		s.log.Error("status page", "method", r.Method, "path", r.URL.Path, "err", err)
+		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
+	}
+	status := statusd.ErrorStatus(e.Code)
+	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}
+	if v.Heading == "" {
+		v.Heading = http.StatusText(status)
+	}
+	v.Title = v.Heading
+	s.render(w, status, "error", v)
+}
+
+// securityHeaders are set on every HTML answer. The policy allows nothing
+// but the page's own assets: no inline script or style, no frames, no
+// plugins, forms only to statusd itself.
+var securityHeaders = map[string]string{
+	"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+	"X-Content-Type-Options": "nosniff",
+	"Referrer-Policy":        "same-origin",
+	"X-Frame-Options":        "DENY",
+}
+
+// render executes a page template into a buffer, then writes the status
+// line, the headers and the page. A template that fails is logged and
+// answered with a plain 500.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
 	var buf bytes.Buffer
-	if err := pages.ExecuteTemplate(&buf, name, data); err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+	if err := pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
+		s.log.Error("rendering a page", "template", name, "err", err)
+		buf.Reset()
+		status = http.StatusInternalServerError
+		buf.WriteString(plainError)
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	h := w.Header()
+	for k, v := range securityHeaders {
+		h.Set(k, v)
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	if status == http.StatusOK {
+		h.Set("Cache-Control", "no-cache")
+	} else {
+		h.Set("Cache-Control", "no-store")
+	}
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
+}
+
+// plainError is the last resort when even a template fails.
+const plainError = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Something went wrong</title></head>
+<body><main><h1>Something went wrong</h1><p>The status page could not be shown. Please try again in a moment.</p></main></body></html>
+`
+
+// writeBody writes a non-HTML answer (a feed) from a buffer.
+func writeBody(w http.ResponseWriter, contentType string, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
 }

@@ -1,0 +1,94 @@
+package snapshot
+
+import (
+	"slices"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// With returns the snapshot that follows s after the change, at now. The
+// derived parts of every notice the change does not touch are shared with s,
+// and so are the merged impacts of every component whose counting notices
+// did not change.
+func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
+	settings := s.Doc
+	if ch.Page != nil {
+		settings.Page = *ch.Page
+	}
+	if ch.ComponentsChanged {
+		settings.Components = ch.Components
+	}
+	url := pageURL(settings.Page, s.Options)
+	if url != s.PageURL {
+		return s.rebuild(settings, ch, now)
+	}
+	notices := slices.Clone(s.AllNotices)
+	// A changed component tree may move any notice's counting: recompute
+	// every component's impacts then.
+	changed := map[int64]bool{}
+	if ch.ComponentsChanged {
+		for _, c := range settings.Components {
+			changed[c.ID] = true
+		}
+	}
+	for id, src := range ch.Notices {
+		if old := s.Notice(id); old != nil {
+			i, _ := slices.BinarySearchFunc(notices, old, newestFirst)
+			notices = slices.Delete(notices, i, i+1)
+			s.markAncestors(changed, old)
+		}
+		if src != nil {
+			n := newNotice(*src, now, s.Options, url)
+			i, _ := slices.BinarySearchFunc(notices, n, newestFirst)
+			notices = slices.Insert(notices, i, n)
+			s.markAncestors(changed, n)
+		}
+	}
+	return assemble(settings, notices, ch.Version, now, s.Options, s, changed)
+}
+
+// markAncestors marks, in the tree of s, the components whose counting
+// notices include n.
+func (s *Snapshot) markAncestors(changed map[int64]bool, n *Notice) {
+	if !counts(n) {
+		return
+	}
+	for _, id := range n.ComponentIDs {
+		for c := s.componentID[id]; c != nil && !changed[c.ID]; c = s.parent(c) {
+			changed[c.ID] = true
+		}
+	}
+}
+
+// rebuild derives every notice again: the page url changed.
+func (s *Snapshot) rebuild(settings Settings, ch statusd.Written, now time.Time) *Snapshot {
+	url := pageURL(settings.Page, s.Options)
+	var notices []*Notice
+	for _, n := range s.AllNotices {
+		if _, written := ch.Notices[n.ID]; !written {
+			notices = append(notices, newNotice(n.Notice, now, s.Options, url))
+		}
+	}
+	for _, src := range ch.Notices {
+		if src != nil {
+			notices = append(notices, newNotice(*src, now, s.Options, url))
+		}
+	}
+	slices.SortFunc(notices, newestFirst)
+	return assemble(settings, notices, ch.Version, now, s.Options, nil, nil)
+}
+
+// Retime returns the snapshot of the same page at now, after a time rule
+// fired: only the notices whose timeline state has changed are derived
+// again, and the metrics data is shared with s (time rules do not change
+// which notices count).
+func (s *Snapshot) Retime(now time.Time) *Snapshot {
+	notices := slices.Clone(s.AllNotices)
+	for i, n := range notices {
+		if !n.next.IsZero() && !now.Before(n.next) {
+			notices[i] = newNotice(n.Notice, now, s.Options, s.PageURL)
+		}
+	}
+	return assemble(s.Doc, notices, s.Version, now, s.Options, s, nil)
+}

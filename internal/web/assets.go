@@ -1,0 +1,102 @@
+package web
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+//go:embed assets
+var assetFS embed.FS
+
+// asset is an embedded file served under /assets/.
+type asset struct {
+	body        []byte
+	contentType string
+	hash        string // of the body, the version in asset URLs
+}
+
+var assetTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml",
+}
+
+// assetFiles are the assets by name, read and hashed once.
+var assetFiles = func() map[string]asset {
+	out := map[string]asset{}
+	entries, err := fs.ReadDir(assetFS, "assets")
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range entries {
+		body, err := assetFS.ReadFile("assets/" + e.Name())
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(body)
+		ct := assetTypes[path.Ext(e.Name())]
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		out[e.Name()] = asset{body: body, contentType: ct, hash: hex.EncodeToString(sum[:6])}
+	}
+	return out
+}()
+
+// assetURL is the URL of an asset, versioned by its content so that it can
+// be cached for good. It panics on an unknown name, which the templates'
+// tests catch.
+func assetURL(name string) string {
+	a, ok := assetFiles[name]
+	if !ok {
+		panic("web: no asset " + name)
+	}
+	return "/assets/" + name + "?v=" + a.hash
+}
+
+// assets serves the embedded assets, and the icon as /favicon.ico. A
+// request carrying the current version may be cached for a year; any other
+// for five minutes, revalidated with the ETag.
+func (s *Server) assets() http.Handler {
+	notFound := s.page(func(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot, _ time.Time) error {
+		return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		if r.URL.Path == "/favicon.ico" {
+			name = "icon.svg"
+		}
+		a, ok := assetFiles[name]
+		if !ok || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+			notFound.ServeHTTP(w, r) // a 404 page, or a 405 for another method
+			return
+		}
+		etag := `"` + a.hash + `"`
+		h := w.Header()
+		h.Set("Content-Type", a.contentType)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("ETag", etag)
+		if r.URL.Query().Get("v") == a.hash {
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			h.Set("Cache-Control", "public, max-age=300")
+		}
+		if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == "*" || strings.Contains(inm, etag)) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		h.Set("Content-Length", strconv.Itoa(len(a.body)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(a.body)
+	})
+}

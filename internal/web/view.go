@@ -1,0 +1,289 @@
+package web
+
+import (
+	"cmp"
+	"embed"
+	"html/template"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// pages holds one template set per page, each with the layout and the
+// partials; they are parsed once, when the program starts.
+var pages = func() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, name := range []string{"index", "notice", "history", "metrics", "error"} {
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS,
+			"templates/layout.html", "templates/partials.html", "templates/"+name+".html"))
+	}
+	return out
+}()
+
+var funcs = template.FuncMap{
+	"asset":      assetURL,
+	"stateWord":  stateWord,
+	"stateClass": stateClass,
+	"datetime":   func(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) },
+	"when":       func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
+	"date":       func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"isoDate":    func(t time.Time) string { return t.UTC().Format(statusd.DateLayout) },
+	"month":      func(t time.Time) string { return t.UTC().Format("January 2006") },
+	"plural": func(n int, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return strconv.Itoa(n) + " " + many
+	},
+}
+
+// base is what the layout needs on every page.
+type base struct {
+	Title   string // the page's own title; the page name follows it
+	Name    string // the status page's name
+	Nav     string // the current section: "status" or "history"
+	Refresh bool   // an incident is open or maintenance underway
+	Updated time.Time
+}
+
+// base returns the layout's data for a page; snap may be nil.
+func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
+	b := base{Name: "Status", Nav: nav, Updated: now}
+	if snap == nil {
+		return b
+	}
+	b.Name = snap.Doc.Page.Name
+	b.Refresh = snap.PageState != statusd.PageOperational || len(s.find(snap, now, statusd.Unplanned, statusd.Present)) > 0
+	return b
+}
+
+// stateWord names a page or component state for a reader.
+func stateWord(st statusd.PageState) string {
+	switch st {
+	case statusd.PageDegraded:
+		return "Degraded"
+	case statusd.PageUnderMaintenance:
+		return "Under maintenance"
+	}
+	return "Operational"
+}
+
+// stateClass is the CSS class of a page or component state.
+func stateClass(st statusd.PageState) string {
+	switch st {
+	case statusd.PageDegraded:
+		return "degraded"
+	case statusd.PageUnderMaintenance:
+		return "maintenance"
+	}
+	return "operational"
+}
+
+var typeWords = map[statusd.NoticeType]string{
+	statusd.Unplanned: "Incident",
+	statusd.Planned:   "Maintenance",
+	statusd.General:   "Announcement",
+}
+
+var noticeStateWords = map[statusd.State]string{
+	statusd.Investigating: "Investigating",
+	statusd.Identified:    "Identified",
+	statusd.Recovering:    "Recovering",
+	statusd.Resolved:      "Resolved",
+	statusd.FalseAlarm:    "False alarm",
+	statusd.Scheduled:     "Scheduled",
+	statusd.Underway:      "In progress",
+	statusd.Complete:      "Completed",
+	statusd.Cancelled:     "Cancelled",
+}
+
+// noticeStateClass is the CSS class of a notice's badge, and so which icon
+// it shows beside its word.
+func noticeStateClass(st statusd.State) string {
+	switch st {
+	case statusd.Investigating, statusd.Identified:
+		return "degraded"
+	case statusd.Recovering:
+		return "recovering"
+	case statusd.Underway:
+		return "maintenance"
+	case statusd.Scheduled:
+		return "scheduled"
+	case statusd.Resolved, statusd.FalseAlarm, statusd.Complete, statusd.Cancelled:
+		return "resolved"
+	}
+	return "info"
+}
+
+// noticeView is a notice as the pages show it.
+type noticeView struct {
+	ID                 int64
+	Href               string
+	Subject            string
+	Type               string // the type's word
+	State              string // the state's word; for general notices the type's
+	Class              string
+	BeganAt, EndedAt   *time.Time
+	BeginsAt, EndsAt   *time.Time
+	CreatedAt          time.Time
+	Date               time.Time // what the archive files it under
+	Impact             string    // Variant A, unplanned: the impact in words
+	ImpactSeconds      int64
+	Current            bool // a current incident: its impact still grows
+	Tags               []string
+	Latest             updateView
+	Updates            []updateView // newest first; only on the notice page
+	Components         []componentRef
+	Open, Future, Past bool
+}
+
+type updateView struct {
+	State     string // the state's word; empty on general notices
+	Class     string
+	Content   string
+	CreatedAt time.Time
+}
+
+// componentRef is a component named by a notice.
+type componentRef struct {
+	ID       int64
+	Position int
+	Name     string
+	State    statusd.PageState
+	Href     string
+}
+
+// view builds the notice's view at now; withUpdates adds every update.
+func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time, withUpdates bool) noticeView {
+	v := noticeView{
+		ID:        n.ID,
+		Href:      "/notices/" + strconv.FormatInt(n.ID, 10),
+		Subject:   n.Subject,
+		Type:      typeWords[n.Type],
+		BeganAt:   n.BeganAt(),
+		EndedAt:   n.EndedAt(),
+		BeginsAt:  n.BeginsAt,
+		EndsAt:    n.EndsAt,
+		CreatedAt: n.CreatedAt,
+		Date:      noticeDate(n),
+		Tags:      n.TagList,
+		Open:      n.Timeline == statusd.Present,
+		Current:   n.IsCurrentIncident(),
+		Future:    n.Timeline == statusd.Future,
+		Past:      n.Timeline == statusd.PastRecent || n.Timeline == statusd.PastDistant,
+	}
+	if n.Type == statusd.General {
+		v.State, v.Class = v.Type, "info"
+		v.BeganAt, v.EndedAt = nil, nil
+	} else {
+		v.State, v.Class = noticeStateWords[n.State()], noticeStateClass(n.State())
+	}
+	if n.Type == statusd.Unplanned && s.variant.HasMetrics() {
+		if imp := snap.Entry(n, now).ImpactTime; imp != nil {
+			v.Impact, v.ImpactSeconds = imp.Words, imp.Seconds
+		}
+	}
+	v.Latest = updateOf(n.Updates[len(n.Updates)-1])
+	if withUpdates {
+		for i := len(n.Updates) - 1; i >= 0; i-- {
+			v.Updates = append(v.Updates, updateOf(n.Updates[i]))
+		}
+	}
+	for _, id := range n.ComponentIDs {
+		if c := snap.Component(id); c != nil {
+			v.Components = append(v.Components, s.ref(c))
+		}
+	}
+	// Position order, as everywhere else.
+	slices.SortFunc(v.Components, func(a, b componentRef) int {
+		return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID))
+	})
+	return v
+}
+
+func updateOf(u statusd.Update) updateView {
+	v := updateView{Content: u.Content, CreatedAt: u.CreatedAt}
+	if u.State != "" {
+		v.State, v.Class = noticeStateWords[u.State], noticeStateClass(u.State)
+	}
+	return v
+}
+
+// ref names a component, linking to its metrics page when it has one and
+// to its place on the status page otherwise.
+func (s *Server) ref(c *snapshot.Component) componentRef {
+	r := componentRef{ID: c.ID, Position: c.Position, Name: c.Name, State: c.State, Href: "/#component-" + strconv.FormatInt(c.ID, 10)}
+	if s.variant.HasMetrics() && c.MetricsEnabled {
+		r.Href = "/components/" + strconv.FormatInt(c.ID, 10) + "/metrics"
+	}
+	return r
+}
+
+// noticeDate is the moment the archive files a notice under: when it began,
+// else (planned) when it was scheduled to begin, else when it was posted.
+func noticeDate(n *snapshot.Notice) time.Time {
+	if t := n.BeganAt(); t != nil {
+		return *t
+	}
+	if n.BeginsAt != nil {
+		return *n.BeginsAt
+	}
+	return n.CreatedAt
+}
+
+// find returns the notices of a type in a timeline state, newest first, as
+// the notices API lists them.
+func (s *Server) find(snap *snapshot.Snapshot, now time.Time, typ statusd.NoticeType, tl statusd.TimelineState) []*snapshot.Notice {
+	f := snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{typ}}, Timelines: [][]string{{string(tl)}}}
+	var out []*snapshot.Notice
+	for page := int64(1); ; page++ {
+		list, total := snap.Notices(f, page, now)
+		for _, e := range list {
+			out = append(out, snap.Notice(e.ID))
+		}
+		if len(list) == 0 || len(out) >= total {
+			return out
+		}
+	}
+}
+
+// derived is what the pages compute once per snapshot.
+type derived struct {
+	snap *snapshot.Snapshot
+	// archive holds every notice that is not in the future, by noticeDate
+	// descending, then id descending.
+	archive []*snapshot.Notice
+	// feed holds every notice by updated_at descending, then id descending.
+	feed []*snapshot.Notice
+}
+
+func (s *Server) derive(snap *snapshot.Snapshot) *derived {
+	if d := s.derived.Load(); d != nil && d.snap == snap {
+		return d
+	}
+	d := &derived{snap: snap}
+	for _, n := range snap.AllNotices {
+		if n.Timeline != statusd.Future {
+			d.archive = append(d.archive, n)
+		}
+	}
+	slices.SortFunc(d.archive, func(a, b *snapshot.Notice) int {
+		return cmp.Or(noticeDate(b).Compare(noticeDate(a)), cmp.Compare(b.ID, a.ID))
+	})
+	d.feed = slices.Clone(snap.AllNotices)
+	slices.SortFunc(d.feed, func(a, b *snapshot.Notice) int {
+		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), cmp.Compare(b.ID, a.ID))
+	})
+	s.derived.Store(d)
+	return d
+}
+
+// joinLines joins texts for a data attribute, one a line.
+func joinLines(lines []string) string { return strings.Join(lines, "\n") }

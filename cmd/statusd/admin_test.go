@@ -784,7 +784,7 @@ func TestAdminNotices(t *testing.T) {
 	admRefuse(srv, tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
 
 	// An update of a general notice carries no state.
-	got = admOK(srv, http.MethodPost, "/notices/300/updates", tok, `{"content": "More news."}`, 201)
+	admOK(srv, http.MethodPost, "/notices/300/updates", tok, `{"content": "More news."}`, 201)
 	writes++
 	pub = admPublicNotice(t, srv, 300)
 	list := pub["updates"].([]any)

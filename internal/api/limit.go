@@ -37,10 +37,6 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	httpjson.Write(w, r, s.log, status, v)
-}
-
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	httpjson.Error(w, r, s.log, err)
 }

@@ -63,6 +63,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		mux.Handle(prefix+"/notices/{id}", s.get(s.notice))
 	}
 	mux.Handle("/api/notices/{id}", s.get(s.notice))
+	mux.Handle("/api/v1/openapi.json", s.get(s.openAPI))
 	mux.Handle("/api/", s.wrap(http.HandlerFunc(s.notFound)))
 	mux.Handle("/v1/", s.wrap(http.HandlerFunc(s.notFound)))
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,5 +88,32 @@ func BenchmarkBuild100k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Build(doc, 1, benchNow, Options{Variant: statusd.VariantA})
+	}
+}
+
+// BenchmarkWith100k is the snapshot that follows one write (a new update on
+// one notice) on a page of 100,000 notices: what a write costs before it is
+// visible.
+func BenchmarkWith100k(b *testing.B) {
+	doc := benchDoc(11, 100_000)
+	s := Build(doc, 1, benchNow, Options{Variant: statusd.VariantA})
+	n := doc.Notices[500]
+	n.Updates = append(slices.Clone(n.Updates), statusd.Update{ID: 1 << 40, State: statusd.Resolved, Content: "More.",
+		CreatedAt: n.UpdatedAt.Add(time.Minute), UpdatedAt: n.UpdatedAt.Add(time.Minute)})
+	w := statusd.Written{Version: 2, Notices: map[int64]*statusd.Notice{n.ID: &n}}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.With(w, benchNow)
+	}
+}
+
+// BenchmarkRetime100k is the snapshot after a time rule fired on a page of
+// 100,000 notices.
+func BenchmarkRetime100k(b *testing.B) {
+	s := Build(benchDoc(11, 100_000), 1, benchNow, Options{Variant: statusd.VariantA})
+	later := benchNow.Add(8 * 24 * time.Hour)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Retime(later)
 	}
 }

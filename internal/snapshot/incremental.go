@@ -23,42 +23,27 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 	if url != s.PageURL {
 		return s.rebuild(settings, ch, now)
 	}
-	notices := slices.Clone(s.AllNotices)
-	// A changed component tree may move any notice's counting: recompute
-	// every component's impacts then.
-	changed := map[int64]bool{}
-	if ch.ComponentsChanged {
-		for _, c := range settings.Components {
-			changed[c.ID] = true
-		}
-	}
+	var d delta
 	for id, src := range ch.Notices {
 		if old := s.Notice(id); old != nil {
-			i, _ := slices.BinarySearchFunc(notices, old, newestFirst)
-			notices = slices.Delete(notices, i, i+1)
-			s.markAncestors(changed, old)
+			d.removed = append(d.removed, old)
 		}
 		if src != nil {
-			n := newNotice(*src, now, s.Options, url)
-			i, _ := slices.BinarySearchFunc(notices, n, newestFirst)
-			notices = slices.Insert(notices, i, n)
-			s.markAncestors(changed, n)
+			d.added = append(d.added, newNotice(*src, now, s.Options, url))
 		}
 	}
-	return assemble(settings, notices, ch.Version, now, s.Options, s, changed)
-}
-
-// markAncestors marks, in the tree of s, the components whose counting
-// notices include n.
-func (s *Snapshot) markAncestors(changed map[int64]bool, n *Notice) {
-	if !counts(n) {
-		return
+	notices := slices.Clone(s.AllNotices)
+	for _, n := range d.removed {
+		notices = deleteNotice(notices, n, newestFirst)
 	}
-	for _, id := range n.ComponentIDs {
-		for c := s.componentID[id]; c != nil && !changed[c.ID]; c = s.parent(c) {
-			changed[c.ID] = true
-		}
+	for _, n := range d.added {
+		notices = insertNotice(notices, n, newestFirst)
 	}
+	if ch.ComponentsChanged {
+		// A new tree may move any notice's counting: index it all again.
+		return assemble(settings, notices, ch.Version, now, s.Options, nil, nil)
+	}
+	return assemble(settings, notices, ch.Version, now, s.Options, s, &d)
 }
 
 // rebuild derives every notice again: the page url changed.
@@ -85,10 +70,13 @@ func (s *Snapshot) rebuild(settings Settings, ch statusd.Written, now time.Time)
 // which notices count).
 func (s *Snapshot) Retime(now time.Time) *Snapshot {
 	notices := slices.Clone(s.AllNotices)
+	var d delta
 	for i, n := range notices {
 		if !n.next.IsZero() && !now.Before(n.next) {
 			notices[i] = newNotice(n.Notice, now, s.Options, s.PageURL)
+			d.removed = append(d.removed, n)
+			d.added = append(d.added, notices[i])
 		}
 	}
-	return assemble(s.Doc, notices, s.Version, now, s.Options, s, nil)
+	return assemble(s.Doc, notices, s.Version, now, s.Options, s, &d)
 }

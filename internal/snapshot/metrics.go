@@ -41,6 +41,56 @@ func newHullIndex(counting []*Notice) hullIndex {
 	return h
 }
 
+// clone returns a copy that add and remove may change.
+func (h hullIndex) clone() hullIndex {
+	return hullIndex{starts: slices.Clone(h.starts), ends: slices.Clone(h.ends), gaps: slices.Clone(h.gaps), open: slices.Clone(h.open)}
+}
+
+// add puts one more notice in the index.
+func (h *hullIndex) add(n *Notice) {
+	if len(n.impacts) == 0 {
+		return
+	}
+	if n.open {
+		h.open = append(h.open, n)
+		return
+	}
+	insertSorted(&h.starts, n.impacts[0][0])
+	insertSorted(&h.ends, n.impacts[len(n.impacts)-1][1])
+	for i := 1; i < len(n.impacts); i++ {
+		h.gaps = append(h.gaps, [2]int64{n.impacts[i-1][1], n.impacts[i][0]})
+	}
+}
+
+// remove takes a notice that add put in the index out again.
+func (h *hullIndex) remove(n *Notice) {
+	if len(n.impacts) == 0 {
+		return
+	}
+	if n.open {
+		h.open = slices.DeleteFunc(h.open, func(o *Notice) bool { return o.ID == n.ID })
+		return
+	}
+	deleteSorted(&h.starts, n.impacts[0][0])
+	deleteSorted(&h.ends, n.impacts[len(n.impacts)-1][1])
+	for i := 1; i < len(n.impacts); i++ {
+		if j := slices.Index(h.gaps, [2]int64{n.impacts[i-1][1], n.impacts[i][0]}); j >= 0 {
+			h.gaps = slices.Delete(h.gaps, j, j+1)
+		}
+	}
+}
+
+func insertSorted(list *[]int64, v int64) {
+	i, _ := slices.BinarySearch(*list, v)
+	*list = slices.Insert(*list, i, v)
+}
+
+func deleteSorted(list *[]int64, v int64) {
+	if i, ok := slices.BinarySearch(*list, v); ok {
+		*list = slices.Delete(*list, i, i+1)
+	}
+}
+
 // count returns how many notices have an impact interval [s, e) with
 // s < to and e > from, open intervals ending at now.
 func (h *hullIndex) count(from, to, now int64) int64 {

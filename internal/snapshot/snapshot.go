@@ -15,6 +15,7 @@ package snapshot
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +83,8 @@ type Component struct {
 	// component's metrics: unplanned, not false alarms, listing it or a
 	// descendant.
 	counting []*Notice
-	impacts  statusd.IntervalSet // union of the counting notices' impacts
+	raw      [][2]int64          // the counting notices' impacts, in CompareIntervals order
+	impacts  statusd.IntervalSet // their union
 	hulls    hullIndex
 }
 
@@ -130,25 +132,53 @@ func newestFirst(a, b *Notice) int {
 
 func byNoticeID(a, b *Notice) int { return cmp.Compare(a.ID, b.ID) }
 
+// maxDelta is the largest change applied to the previous indexes.
+const maxDelta = 256
+
+// delta is what changed between two lists of notices: the derived notices
+// taken out and put in.
+type delta struct {
+	removed, added []*Notice
+}
+
 // assemble makes a snapshot of notices (newest first) and settings at now.
-// When prev is given, the metrics data of every component not in changed
-// (ids whose counting notices may differ) is taken from it.
+// With prev and d (prev's notices with d applied are notices, and the
+// component tree is prev's), the indexes are prev's with d applied, in time
+// proportional to the change rather than to the page.
 func assemble(settings Settings, notices []*Notice, version int64, now time.Time, opts Options,
-	prev *Snapshot, changed map[int64]bool) *Snapshot {
+	prev *Snapshot, d *delta) *Snapshot {
 	s := &Snapshot{
-		Options:        opts,
-		Doc:            settings,
-		Version:        version,
-		BuiltAt:        now,
-		PageURL:        pageURL(settings.Page, opts),
-		AllNotices:     notices,
-		byID:           slices.SortedFunc(slices.Values(notices), byNoticeID),
-		componentID:    make(map[int64]*Component, len(settings.Components)),
-		byTypeTimeline: make(map[[2]string][]*Notice),
+		Options:     opts,
+		Doc:         settings,
+		Version:     version,
+		BuiltAt:     now,
+		PageURL:     pageURL(settings.Page, opts),
+		AllNotices:  notices,
+		componentID: make(map[int64]*Component, len(settings.Components)),
+	}
+	// Past a few hundred notices, applying a change one notice at a time
+	// costs more than indexing again.
+	if d != nil && len(d.removed)+len(d.added) > maxDelta {
+		d = nil
+	}
+	if d == nil {
+		s.byID = slices.SortedFunc(slices.Values(notices), byNoticeID)
+		s.byTypeTimeline = make(map[[2]string][]*Notice)
+		for _, n := range notices {
+			for _, key := range typeTimelineKeys(n) {
+				s.byTypeTimeline[key] = append(s.byTypeTimeline[key], n)
+			}
+		}
+	} else {
+		s.applyIndexes(prev, d)
 	}
 	states := s.indexNotices()
 	s.buildComponents(states)
-	s.buildCounting(prev, changed)
+	if d == nil {
+		s.buildCounting()
+	} else {
+		s.applyCounting(prev, d)
+	}
 	s.page = statusd.PageResource{
 		Name:      settings.Page.Name,
 		State:     opts.Variant.Name(s.PageState),
@@ -164,15 +194,56 @@ func assemble(settings Settings, notices []*Notice, version int64, now time.Time
 	return s
 }
 
+// typeTimelineKeys are the keys under which byTypeTimeline lists n.
+func typeTimelineKeys(n *Notice) [4][2]string {
+	return [4][2]string{{"", ""}, {string(n.Type), ""}, {"", string(n.Timeline)}, {string(n.Type), string(n.Timeline)}}
+}
+
+// applyIndexes makes s's id and type/timeline indexes from prev's and d,
+// copying only the lists d touches.
+func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) {
+	s.byID = slices.Clone(prev.byID)
+	s.byTypeTimeline = maps.Clone(prev.byTypeTimeline)
+	copied := map[[2]string]bool{}
+	list := func(key [2]string) []*Notice {
+		if !copied[key] {
+			copied[key] = true
+			s.byTypeTimeline[key] = slices.Clone(s.byTypeTimeline[key])
+		}
+		return s.byTypeTimeline[key]
+	}
+	for _, n := range d.removed {
+		s.byID = deleteNotice(s.byID, n, byNoticeID)
+		for _, key := range typeTimelineKeys(n) {
+			s.byTypeTimeline[key] = deleteNotice(list(key), n, newestFirst)
+		}
+	}
+	for _, n := range d.added {
+		s.byID = insertNotice(s.byID, n, byNoticeID)
+		for _, key := range typeTimelineKeys(n) {
+			s.byTypeTimeline[key] = insertNotice(list(key), n, newestFirst)
+		}
+	}
+}
+
+func insertNotice(list []*Notice, n *Notice, order func(a, b *Notice) int) []*Notice {
+	i, _ := slices.BinarySearchFunc(list, n, order)
+	return slices.Insert(list, i, n)
+}
+
+func deleteNotice(list []*Notice, n *Notice, order func(a, b *Notice) int) []*Notice {
+	if i, ok := slices.BinarySearchFunc(list, n, order); ok {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
 // indexNotices fills the notice indexes, the page state and ValidUntil, and
 // returns the component states (CONTRACT C3).
 func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	s.PageState = statusd.PageOperational
 	states := map[int64]statusd.PageState{}
 	for _, n := range s.AllNotices {
-		for _, key := range [4][2]string{{"", ""}, {string(n.Type), ""}, {"", string(n.Timeline)}, {string(n.Type), string(n.Timeline)}} {
-			s.byTypeTimeline[key] = append(s.byTypeTimeline[key], n)
-		}
 		if !n.next.IsZero() && (s.ValidUntil.IsZero() || n.next.Before(s.ValidUntil)) {
 			s.ValidUntil = n.next
 		}
@@ -345,36 +416,76 @@ func counts(n *Notice) bool {
 	return n.Type == statusd.Unplanned && n.State() != statusd.FalseAlarm
 }
 
-// buildCounting gives every component the notices that count for its
-// metrics, in list order, and their merged impacts; a component that is not
-// in changed takes its merged impacts from prev.
-func (s *Snapshot) buildCounting(prev *Snapshot, changed map[int64]bool) {
-	var seen []int64
-	for _, n := range s.AllNotices {
-		if !counts(n) {
-			continue
+// ancestors returns the components whose counting notices include n: the
+// ones it lists and their ancestors, each once.
+func (s *Snapshot) ancestors(n *Notice) []*Component {
+	if !counts(n) {
+		return nil
+	}
+	var out []*Component
+	for _, id := range n.ComponentIDs {
+		for c := s.componentID[id]; c != nil && !slices.Contains(out, c); c = s.parent(c) {
+			out = append(out, c)
 		}
-		seen = seen[:0]
-		for _, id := range n.ComponentIDs {
-			for c := s.componentID[id]; c != nil && !slices.Contains(seen, c.ID); c = s.parent(c) {
-				seen = append(seen, c.ID)
-				c.counting = append(c.counting, n)
-			}
+	}
+	return out
+}
+
+// buildCounting gives every component the notices that count for its
+// metrics, in list order, and their merged impacts.
+func (s *Snapshot) buildCounting() {
+	for _, n := range s.AllNotices {
+		for _, c := range s.ancestors(n) {
+			c.counting = append(c.counting, n)
+			c.raw = append(c.raw, n.impacts...)
 		}
 	}
 	for _, c := range s.AllComponents {
-		if prev != nil && !changed[c.ID] {
-			if old := prev.componentID[c.ID]; old != nil {
-				c.impacts, c.hulls = old.impacts, old.hulls
-				continue
-			}
-		}
-		var ivs [][2]int64
-		for _, n := range c.counting {
-			ivs = append(ivs, n.impacts...)
-		}
-		c.impacts = statusd.NewIntervalSet(ivs)
+		slices.SortFunc(c.raw, statusd.CompareIntervals)
+		c.impacts = statusd.NewIntervalSet(c.raw)
 		c.hulls = newHullIndex(c.counting)
+	}
+}
+
+// applyCounting takes every component's metrics data from prev, and applies
+// d to the components it touches.
+func (s *Snapshot) applyCounting(prev *Snapshot, d *delta) {
+	touched := map[*Component]bool{}
+	for _, c := range s.AllComponents {
+		old := prev.componentID[c.ID]
+		c.counting, c.raw, c.impacts, c.hulls = old.counting, old.raw, old.impacts, old.hulls
+	}
+	touch := func(c *Component) {
+		if !touched[c] {
+			touched[c] = true
+			c.counting, c.raw, c.hulls = slices.Clone(c.counting), slices.Clone(c.raw), c.hulls.clone()
+		}
+	}
+	for _, n := range d.removed {
+		for _, c := range s.ancestors(n) {
+			touch(c)
+			c.counting = deleteNotice(c.counting, n, newestFirst)
+			for _, iv := range n.impacts {
+				if i, ok := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals); ok {
+					c.raw = slices.Delete(c.raw, i, i+1)
+				}
+			}
+			c.hulls.remove(n)
+		}
+	}
+	for _, n := range d.added {
+		for _, c := range s.ancestors(n) {
+			touch(c)
+			c.counting = insertNotice(c.counting, n, newestFirst)
+			for _, iv := range n.impacts {
+				i, _ := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals)
+				c.raw = slices.Insert(c.raw, i, iv)
+			}
+			c.hulls.add(n)
+		}
+	}
+	for c := range touched {
+		c.impacts = statusd.NewIntervalSet(c.raw)
 	}
 }
 

@@ -46,13 +46,13 @@ func (s *Snapshot) ComponentsAt(f ComponentFilter, page int64, now time.Time) (o
 	default:
 		list = s.AllComponents
 	}
-	matched := filter(list, f.match)
+	listed, total := pageMatching(list, f.match, page)
 	out = make([]statusd.ComponentResource, 0, PageSize)
-	for _, c := range pageOf(matched, page) {
+	for _, c := range listed {
 		out = append(out, s.ComponentResource(c, now))
 		timeDependent = timeDependent || (c.MetricsEnabled && s.Variant.HasMetrics())
 	}
-	return out, len(matched), timeDependent
+	return out, total, timeDependent
 }
 
 // ComponentResource returns a component as the components list shows it at
@@ -132,10 +132,14 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 		}
 		list = s.byTypeTimeline[key]
 	}
-	ms := now.UnixMilli()
-	matched := filter(list, func(n *Notice) bool { return f.match(n, ms) })
+	var keep func(*Notice) bool
+	if !f.indexed() {
+		ms := now.UnixMilli()
+		keep = func(n *Notice) bool { return f.match(n, ms) }
+	}
+	listed, total := pageMatching(list, keep, page)
 	out = make([]statusd.NoticeListEntry, 0, PageSize)
-	for _, n := range pageOf(matched, page) {
+	for _, n := range listed {
 		e := n.entry
 		s.fillImpact(&e.NoticeFields, n, now)
 		out = append(out, e)
@@ -143,7 +147,25 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 	}
 	// Which open impacts meet an overlap range moves with the clock.
 	timeDependent = timeDependent || (f.Overlaps != nil && len(s.open) > 0)
-	return out, len(matched), timeDependent
+	return out, total, timeDependent
+}
+
+// indexed reports whether the list NoticesAt starts from holds exactly the
+// matching notices, so that nothing is left to filter.
+func (f *NoticeFilter) indexed() bool {
+	single := func(sets [][]string) bool {
+		return len(sets) == 0 || (len(sets) == 1 && len(sets[0]) == 1 && sets[0][0] != "past")
+	}
+	types := make([][]string, len(f.Types))
+	for i, set := range f.Types {
+		for _, t := range set {
+			types[i] = append(types[i], string(t))
+		}
+	}
+	if f.Overlaps != nil || !single(types) || !single(f.Timelines) {
+		return false
+	}
+	return f.MetricsComponentID == nil || (len(f.Types) == 0 && len(f.Timelines) == 0)
 }
 
 // TimeDependent reports whether the notice's resources change with the
@@ -176,6 +198,30 @@ func filter[T any](list []T, keep func(T) bool) []T {
 		}
 	}
 	return out
+}
+
+// pageMatching returns page number page (from 1) of the items of list that
+// keep keeps (nil: all of them), and how many it keeps in all, without
+// building the list of all of them.
+func pageMatching[T any](list []T, keep func(T) bool, page int64) ([]T, int) {
+	if keep == nil {
+		return pageOf(list, page), len(list)
+	}
+	var out []T
+	total := 0
+	first := int64(-1) // a page too far for int never starts
+	if page >= 1 && page <= int64(len(list)/PageSize+1) {
+		first = (page - 1) * PageSize
+	}
+	for _, v := range list {
+		if keep(v) {
+			if i := int64(total); first >= 0 && i >= first && i < first+PageSize {
+				out = append(out, v)
+			}
+			total++
+		}
+	}
+	return out, total
 }
 
 func pageOf[T any](list []T, page int64) []T {

@@ -1,0 +1,148 @@
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+var (
+	benchOnce    sync.Once
+	benchDir     string
+	benchAPI     *Server
+	benchHandler http.Handler
+	benchErr     error
+)
+
+// TestMain removes the benchmarks' database when the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+// benchServer serves a page of 1,000 components and 100,000 notices from a
+// real SQLite store, with the rate limit off, as in production.
+func benchServer(b *testing.B) http.Handler {
+	benchOnce.Do(func() {
+		ctx := context.Background()
+		benchDir, benchErr = os.MkdirTemp("", "statusd-bench-")
+		if benchErr != nil {
+			return
+		}
+		store, err := sqlstore.Open(ctx, filepath.Join(benchDir, "bench.db"))
+		if err != nil {
+			benchErr = err
+			return
+		}
+		if benchErr = store.Import(ctx, demo.Large(1000, 100_000, time.Now()), false); benchErr != nil {
+			return
+		}
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
+		if benchErr = holder.Refresh(ctx); benchErr != nil {
+			return
+		}
+		mux := http.NewServeMux()
+		benchAPI = New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
+			Cache: CacheControl{MaxAge: 5 * time.Second}})
+		benchAPI.Register(mux)
+		benchHandler = mux
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchHandler
+}
+
+// discard is a ResponseWriter that keeps nothing, so that the benchmark
+// measures the handler, not a recorder.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// benchRequests are the hot paths, answered from the cache once warm.
+var benchRequests = []struct{ name, path, header, value string }{
+	{"Status", "/api/v1/status", "", ""},
+	{"Components", "/api/v1/components?page=2", "", ""},
+	{"ComponentsFiltered", "/api/v1/components?filter[parent_id_eq]=1&page=3", "", ""},
+	{"Notices", "/api/v1/notices?page=3", "", ""},
+	{"NoticesFiltered", "/api/v1/notices?page=3&filter[type_eq]=unplanned&filter[timeline_state_eq]=past_distant", "", ""},
+	{"NoticeDetail", "/api/v1/notices/500", "", ""},
+	{"Metrics12Months", "/api/v1/components/1/metrics?show_calculations=true&timeframe_start=" +
+		statusd.EarliestStart(time.Now()).Format(statusd.DateLayout), "", ""},
+	{"StatusGzip", "/api/v1/status", "Accept-Encoding", "gzip"},
+	{"NoticesZstd", "/api/v1/notices?page=3", "Accept-Encoding", "zstd"},
+	{"Status304", "/api/v1/status", "If-None-Match", ""},
+}
+
+// BenchmarkRequest is one request through the whole public handler (query
+// parsing, cache lookup, headers), with allocations per request.
+func BenchmarkRequest(b *testing.B) {
+	h := benchServer(b)
+	for _, br := range benchRequests {
+		b.Run(br.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "http://statusd.test"+br.path, nil)
+			if br.header == "If-None-Match" {
+				w := &discard{h: http.Header{}}
+				h.ServeHTTP(w, req)
+				req.Header.Set("If-None-Match", w.h.Get("ETag"))
+			} else if br.header != "" {
+				req.Header.Set(br.header, br.value)
+			}
+			w := &discard{h: http.Header{}}
+			h.ServeHTTP(w, req) // warm the cache
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				w.h = http.Header{}
+				h.ServeHTTP(w, req)
+			}
+		})
+	}
+}
+
+// BenchmarkRequestUncached is the same answers computed from the snapshot
+// without the cache: what the first request after a write costs.
+func BenchmarkRequestUncached(b *testing.B) {
+	benchServer(b)
+	snap := benchAPI.snaps.Current()
+	now := time.Now()
+	tf, _ := statusd.ParseTimeframe(statusd.EarliestStart(now).Format(statusd.DateLayout), "", now)
+	cases := []struct {
+		name string
+		fn   func()
+	}{
+		{"Notices", func() { snap.Notices(snapshot.NoticeFilter{}, 3, now) }},
+		{"NoticesFiltered", func() {
+			snap.Notices(snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Unplanned}}}, 3, now)
+		}},
+		{"Components", func() { snap.Components(snapshot.ComponentFilter{}, 2, now) }},
+		{"NoticeDetail", func() { snap.NoticeDetail(snap.Notice(500), now) }},
+		{"Metrics12Months", func() { snap.MetricsResponse(snap.Component(1), tf, now, true) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.fn()
+			}
+		})
+	}
+}

@@ -55,6 +55,23 @@ func (cmd *opCommand) message(p *string, def, usage string) {
 	cmd.fs.StringVar(p, "message", def, "same as -m")
 }
 
+// parseID parses args, which must hold exactly one notice id.
+func (cmd *opCommand) parseID(args []string) (int64, error) {
+	rest, err := cmd.parse(args, "ID")
+	if err != nil {
+		return 0, err
+	}
+	return cmd.opID(rest[0])
+}
+
+// said prints a one-line summary of a notice after a verb ("updated").
+func said(verb string) func(io.Writer, *opNotice) error {
+	return func(w io.Writer, n *opNotice) error {
+		_, err := fmt.Fprintf(w, "%s %s %d %q (%s)%s\n", verb, n.noun(), n.ID, n.Subject, n.state(), n.on())
+		return err
+	}
+}
+
 // usageErr prints the synopsis and returns a usage error.
 func (cmd *opCommand) usageErr(format string, args ...any) error {
 	fmt.Fprintf(cmd.stderr, "Usage: statusd %s\nRun \"statusd %s -h\" for its flags.\n", cmd.synopsis, cmd.name)
@@ -460,11 +477,7 @@ func (e opEnv) incidentUpdate(ctx context.Context, sub string, args []string) er
 	if sub == "update" {
 		cmd.fs.StringVar(&state, "state", "", "new `state`: investigating, identified, recovering, resolved or false_alarm (default: unchanged)")
 	}
-	rest, err := cmd.parse(args, "ID")
-	if err != nil {
-		return err
-	}
-	id, err := cmd.opID(rest[0])
+	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}
@@ -482,31 +495,21 @@ func (e opEnv) incidentUpdate(ctx context.Context, sub string, args []string) er
 	if sub == "resolve" {
 		verb = "resolved"
 	}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, func(w io.Writer, n *opNotice) error {
-		_, err := fmt.Fprintf(w, "%s %s %d %q (%s)%s\n", verb, n.noun(), n.ID, n.Subject, n.state(), n.on())
-		return err
-	})
+	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, said(verb))
 }
 
 func (e opEnv) incidentReopen(ctx context.Context, args []string) error {
 	cmd := e.command("incident reopen", "incident reopen ID -m MESSAGE")
 	var msg string
 	cmd.message(&msg, "", "why it is back: the update's text, shown on the page")
-	rest, err := cmd.parse(args, "ID")
-	if err != nil {
-		return err
-	}
-	id, err := cmd.opID(rest[0])
+	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(msg) == "" {
 		return cmd.usageErr("say why the incident is back with -m MESSAGE")
 	}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/reopen", id), map[string]any{"content": msg}, func(w io.Writer, n *opNotice) error {
-		_, err := fmt.Fprintf(w, "reopened %s %d %q (%s)%s\n", n.noun(), n.ID, n.Subject, n.state(), n.on())
-		return err
-	})
+	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/reopen", id), map[string]any{"content": msg}, said("reopened"))
 }
 
 // ---- maintenance ----
@@ -590,19 +593,12 @@ func (e opEnv) maintenanceMove(ctx context.Context, sub, state, verb, def string
 	cmd := e.command("maintenance "+sub, "maintenance "+sub+" ID [-m MESSAGE]")
 	var msg string
 	cmd.message(&msg, def, "the update's text")
-	rest, err := cmd.parse(args, "ID")
-	if err != nil {
-		return err
-	}
-	id, err := cmd.opID(rest[0])
+	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}
 	body := map[string]any{"content": msg, "state": state}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, func(w io.Writer, n *opNotice) error {
-		_, err := fmt.Fprintf(w, "%s %s %d %q (%s)%s\n", verb, n.noun(), n.ID, n.Subject, n.state(), n.on())
-		return err
-	})
+	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, said(verb))
 }
 
 // ---- announce ----
@@ -919,11 +915,7 @@ func (e opEnv) noticeList(ctx context.Context, args []string) error {
 
 func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 	cmd := e.command("notice show", "notice show ID")
-	rest, err := cmd.parse(args, "ID")
-	if err != nil {
-		return err
-	}
-	id, err := cmd.opID(rest[0])
+	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}

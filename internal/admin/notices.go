@@ -227,12 +227,9 @@ func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, act
 		return err
 	}
 	err = s.write(r.Context(), func(tx statusd.Tx) error {
-		n, err := tx.Notice(id)
+		n, err := noticeIn(tx, id)
 		if err != nil {
 			return err
-		}
-		if n == nil {
-			return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
 		}
 		comps, err := tx.Components()
 		if err != nil {
@@ -336,6 +333,15 @@ func (s *Server) reopen(w http.ResponseWriter, r *http.Request, actor string) er
 	})
 }
 
+// noticeIn returns the notice with the id in tx, or a 404.
+func noticeIn(tx statusd.Tx, id int64) (*statusd.Notice, error) {
+	n, err := tx.Notice(id)
+	if err == nil && n == nil {
+		err = statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
+	}
+	return n, err
+}
+
 // addUpdate appends an update, with the next free update id, to n.
 func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, content string, now time.Time) error {
 	id, err := tx.NextID("updates")
@@ -352,12 +358,9 @@ func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor stri
 		return err
 	}
 	err = s.write(r.Context(), func(tx statusd.Tx) error {
-		n, err := tx.Notice(id)
+		n, err := noticeIn(tx, id)
 		if err != nil {
 			return err
-		}
-		if n == nil {
-			return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
 		}
 		if err := tx.DeleteNotice(id); err != nil {
 			return err

@@ -299,7 +299,7 @@ func (r *reader) notice(path string, v any) Notice {
 		r.add(join(path, "id"), "is required")
 	}
 	n.Type = NoticeType(r.str(path, m, "type", true))
-	if n.Type != "" && !n.Type.Valid() {
+	if _, given := present(m, "type"); given && !n.Type.Valid() {
 		r.add(join(path, "type"), "%q is not a notice type (general, planned, unplanned)", n.Type)
 	}
 	for _, tk := range typeKeys {

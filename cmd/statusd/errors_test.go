@@ -12,7 +12,8 @@ import (
 // answers 400 invalid_parameter naming the parameter, and changes nothing.
 func TestBadParameters(t *testing.T) {
 	srv, _ := fixtureServer(t, "a")
-	before := srv.get("/api/v1/notices", 200).Body
+	// (A list without the open incident, whose impact grows every second.)
+	before := srv.get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body
 	cases := []struct{ path, names string }{
 		{"/api/v1/notices?page=0", "page"},
 		{"/api/v1/notices?page=-1", "page"},
@@ -53,7 +54,7 @@ func TestBadParameters(t *testing.T) {
 			t.Errorf("%s: errors must not be cacheable", c.path)
 		}
 	}
-	if after := srv.get("/api/v1/notices", 200).Body; string(after) != string(before) {
+	if after := srv.get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body; string(after) != string(before) {
 		t.Errorf("a refused request changed the notices list")
 	}
 }

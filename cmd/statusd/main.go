@@ -49,6 +49,8 @@ Usage:
   statusd token create --name N   print a new admin API token (also: token list, token revoke NAME)
   statusd audit [flags]           print the audit log, newest first
   statusd migrate --from A --to B copy a whole store, e.g. SQLite into PostgreSQL
+  statusd backup [--db PATH] FILE an online, consistent copy of a SQLite database
+  statusd version                 print the version, commit and Go version
 
 Operator commands, clients of a running server's admin API:
   statusd incident open|update|resolve|reopen        publish an incident and its progress
@@ -88,6 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return auditCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrateCmd(ctx, args[1:], getenv, stderr)
+	case "backup":
+		return backupCmd(ctx, args[1:], getenv, stderr)
 	case "incident":
 		return incidentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "maintenance":
@@ -98,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return componentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "notice":
 		return noticeCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "version", "--version":
+		return versionCmd(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -17,12 +17,16 @@ import (
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
+	"github.com/statusd/statusd/internal/badge"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/shed"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/statuspage"
+	"github.com/statusd/statusd/internal/telemetry"
 	"github.com/statusd/statusd/internal/web"
 )
 
@@ -35,6 +39,8 @@ type serveConfig struct {
 	maxInFlight                                                                   int
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
+	logFormat                                                                     string // issue 9
+	metricsPublic                                                                 bool   // issue 9
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -49,6 +55,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.str(&c.redisURL, "redis", "", "Redis `URL` (redis://host:port/db) that makes the rate limit one limit across every replica")
 	fs.str(&c.trusted, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
 	fs.str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.str(&c.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
+	fs.boolean(&c.metricsPublic, "metrics-public", "serve /metrics without a token (default: an admin token is required)")
 	fs.duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
@@ -77,7 +85,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fmt.Errorf("--log-level: %q is not debug, info, warn or error", c.logLevel)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log, err := newLogger(stderr, c.logFormat, level)
+	if err != nil {
+		return err
+	}
 
 	store, err := sqlstore.Open(ctx, c.db)
 	if err != nil {
@@ -90,9 +101,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 	}
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: variant, BaseURL: c.baseURL}, time.Now, log)
+	firstBuild := time.Now()
 	if err := holder.Refresh(ctx); err != nil {
 		return fmt.Errorf("loading the page from %s: %w", sqlstore.Redact(c.db), err)
 	}
+	firstBuildTook := time.Since(firstBuild)
 	if holder.Current() == nil {
 		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
 			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
@@ -125,11 +138,33 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
 	shedder := shed.New(c.maxInFlight, log)
-	servers := []*http.Server{newHTTPServer(shedder.Wrap(mux, "/admin/"), log)}
+
+	// Issue 9: health probes, Statuspage v2 and badges on the public
+	// listener; /metrics on the admin listener when there is one (adminMux
+	// is mux otherwise), behind an admin token unless --metrics-public; a
+	// request id, metrics and a debug log line for every request.
+	bv, bc := buildVersion()
+	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, Version: bv, Commit: bc, Log: log})
+	metrics.ObserveRebuild(firstBuildTook)
+	holder.OnBuild = metrics.ObserveRebuild
+	probes := health.New(holder, store, health.DefaultTimeout, log)
+	probes.Register(mux)
+	if adminMux != mux {
+		probes.Register(adminMux)
+	}
+	statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log}).Register(mux)
+	badge.New(badge.Config{Snapshots: holder, MaxAge: c.maxAge, Log: log}).Register(mux)
+	metricsHandler := metrics.Handler()
+	if !c.metricsPublic {
+		metricsHandler = telemetry.RequireToken(store.Tokens(), trusted, time.Now, log, metricsHandler)
+	}
+	adminMux.Handle("/metrics", metricsHandler)
+
+	servers := []*http.Server{newHTTPServer(metrics.Middleware(shedder.Wrap(mux, "/admin/", "/healthz", "/readyz", "/metrics")), log)}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
-		servers = append(servers, newHTTPServer(adminMux, log))
+		servers = append(servers, newHTTPServer(metrics.Middleware(adminMux), log))
 		addrs = append(addrs, c.adminAddr)
 	}
 	for _, addr := range addrs {
@@ -161,11 +196,25 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// Every listener closes at once; requests in flight get the drain
+	// timeout to finish, then the connections still open are cut, and the
+	// stop, asked for, still succeeds (issue 8).
+	const drainTimeout = 10 * time.Second
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
+	cut := make(chan bool, len(servers))
 	for _, srv := range servers {
-		if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return err
+		go func() {
+			err := srv.Shutdown(shutdownCtx)
+			if err != nil && !errors.Is(err, http.ErrServerClosed) {
+				srv.Close()
+			}
+			cut <- err != nil && !errors.Is(err, http.ErrServerClosed)
+		}()
+	}
+	for range servers {
+		if <-cut {
+			log.Warn("requests still in flight after the drain timeout were cut off", "drain_timeout", drainTimeout)
 		}
 	}
 	log.Info("statusd stopped")

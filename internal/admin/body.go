@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/statusd/statusd"
 )
@@ -16,9 +18,19 @@ import (
 // a body over MaxBody, 400 for one that is not JSON, 422 naming the field
 // for a value of the wrong type.
 func decode(r *http.Request, dst any) error {
-	dec := json.NewDecoder(r.Body)
+	body, err := io.ReadAll(r.Body)
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return statusd.Errorf(statusd.ETooLarge, "the body is over %d bytes", MaxBody)
+	case err != nil:
+		return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
+	case !utf8.Valid(body):
+		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(dst)
+	err = dec.Decode(dst)
 	if err == nil {
 		_, err = dec.Token()
 		if err == io.EOF {
@@ -28,12 +40,9 @@ func decode(r *http.Request, dst any) error {
 			return statusd.Errorf(statusd.EInvalidBody, "the body holds more than one JSON value")
 		}
 	}
-	var maxErr *http.MaxBytesError
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
-	case errors.As(err, &maxErr):
-		return statusd.Errorf(statusd.ETooLarge, "the body is over %d bytes", MaxBody)
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return statusd.Errorf(statusd.EInvalidBody, "the body must be a JSON object")

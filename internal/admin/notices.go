@@ -47,12 +47,15 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 		}
 	}
 	total := len(snap.AllNotices)
+	pages := int64(total+snapshot.PageSize-1) / snapshot.PageSize
 	list := []noticeRepr{}
-	for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
-		list = append(list, s.noticeRepr(snap, snap.AllNotices[i]))
+	if page <= pages {
+		for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
+			list = append(list, s.noticeRepr(snap, snap.AllNotices[i]))
+		}
 	}
 	meta := statusd.Meta{Count: len(list), TotalCount: total}
-	if page*snapshot.PageSize < int64(total) {
+	if page < pages {
 		next := "/admin/api/v1/notices?page=" + strconv.FormatInt(page+1, 10)
 		meta.NextPage = &next
 	}
@@ -386,6 +389,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
 	if err != nil {
 		return err
 	}
+	pages := (total + snapshot.PageSize - 1) / snapshot.PageSize
 	type entry struct {
 		ID     int64        `json:"id"`
 		At     statusd.Time `json:"at"`
@@ -399,7 +403,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
 		list[i] = entry{e.ID, statusd.Time{Time: e.At}, e.Actor, e.Action, e.Target, e.Detail}
 	}
 	meta := statusd.Meta{Count: len(list), TotalCount: total}
-	if page*snapshot.PageSize < total {
+	if page < pages {
 		next := "/admin/api/v1/audit?page=" + strconv.Itoa(page+1)
 		meta.NextPage = &next
 	}

@@ -77,16 +77,16 @@ func (s *Server) get(h handler) http.Handler {
 	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			s.writeError(w, r, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
+			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
 			return
 		}
 		snap := s.snaps.Current()
 		if snap == nil {
-			s.writeError(w, r, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
+			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
 			return
 		}
 		if err := h(w, r, snap); err != nil {
-			s.writeError(w, r, err)
+			httpjson.Error(w, r, s.log, err)
 		}
 	}))
 }
@@ -94,32 +94,11 @@ func (s *Server) get(h handler) http.Handler {
 // wrap adds what every API response gets: panic recovery, CORS and the rate
 // limit.
 func (s *Server) wrap(next http.Handler) http.Handler {
-	return httpjson.Recover(s.log, cors(s.rateLimit(next)))
-}
-
-// cors lets any origin read the API: it is public and carries no
-// credentials. Preflight requests are answered here.
-func cors(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters")
-		if r.Method == http.MethodOptions {
-			h.Set("Allow", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-				h.Set("Access-Control-Allow-Headers", req)
-			}
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return httpjson.Recover(s.log, httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next)))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	s.writeError(w, r, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+	httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {

@@ -85,3 +85,24 @@ func NotFound(log *slog.Logger, message string) http.Handler {
 		Error(w, r, log, statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path))
 	})
 }
+
+// CORS lets any origin read what next serves: the public APIs carry no
+// credentials. Preflight requests are answered here.
+func CORS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters, X-Request-Id")
+		if r.Method == http.MethodOptions {
+			h.Set("Allow", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+				h.Set("Access-Control-Allow-Headers", req)
+			}
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

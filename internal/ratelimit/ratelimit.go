@@ -3,15 +3,20 @@
 package ratelimit
 
 import (
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
 )
 
 // Allower is a rate limit per client: a local Limiter, or one Shared
@@ -137,4 +142,32 @@ func isTrusted(addr string, trusted []netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// Handler applies the limit to every request next serves, with the
+// RateLimit-* headers on every answer and, over the limit, a JSON 429 with
+// Retry-After (CONTRACT C2). CORS preflights do not count. A nil limit lets
+// everything through.
+func Handler(l Allower, trusted []netip.Prefix, log *slog.Logger, next http.Handler) http.Handler {
+	if l == nil {
+		return next
+	}
+	limit := strconv.Itoa(l.Burst())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		res := l.Allow(ClientAddr(r, trusted), time.Now())
+		h := w.Header()
+		h.Set("RateLimit-Limit", limit)
+		h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
+		h.Set("RateLimit-Reset", strconv.Itoa(res.Reset))
+		if !res.OK {
+			h.Set("Retry-After", strconv.Itoa(res.Retry))
+			httpjson.Error(w, r, log, statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -21,6 +21,10 @@ type Holder struct {
 	now   func() time.Time
 	log   *slog.Logger
 
+	// OnBuild, when set (before the holder is used), is told how long each
+	// new snapshot took to make, for metrics.
+	OnBuild func(time.Duration)
+
 	cur     atomic.Pointer[Snapshot]
 	version atomic.Int64 // the store version last loaded, -1 before the first load
 	mu      sync.Mutex   // serialises builds
@@ -45,8 +49,10 @@ func (h *Holder) Current() *Snapshot {
 	if s2 := h.cur.Load(); s2 != s {
 		return s2
 	}
+	start := time.Now()
 	s = s.Retime(h.now())
 	h.cur.Store(s)
+	h.built(start)
 	return s
 }
 
@@ -64,6 +70,7 @@ func (h *Holder) Apply(ctx context.Context, w statusd.Written) error {
 	start := time.Now()
 	h.cur.Store(cur.With(w, h.now()))
 	h.version.Store(w.Version)
+	h.built(start)
 	h.log.Debug("snapshot updated", "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
 	return nil
 }
@@ -87,8 +94,15 @@ func (h *Holder) refresh(ctx context.Context) error {
 	}
 	start := time.Now()
 	h.cur.Store(Build(doc, version, h.now(), h.opts))
+	h.built(start)
 	h.log.Debug("snapshot built", "version", version, "notices", len(doc.Notices), "took", time.Since(start))
 	return nil
+}
+
+func (h *Holder) built(start time.Time) {
+	if h.OnBuild != nil {
+		h.OnBuild(time.Since(start))
+	}
 }
 
 // Watch refreshes the snapshot when the store's version changes, until ctx

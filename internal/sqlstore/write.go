@@ -183,6 +183,9 @@ func (s *Store) Audit(ctx context.Context, page, perPage int) ([]statusd.AuditEn
 		if err := t.row(`SELECT count(*) FROM audit`).Scan(&total); err != nil {
 			return err
 		}
+		if page < 1 || perPage < 1 || page > total/perPage+1 {
+			return nil // past the end: no OFFSET that overflows
+		}
 		rows, err := t.query(`SELECT id, at, actor, action, target, detail FROM audit
 			ORDER BY id DESC LIMIT ? OFFSET ?`, perPage, (max(page, 1)-1)*perPage)
 		if err != nil {

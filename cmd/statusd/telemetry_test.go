@@ -1,0 +1,645 @@
+package main
+
+// Black-box tests of what statusd tells its operators (issue 9): the
+// Prometheus metrics, the health probes, the request log and statusd
+// version. Helpers here start with tm.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/statusd/statusd/internal/testenv"
+)
+
+// tmScrape fetches /metrics from base (with a bearer token unless token is
+// "") and parses it as Prometheus does.
+func tmScrape(t *testing.T, base, token string) map[string]*dto.MetricFamily {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/metrics", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s/metrics: %d\n%s", base, res.StatusCode, body)
+	}
+	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain; version=0.0.4") {
+		t.Errorf("/metrics Content-Type %q", ct)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v\n%s", err, body)
+	}
+	return fams
+}
+
+// tmValue returns the value of the series of family name with exactly the
+// labels given as name, value pairs (a histogram's sample count), and
+// whether it exists.
+func tmValue(fams map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+	for _, m := range f.Metric {
+		if len(m.Label) != len(labels)/2 {
+			continue
+		}
+		match := true
+		for i := 0; i+1 < len(labels); i += 2 {
+			found := false
+			for _, l := range m.Label {
+				found = found || (l.GetName() == labels[i] && l.GetValue() == labels[i+1])
+			}
+			match = match && found
+		}
+		if !match {
+			continue
+		}
+		switch {
+		case m.Counter != nil:
+			return m.Counter.GetValue(), true
+		case m.Gauge != nil:
+			return m.Gauge.GetValue(), true
+		case m.Histogram != nil:
+			return float64(m.Histogram.GetSampleCount()), true
+		}
+	}
+	return 0, false
+}
+
+// tmExpect fails unless the series exists with the value.
+func tmExpect(t *testing.T, fams map[string]*dto.MetricFamily, want float64, name string, labels ...string) {
+	t.Helper()
+	if got, ok := tmValue(fams, name, labels...); !ok || got != want {
+		t.Errorf("%s%v = %v (present %v), want %v", name, labels, got, ok, want)
+	}
+}
+
+// tmComponentStates returns each component's current state (the state
+// whose series is 1) from statusd_component_state.
+func tmComponentStates(t *testing.T, fams map[string]*dto.MetricFamily) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	f := fams["statusd_component_state"]
+	if f == nil {
+		t.Fatal("statusd_component_state missing")
+	}
+	for _, m := range f.Metric {
+		labels := map[string]string{}
+		for _, l := range m.Label {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if m.Gauge.GetValue() == 1 {
+			if prev, dup := out[labels["component_id"]]; dup {
+				t.Errorf("component %s is both %s and %s", labels["component_id"], prev, labels["state"])
+			}
+			out[labels["component_id"]] = labels["state"]
+		}
+	}
+	return out
+}
+
+// tmAdminURL waits for the admin listener's address in the logs.
+func tmAdminURL(t *testing.T, srv *testServer) string {
+	t.Helper()
+	re := regexp.MustCompile(`msg="statusd admin API listening" url=(http://\S+)`)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := re.FindStringSubmatch(srv.logs.String()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no admin listener in the logs:\n%s", srv.logs)
+	return ""
+}
+
+// tmGet sends a GET with headers and returns the answer.
+func tmGet(t *testing.T, url string, header ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	r := response{Status: res.StatusCode, Header: res.Header, Body: body}
+	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		json.Unmarshal(body, &r.JSON)
+	}
+	return r
+}
+
+// tmWaitLog polls the logs until they contain every string, or fails.
+func tmWaitLog(t *testing.T, logs fmt.Stringer, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		out := logs.String()
+		missing := ""
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				missing = w
+				break
+			}
+		}
+		if missing == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the logs never showed %q:\n%s", missing, out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestPrometheusMetrics: after some requests, /metrics (behind an admin
+// token) has every family with sane values, by route pattern and never by
+// raw path, and the component state gauges change with an admin write.
+func TestPrometheusMetrics(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	start := time.Now()
+	srv := startServer(t, fixture(now))
+
+	r := tmGet(t, srv.URL+"/metrics")
+	if r.Status != 401 || at(t, r.JSON, "error.code") != "unauthorized" || r.Header.Get("WWW-Authenticate") == "" {
+		t.Fatalf("/metrics without a token: %d %s", r.Status, r.Body)
+	}
+	if r := tmGet(t, srv.URL+"/metrics", "Authorization", "Bearer sdt_wrong"); r.Status != 401 {
+		t.Errorf("/metrics with a wrong token: %d", r.Status)
+	}
+	tok := admToken(t, srv, "prometheus")
+
+	for i := 0; i < 3; i++ {
+		srv.get("/api/v1/status", 200)
+	}
+	srv.get("/api/v1/notices/100", 200)
+	srv.get("/api/notices/100", 200)
+	srv.get("/api/v1/notices/100000", 404)
+	srv.get("/api/v2/summary.json", 200)
+	srv.get("/healthz", 200)
+
+	fams := tmScrape(t, srv.URL, tok)
+	tmExpect(t, fams, 3, "statusd_http_requests_total", "route", "/api/v1/status", "method", "GET", "code", "200")
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/v1/notices/{id}", "method", "GET", "code", "200")
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/notices/{id}", "method", "GET", "code", "200")
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/v1/notices/{id}", "method", "GET", "code", "404")
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/v2/summary.json", "method", "GET", "code", "200")
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/healthz", "method", "GET", "code", "200")
+	if got, _ := tmValue(fams, "statusd_http_requests_total", "route", "/metrics", "method", "GET", "code", "401"); got < 2 {
+		t.Errorf("refused scrapes counted %v, want 2", got)
+	}
+	tmExpect(t, fams, 3, "statusd_http_request_duration_seconds", "route", "/api/v1/status", "method", "GET")
+	for _, m := range fams["statusd_http_request_duration_seconds"].Metric {
+		if h := m.Histogram; h.GetSampleSum() <= 0 || h.GetSampleSum() > 10*float64(h.GetSampleCount()) {
+			t.Errorf("duration sum %v for %d requests", h.GetSampleSum(), h.GetSampleCount())
+		}
+	}
+	for _, m := range fams["statusd_http_requests_total"].Metric {
+		for _, l := range m.Label {
+			if l.GetName() == "route" && strings.Contains(l.GetValue(), "100") {
+				t.Errorf("a raw path as a route label: %q", l.GetValue())
+			}
+		}
+	}
+	tmExpect(t, fams, 0, "statusd_http_rate_limited_total")
+	tmExpect(t, fams, 0, "statusd_http_shed_total")
+	if v, _ := tmValue(fams, "statusd_http_requests_in_flight"); v != 1 { // the scrape itself
+		t.Errorf("statusd_http_requests_in_flight = %v during a scrape, want 1", v)
+	}
+	version, ok := tmValue(fams, "statusd_snapshot_version")
+	if !ok || version < 1 {
+		t.Errorf("statusd_snapshot_version = %v (%v)", version, ok)
+	}
+	if built, _ := tmValue(fams, "statusd_snapshot_built_timestamp_seconds"); built < float64(start.Unix()-1) || built > float64(time.Now().Unix()+1) {
+		t.Errorf("statusd_snapshot_built_timestamp_seconds = %v, not between %d and now", built, start.Unix())
+	}
+	if n, _ := tmValue(fams, "statusd_snapshot_rebuild_duration_seconds"); n < 1 {
+		t.Errorf("no rebuild observed")
+	}
+	if f := fams["statusd_build_info"]; f == nil || f.Metric[0].Gauge.GetValue() != 1 {
+		t.Errorf("statusd_build_info: %v", f)
+	}
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes"} {
+		if fams[name] == nil {
+			t.Errorf("%s missing", name)
+		}
+	}
+	// By hand from the fixture: incident 100 (identified) lists 11;
+	// maintenance 200 (underway) lists 30 and 20; the rest is operational.
+	want := map[string]string{"20": "under_maintenance", "10": "operational", "12": "operational", "11": "degraded",
+		"30": "under_maintenance", "31": "operational"}
+	if got := tmComponentStates(t, fams); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("component states %v, want %v", got, want)
+	}
+	if n := len(fams["statusd_component_state"].Metric); n != 18 {
+		t.Errorf("%d component series, want 6 components x 3 states", n)
+	}
+	tmExpect(t, fams, 1, "statusd_component_state", "component_id", "11", "name", "API EU", "state", "degraded")
+	tmExpect(t, fams, 1, "statusd_page_state", "state", "degraded")
+	tmExpect(t, fams, 2, "statusd_notices", "type", "unplanned", "timeline", "present")
+	tmExpect(t, fams, 1, "statusd_notices", "type", "planned", "timeline", "future")
+
+	// Resolving incident 100 through the admin API: API EU is operational
+	// at the next scrape, and the page is under maintenance.
+	if r := admDo(srv, http.MethodPost, admPrefix+"/notices/100/updates", tok, `{"state": "resolved", "content": "Fixed."}`); r.Status != 200 && r.Status != 201 {
+		t.Fatalf("resolving incident 100: %d %s", r.Status, r.Body)
+	}
+	fams = tmScrape(t, srv.URL, tok)
+	want["11"] = "operational"
+	if got := tmComponentStates(t, fams); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the write: component states %v, want %v", got, want)
+	}
+	tmExpect(t, fams, 0, "statusd_component_state", "component_id", "11", "name", "API EU", "state", "degraded")
+	tmExpect(t, fams, 1, "statusd_page_state", "state", "under_maintenance")
+	if v, _ := tmValue(fams, "statusd_snapshot_version"); v <= version {
+		t.Errorf("statusd_snapshot_version %v after a write, was %v", v, version)
+	}
+	tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "POST /admin/api/v1/notices/{id}/updates", "method", "POST", "code", "201")
+}
+
+// TestPrometheusListeners: /metrics is on the admin listener when there is
+// one, and needs no token with --metrics-public.
+func TestPrometheusListeners(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	t.Run("admin listener", func(t *testing.T) {
+		srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0")
+		adminURL := tmAdminURL(t, srv)
+		tok := admToken(t, srv, "prometheus")
+		if r := tmGet(t, srv.URL+"/metrics", "Authorization", "Bearer "+tok); r.Status != 404 {
+			t.Errorf("public listener /metrics: %d", r.Status)
+		}
+		if r := tmGet(t, adminURL+"/metrics"); r.Status != 401 {
+			t.Errorf("admin listener /metrics without a token: %d", r.Status)
+		}
+		srv.get("/api/v1/status", 200)
+		fams := tmScrape(t, adminURL, tok)
+		tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/v1/status", "method", "GET", "code", "200")
+		for _, path := range []string{"/healthz", "/readyz"} {
+			if r := tmGet(t, adminURL+path); r.Status != 200 {
+				t.Errorf("admin listener %s: %d", path, r.Status)
+			}
+		}
+	})
+	t.Run("public", func(t *testing.T) {
+		srv := startServer(t, fixture(now), "--metrics-public")
+		fams := tmScrape(t, srv.URL, "")
+		tmExpect(t, fams, 1, "statusd_page_state", "state", "degraded")
+	})
+	t.Run("public on the admin listener", func(t *testing.T) {
+		srv := startServer(t, fixture(now), "--metrics-public", "--admin-addr", "127.0.0.1:0")
+		tmScrape(t, tmAdminURL(t, srv), "")
+		if r := tmGet(t, srv.URL+"/metrics"); r.Status != 404 {
+			t.Errorf("public listener /metrics: %d", r.Status)
+		}
+	})
+}
+
+// TestPrometheusRateLimited: 429s are counted; the v2 endpoints share the
+// v1 limit; the probes are never limited.
+func TestPrometheusRateLimited(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	srv := startServer(t, fixture(now), "--rate-limit", "1", "--metrics-public")
+	limited := 0
+	for _, path := range []string{"/api/v1/status", "/api/v1/status", "/api/v2/status.json", "/api/v2/summary.json"} {
+		switch r := tmGet(t, srv.URL+path); r.Status {
+		case 429:
+			limited++
+			if r.Header.Get("Retry-After") == "" || at(t, r.JSON, "error.code") != "rate_limited" {
+				t.Errorf("%s: 429 without Retry-After or JSON: %v %s", path, r.Header, r.Body)
+			}
+		case 200:
+			if r.Header.Get("RateLimit-Limit") != "1" {
+				t.Errorf("%s: RateLimit-Limit %q", path, r.Header.Get("RateLimit-Limit"))
+			}
+		default:
+			t.Errorf("%s: %d", path, r.Status)
+		}
+	}
+	if limited < 2 {
+		t.Errorf("only %d of 4 requests in a row were limited at 1 a second", limited)
+	}
+	for i := 0; i < 20; i++ {
+		for _, path := range []string{"/healthz", "/readyz"} {
+			if r := tmGet(t, srv.URL+path); r.Status != 200 {
+				t.Fatalf("%s was refused: %d", path, r.Status)
+			}
+		}
+	}
+	fams := tmScrape(t, srv.URL, "")
+	tmExpect(t, fams, float64(limited), "statusd_http_rate_limited_total")
+}
+
+// TestHealthProbes: /healthz and /readyz with and without a page, and
+// never refused by load shedding, which the shed counter counts.
+func TestHealthProbes(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	srv := startServer(t, fixture(now))
+	for _, path := range []string{"/healthz", "/readyz"} {
+		r := srv.get(path, 200)
+		assertJSON(t, path, r.JSON, obj{"status": "ok"})
+		if r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("X-Request-Id") == "" {
+			t.Errorf("%s headers %v", path, r.Header)
+		}
+	}
+	empty := startServer(t, nil)
+	empty.get("/healthz", 200)
+	r := empty.get("/readyz", 503)
+	assertJSON(t, "/readyz without a page", r.JSON, obj{"status": "degraded", "reasons": []any{"no page has been published yet: nothing to serve"}})
+
+	// One request at a time: a crowd on the API is shed, the probes never.
+	busy := startServer(t, fixture(now), "--max-in-flight", "1", "--metrics-public")
+	// A client of its own, whose idle connections are closed at the end:
+	// a connection dialed but never used would hold the server's shutdown
+	// for 5 seconds.
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	var shed, served, probeFailures atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := client.Get(busy.URL + "/api/v1/notices?page=1")
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				switch res.StatusCode {
+				case 503:
+					shed.Add(1)
+				case 200:
+					served.Add(1)
+				}
+			}
+		}()
+	}
+	for deadline := time.Now().Add(400 * time.Millisecond); time.Now().Before(deadline); {
+		for _, path := range []string{"/healthz", "/readyz"} {
+			res, err := client.Get(busy.URL + path)
+			if err != nil {
+				probeFailures.Add(1)
+				continue
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				probeFailures.Add(1)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	client.CloseIdleConnections()
+	if probeFailures.Load() > 0 {
+		t.Errorf("%d probes failed under load", probeFailures.Load())
+	}
+	t.Logf("under load: %d API requests served, %d shed", served.Load(), shed.Load())
+	fams := tmScrape(t, busy.URL, "")
+	tmExpect(t, fams, float64(shed.Load()), "statusd_http_shed_total")
+	if shed.Load() > 0 {
+		tmExpect(t, fams, float64(shed.Load()), "statusd_http_requests_total", "route", "unmatched", "method", "GET", "code", "503")
+	}
+}
+
+// TestReadyzPostgres: with PostgreSQL stopped, /readyz answers 503 with a
+// reason while the page is still served from the snapshot; when it is back,
+// /readyz is 200 again by itself.
+func TestReadyzPostgres(t *testing.T) {
+	cluster := testenv.NewCluster(t)
+	now := time.Now().UTC().Truncate(time.Second)
+	importDoc(t, cluster.URL, fixture(now))
+	srv := serveDB(t, cluster.URL, "--metrics-public")
+	srv.get("/readyz", 200)
+	if err := cluster.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Start()
+	r := srv.get("/readyz", 503)
+	if at(t, r.JSON, "status") != "degraded" {
+		t.Errorf("/readyz with the database down: %s", r.Body)
+	}
+	reasons, _ := at(t, r.JSON, "reasons").([]any)
+	if len(reasons) != 1 || !strings.HasPrefix(fmt.Sprint(reasons[0]), "the database ") {
+		t.Errorf("reasons %v", reasons)
+	}
+	if strings.Contains(string(r.Body), "127.0.0.1") || strings.Contains(string(r.Body), "postgres") {
+		t.Errorf("/readyz leaks the database error: %s", r.Body)
+	}
+	srv.get("/api/v1/status", 200)
+	srv.get("/api/v2/summary.json", 200)
+	srv.get("/badge/status.json", 200)
+	srv.get("/healthz", 200)
+	tmWaitLog(t, srv.logs, `msg="not ready"`)
+	if err := cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if r := srv.do(http.MethodGet, "/readyz"); r.Status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz still not 200 after PostgreSQL came back:\n%s", srv.logs)
+		}
+	}
+	tmWaitLog(t, srv.logs, `msg="ready again"`)
+}
+
+// TestRequestLog: a sane X-Request-Id is echoed and logged, another is
+// replaced; one debug line per request names the route pattern; tokens
+// never reach the log.
+func TestRequestLog(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	srv := startServer(t, fixture(now), "--log-level", "debug")
+	tok := admToken(t, srv, "ops")
+	const fake = "sdt_tm_not_a_real_token_but_secret"
+	r := tmGet(t, srv.URL+"/api/v1/notices/100?token=in-the-query", "X-Request-Id", "tm-req-1", "Authorization", "Bearer "+fake)
+	if r.Status != 200 || r.Header.Get("X-Request-Id") != "tm-req-1" {
+		t.Fatalf("%d, X-Request-Id %q", r.Status, r.Header.Get("X-Request-Id"))
+	}
+	hexID := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for _, bad := range []string{"has space", "x\"y", strings.Repeat("z", 65)} {
+		if got := tmGet(t, srv.URL+"/api/v1/status", "X-Request-Id", bad).Header.Get("X-Request-Id"); !hexID.MatchString(got) {
+			t.Errorf("X-Request-Id %q answered with %q", bad, got)
+		}
+	}
+	if got := tmGet(t, srv.URL+"/").Header.Get("X-Request-Id"); !hexID.MatchString(got) {
+		t.Errorf("no X-Request-Id: answered with %q", got)
+	}
+	if r := admDo(srv, http.MethodGet, admPrefix+"/page", tok, ""); r.Status != 200 {
+		t.Fatalf("admin GET /page: %d", r.Status)
+	}
+	tmGet(t, srv.URL+"/admin/api/v1/page", "Authorization", "Bearer "+tok, "X-Request-Id", "tm-admin-2")
+	tmWaitLog(t, srv.logs,
+		`msg=request method=GET route=/api/v1/notices/{id} path=/api/v1/notices/100 status=200 `,
+		`request_id=tm-req-1`,
+		`route="GET /admin/api/v1/page" path=/admin/api/v1/page status=200 `,
+		`request_id=tm-admin-2`)
+	out := srv.logs.String()
+	for _, leak := range []string{tok, fake, "in-the-query", "Bearer", "Authorization"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the log holds %q", leak)
+		}
+	}
+	line := regexp.MustCompile(`(?m)^.*request_id=tm-req-1.*$`).FindString(out)
+	for _, key := range []string{"level=DEBUG", "method=GET", "route=", "status=200", "took=", "bytes="} {
+		if !strings.Contains(line, key) {
+			t.Errorf("the request line lacks %s: %s", key, line)
+		}
+	}
+}
+
+// tmJSONLogs collects JSON log lines and reports the address from the
+// "statusd listening" line.
+type tmJSONLogs struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	addr chan string
+	sent bool
+}
+
+func (w *tmJSONLogs) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.sent {
+		sc := bufio.NewScanner(bytes.NewReader(w.buf.Bytes()))
+		for sc.Scan() {
+			var l struct{ Msg, URL string }
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "statusd listening" {
+				w.sent = true
+				w.addr <- l.URL
+				break
+			}
+		}
+	}
+	return len(p), nil
+}
+
+func (w *tmJSONLogs) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestRequestLogJSON: STATUSD_LOG_FORMAT=json gives one JSON object a line,
+// the request line among them; a bad format is refused.
+func TestRequestLogJSON(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, fixture(now))
+	env := map[string]string{"STATUSD_LOG_FORMAT": "json", "STATUSD_LOG_LEVEL": "debug"}
+	logs := &tmJSONLogs{addr: make(chan string, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--rate-limit", "0"},
+			func(k string) string { return env[k] }, nil, io.Discard, logs)
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	var url string
+	select {
+	case url = <-logs.addr:
+	case err := <-done:
+		t.Fatalf("serve stopped: %v\n%s", err, logs)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not start:\n%s", logs)
+	}
+	if r := tmGet(t, url+"/api/v2/status.json", "X-Request-Id", "tm-json-3"); r.Status != 200 {
+		t.Fatalf("GET: %d", r.Status)
+	}
+	tmWaitLog(t, logs, `"request_id":"tm-json-3"`)
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	found := false
+	for sc.Scan() {
+		var l map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Errorf("not a JSON line: %s", sc.Text())
+			continue
+		}
+		if l["request_id"] == "tm-json-3" {
+			found = true
+			want := map[string]any{"level": "DEBUG", "msg": "request", "method": "GET", "route": "/api/v2/status.json",
+				"path": "/api/v2/status.json", "status": float64(200)}
+			for k, v := range want {
+				if l[k] != v {
+					t.Errorf("request line %s = %v, want %v", k, l[k], v)
+				}
+			}
+			if _, ok := l["took"].(float64); !ok {
+				t.Errorf("request line took = %v", l["took"])
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no request line:\n%s", logs)
+	}
+
+	_, stderr, err := cli(t, "", "serve", "--db", db, "--addr", "127.0.0.1:0", "--log-format", "xml")
+	if err == nil || !strings.Contains(err.Error(), "--log-format") {
+		t.Errorf("--log-format xml: %v %s", err, stderr)
+	}
+}
+
+// TestVersionCommand: statusd version prints the version, the commit and
+// the Go version; -ldflags values win.
+func TestVersionCommand(t *testing.T) {
+	out, _, err := cli(t, "", "version")
+	if err != nil || !regexp.MustCompile(`^statusd \S+\ncommit  \S+\ngo      go\S+ \w+/\w+\n$`).MatchString(out) {
+		t.Errorf("statusd version: %v\n%q", err, out)
+	}
+	oldV, oldC := version, commit
+	defer func() { version, commit = oldV, oldC }()
+	version, commit = "1.4.0", "0123abcd"
+	out, _, _ = cli(t, "", "--version")
+	if !strings.HasPrefix(out, "statusd 1.4.0\ncommit  0123abcd\ngo      go") {
+		t.Errorf("with -ldflags values: %q", out)
+	}
+	if _, _, err := cli(t, "", "version", "extra"); err == nil {
+		t.Errorf("version with an argument: no error")
+	}
+	if out, _, _ := cli(t, "", "help"); !strings.Contains(out, "statusd version") {
+		t.Errorf("the usage does not list version")
+	}
+}

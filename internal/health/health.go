@@ -1,0 +1,105 @@
+// Package health answers the probes of load balancers and orchestrators:
+// /healthz (the process is alive) and /readyz (it has a page to serve and
+// its database answers). Neither is rate limited nor shed; both answer
+// JSON and are never cached.
+package health
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// DefaultTimeout is how long /readyz waits for the database.
+const DefaultTimeout = time.Second
+
+// Versioner is the part of a statusd.Store that /readyz asks.
+type Versioner interface {
+	Version(ctx context.Context) (int64, error)
+}
+
+// Snapshots is where /readyz looks for a loaded page; *snapshot.Holder is
+// one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Checker answers the probes. It is safe for concurrent use.
+type Checker struct {
+	snaps   Snapshots
+	store   Versioner
+	timeout time.Duration
+	log     *slog.Logger
+	failing atomic.Bool // the last /readyz was degraded: log changes only
+}
+
+// New returns a Checker; a timeout of 0 means DefaultTimeout.
+func New(snaps Snapshots, store Versioner, timeout time.Duration, log *slog.Logger) *Checker {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Checker{snaps: snaps, store: store, timeout: timeout, log: log}
+}
+
+// Register adds /healthz and /readyz to mux.
+func (c *Checker) Register(mux *http.ServeMux) {
+	mux.HandleFunc("/healthz", c.Healthz)
+	mux.HandleFunc("/readyz", c.Readyz)
+}
+
+// Answer is the body of both probes.
+type Answer struct {
+	Status  string   `json:"status"` // "ok" or "degraded"
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Healthz answers 200 {"status":"ok"} while the process can answer at all.
+func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	httpjson.Write(w, r, c.log, http.StatusOK, Answer{Status: "ok"})
+}
+
+// Readyz answers 200 {"status":"ok"} when a snapshot of the page is loaded
+// and the database answers a version query within the timeout; otherwise
+// 503 {"status":"degraded","reasons":[...]}. While degraded, the public
+// pages and API keep serving the last snapshot. The reasons never carry the
+// database's own error, which may name hosts and users: that is logged,
+// once when the probe turns degraded.
+func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	var reasons []string
+	if c.snaps.Current() == nil {
+		reasons = append(reasons, "no page has been published yet: nothing to serve")
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
+	_, err := c.store.Version(ctx)
+	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded)
+	cancel()
+	switch {
+	case err == nil:
+	case timedOut:
+		reasons = append(reasons, "the database did not answer within "+c.timeout.String())
+	default:
+		reasons = append(reasons, "the database cannot be read")
+	}
+	if len(reasons) > 0 {
+		if !c.failing.Swap(true) {
+			c.log.Warn("not ready", "reasons", reasons, "err", err)
+		}
+		httpjson.Write(w, r, c.log, http.StatusServiceUnavailable, Answer{Status: "degraded", Reasons: reasons})
+		return
+	}
+	if c.failing.Swap(false) {
+		c.log.Info("ready again")
+	}
+	httpjson.Write(w, r, c.log, http.StatusOK, Answer{Status: "ok"})
+}

@@ -1,0 +1,340 @@
+package statuspage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// MaxListed is how many notices the incidents.json and
+// scheduled-maintenances.json lists hold, as on Statuspage: the most recent.
+const MaxListed = 50
+
+// TimeZone is the page's time_zone: statusd keeps every time in UTC.
+const TimeZone = "Etc/UTC"
+
+// Statuspage's values, as statusd maps them.
+const (
+	ComponentOperational      = "operational"
+	ComponentPartialOutage    = "partial_outage"
+	ComponentUnderMaintenance = "under_maintenance"
+
+	IndicatorNone        = "none"
+	IndicatorMajor       = "major"
+	IndicatorMaintenance = "maintenance"
+
+	ImpactNone        = "none"
+	ImpactMajor       = "major"
+	ImpactMaintenance = "maintenance"
+
+	IncidentInvestigating = "investigating"
+	IncidentIdentified    = "identified"
+	IncidentMonitoring    = "monitoring"
+	IncidentResolved      = "resolved"
+
+	MaintenanceScheduled  = "scheduled"
+	MaintenanceInProgress = "in_progress"
+	MaintenanceCompleted  = "completed"
+)
+
+// PageID is the page's id: statusd pages have none, so it is made from the
+// page's public url (12 lowercase hex digits, the shape of Statuspage's
+// ids), the same on every replica and across restarts.
+func PageID(pageURL string) string {
+	sum := sha256.Sum256([]byte(pageURL))
+	return hex.EncodeToString(sum[:6])
+}
+
+// ComponentStatus maps a component or page state: degraded, which statusd
+// derives from a current incident, is a partial outage; maintenance is
+// under_maintenance.
+func ComponentStatus(s statusd.PageState) string {
+	switch s {
+	case statusd.PageDegraded:
+		return ComponentPartialOutage
+	case statusd.PageUnderMaintenance:
+		return ComponentUnderMaintenance
+	}
+	return ComponentOperational
+}
+
+// Indicator maps the page's state to status.indicator: degraded is major
+// (Statuspage's "Partial System Outage", as components are partial_outage),
+// maintenance is maintenance, operational is none.
+func Indicator(s statusd.PageState) string {
+	switch s {
+	case statusd.PageDegraded:
+		return IndicatorMajor
+	case statusd.PageUnderMaintenance:
+		return IndicatorMaintenance
+	}
+	return IndicatorNone
+}
+
+// IncidentStatus maps the state of an unplanned notice or of one of its
+// updates: recovering is monitoring; false_alarm is resolved.
+func IncidentStatus(s statusd.State) string {
+	switch s {
+	case statusd.Investigating:
+		return IncidentInvestigating
+	case statusd.Identified:
+		return IncidentIdentified
+	case statusd.Recovering:
+		return IncidentMonitoring
+	}
+	return IncidentResolved
+}
+
+// MaintenanceStatus maps the state of a planned notice or of one of its
+// updates: underway is in_progress; complete, and cancelled after the work
+// began, are completed. (A maintenance cancelled before it began is not
+// listed at all: Statuspage has no such state, and it never happened.)
+func MaintenanceStatus(s statusd.State) string {
+	switch s {
+	case statusd.Scheduled:
+		return MaintenanceScheduled
+	case statusd.Underway:
+		return MaintenanceInProgress
+	}
+	return MaintenanceCompleted
+}
+
+// view is every answer's data, mapped once per snapshot.
+type view struct {
+	page         Page
+	status       Status
+	components   []Component
+	incidents    []Incident    // every incident, newest first
+	maintenances []Maintenance // every listed maintenance, newest first
+}
+
+// severity orders component states for a group's rollup.
+func severity(s statusd.PageState) int {
+	switch s {
+	case statusd.PageDegraded:
+		return 2
+	case statusd.PageUnderMaintenance:
+		return 1
+	}
+	return 0
+}
+
+// rollup is the worst state of c and its descendants: on Statuspage a
+// group's status is its worst member's, so a tool that watches a group sees
+// an incident on any member. statusd's own API keeps a parent's state its
+// own (CONTRACT C3).
+func rollup(c *snapshot.Component) statusd.PageState {
+	worst := c.State
+	for _, ch := range c.Children {
+		if s := rollup(ch); severity(s) > severity(worst) {
+			worst = s
+		}
+	}
+	return worst
+}
+
+func ts(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) }
+
+func optTS(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := ts(*t)
+	return &s
+}
+
+func id(n int64) string { return strconv.FormatInt(n, 10) }
+
+// newView maps the snapshot.
+func newView(snap *snapshot.Snapshot) *view {
+	pageID := PageID(snap.PageURL)
+	p := snap.Doc.Page
+	updated := p.UpdatedAt
+	v := &view{
+		status: Status{Indicator: Indicator(snap.PageState), Description: p.StateTexts.Text(snap.PageState)},
+		// Never null: an empty list is [].
+		components:   make([]Component, 0, len(snap.AllComponents)),
+		incidents:    []Incident{},
+		maintenances: []Maintenance{},
+	}
+	byID := make(map[int64]Component, len(snap.AllComponents))
+	for _, c := range snap.AllComponents {
+		out := Component{
+			ID:        id(c.ID),
+			Name:      c.Name,
+			Status:    ComponentStatus(c.State),
+			CreatedAt: ts(c.CreatedAt),
+			UpdatedAt: ts(c.UpdatedAt),
+			Position:  c.Position,
+			Showcase:  c.MetricsEnabled && snap.Variant.HasMetrics(),
+			StartDate: new(c.CreatedAt.UTC().Format(statusd.DateLayout)),
+			PageID:    pageID,
+		}
+		if c.Description != "" {
+			out.Description = new(c.Description)
+		}
+		if c.ParentID != nil {
+			out.GroupID = new(id(*c.ParentID))
+		}
+		if len(c.Children) > 0 {
+			out.Group = true
+			out.Status = ComponentStatus(rollup(c))
+			out.Components = make([]string, len(c.Children))
+			for i, ch := range c.Children {
+				out.Components[i] = id(ch.ID)
+			}
+		}
+		if c.UpdatedAt.After(updated) {
+			updated = c.UpdatedAt
+		}
+		v.components = append(v.components, out)
+		byID[c.ID] = out
+	}
+	base := strings.TrimRight(snap.PageURL, "/")
+	for _, n := range snap.AllNotices {
+		if n.Type == statusd.General {
+			continue // Statuspage has no announcements
+		}
+		if n.UpdatedAt.After(updated) {
+			updated = n.UpdatedAt
+		}
+		if n.Type == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
+			continue
+		}
+		in := Incident{
+			ID:              id(n.ID),
+			Name:            n.Subject,
+			CreatedAt:       ts(n.CreatedAt),
+			UpdatedAt:       ts(n.UpdatedAt),
+			ResolvedAt:      optTS(n.EndedAt()),
+			Shortlink:       base + "/notices/" + id(n.ID),
+			StartedAt:       ts(n.CreatedAt),
+			PageID:          pageID,
+			IncidentUpdates: make([]Update, 0, len(n.Updates)),
+			Components:      make([]Component, 0, len(n.ComponentIDs)),
+		}
+		if b := n.BeganAt(); b != nil {
+			in.StartedAt = ts(*b)
+		}
+		status := IncidentStatus
+		if n.Type == statusd.Planned {
+			status = MaintenanceStatus
+		}
+		in.Status = status(n.State())
+		// Newest first, as Statuspage lists them.
+		for i := len(n.Updates) - 1; i >= 0; i-- {
+			u := n.Updates[i]
+			in.IncidentUpdates = append(in.IncidentUpdates, Update{
+				ID:         id(u.ID),
+				Status:     status(u.State),
+				Body:       u.Content,
+				IncidentID: in.ID,
+				CreatedAt:  ts(u.CreatedAt),
+				UpdatedAt:  ts(u.UpdatedAt),
+				DisplayAt:  ts(u.CreatedAt),
+			})
+		}
+		// Listed components in position order, as the page shows them.
+		for _, c := range snap.AllComponents {
+			if contains(n.ComponentIDs, c.ID) {
+				in.Components = append(in.Components, byID[c.ID])
+			}
+		}
+		if n.Type == statusd.Unplanned {
+			in.MonitoringAt = monitoringAt(n.Updates)
+			in.Impact = ImpactMajor
+			if n.State() == statusd.FalseAlarm || (n.ImpactSeconds != nil && *n.ImpactSeconds == 0) {
+				in.Impact = ImpactNone
+			}
+			v.incidents = append(v.incidents, in)
+			continue
+		}
+		in.Impact = ImpactMaintenance
+		m := Maintenance{Incident: in}
+		if n.BeginsAt != nil {
+			m.ScheduledFor = ts(*n.BeginsAt)
+		}
+		if n.EndsAt != nil {
+			m.ScheduledUntil = ts(*n.EndsAt)
+		}
+		v.maintenances = append(v.maintenances, m)
+	}
+	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(updated)}
+	return v
+}
+
+// monitoringAt is when the incident last entered recovering (Statuspage's
+// monitoring), or nil when it never did.
+func monitoringAt(updates []statusd.Update) *string {
+	var at *time.Time
+	for i := range updates {
+		if updates[i].State == statusd.Recovering && (i == 0 || updates[i-1].State != statusd.Recovering) {
+			at = &updates[i].CreatedAt
+		}
+	}
+	return optTS(at)
+}
+
+func contains(ids []int64, v int64) bool {
+	for _, x := range ids {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// unresolved reports whether an incident is investigating, identified or
+// monitoring.
+func unresolved(in Incident) bool { return in.Status != IncidentResolved }
+
+func first[T any](list []T, n int) []T {
+	if len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
+func keep[T any](list []T, ok func(T) bool) []T {
+	out := []T{}
+	for _, x := range list {
+		if ok(x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func withStatus(statuses ...string) func(Maintenance) bool {
+	return func(m Maintenance) bool {
+		for _, s := range statuses {
+			if m.Status == s {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// answers are the bodies of every endpoint, by path.
+func (v *view) answers() map[string]any {
+	upcoming := keep(v.maintenances, withStatus(MaintenanceScheduled))
+	active := keep(v.maintenances, withStatus(MaintenanceInProgress))
+	open := keep(v.incidents, unresolved)
+	return map[string]any{
+		"/api/v2/summary.json": SummaryResponse{Page: v.page, Components: v.components, Incidents: open,
+			ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress)), Status: v.status},
+		"/api/v2/status.json":                          StatusResponse{Page: v.page, Status: v.status},
+		"/api/v2/components.json":                      ComponentsResponse{Page: v.page, Components: v.components},
+		"/api/v2/incidents.json":                       IncidentsResponse{Page: v.page, Incidents: first(v.incidents, MaxListed)},
+		"/api/v2/incidents/unresolved.json":            IncidentsResponse{Page: v.page, Incidents: open},
+		"/api/v2/scheduled-maintenances.json":          MaintenancesResponse{Page: v.page, ScheduledMaintenances: first(v.maintenances, MaxListed)},
+		"/api/v2/scheduled-maintenances/upcoming.json": MaintenancesResponse{Page: v.page, ScheduledMaintenances: upcoming},
+		"/api/v2/scheduled-maintenances/active.json":   MaintenancesResponse{Page: v.page, ScheduledMaintenances: active},
+	}
+}

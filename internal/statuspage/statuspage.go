@@ -1,0 +1,185 @@
+// Package statuspage serves the read endpoints of Atlassian Statuspage's
+// public v2 API, mapped from statusd's snapshot, so that the many tools
+// written against Statuspage pages read a statusd page unchanged:
+//
+//	/api/v2/summary.json                          page, status, components, unresolved incidents, upcoming and active maintenances
+//	/api/v2/status.json                           page and status rollup
+//	/api/v2/components.json                       page and every component
+//	/api/v2/incidents.json                        the 50 most recent incidents
+//	/api/v2/incidents/unresolved.json             investigating, identified or monitoring incidents
+//	/api/v2/scheduled-maintenances.json           the 50 most recent scheduled maintenances
+//	/api/v2/scheduled-maintenances/upcoming.json  maintenances still scheduled
+//	/api/v2/scheduled-maintenances/active.json    maintenances in progress
+//
+// Unplanned notices are incidents, planned notices are scheduled
+// maintenances; general notices have no counterpart and are left out. See
+// the mapping functions for each value. The answers depend on the snapshot
+// alone, so they are marshalled once per snapshot.
+//
+// Like the v1 API, these endpoints answer GET and HEAD, any origin (CORS
+// *), JSON errors, and count toward the same per-client rate limit.
+package statuspage
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// Snapshots is where answers come from; *snapshot.Holder is one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Config configures a Server.
+type Config struct {
+	Snapshots Snapshots
+	// Limiter is the per-client limit shared with the v1 API; nil turns it
+	// off.
+	Limiter ratelimit.Allower
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// MaxAge is how long clients may reuse an answer (Cache-Control).
+	MaxAge time.Duration
+	Log    *slog.Logger
+}
+
+// Server serves the endpoints. It is safe for concurrent use.
+type Server struct {
+	snaps        Snapshots
+	limiter      ratelimit.Allower
+	trusted      []netip.Prefix
+	cacheControl string
+	log          *slog.Logger
+
+	mu    sync.Mutex // serialises building answers
+	cache atomic.Pointer[answers]
+}
+
+// answers are the marshalled bodies of one snapshot.
+type answers struct {
+	snap   *snapshot.Snapshot
+	bodies map[string]body
+}
+
+type body struct {
+	data []byte
+	etag string
+}
+
+// New returns a Server for the configuration.
+func New(cfg Config) *Server {
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{snaps: cfg.Snapshots, limiter: cfg.Limiter, trusted: cfg.TrustedProxies, log: log,
+		cacheControl: "public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}
+}
+
+// Paths are the endpoints, in the order of the package documentation.
+var Paths = []string{
+	"/api/v2/summary.json",
+	"/api/v2/status.json",
+	"/api/v2/components.json",
+	"/api/v2/incidents.json",
+	"/api/v2/incidents/unresolved.json",
+	"/api/v2/scheduled-maintenances.json",
+	"/api/v2/scheduled-maintenances/upcoming.json",
+	"/api/v2/scheduled-maintenances/active.json",
+}
+
+// Register adds the endpoints to mux. Other paths under /api/v2/ are left
+// to the mux's /api/ catch-all (the v1 API's JSON 404).
+func (s *Server) Register(mux *http.ServeMux) {
+	for _, p := range Paths {
+		mux.Handle(p, s.wrap(s.serve(p)))
+	}
+}
+
+// wrap adds panic recovery, CORS and the rate limit.
+func (s *Server) wrap(next http.Handler) http.Handler {
+	return httpjson.Recover(s.log, httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next)))
+}
+
+func (s *Server) serve(path string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
+			return
+		}
+		snap := s.snaps.Current()
+		if snap == nil {
+			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
+			return
+		}
+		b, err := s.answersFor(snap)
+		if err != nil {
+			httpjson.Error(w, r, s.log, err)
+			return
+		}
+		e := b.bodies[path]
+		h := w.Header()
+		h.Set("Cache-Control", s.cacheControl)
+		h.Set("ETag", e.etag)
+		if etagMatch(r.Header.Get("If-None-Match"), e.etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(e.data)))
+		w.WriteHeader(http.StatusOK)
+		if r.Method != http.MethodHead {
+			w.Write(e.data)
+		}
+	})
+}
+
+// etagMatch reports whether an If-None-Match header names the etag (weak
+// comparison, as RFC 9110 asks for If-None-Match).
+func etagMatch(header, etag string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
+		if part == "*" || part == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// answersFor returns the snapshot's answers, marshalling them the first
+// time.
+func (s *Server) answersFor(snap *snapshot.Snapshot) (*answers, error) {
+	if a := s.cache.Load(); a != nil && a.snap == snap {
+		return a, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.cache.Load(); a != nil && a.snap == snap {
+		return a, nil
+	}
+	a := &answers{snap: snap, bodies: map[string]body{}}
+	for path, v := range newView(snap).answers() {
+		data, err := httpjson.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		a.bodies[path] = body{data: data, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+	}
+	s.cache.Store(a)
+	return a, nil
+}

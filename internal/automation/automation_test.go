@@ -13,6 +13,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 var begins = time.Date(2026, 3, 1, 2, 0, 0, 0, time.UTC)
@@ -78,10 +79,17 @@ func states(t *testing.T, r *Runner, id int64) []statusd.State {
 	return out
 }
 
+func TestMain(m *testing.M) { testenv.Main(m) }
+
 // TestExactlyOnceAcrossServers runs two servers' runners on one database,
-// many times concurrently, at each moment of the schedule.
+// SQLite and PostgreSQL, many times concurrently, at each moment of the
+// schedule.
 func TestExactlyOnceAcrossServers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shared.db")
+	t.Run("sqlite", func(t *testing.T) { exactlyOnce(t, filepath.Join(t.TempDir(), "shared.db")) })
+	t.Run("postgres", func(t *testing.T) { exactlyOnce(t, testenv.Postgres(t)) })
+}
+
+func exactlyOnce(t *testing.T, path string) {
 	c := &clock{t: begins.Add(-time.Second)}
 	a := server(t, path, c)
 	if err := a.Store.Import(context.Background(), page(), false); err != nil {

@@ -552,8 +552,13 @@ func TestRobustServeStale(t *testing.T) {
 		len(doc.Components) != 6 {
 		t.Errorf("a write refused while the database was down landed: %d notices, %d components", len(doc.Notices), len(doc.Components))
 	}
-	if !strings.Contains(srv.logs.String(), "the store can be read again") {
-		t.Errorf("the server did not log the recovery")
+	// The store watcher notices the recovery on its next check.
+	for wait := time.Now().Add(3 * time.Second); !strings.Contains(srv.logs.String(), "the store can be read again"); {
+		if time.Now().After(wait) {
+			t.Errorf("the server did not log the recovery")
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	t.Run("readyz after", func(t *testing.T) {
 		r := srv.do("GET", "/readyz")

@@ -141,3 +141,44 @@ func mustExport(t *testing.T, db string) []byte {
 	}
 	return []byte(out)
 }
+
+// TestPageCaching checks that the HTML pages are kept as bytes for a few
+// seconds per snapshot: the same ETag, 304 for a current copy, gzip, and
+// the security headers on every form of the answer.
+func TestPageCaching(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	first := srv.do(http.MethodGet, "/", "Accept-Encoding", "identity")
+	etag := first.Header.Get("ETag")
+	if first.Status != 200 || etag == "" || first.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("/: %d, ETag %q, Cache-Control %q", first.Status, etag, first.Header.Get("Cache-Control"))
+	}
+	again := srv.do(http.MethodGet, "/", "If-None-Match", etag, "Accept-Encoding", "identity")
+	if again.Status != 304 || len(again.Body) != 0 {
+		t.Errorf("If-None-Match: %d with %d bytes", again.Status, len(again.Body))
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zipped, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	zr, err := gzip.NewReader(bytes.NewReader(zipped))
+	if err != nil {
+		t.Fatalf("gzip page: %v", err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if !bytes.Equal(plain, first.Body) || len(zipped) >= len(first.Body) {
+		t.Errorf("gzip page: %d bytes for %d, decodes equal: %v", len(zipped), len(first.Body), bytes.Equal(plain, first.Body))
+	}
+	for _, r := range []*http.Response{res} {
+		if r.Header.Get("Content-Security-Policy") == "" || r.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("cached page without its security headers: %v", r.Header)
+		}
+	}
+	// Error pages are not kept.
+	if r := srv.do(http.MethodGet, "/notices/4242"); r.Status != 404 || r.Header.Get("ETag") != "" {
+		t.Errorf("404 page: %d, ETag %q", r.Status, r.Header.Get("ETag"))
+	}
+}

@@ -10,12 +10,12 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -43,7 +43,7 @@ type Server struct {
 	log     *slog.Logger
 
 	cacheControl string
-	cache        atomic.Pointer[cache] // the answers of the current snapshot
+	cache        respcache.PerSource // the answers of the current snapshot
 }
 
 // New returns a Server for the configuration.
@@ -181,11 +181,11 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 // answer serves the answer under key from the snapshot's cache, computing
 // it when needed.
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, key string, build builder) error {
-	e, err := s.cacheFor(snap).get(key, s.now(), build)
+	e, err := s.cache.For(snap).Get(key, s.now(), entry(build))
 	if err != nil {
 		return err
 	}
-	s.serveEntry(w, r, e)
+	respcache.Serve(w, r, e, s.cacheControl)
 	return nil
 }
 

@@ -67,10 +67,3 @@ func (s *Snapshot) CountedNotices(c *Component, tf statusd.Timeframe, now time.T
 	ms := now.UnixMilli()
 	return filter(c.counting, func(n *Notice) bool { return f.match(n, ms) })
 }
-
-// Entry returns the notice as the notices list shows it at now.
-func (s *Snapshot) Entry(n *Notice, now time.Time) statusd.NoticeListEntry {
-	e := n.entry
-	s.fillImpact(&e.NoticeFields, n, now)
-	return e
-}

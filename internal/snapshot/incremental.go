@@ -19,17 +19,13 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 	if ch.ComponentsChanged {
 		settings.Components = ch.Components
 	}
-	url := pageURL(settings.Page, s.Options)
-	if url != s.PageURL {
-		return s.rebuild(settings, ch, now)
-	}
 	var d delta
 	for id, src := range ch.Notices {
 		if old := s.Notice(id); old != nil {
 			d.removed = append(d.removed, old)
 		}
 		if src != nil {
-			d.added = append(d.added, newNotice(*src, now, s.Options, url))
+			d.added = append(d.added, newNotice(*src, now))
 		}
 	}
 	notices := slices.Clone(s.AllNotices)
@@ -46,24 +42,6 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 	return assemble(settings, notices, ch.Version, now, s.Options, s, &d)
 }
 
-// rebuild derives every notice again: the page url changed.
-func (s *Snapshot) rebuild(settings Settings, ch statusd.Written, now time.Time) *Snapshot {
-	url := pageURL(settings.Page, s.Options)
-	var notices []*Notice
-	for _, n := range s.AllNotices {
-		if _, written := ch.Notices[n.ID]; !written {
-			notices = append(notices, newNotice(n.Notice, now, s.Options, url))
-		}
-	}
-	for _, src := range ch.Notices {
-		if src != nil {
-			notices = append(notices, newNotice(*src, now, s.Options, url))
-		}
-	}
-	slices.SortFunc(notices, newestFirst)
-	return assemble(settings, notices, ch.Version, now, s.Options, nil, nil)
-}
-
 // Retime returns the snapshot of the same page at now, after a time rule
 // fired: only the notices whose timeline state has changed are derived
 // again, and the metrics data is shared with s (time rules do not change
@@ -73,7 +51,7 @@ func (s *Snapshot) Retime(now time.Time) *Snapshot {
 	var d delta
 	for i, n := range notices {
 		if !n.next.IsZero() && !now.Before(n.next) {
-			notices[i] = newNotice(n.Notice, now, s.Options, s.PageURL)
+			notices[i] = newNotice(n.Notice, now)
 			d.removed = append(d.removed, n)
 			d.added = append(d.added, notices[i])
 		}

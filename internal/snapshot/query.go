@@ -140,9 +140,7 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 	listed, total := pageMatching(list, keep, page)
 	out = make([]statusd.NoticeListEntry, 0, PageSize)
 	for _, n := range listed {
-		e := n.entry
-		s.fillImpact(&e.NoticeFields, n, now)
-		out = append(out, e)
+		out = append(out, s.Entry(n, now))
 		timeDependent = timeDependent || s.TimeDependent(n)
 	}
 	// Which open impacts meet an overlap range moves with the clock.
@@ -172,22 +170,6 @@ func (f *NoticeFilter) indexed() bool {
 // clock: an impact_time that is still growing.
 func (s *Snapshot) TimeDependent(n *Notice) bool {
 	return n.open && s.Variant.HasMetrics()
-}
-
-// NoticeDetail returns the detail of a notice at now.
-func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
-	d := n.detail
-	d.Components = s.embedded(n.ComponentIDs)
-	s.fillImpact(&d.NoticeFields, n, now)
-	return d
-}
-
-// fillImpact sets impact_time of an unplanned notice whose impact is still
-// growing; closed ones were set when the snapshot was built.
-func (s *Snapshot) fillImpact(f *statusd.NoticeFields, n *Notice, now time.Time) {
-	if n.open && s.Variant.HasMetrics() {
-		f.ImpactTime = duration(n.ImpactSecondsAt(now))
-	}
 }
 
 func filter[T any](list []T, keep func(T) bool) []T {

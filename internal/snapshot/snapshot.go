@@ -88,9 +88,9 @@ type Component struct {
 	hulls    hullIndex
 }
 
-// Notice is a notice with its derived fields and precomputed resources. It
-// depends on the notice alone (and the page url, variant and moment), never
-// on other notices or components, so that snapshots can share it.
+// Notice is a notice with its derived timeline state and impacts. It
+// depends on the notice alone (and the moment), never on other notices or
+// components, so that snapshots can share it.
 type Notice struct {
 	statusd.Notice
 	Timeline statusd.TimelineState
@@ -101,19 +101,16 @@ type Notice struct {
 	impacts [][2]int64
 	// open is set when the impact reaches past the moment the notice was
 	// derived, so that it depends on the time of the request.
-	open   bool
-	entry  statusd.NoticeListEntry
-	detail statusd.NoticeDetail // without its components, added per request
+	open bool
 }
 
 // Build derives a snapshot of doc at now. doc must be valid and must not be
 // modified afterwards.
 func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *Snapshot {
 	settings := Settings{Page: doc.Page, Components: doc.Components}
-	url := pageURL(settings.Page, opts)
 	notices := make([]*Notice, len(doc.Notices))
 	for i := range doc.Notices {
-		notices[i] = newNotice(doc.Notices[i], now, opts, url)
+		notices[i] = newNotice(doc.Notices[i], now)
 	}
 	slices.SortFunc(notices, newestFirst)
 	return assemble(settings, notices, version, now, opts, nil, nil)
@@ -324,8 +321,10 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 	}
 }
 
-// newNotice derives a notice's fields and resources at now.
-func newNotice(src statusd.Notice, now time.Time, opts Options, pageURL string) *Notice {
+// newNotice derives a notice's timeline state and impacts at now. Its
+// resources are made per request (and then cached as bytes), so that a
+// page of 100,000 notices costs little memory and starts fast.
+func newNotice(src statusd.Notice, now time.Time) *Notice {
 	n := &Notice{Notice: src}
 	n.Timeline, n.next = n.Notice.Timeline(now)
 	for _, iv := range n.Impact(forever) {
@@ -334,14 +333,18 @@ func newNotice(src statusd.Notice, now time.Time, opts Options, pageURL string) 
 	// An impact still going on, or (from updates dated in the future) one
 	// that ends after now, is measured per request against now.
 	n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
+	return n
+}
 
+// fields are the notice's fields as the API shows them at now (SPEC §2).
+func (s *Snapshot) fields(n *Notice, now time.Time) statusd.NoticeFields {
 	id := strconv.FormatInt(n.ID, 10)
 	f := statusd.NoticeFields{
 		ID:            n.ID,
 		Type:          string(n.Type),
 		TimelineState: string(n.Timeline),
 		Subject:       n.Subject,
-		URL:           link(pageURL, "/notices/"+id),
+		URL:           s.link("/notices/" + id),
 		CreatedAt:     statusd.Time{Time: n.CreatedAt},
 		UpdatedAt:     statusd.Time{Time: n.UpdatedAt},
 		TagList:       n.TagList,
@@ -358,23 +361,36 @@ func newNotice(src statusd.Notice, now time.Time, opts Options, pageURL string) 
 	if n.Type == statusd.Planned {
 		f.BeginsAt, f.EndsAt = statusd.TimePtr(n.BeginsAt), statusd.TimePtr(n.EndsAt)
 	}
-	if n.Type == statusd.Unplanned && opts.Variant.HasMetrics() && !n.open {
-		f.ImpactTime = duration(n.ImpactSecondsAt(forever))
+	if n.Type == statusd.Unplanned && s.Variant.HasMetrics() {
+		f.ImpactTime = duration(n.ImpactSecondsAt(now))
 	}
+	return f
+}
+
+func updateResource(u statusd.Update) statusd.UpdateResource {
+	r := statusd.UpdateResource{ID: u.ID, Content: u.Content,
+		CreatedAt: statusd.Time{Time: u.CreatedAt}, UpdatedAt: statusd.Time{Time: u.UpdatedAt}}
+	if u.State != "" {
+		st := string(u.State)
+		r.State = &st
+	}
+	return r
+}
+
+// Entry returns the notice as the notices list shows it at now.
+func (s *Snapshot) Entry(n *Notice, now time.Time) statusd.NoticeListEntry {
+	latest := updateResource(n.Updates[len(n.Updates)-1])
+	latest.ID = 0
+	return statusd.NoticeListEntry{NoticeFields: s.fields(n, now), LatestUpdate: latest}
+}
+
+// NoticeDetail returns the detail of a notice at now.
+func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
 	updates := make([]statusd.UpdateResource, len(n.Updates))
 	for i, u := range n.Updates {
-		updates[i] = statusd.UpdateResource{ID: u.ID, Content: u.Content,
-			CreatedAt: statusd.Time{Time: u.CreatedAt}, UpdatedAt: statusd.Time{Time: u.UpdatedAt}}
-		if u.State != "" {
-			st := string(u.State)
-			updates[i].State = &st
-		}
+		updates[i] = updateResource(u)
 	}
-	latest := updates[len(updates)-1]
-	latest.ID = 0
-	n.entry = statusd.NoticeListEntry{NoticeFields: f, LatestUpdate: latest}
-	n.detail = statusd.NoticeDetail{NoticeFields: f, Updates: updates}
-	return n
+	return statusd.NoticeDetail{NoticeFields: s.fields(n, now), Components: s.embedded(n.ComponentIDs), Updates: updates}
 }
 
 // embedded returns the listed components as a notice detail embeds them,

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -42,6 +43,7 @@ type Server struct {
 	snaps   *snapshot.Holder
 	variant statusd.Variant
 	now     func() time.Time
+	pages   respcache.PerSource // rendered pages of the current snapshot
 	log     *slog.Logger
 	// derived caches what the pages derive from one snapshot (the archive
 	// order, the feed order); it is replaced when the snapshot changes.
@@ -99,10 +101,53 @@ func (s *Server) page(h handler) http.Handler {
 			s.fail(w, r, nil, statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon."))
 			return
 		}
-		if err := h(w, r, snap, s.now()); err != nil {
+		key := r.URL.Path + "?" + r.URL.RawQuery
+		e, err := s.pages.For(snap).Get(key, s.now(), func(now time.Time) (*respcache.Entry, error) {
+			rec := &recorder{header: http.Header{}, status: http.StatusOK}
+			if err := h(rec, r, snap, now); err != nil {
+				return nil, err
+			}
+			if rec.status != http.StatusOK {
+				return nil, rec
+			}
+			return respcache.NewEntry(rec.body.Bytes(), rec.header, now.Add(PageTTL)), nil
+		})
+		var rec *recorder
+		switch {
+		case errors.As(err, &rec):
+			rec.replay(w)
+		case err != nil:
 			s.fail(w, r, snap, err)
+		default:
+			respcache.Serve(w, r, e, "no-cache")
 		}
 	})
+}
+
+// PageTTL is how long a rendered page is kept for other readers of the same
+// snapshot: pages also move with the clock (durations, the last 7 days).
+const PageTTL = 5 * time.Second
+
+// recorder keeps what a page handler writes, so that it can be cached; an
+// answer other than 200 is not cached but replayed, and is returned as the
+// error that says so.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) WriteHeader(status int)      { r.status = status }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) Error() string               { return "answer " + strconv.Itoa(r.status) + " is not cached" }
+
+func (r *recorder) replay(w http.ResponseWriter) {
+	for k, v := range r.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(r.status)
+	w.Write(r.body.Bytes())
 }
 
 // errorView is what the error template shows.

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// write makes a results file of the lines.
+func write(t *testing.T, lines []string) *results {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+func wrk(phase, req, variant, server string, round int, rps float64) string {
+	return fmt.Sprintf(`{"kind":"wrk","phase":%q,"req":%q,"variant":%q,"server":%q,"round":%d,"rps":%g}`,
+		phase, req, variant, server, round, rps)
+}
+
+func TestRatiosAndVerdicts(t *testing.T) {
+	lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`}
+	for round := 1; round <= 5; round++ {
+		// statusd at 90% of the baseline for status, 60% for notices.
+		lines = append(lines,
+			wrk("main", "status", "plain", "statusd", round, 900+float64(round)),
+			wrk("main", "status", "plain", "baseline", round, 1000),
+			wrk("main", "notices", "plain", "statusd", round, 600),
+			wrk("main", "notices", "plain", "baseline", round, 1000),
+			wrk("control", "status", "plain", "baseline", round, 1000),
+			wrk("control", "status", "plain", "baseline2", round, 1010))
+	}
+	lines = append(lines,
+		`{"kind":"load","name":"20k status","result":{"rate":20000,"scheduled":100,"completed":100,"served":100,"latency_ms":{"p99":2,"p99_9":60}}}`,
+		`{"kind":"probe","name":"start_to_first_answer","ms":1500}`,
+		`{"kind":"rss","when":"warm","vmrss_kb":409600,"vmhwm_kb":409600}`)
+	rs := write(t, lines)
+	if got := median(rs.ratios("main", "status", "plain", "statusd", "baseline")); got != 0.903 {
+		t.Errorf("median ratio %v, want 0.903", got)
+	}
+	if got := rs.medianRPS("main", "status", "plain", "statusd"); got != 903 {
+		t.Errorf("median req/s %v, want 903", got)
+	}
+	md := render(rs)
+	for _, want := range []string{
+		"Run: valid.",
+		"| req/s ratio statusd/baseline, `/api/v1/status` | ≥ 0.85 | 0.90 | PASS |",
+		"| req/s ratio, every other JSON request | ≥ 0.7 | 0.60 | **FAIL** |",
+		"2.00 ms / 60.00 ms, 0 errors", // p99.9 over 50 ms
+		"| start to first answer (snapshot built) | ≤ 2 s | 1.50 s | PASS |",
+		"400 MB after warm-up (VmRSS) | **FAIL** |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the table lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(md, "no errors | 2.00 ms / 60.00 ms, 0 errors, 0 not 2xx/3xx of 100 | **FAIL** |") {
+		t.Errorf("a p99.9 over 50 ms should fail:\n%s", md)
+	}
+}
+
+func TestControlOutOfRangeDiscards(t *testing.T) {
+	var lines []string
+	for round := 1; round <= 5; round++ {
+		lines = append(lines,
+			wrk("main", "status", "plain", "statusd", round, 900),
+			wrk("main", "status", "plain", "baseline", round, 1000),
+			wrk("control", "status", "plain", "baseline", round, 1000),
+			wrk("control", "status", "plain", "baseline2", round, 1100))
+	}
+	if md := render(write(t, lines)); !strings.Contains(md, "Run: **DISCARDED**") {
+		t.Errorf("a control ratio of 1.1 should discard the run:\n%s", md)
+	}
+}

@@ -118,17 +118,31 @@ func TestReplicas(t *testing.T) {
 	took := waitAll(t, reps, time.Second, "write visible", hasName("Renamed once"))
 	t.Logf("a write through one replica was read through all three after %v", took)
 
-	// One client, spread over the replicas: 20 requests pass (burst 20),
-	// then it is limited on every replica; another client is not.
+	// One client sends 90 requests spread over the replicas: one shared
+	// bucket (burst 20, 20 a second) lets through 20 plus what refilled
+	// while they were sent, and every replica refuses some; three separate
+	// limits would let 60 through at once.
 	limited := "203.0.113.77"
-	for i := 0; i < 20; i++ {
-		if code := reps[i%3].fromClient("/api/v1/status", limited); code != 200 {
+	start := time.Now()
+	passed := 0
+	refused := make([]int, len(reps))
+	for i := 0; i < 90; i++ {
+		switch code := reps[i%3].fromClient("/api/v1/status", limited); code {
+		case 200:
+			passed++
+		case 429:
+			refused[i%3]++
+		default:
 			t.Fatalf("request %d of the limited client: %d", i+1, code)
 		}
 	}
-	for i, r := range reps {
-		if code := r.fromClient("/api/v1/status", limited); code != 429 {
-			t.Errorf("replica %d let the client over the shared limit through: %d", i, code)
+	refilled := int(time.Since(start).Seconds()*20) + 1
+	if passed < 20 || passed > 20+refilled {
+		t.Errorf("%d of 90 requests passed in %v; a shared limit lets through 20 plus %d refilled", passed, time.Since(start), refilled)
+	}
+	for i, n := range refused {
+		if n == 0 {
+			t.Errorf("replica %d never refused the client over the shared limit", i)
 		}
 	}
 	if code := reps[1].fromClient("/api/v1/status", "203.0.113.78"); code != 200 {

@@ -243,16 +243,24 @@ run_wrk() {
 	record "{\"kind\":\"wrk\",\"phase\":\"$phase\",\"req\":\"$name\",\"variant\":\"$variant\",\"server\":\"$server\",\"round\":$round,\"rps\":${rps:-0},\"non2xx\":${non2xx:-0},\"errors\":\"$(json_str "$errs")\"}"
 	printf '  %-7s %-10s %-5s %-9s round %d: %s req/s%s\n' "$phase" "$name" "$variant" "$server" "$round" "${rps:-?}" "${errs:+ ($errs)}" >&2
 	if [ "$server" = statusd ] && [ "$name" = html ]; then settle $SPID; fi
+	# An ETag can go stale during the rounds (an answer that depends on
+	# the time): record what each If-None-Match run was answered.
+	if [ "$variant" = inm ] && [ "$phase" = main ]; then check "$name" "$variant" "$server" "$path" "$header" "$round"; fi
+}
+
+# check NAME VARIANT SERVER PATH HEADER ROUND records the status one request
+# of a kind is answered with.
+check() {
+	local code
+	code=$(curl -gs -o /dev/null -w '%{http_code}' --max-time 30 ${5:+-H "$5"} "$(server_url "$3")$4") || true
+	record "{\"kind\":\"check\",\"req\":\"$1\",\"variant\":\"$2\",\"server\":\"$3\",\"round\":$6,\"status\":${code:-0}}"
 }
 
 log "checking what each request kind answers"
 while IFS=$'\t' read -r name variant path header _; do
 	[[ $name == \#* ]] && continue
 	[ "$header" = - ] && header=
-	for server in statusd baseline; do
-		code=$(curl -gs -o /dev/null -w '%{http_code}' --max-time 30 ${header:+-H "$header"} "$(server_url $server)$path")
-		record "{\"kind\":\"check\",\"req\":\"$name\",\"variant\":\"$variant\",\"server\":\"$server\",\"status\":$code}"
-	done
+	for server in statusd baseline; do check "$name" "$variant" "$server" "$path" "$header" 0; done
 done <"$WORK/kinds.tsv"
 settle $SPID
 

@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -203,13 +205,44 @@ func (rs *results) ratios(phase, req, variant, num, den string) []float64 {
 	return out
 }
 
-func (rs *results) check(req, variant, server string) int {
-	for _, r := range rs.filter(func(r *record) bool {
+// checks are the statuses one request of a kind was answered with, by
+// round (0: the check before the rounds).
+func (rs *results) checks(req, variant, server string) []*record {
+	list := rs.filter(func(r *record) bool {
 		return r.Kind == "check" && r.Req == req && r.Variant == variant && r.Server == server
-	}) {
-		return r.Status
+	})
+	slices.SortStableFunc(list, func(a, b *record) int { return a.Round - b.Round })
+	return list
+}
+
+// statuses lists the distinct statuses of a kind in the order seen, as
+// "304" or "304→200".
+func (rs *results) statuses(req, variant, server string) string {
+	var seen []string
+	for _, r := range rs.checks(req, variant, server) {
+		if s := strconv.Itoa(r.Status); !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
 	}
-	return 0
+	if len(seen) == 0 {
+		return "?"
+	}
+	return strings.Join(seen, "→")
+}
+
+// notModifiedMisses counts the rounds whose check of an If-None-Match kind
+// was not answered 304, of the rounds checked.
+func (rs *results) notModifiedMisses(req, server string) (misses, rounds int) {
+	for _, r := range rs.checks(req, "inm", server) {
+		if r.Round == 0 {
+			continue
+		}
+		rounds++
+		if r.Status != 304 {
+			misses++
+		}
+	}
+	return misses, rounds
 }
 
 func (rs *results) load(name string) *loadResult {

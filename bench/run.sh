@@ -222,6 +222,7 @@ start_baseline() {
 	PIDS+=($pid)
 	wait_listening "$WORK/$1.log" $pid >/dev/null
 	printf -v "$2" 'http://127.0.0.1:%s' "$port"
+	printf -v "${2}_PID" '%s' "$pid"
 }
 start_baseline baseline B
 start_baseline baseline2 B2
@@ -242,7 +243,10 @@ run_wrk() {
 	errs=$(grep -o 'Socket errors:.*' <<<"$out" || true)
 	record "{\"kind\":\"wrk\",\"phase\":\"$phase\",\"req\":\"$name\",\"variant\":\"$variant\",\"server\":\"$server\",\"round\":$round,\"rps\":${rps:-0},\"non2xx\":${non2xx:-0},\"errors\":\"$(json_str "$errs")\"}"
 	printf '  %-7s %-10s %-5s %-9s round %d: %s req/s%s\n' "$phase" "$name" "$variant" "$server" "$round" "${rps:-?}" "${errs:+ ($errs)}" >&2
-	if [ "$server" = statusd ] && [ "$name" = html ]; then settle $SPID; fi
+	# The HTML page is large: let the server finish before the next run.
+	if [ "$name" = html ]; then
+		case $server in statusd) settle $SPID ;; baseline) settle "$B_PID" ;; esac
+	fi
 	# An ETag can go stale during the rounds (an answer that depends on
 	# the time): record what each If-None-Match run was answered.
 	if [ "$variant" = inm ] && [ "$phase" = main ]; then check "$name" "$variant" "$server" "$path" "$header" "$round"; fi
@@ -267,19 +271,19 @@ settle $SPID
 log "throughput: $ROUNDS interleaved rounds of wrk -t1 -c$WRK_C -d${WRK_D}s"
 CONTROL_KINDS=("status plain" "notices plain")
 for round in $(seq $ROUNDS); do
-	while IFS=$'\t' read -r name variant path header _; do
-		[[ $name == \#* ]] && continue
-		[ "$header" = - ] && header=
-		# Alternate which server goes first, so that order does not favour one.
-		if [ $((round % 2)) = 1 ]; then order=(statusd baseline); else order=(baseline statusd); fi
-		for server in "${order[@]}"; do run_wrk main "$name" "$variant" "$server" "$round" "$path" "$header"; done
-	done <"$WORK/kinds.tsv"
+	# Alternate which server goes first, so that order does not favour one.
 	for kind in "${CONTROL_KINDS[@]}"; do
 		read -r name variant <<<"$kind"
 		path=$(awk -F'\t' -v n="$name" -v v="$variant" '$1 == n && $2 == v {print $3}' "$WORK/kinds.tsv")
 		if [ $((round % 2)) = 1 ]; then order=(baseline baseline2); else order=(baseline2 baseline); fi
 		for server in "${order[@]}"; do run_wrk control "$name" "$variant" "$server" "$round" "$path" ""; done
 	done
+	while IFS=$'\t' read -r name variant path header _; do
+		[[ $name == \#* ]] && continue
+		[ "$header" = - ] && header=
+		if [ $((round % 2)) = 1 ]; then order=(statusd baseline); else order=(baseline statusd); fi
+		for server in "${order[@]}"; do run_wrk main "$name" "$variant" "$server" "$round" "$path" "$header"; done
+	done <"$WORK/kinds.tsv"
 done
 
 run_load() {

@@ -364,6 +364,22 @@ func opResolve(list []opComponent, ref string) (opComponent, error) {
 	return opComponent{}, exitErrorf(exitCodeUsage, "%q names %d components: %s; name the one you mean by its id", ref, len(matches), strings.Join(matches, ", "))
 }
 
+// listing adds to a new notice's body the components it lists (named by
+// id or name) and its tags, when there are any.
+func (cmd *opCommand) listing(ctx context.Context, body map[string]any, comps, tags []string) error {
+	ids, _, err := cmd.resolve(ctx, comps)
+	if err != nil {
+		return err
+	}
+	if ids != nil {
+		body["component_ids"] = ids
+	}
+	if len(tags) > 0 {
+		body["tag_list"] = tags
+	}
+	return nil
+}
+
 // resolve turns component refs into ids, fetching the list when needed.
 func (cmd *opCommand) resolve(ctx context.Context, refs []string) ([]int64, []opComponent, error) {
 	if len(refs) == 0 {
@@ -452,13 +468,9 @@ func (e opEnv) incidentOpen(ctx context.Context, args []string) error {
 	if subject == "" {
 		subject = opSubject(msg)
 	}
-	ids, _, err := cmd.resolve(ctx, comps)
-	if err != nil {
+	body := map[string]any{"type": "unplanned", "subject": subject, "state": state, "content": msg}
+	if err := cmd.listing(ctx, body, comps, tags); err != nil {
 		return err
-	}
-	body := map[string]any{"type": "unplanned", "subject": subject, "state": state, "content": msg, "component_ids": ids}
-	if len(tags) > 0 {
-		body["tag_list"] = tags
 	}
 	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
 		_, err := fmt.Fprintf(w, "opened %s %d %q (%s)%s\n", n.noun(), n.ID, n.Subject, n.state(), n.on())
@@ -566,17 +578,10 @@ func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ids, _, err := cmd.resolve(ctx, comps)
-	if err != nil {
-		return err
-	}
 	body := map[string]any{"type": "planned", "subject": subject, "state": "scheduled", "content": msg,
 		"begins_at": b, "ends_at": en, "automate": automate}
-	if ids != nil {
-		body["component_ids"] = ids
-	}
-	if len(tags) > 0 {
-		body["tag_list"] = tags
+	if err := cmd.listing(ctx, body, comps, tags); err != nil {
+		return err
 	}
 	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
 		auto := ""
@@ -630,15 +635,8 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 		}
 		body["expires_at"] = t
 	}
-	ids, _, err := cmd.resolve(ctx, comps)
-	if err != nil {
+	if err := cmd.listing(ctx, body, comps, tags); err != nil {
 		return err
-	}
-	if ids != nil {
-		body["component_ids"] = ids
-	}
-	if len(tags) > 0 {
-		body["tag_list"] = tags
 	}
 	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
 		until := "until removed"

@@ -108,11 +108,11 @@ func (p *PerSource) For(source any) *Cache {
 	}
 }
 
-var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression))
+var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault))
 
 func gzipped(b []byte) []byte {
 	var buf bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	w, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
 	w.Write(b)
 	w.Close()
 	return buf.Bytes()

@@ -1,11 +1,14 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -91,7 +94,6 @@ func loadNotices(t tx, id *int64) ([]statusd.Notice, error) {
 	}
 	defer rows.Close()
 	var out []statusd.Notice
-	byID := map[int64]int{}
 	for rows.Next() {
 		var n statusd.Notice
 		var tags string
@@ -101,58 +103,148 @@ func loadNotices(t tx, id *int64) ([]statusd.Notice, error) {
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal([]byte(tags), &n.TagList); err != nil {
-			return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
+		n.TagList = []string{}
+		if tags != "[]" {
+			if err := json.Unmarshal([]byte(tags), &n.TagList); err != nil {
+				return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
+			}
 		}
 		n.ImpactSeconds = nullInt(impact)
 		n.BeginsAt, n.EndsAt, n.ExpiresAt = fromMSPtr(begins), fromMSPtr(ends), fromMSPtr(expires)
 		n.CreatedAt, n.UpdatedAt = fromMS(created), fromMS(updated)
 		n.ComponentIDs = []int64{}
-		byID[n.ID] = len(out)
 		out = append(out, n)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
+	index := noticeIndex(out)
 
-	links, err := t.query(`SELECT notice_id, component_id FROM notice_components`+whereNotice+` ORDER BY notice_id, ord`, args...)
+	// Links and updates are read in table order, which needs no index
+	// lookup per row, into one array each, put in order by notice and
+	// position, and shared out as slices of it.
+	links, err := t.query(`SELECT notice_id, ord, component_id FROM notice_components`+whereNotice, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer links.Close()
+	var linked sortedByNotice[int64]
 	for links.Next() {
-		var nid, cid int64
-		if err := links.Scan(&nid, &cid); err != nil {
+		var nid, ord, cid int64
+		if err := links.Scan(&nid, &ord, &cid); err != nil {
 			return nil, err
 		}
-		n := &out[byID[nid]]
-		n.ComponentIDs = append(n.ComponentIDs, cid)
+		linked.add(index(nid), ord, cid)
 	}
 	if err := links.Err(); err != nil {
 		return nil, err
 	}
 	links.Close()
+	linked.share(out, func(n *statusd.Notice, ids []int64) { n.ComponentIDs = ids })
 
-	ups, err := t.query(`SELECT id, notice_id, state, content, created_at, updated_at
-		FROM updates`+whereNotice+` ORDER BY notice_id, seq`, args...)
+	ups, err := t.query(`SELECT notice_id, seq, id, state, content, created_at, updated_at
+		FROM updates`+whereNotice, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer ups.Close()
+	var updates sortedByNotice[statusd.Update]
 	for ups.Next() {
 		var u statusd.Update
-		var nid, created, updated int64
+		var nid, seq, created, updated int64
 		var state sql.NullString
-		if err := ups.Scan(&u.ID, &nid, &state, &u.Content, &created, &updated); err != nil {
+		if err := ups.Scan(&nid, &seq, &u.ID, &state, &u.Content, &created, &updated); err != nil {
 			return nil, err
 		}
 		u.State = statusd.State(state.String)
 		u.CreatedAt, u.UpdatedAt = fromMS(created), fromMS(updated)
-		n := &out[byID[nid]]
-		n.Updates = append(n.Updates, u)
+		updates.add(index(nid), seq, u)
 	}
-	return out, ups.Err()
+	if err := ups.Err(); err != nil {
+		return nil, err
+	}
+	updates.share(out, func(n *statusd.Notice, us []statusd.Update) { n.Updates = us })
+	return out, nil
+}
+
+// noticeIndex returns the position of a notice id in notices, which are in
+// id order. The foreign keys guarantee that the id is there.
+func noticeIndex(notices []statusd.Notice) func(id int64) int {
+	if len(notices) == 0 {
+		return func(int64) int { return 0 }
+	}
+	first, last := notices[0].ID, notices[len(notices)-1].ID
+	if span := last - first + 1; span > int64(2*len(notices)+1024) {
+		return func(id int64) int {
+			i, _ := slices.BinarySearchFunc(notices, id, func(n statusd.Notice, id int64) int { return cmp.Compare(n.ID, id) })
+			return i
+		}
+	}
+	// ids are nearly always dense: a table from id to position.
+	pos := make([]int32, last-first+1)
+	for i, n := range notices {
+		pos[n.ID-first] = int32(i)
+	}
+	return func(id int64) int { return int(pos[id-first]) }
+}
+
+// sortedByNotice collects the rows that belong to notices (links, updates)
+// with their notice's position and their order within it.
+type sortedByNotice[T any] struct {
+	items  []T
+	notice []int
+	order  []int64
+}
+
+func (s *sortedByNotice[T]) add(notice int, order int64, item T) {
+	s.items = append(s.items, item)
+	s.notice = append(s.notice, notice)
+	s.order = append(s.order, order)
+}
+
+// share puts the rows in order of notice (a counting sort) and of their
+// order within a notice, and gives each notice its run of them, capped so
+// that an append copies.
+func (s *sortedByNotice[T]) share(notices []statusd.Notice, set func(*statusd.Notice, []T)) {
+	start := make([]int, len(notices)+1)
+	for _, n := range s.notice {
+		start[n+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	items, order := make([]T, len(s.items)), make([]int64, len(s.items))
+	next := slices.Clone(start[:len(notices)])
+	for i, n := range s.notice {
+		items[next[n]], order[next[n]] = s.items[i], s.order[i]
+		next[n]++
+	}
+	for n := range notices {
+		from, to := start[n], start[n+1]
+		if from == to {
+			continue
+		}
+		run := items[from:to:to]
+		if keys := order[from:to]; !slices.IsSorted(keys) {
+			sort.Sort(byOrder[T]{run, keys})
+		}
+		set(&notices[n], run)
+	}
+	*s = sortedByNotice[T]{}
+}
+
+// byOrder sorts a notice's rows by their order.
+type byOrder[T any] struct {
+	items []T
+	order []int64
+}
+
+func (b byOrder[T]) Len() int           { return len(b.items) }
+func (b byOrder[T]) Less(i, j int) bool { return b.order[i] < b.order[j] }
+func (b byOrder[T]) Swap(i, j int) {
+	b.items[i], b.items[j] = b.items[j], b.items[i]
+	b.order[i], b.order[j] = b.order[j], b.order[i]
 }
 
 // Import writes doc in one transaction. Without replace it refuses a store

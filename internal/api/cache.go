@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
 )
@@ -12,24 +13,37 @@ import (
 // jsonHeader is sent with every cached JSON answer.
 var jsonHeader = http.Header{"Content-Type": {"application/json; charset=utf-8"}}
 
-// builder computes an answer at now; timeDependent says it changes with
-// the clock, so that it is kept for the rest of the second only.
-type builder func(now time.Time) (v any, timeDependent bool, err error)
+// builder computes an answer at now, and until when it holds (zero: as
+// long as the snapshot).
+type builder func(now time.Time) (v any, until time.Time, err error)
+
+// untilNextSecond is the validity of an answer that changes with the clock:
+// the rest of the second it was computed in.
+func untilNextSecond(now time.Time) time.Time { return now.Truncate(time.Second).Add(time.Second) }
+
+// untilTomorrow is the validity of an answer that depends on the date
+// only: the rest of the UTC day.
+func untilTomorrow(now time.Time) time.Time { return statusd.Day(now).AddDate(0, 0, 1) }
+
+// timeDependent is the validity of an answer that changes with the clock
+// when changes is true, and lives as long as the snapshot otherwise.
+func timeDependent(now time.Time, changes bool) time.Time {
+	if changes {
+		return untilNextSecond(now)
+	}
+	return time.Time{}
+}
 
 // entry marshals what build computes into a cache entry.
 func entry(build builder) func(now time.Time) (*respcache.Entry, error) {
 	return func(now time.Time) (*respcache.Entry, error) {
-		v, timeDependent, err := build(now)
+		v, until, err := build(now)
 		if err != nil {
 			return nil, err
 		}
 		body, err := httpjson.Marshal(v)
 		if err != nil {
 			return nil, err
-		}
-		var until time.Time
-		if timeDependent {
-			until = now.Truncate(time.Second).Add(time.Second)
 		}
 		return respcache.NewEntry(body, jsonHeader, until), nil
 	}

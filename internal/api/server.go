@@ -42,14 +42,14 @@ type Server struct {
 	now     func() time.Time
 	log     *slog.Logger
 
-	cacheControl string
+	cacheControl []string
 	cache        respcache.PerSource // the answers of the current snapshot
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log, cacheControl: cfg.Cache.header()}
+		now: cfg.Now, log: cfg.Log, cacheControl: respcache.CacheControl(cfg.Cache.header())}
 }
 
 // Register adds the API's routes to mux: every path under /api/ and /v1/,
@@ -85,6 +85,10 @@ func (s *Server) get(h handler) http.Handler {
 			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
 			return
 		}
+		if e := s.cache.For(snap).Lookup(r.RequestURI, s.now()); e != nil && r.RequestURI != "" {
+			respcache.Serve(w, r, e, s.cacheControl)
+			return
+		}
 		if err := h(w, r, snap); err != nil {
 			httpjson.Error(w, r, s.log, err)
 		}
@@ -102,8 +106,8 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
-	return s.answer(w, r, snap, "status", func(time.Time) (any, bool, error) {
-		return statusd.StatusResponse{Page: snap.Page()}, false, nil
+	return s.answer(w, r, snap, "status", true, func(time.Time) (any, time.Time, error) {
+		return statusd.StatusResponse{Page: snap.Page()}, time.Time{}, nil
 	})
 }
 
@@ -113,9 +117,9 @@ func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapsh
 		return err
 	}
 	s.ignored(w, q)
-	return s.answer(w, r, snap, q.key("components"), func(now time.Time) (any, bool, error) {
-		list, total, timeDependent := snap.ComponentsAt(f, q.page, now)
-		return statusd.ComponentsResponse{Components: list, Meta: meta("components", q, len(list), total)}, timeDependent, nil
+	return s.answer(w, r, snap, q.key("components"), len(q.ignored) == 0, func(now time.Time) (any, time.Time, error) {
+		list, total, changes := snap.ComponentsAt(f, q.page, now)
+		return statusd.ComponentsResponse{Components: list, Meta: meta("components", q, len(list), total)}, timeDependent(now, changes), nil
 	})
 }
 
@@ -125,9 +129,9 @@ func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.
 		return err
 	}
 	s.ignored(w, q)
-	return s.answer(w, r, snap, q.key("notices"), func(now time.Time) (any, bool, error) {
-		list, total, timeDependent := snap.NoticesAt(f, q.page, now)
-		return statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)}, timeDependent, nil
+	return s.answer(w, r, snap, q.key("notices"), len(q.ignored) == 0, func(now time.Time) (any, time.Time, error) {
+		list, total, changes := snap.NoticesAt(f, q.page, now)
+		return statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)}, timeDependent(now, changes), nil
 	})
 }
 
@@ -140,8 +144,8 @@ func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	if n == nil {
 		return statusd.Errorf(statusd.ENotFound, "notice %s not found", r.PathValue("id"))
 	}
-	return s.answer(w, r, snap, "notice/"+strconv.FormatInt(id, 10), func(now time.Time) (any, bool, error) {
-		return statusd.NoticeResponse{Notice: snap.NoticeDetail(n, now)}, snap.TimeDependent(n), nil
+	return s.answer(w, r, snap, "notice/"+strconv.FormatInt(id, 10), true, func(now time.Time) (any, time.Time, error) {
+		return statusd.NoticeResponse{Notice: snap.NoticeDetail(n, now)}, timeDependent(now, snap.TimeDependent(n)), nil
 	})
 }
 
@@ -173,17 +177,29 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	}
 	key := "metrics/" + strconv.FormatInt(id, 10) + "?" + tf.Start.Format(statusd.DateLayout) + "&" +
 		tf.End.Format(statusd.DateLayout) + "&" + strconv.FormatBool(calc)
-	return s.answer(w, r, snap, key, func(now time.Time) (any, bool, error) {
-		return snap.MetricsResponse(c, tf, now, calc), true, nil
+	return s.answer(w, r, snap, key, true, func(now time.Time) (any, time.Time, error) {
+		// A window that ends before now no longer changes with the clock,
+		// but whether its start is allowed changes with the date.
+		until := untilTomorrow(now)
+		if _, to := tf.Window(now); to.Before(tf.End.AddDate(0, 0, 1)) {
+			until = untilNextSecond(now)
+		}
+		return snap.MetricsResponse(c, tf, now, calc), until, nil
 	})
 }
 
 // answer serves the answer under key from the snapshot's cache, computing
-// it when needed.
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, key string, build builder) error {
-	e, err := s.cache.For(snap).Get(key, s.now(), entry(build))
+// it when needed. When the request's target (path and raw query) always
+// gets this answer, with no header of its own, aliasable says so: the
+// next request for the same target is then served without parsing it.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, key string, aliasable bool, build builder) error {
+	cache := s.cache.For(snap)
+	e, err := cache.Get(key, s.now(), entry(build))
 	if err != nil {
 		return err
+	}
+	if aliasable && r.RequestURI != "" {
+		cache.Alias(r.RequestURI, key)
 	}
 	respcache.Serve(w, r, e, s.cacheControl)
 	return nil

@@ -42,7 +42,8 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 	code := statusd.ErrorCode(err)
 	status := statusd.ErrorStatus(code)
 	if code == statusd.EInternal {
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err,
+			"request_id", w.Header().Get("X-Request-Id"))
 	}
 	body, _ := Marshal(statusd.ErrorResponse{Error: statusd.ErrorBody{
 		Status: status, Code: code, Message: statusd.ErrorMessage(err),
@@ -70,7 +71,8 @@ func Recover(log *slog.Logger, next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v)
+				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v,
+					"request_id", w.Header().Get("X-Request-Id"))
 				Error(w, r, log, statusd.Errorf(statusd.EInternal, "internal error"))
 			}
 		}()
@@ -86,13 +88,20 @@ func NotFound(log *slog.Logger, message string) http.Handler {
 	})
 }
 
+// The CORS headers of every answer, made once: the values are shared, never
+// changed.
+var (
+	allowAnyOrigin = []string{"*"}
+	exposedHeaders = []string{"ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters, X-Request-Id"}
+)
+
 // CORS lets any origin read what next serves: the public APIs carry no
 // credentials. Preflight requests are answered here.
 func CORS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Expose-Headers", "ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters, X-Request-Id")
+		h["Access-Control-Allow-Origin"] = allowAnyOrigin
+		h["Access-Control-Expose-Headers"] = exposedHeaders
 		if r.Method == http.MethodOptions {
 			h.Set("Allow", "GET, HEAD, OPTIONS")
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")

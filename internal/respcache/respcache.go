@@ -26,12 +26,25 @@ const MaxEntries = 20000
 
 // Entry is one answer.
 type Entry struct {
-	body   []byte
-	etag   string    // of the identity body; encodings add a suffix
-	until  time.Time // zero: valid as long as its cache
-	header http.Header
-	gz     lazy
-	zst    lazy
+	identity form
+	gz, zst  lazyForm
+	tag      string    // ETag of the identity body, unquoted; encodings add a suffix
+	until    time.Time // zero: valid as long as its cache
+	header   http.Header
+}
+
+// form is the answer in one encoding, with the header values that go with
+// it made once, so that serving it allocates nothing for them.
+type form struct {
+	body     []byte
+	etag     string   // quoted
+	etagH    []string // {etag}
+	lengthH  []string // {len(body)}
+	encoding []string // Content-Encoding; nil for identity
+}
+
+func newForm(body []byte, etag string, encoding []string) form {
+	return form{body: body, etag: etag, etagH: []string{etag}, lengthH: []string{strconv.Itoa(len(body))}, encoding: encoding}
 }
 
 // NewEntry makes an answer of body, with the headers to send with it
@@ -39,17 +52,37 @@ type Entry struct {
 // its cache).
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
 	sum := sha256.Sum256(body)
-	return &Entry{body: body, etag: hex.EncodeToString(sum[:12]), until: until, header: header}
+	tag := hex.EncodeToString(sum[:12])
+	return &Entry{identity: newForm(body, `"`+tag+`"`, nil), tag: tag, until: until, header: header}
 }
 
-type lazy struct {
+// lazyForm is an encoded form, made at most once, on first demand.
+type lazyForm struct {
 	once sync.Once
-	b    []byte
+	f    form
 }
 
-func (l *lazy) get(make func() []byte) []byte {
-	l.once.Do(func() { l.b = make() })
-	return l.b
+func (l *lazyForm) get(make func() form) *form {
+	l.once.Do(func() { l.f = make() })
+	return &l.f
+}
+
+var (
+	gzipH = []string{"gzip"}
+	zstdH = []string{"zstd"}
+	varyH = []string{"Accept-Encoding"}
+)
+
+// form returns the entry in the best encoding an Accept-Encoding header
+// allows.
+func (e *Entry) form(acceptEncoding string) *form {
+	switch AcceptEncoding(acceptEncoding) {
+	case "zstd":
+		return e.zst.get(func() form { return newForm(zstded(e.identity.body), `"`+e.tag+`-zst"`, zstdH) })
+	case "gzip":
+		return e.gz.get(func() form { return newForm(gzipped(e.identity.body), `"`+e.tag+`-gz"`, gzipH) })
+	}
+	return &e.identity
 }
 
 // Cache holds the answers computed from one source (a snapshot). It is safe
@@ -58,7 +91,43 @@ type Cache struct {
 	source  any
 	mu      sync.RWMutex
 	entries map[string]*Entry
+	aliases map[string]string // request target to key
 	flight  singleflight.Group
+}
+
+// valid reports whether e still holds at now.
+func (e *Entry) valid(now time.Time) bool { return e.until.IsZero() || now.Before(e.until) }
+
+// Lookup returns the answer under the key a request target was aliased
+// to, while it holds, or nil.
+func (c *Cache) Lookup(target string, now time.Time) *Entry {
+	c.mu.RLock()
+	var e *Entry
+	if key, ok := c.aliases[target]; ok {
+		e = c.entries[key]
+	}
+	c.mu.RUnlock()
+	if e != nil && e.valid(now) {
+		return e
+	}
+	return nil
+}
+
+// Alias records that a request target (its path and raw query) is
+// answered by the answer under key, for Lookup. Aliases are bounded like
+// the answers.
+func (c *Cache) Alias(target, key string) {
+	c.mu.RLock()
+	old, ok := c.aliases[target]
+	c.mu.RUnlock()
+	if ok && old == key {
+		return
+	}
+	c.mu.Lock()
+	if len(c.aliases) < MaxEntries || ok {
+		c.aliases[target] = key
+	}
+	c.mu.Unlock()
 }
 
 // Get returns the answer under key, computing it with build when it is not
@@ -67,7 +136,7 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 	c.mu.RLock()
 	e := c.entries[key]
 	c.mu.RUnlock()
-	if e != nil && (e.until.IsZero() || now.Before(e.until)) {
+	if e != nil && e.valid(now) {
 		return e, nil
 	}
 	v, err, _ := c.flight.Do(key, func() (any, error) {
@@ -101,7 +170,7 @@ func (p *PerSource) For(source any) *Cache {
 		if c != nil && c.source == source {
 			return c
 		}
-		fresh := &Cache{source: source, entries: map[string]*Entry{}}
+		fresh := &Cache{source: source, entries: map[string]*Entry{}, aliases: map[string]string{}}
 		if p.cur.CompareAndSwap(c, fresh) {
 			return fresh
 		}
@@ -122,42 +191,42 @@ func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 
 // Serve answers with the entry in the best encoding the client accepts, or
 // 304 when the client's copy is current. cacheControl is the
-// Cache-Control header.
-func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl string) {
-	body, etag, encoding := e.body, `"`+e.etag+`"`, ""
-	switch AcceptEncoding(r.Header.Get("Accept-Encoding")) {
-	case "zstd":
-		body, etag, encoding = e.zst.get(func() []byte { return zstded(e.body) }), `"`+e.etag+`-zst"`, "zstd"
-	case "gzip":
-		body, etag, encoding = e.gz.get(func() []byte { return gzipped(e.body) }), `"`+e.etag+`-gz"`, "gzip"
-	}
+// Cache-Control header (see CacheControl).
+func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []string) {
+	f := e.form(r.Header.Get("Accept-Encoding"))
 	h := w.Header()
 	for k, v := range e.header {
 		h[k] = v
 	}
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", cacheControl)
-	h.Set("Vary", "Accept-Encoding")
-	if encoding != "" {
-		h.Set("Content-Encoding", encoding)
+	h["Etag"] = f.etagH
+	h["Cache-Control"] = cacheControl
+	h["Vary"] = varyH
+	if f.encoding != nil {
+		h["Content-Encoding"] = f.encoding
 	}
-	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
-		h.Del("Content-Type")
+	if MatchesETag(r.Header.Get("If-None-Match"), f.etag) {
+		delete(h, "Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h["Content-Length"] = f.lengthH
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(body)
+		w.Write(f.body)
 	}
 }
+
+// CacheControl makes a Cache-Control header value for Serve, once.
+func CacheControl(directives string) []string { return []string{directives} }
 
 // AcceptEncoding picks zstd, gzip or identity ("") from an Accept-Encoding
 // header, honouring q=0.
 func AcceptEncoding(header string) string {
-	if header == "" {
+	switch header {
+	case "":
 		return ""
+	case "gzip", "gzip, deflate", "gzip, deflate, br":
+		return "gzip" // the most common headers, without parsing
 	}
 	best, bestQ := "", 0.0
 	for part := range strings.SplitSeq(header, ",") {
@@ -180,6 +249,9 @@ func AcceptEncoding(header string) string {
 func MatchesETag(header, etag string) bool {
 	if header == "" {
 		return false
+	}
+	if header == etag {
+		return true
 	}
 	for part := range strings.SplitSeq(header, ",") {
 		tag := strings.TrimPrefix(strings.TrimSpace(part), "W/")

@@ -1,13 +1,17 @@
 package telemetry
 
 import (
-	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // RequestIDHeader carries the request id, in and out.
@@ -15,14 +19,6 @@ const RequestIDHeader = "X-Request-Id"
 
 // maxRequestID is the longest request id taken from a client.
 const maxRequestID = 64
-
-type requestIDKey struct{}
-
-// RequestID returns the id the middleware gave the request of ctx, or "".
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
 
 // saneRequestID reports whether a client's id can be kept as it is: 1 to
 // 64 characters of [A-Za-z0-9._-], nothing that could break a log line or
@@ -42,11 +38,25 @@ func saneRequestID(id string) bool {
 	return true
 }
 
-// newRequestID returns 16 random bytes in hex.
-func newRequestID() string {
-	var b [16]byte
+// idPrefix makes this process's request ids unlike those of any other
+// (replicas, restarts): 8 random bytes in hex.
+var idPrefix = func() string {
+	var b [8]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}()
+
+var idCounter atomic.Uint64
+
+// newRequestID returns 32 hex digits: the process's prefix and a counter,
+// unique without a system call per request.
+func newRequestID() string {
+	var b [32]byte
+	copy(b[:16], idPrefix)
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], idCounter.Add(1))
+	hex.Encode(b[16:], n[:])
+	return string(b[:])
 }
 
 // Middleware wraps the handler of a listener (around its ServeMux, and
@@ -54,8 +64,7 @@ func newRequestID() string {
 // request it:
 //
 //   - takes the client's X-Request-Id when it is sane (see above), or makes
-//     one, sets it on the response and in the request's context
-//     (RequestID);
+//     one, and sets it on the response, where handlers find it too;
 //   - counts the answer in statusd_http_requests_total and its time in
 //     statusd_http_request_duration_seconds, labelled by the pattern of the
 //     route that answered ("unmatched" when no route did, for example when
@@ -70,27 +79,30 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}
-		w.Header().Set(RequestIDHeader, id)
-		// The mux below sets Pattern on the request it is given: this one.
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
-		rec := &recorder{ResponseWriter: w}
+		w.Header()[RequestIDHeader] = []string{id}
+		rec := recorders.Get().(*recorder)
+		rec.ResponseWriter = w
 		m.inFlight.Inc()
 		defer func() {
 			m.inFlight.Dec()
-			status := rec.status
+			status, bytes := rec.status, rec.bytes
+			*rec = recorder{}
+			recorders.Put(rec)
 			if status == 0 {
 				// Nothing written: net/http answers 200, or the handler
 				// panicked with http.ErrAbortHandler and the connection is cut.
 				status = http.StatusOK
 			}
 			took := time.Since(start)
+			// The mux below sets Pattern on the request it is given: this one.
 			route := r.Pattern
 			if route == "" {
 				route = "unmatched"
 			}
 			method := normalMethod(r.Method)
-			m.requests.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
-			m.duration.WithLabelValues(route, method).Observe(took.Seconds())
+			series := m.series(route, method, status)
+			series.requests.Inc()
+			series.duration.Observe(took.Seconds())
 			if status == http.StatusTooManyRequests {
 				m.rateLimited.Inc()
 			}
@@ -100,13 +112,48 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 					slog.String("route", route),
 					slog.String("path", r.URL.Path),
 					slog.Int("status", status),
-					slog.Int64("bytes", rec.bytes),
+					slog.Int64("bytes", bytes),
 					slog.Duration("took", took),
 					slog.String("request_id", id))
 			}
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// recorders are reused from request to request.
+var recorders = sync.Pool{New: func() any { return new(recorder) }}
+
+// seriesKey names the request series of one route, method and status.
+type seriesKey struct {
+	route, method string
+	status        int
+}
+
+// requestSeries are the counter and histogram of one seriesKey.
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
+}
+
+// series returns the instruments of a route, method and status, looked up
+// in the vectors once and kept, so that a request pays one map read.
+func (m *Metrics) series(route, method string, status int) requestSeries {
+	k := seriesKey{route, method, status}
+	m.seriesMu.RLock()
+	s, ok := m.seriesOf[k]
+	m.seriesMu.RUnlock()
+	if ok {
+		return s
+	}
+	s = requestSeries{
+		requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
+		duration: m.duration.WithLabelValues(route, method),
+	}
+	m.seriesMu.Lock()
+	m.seriesOf[k] = s
+	m.seriesMu.Unlock()
+	return s
 }
 
 // normalMethod bounds the method label: the standard methods as they are,

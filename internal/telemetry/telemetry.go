@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -66,6 +67,9 @@ type Metrics struct {
 	inFlight    prometheus.Gauge
 	rateLimited prometheus.Counter
 	rebuild     prometheus.Histogram
+
+	seriesMu sync.RWMutex
+	seriesOf map[seriesKey]requestSeries
 }
 
 // requestBuckets spread from half a millisecond (a snapshot read) to ten
@@ -79,8 +83,9 @@ func New(cfg Config) *Metrics {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
-		log: log,
+		reg:      prometheus.NewRegistry(),
+		log:      log,
+		seriesOf: map[seriesKey]requestSeries{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "statusd_http_requests_total",
 			Help: "HTTP requests answered, by route pattern, method and status code.",

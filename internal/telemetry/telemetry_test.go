@@ -129,8 +129,8 @@ func TestMiddleware(t *testing.T) {
 	m := New(Config{Log: log, Version: "1.2.3", Commit: "abc"})
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /things/{id}", func(w http.ResponseWriter, r *http.Request) {
-		if RequestID(r.Context()) == "" {
-			t.Error("no request id in the handler's context")
+		if w.Header().Get(RequestIDHeader) == "" {
+			t.Error("no request id on the response when the handler runs")
 		}
 		w.Write([]byte("thing " + r.PathValue("id")))
 	})

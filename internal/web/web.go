@@ -119,10 +119,13 @@ func (s *Server) page(h handler) http.Handler {
 		case err != nil:
 			s.fail(w, r, snap, err)
 		default:
-			respcache.Serve(w, r, e, "no-cache")
+			respcache.Serve(w, r, e, noCache)
 		}
 	})
 }
+
+// noCache makes browsers revalidate each page (with its ETag).
+var noCache = respcache.CacheControl("no-cache")
 
 // PageTTL is how long a rendered page is kept for other readers of the same
 // snapshot: pages also move with the clock (durations, the last 7 days).

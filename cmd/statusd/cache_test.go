@@ -100,13 +100,27 @@ func TestCaching(t *testing.T) {
 // open incident in Variant A) is not kept past its second.
 func TestCacheFollowsWritesAndClock(t *testing.T) {
 	srv, _ := fixtureServer(t, "a")
-	first := srv.get("/api/v1/notices/100", 200)
+	// Metrics of the component with the open incident: over the default
+	// window, cut at now, total_time grows; over a window that ended
+	// yesterday, nothing moves and the answer is kept.
+	live := "/api/v1/components/11/metrics?show_calculations=true"
+	past := live + "&timeframe_end=" + time.Now().UTC().AddDate(0, 0, -1).Format("2006-01-02")
+	first, live1, past1 := srv.get("/api/v1/notices/100", 200), srv.get(live, 200), srv.get(past, 200)
 	time.Sleep(1100 * time.Millisecond)
-	second := srv.get("/api/v1/notices/100", 200)
+	second, live2, past2 := srv.get("/api/v1/notices/100", 200), srv.get(live, 200), srv.get(past, 200)
 	s1 := at(t, first.JSON, "notice.impact_time.seconds").(float64)
 	s2 := at(t, second.JSON, "notice.impact_time.seconds").(float64)
 	if s2 <= s1 {
 		t.Errorf("open incident's impact %v then %v a second later: the cache kept it", s1, s2)
+	}
+	const total = "calculation_data_in_timeframe.total_time.seconds"
+	t1, t2 := at(t, live1.JSON, total).(float64), at(t, live2.JSON, total).(float64)
+	if t2 <= t1 || live1.Header.Get("ETag") == live2.Header.Get("ETag") {
+		t.Errorf("metrics to now: total_time %v then %v, ETag %s then %s: the cache kept it", t1, t2,
+			live1.Header.Get("ETag"), live2.Header.Get("ETag"))
+	}
+	if a, b := past1.Header.Get("ETag"), past2.Header.Get("ETag"); a != b || !bytes.Equal(past1.Body, past2.Body) {
+		t.Errorf("metrics of a window that ended yesterday changed (ETag %s -> %s) with no write", a, b)
 	}
 	// A closed notice's answer is kept: the same tag a second later.
 	a := srv.get("/api/v1/notices/101", 200).Header.Get("ETag")

@@ -106,7 +106,7 @@ func open(target string) (*Store, error) {
 		db.SetConnMaxIdleTime(time.Minute)
 		return &Store{d: postgresDialect, db: db, wdb: db, dsn: target}, nil
 	}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(1073741824)"
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	dsn := "file:" + (&url.URL{Path: target}).EscapedPath() + "?" + pragmas
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

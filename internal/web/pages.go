@@ -17,6 +17,12 @@ import (
 // component with Metrics.
 const BarDays = 90
 
+// ChildBarsUpTo is the largest page (in components) on which components
+// below the top level get uptime bars too. A larger tree shows bars for its
+// top-level components only, each of the others linking to its own metrics
+// page: 1,000 rows of 90 bars made a 14.5 MB page.
+const ChildBarsUpTo = 100
+
 // RecentDays is how many days the status page lists notices for.
 const RecentDays = 7
 
@@ -82,9 +88,10 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 	v.Upcoming = views(upcoming)
 
 	today := statusd.Day(now)
+	childBars := len(snap.AllComponents) <= ChildBarsUpTo
 	for _, c := range snap.AllComponents {
 		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			v.Components = append(v.Components, s.tree(snap, c, today, now))
+			v.Components = append(v.Components, s.tree(snap, c, today, now, true, childBars))
 		}
 	}
 
@@ -109,16 +116,20 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 	return nil
 }
 
-func (s *Server) tree(snap *snapshot.Snapshot, c *snapshot.Component, today, now time.Time) *treeNode {
+// tree is the view of c and its subtree; c gets bars when withBars says so
+// and has Metrics, its descendants when childBars does.
+func (s *Server) tree(snap *snapshot.Snapshot, c *snapshot.Component, today, now time.Time, withBars, childBars bool) *treeNode {
 	t := &treeNode{ID: c.ID, Name: c.Name, Description: c.Description, State: c.State}
 	if s.variant.HasMetrics() && c.MetricsEnabled {
-		first := today.AddDate(0, 0, -(BarDays - 1))
-		t.Bars = bars(snap, c, statusd.Timeframe{Start: first, End: today}, now,
-			fmt.Sprintf("Uptime of %s, day by day, over the last %d days", c.Name, BarDays))
 		t.MetricsHref = "/components/" + strconv.FormatInt(c.ID, 10) + "/metrics"
+		if withBars {
+			first := today.AddDate(0, 0, -(BarDays - 1))
+			t.Bars = bars(snap, c, statusd.Timeframe{Start: first, End: today}, now,
+				fmt.Sprintf("Uptime of %s, day by day, over the last %d days", c.Name, BarDays))
+		}
 	}
 	for _, child := range c.Children {
-		t.Children = append(t.Children, s.tree(snap, child, today, now))
+		t.Children = append(t.Children, s.tree(snap, child, today, now, childBars, childBars))
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -489,6 +491,39 @@ func TestAssets(t *testing.T) {
 	for _, bad := range []string{"<style", " style=", "<script>", " onclick=", " onload=", "javascript:"} {
 		if strings.Contains(a.body, bad) {
 			t.Errorf("the page holds %q", bad)
+		}
+	}
+}
+
+// TestIndexBarsLargeTree checks that on a tree of more than ChildBarsUpTo
+// components only the top-level ones draw bars, and every component with
+// Metrics still links to its metrics page.
+func TestIndexBarsLargeTree(t *testing.T) {
+	now := at(t, "2028-06-15T12:00:00Z")
+	// demo.Large: component 1 at the top, the others its children, all with
+	// Metrics.
+	doc := demo.Large(ChildBarsUpTo+1, 10, now)
+	srv := site(t, doc, statusd.VariantA)
+	a := fetch(t, "GET", srv.URL+"/")
+	if a.status != 200 {
+		t.Fatalf("status %d", a.status)
+	}
+	page := parse(t, a.body)
+	var svgs int
+	walk(page, func(n *html.Node) {
+		if n.Data == "svg" && attr(n, "class") == "bars" {
+			svgs++
+			if !inside(n, "component-1") || inside(n, "component-2") {
+				t.Errorf("bars outside the top-level component: %v", n.Attr)
+			}
+		}
+	})
+	if svgs != 1 {
+		t.Errorf("%d rows of bars, want 1 (the top-level component)", svgs)
+	}
+	for _, id := range []int{1, 2, ChildBarsUpTo + 1} {
+		if !strings.Contains(a.body, fmt.Sprintf(`href="/components/%d/metrics"`, id)) {
+			t.Errorf("no link to the metrics page of component %d", id)
 		}
 	}
 }

@@ -81,3 +81,28 @@ func TestControlOutOfRangeDiscards(t *testing.T) {
 		t.Errorf("a control ratio of 1.1 should discard the run:\n%s", md)
 	}
 }
+
+// TestNotModifiedNeverAnswered304 checks that an If-None-Match kind that
+// statusd answered 200 after every round is shown but not judged, while one
+// that missed some rounds is judged with a note.
+func TestNotModifiedNeverAnswered304(t *testing.T) {
+	lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`}
+	check := func(req string, round, status int) string {
+		return fmt.Sprintf(`{"kind":"check","req":%q,"variant":"inm","server":"statusd","round":%d,"status":%d}`, req, round, status)
+	}
+	for round := 1; round <= 2; round++ {
+		lines = append(lines,
+			wrk("main", "status", "inm", "statusd", round, 950), wrk("main", "status", "inm", "baseline", round, 1000),
+			wrk("main", "components", "inm", "statusd", round, 500), wrk("main", "components", "inm", "baseline", round, 1000),
+			wrk("main", "notices", "inm", "statusd", round, 920), wrk("main", "notices", "inm", "baseline", round, 1000),
+			check("status", round, 304), check("components", round, 200))
+	}
+	lines = append(lines, check("notices", 1, 304), check("notices", 2, 200))
+	md := render(write(t, lines))
+	want := "| req/s ratio, `If-None-Match` answered 304 | ≥ 0.9 | lowest 0.92: status 0.95, " +
+		"components 0.50 (not counted: statusd answered 200 after every round, its answer changes every second), " +
+		"notices 0.92 (statusd answered 200, not 304, after 1 of 2 rounds) | PASS |"
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks\n%s\n%s", want, md)
+	}
+}

@@ -64,7 +64,10 @@ func (h *Holder) Apply(ctx context.Context, w statusd.Written) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur := h.cur.Load()
-	if cur == nil || h.version.Load() != w.Version-1 {
+	switch v := h.version.Load(); {
+	case v >= w.Version && cur != nil:
+		return nil // a reload (Watch) got there first
+	case cur == nil || v != w.Version-1:
 		return h.refresh(ctx)
 	}
 	start := time.Now()
@@ -143,5 +146,13 @@ func (h *Holder) refreshIfChanged(ctx context.Context) error {
 	if err != nil || v == h.version.Load() {
 		return err
 	}
-	return h.Refresh(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	// A write through this holder may have been applied while waiting: a
+	// full reload would then be wasted (seconds, on a large page under
+	// load, holding up the next write's Apply).
+	if h.version.Load() >= v {
+		return nil
+	}
+	return h.refresh(ctx)
 }

@@ -105,6 +105,16 @@ type TokenStore interface {
 	Lookup(ctx context.Context, hash []byte, now time.Time) (*Token, error)
 }
 
+// ChangeReader is a Store that remembers what its last writes changed, so
+// that a server that did not make them can follow them without loading the
+// whole page.
+type ChangeReader interface {
+	// Since returns, as one Written, the current state of everything
+	// written after version (and the current version); false when it cannot
+	// tell, and the whole page must be loaded.
+	Since(ctx context.Context, version int64) (Written, bool, error)
+}
+
 // ChangeNotifier is implemented by stores that announce writes as they are
 // committed, by any process (PostgreSQL's LISTEN/NOTIFY).
 type ChangeNotifier interface {

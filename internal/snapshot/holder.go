@@ -154,5 +154,29 @@ func (h *Holder) refreshIfChanged(ctx context.Context) error {
 	if h.version.Load() >= v {
 		return nil
 	}
-	return h.refresh(ctx)
+	return h.follow(ctx)
+}
+
+// follow brings the snapshot up to the store's version: from what was
+// written since, when the store can tell (statusd.ChangeReader), else by
+// loading the page.
+func (h *Holder) follow(ctx context.Context) error {
+	cr, ok := h.store.(statusd.ChangeReader)
+	cur := h.cur.Load()
+	if !ok || cur == nil {
+		return h.refresh(ctx)
+	}
+	w, ok, err := cr.Since(ctx, h.version.Load())
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return h.refresh(ctx)
+	}
+	start := time.Now()
+	h.cur.Store(cur.With(w, h.now()))
+	h.version.Store(w.Version)
+	h.built(start)
+	h.log.Debug("snapshot followed the store", "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
+	return nil
 }

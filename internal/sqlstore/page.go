@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -80,12 +81,19 @@ func loadComponents(t tx) ([]statusd.Component, error) {
 	return out, rows.Err()
 }
 
-// loadNotices reads every notice, or only the one with the id when id is
+// loadNotices reads every notice, or only those with the ids when ids is
 // not nil, with their links and updates, in id order.
-func loadNotices(t tx, id *int64) ([]statusd.Notice, error) {
+func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	where, whereNotice, args := "", "", []any{}
-	if id != nil {
-		where, whereNotice, args = " WHERE id = ?", " WHERE notice_id = ?", []any{*id}
+	if ids != nil {
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		in := " IN (?" + strings.Repeat(", ?", len(ids)-1) + ")"
+		where, whereNotice = " WHERE id"+in, " WHERE notice_id"+in
+		for _, id := range ids {
+			args = append(args, id)
+		}
 	}
 	rows, err := t.query(`SELECT id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
 		automate, expires_at, created_at, updated_at FROM notices`+where+` ORDER BY id`, args...)

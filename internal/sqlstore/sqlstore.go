@@ -226,7 +226,13 @@ func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
 // read runs fn in a read-only transaction, so that it sees one consistent
 // state.
 func (s *Store) read(ctx context.Context, fn func(tx) error) error {
-	sqlTx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if s.d == postgresDialect {
+		// Every statement of the transaction sees the same commits, as
+		// in SQLite: PostgreSQL's default gives each its own.
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	sqlTx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return unavailable(err)
 	}

@@ -3,8 +3,11 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -23,10 +26,121 @@ func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) (statusd.W
 			return err
 		}
 		var err error
-		w, err = x.written()
-		return err
+		if w, err = x.written(); err != nil {
+			return err
+		}
+		return x.recordChange(w.Version)
 	})
 	return w, err
+}
+
+// keptChanges is how many writes the changes table remembers: a follower
+// further behind loads the whole page, which is then as quick.
+const keptChanges = 256
+
+// recordChange notes in the changes table what the write that made version
+// wrote, and forgets the oldest.
+func (t *sqlTx) recordChange(version int64) error {
+	ids := make([]int64, 0, len(t.notices))
+	for id := range t.notices {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	notices, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := t.t.exec(`INSERT INTO changes (version, page, components, notices) VALUES (?, ?, ?, ?)`,
+		version, boolInt(t.page), boolInt(t.components), string(notices)); err != nil {
+		return err
+	}
+	_, err = t.t.exec(`DELETE FROM changes WHERE version <= ?`, version-keptChanges)
+	return err
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Since returns, as one Written, the current state of everything written
+// after version, in one read transaction; false when it cannot tell: the
+// writes are no longer remembered, a page was imported since, or they
+// wrote more notices than following them would be worth.
+func (s *Store) Since(ctx context.Context, version int64) (statusd.Written, bool, error) {
+	var w statusd.Written
+	ok := false
+	err := s.read(ctx, func(t tx) error {
+		if err := t.row(`SELECT version FROM store_version WHERE id = 1`).Scan(&w.Version); err != nil {
+			return err
+		}
+		rows, err := t.query(`SELECT version, page, components, notices FROM changes WHERE version > ? ORDER BY version`, version)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var page, components bool
+		ids := map[int64]bool{}
+		next := version + 1
+		for rows.Next() {
+			var v int64
+			var p, c int
+			var notices string
+			if err := rows.Scan(&v, &p, &c, &notices); err != nil {
+				return err
+			}
+			if v != next {
+				return nil // a write not remembered, or an import
+			}
+			next++
+			var written []int64
+			if err := json.Unmarshal([]byte(notices), &written); err != nil {
+				return fmt.Errorf("changes of version %d: %w", v, err)
+			}
+			for _, id := range written {
+				ids[id] = true
+			}
+			page, components = page || p == 1, components || c == 1
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		if next != w.Version+1 || len(ids) > keptChanges {
+			return nil
+		}
+		if page {
+			if w.Page, err = loadPage(t); err != nil {
+				return err
+			}
+		}
+		if w.ComponentsChanged = components; components {
+			if w.Components, err = loadComponents(t); err != nil {
+				return err
+			}
+		}
+		w.Notices = map[int64]*statusd.Notice{}
+		for id := range ids {
+			w.Notices[id] = nil // deleted, unless loaded below
+		}
+		if len(ids) > 0 {
+			notices, err := loadNotices(t, slices.Collect(maps.Keys(ids)))
+			if err != nil {
+				return err
+			}
+			for i := range notices {
+				w.Notices[notices[i].ID] = &notices[i]
+			}
+		}
+		ok = true
+		return nil
+	})
+	if err != nil {
+		return statusd.Written{}, false, unavailable(err)
+	}
+	return w, ok, nil
 }
 
 // sqlTx is a statusd.Tx on a database/sql transaction. It notes what is
@@ -116,7 +230,7 @@ func (t *sqlTx) DeleteComponents(ids []int64) error {
 }
 
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
-	ns, err := loadNotices(t.t, &id)
+	ns, err := loadNotices(t.t, []int64{id})
 	if err != nil || len(ns) == 0 {
 		return nil, err
 	}

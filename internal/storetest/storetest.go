@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) statusd.Store) {
 		{"WriteChangesEachKindOfObject", testWrite},
 		{"FailedWriteWritesNothing", testWriteRollback},
 		{"IDsAreNeverGivenTwice", testNextID},
+		{"SinceTellsWhatWasWritten", testSince},
 		{"Tokens", testTokens},
 		{"AuditNewestFirst", testAudit},
 	}
@@ -383,5 +384,66 @@ func testNextID(t *testing.T, s statusd.Store) {
 	})
 	if err != nil || third != 105 {
 		t.Errorf("NextID after a rolled back one = %d, %v; want 105", third, err)
+	}
+}
+
+func testSince(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	cr, ok := s.(statusd.ChangeReader)
+	if !ok {
+		t.Fatal("the store is not a statusd.ChangeReader")
+	}
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	_, v0 := load(t, s)
+	since := func(v int64) (statusd.Written, bool) {
+		t.Helper()
+		w, ok, err := cr.Since(ctx, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, ok
+	}
+	if w, ok := since(v0); !ok || w.Version != v0 || len(w.Notices) != 0 || w.Page != nil || w.ComponentsChanged {
+		t.Errorf("Since(now) = %+v, %v; want nothing written", w, ok)
+	}
+	write := func(fn func(statusd.Tx) error) {
+		t.Helper()
+		if _, err := s.Write(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(func(tx statusd.Tx) error {
+		n, err := tx.Notice(100)
+		if err != nil {
+			return err
+		}
+		n.Subject = "Errors, again"
+		return tx.PutNotice(n)
+	})
+	write(func(tx statusd.Tx) error { return tx.DeleteNotice(102) })
+	write(func(tx statusd.Tx) error {
+		p, err := tx.Page()
+		if err != nil {
+			return err
+		}
+		p.Name = "Acme 2"
+		return tx.PutPage(p)
+	})
+	w, ok := since(v0)
+	if !ok || w.Version != v0+3 || w.Page == nil || w.Page.Name != "Acme 2" || w.ComponentsChanged || len(w.Notices) != 2 ||
+		w.Notices[100] == nil || w.Notices[100].Subject != "Errors, again" || len(w.Notices[100].Updates) != 2 ||
+		w.Notices[102] != nil {
+		t.Errorf("Since(before three writes) = %+v, %v", w, ok)
+	}
+	if w, ok := since(v0 + 2); !ok || w.Version != v0+3 || w.Page == nil || len(w.Notices) != 0 {
+		t.Errorf("Since(before the last write) = %+v, %v; want the page only", w, ok)
+	}
+	if err := s.Import(ctx, Sample(), true); err != nil {
+		t.Fatal(err)
+	}
+	if w, ok := since(v0 + 3); ok {
+		t.Errorf("Since(before an import) = %+v, true; want false", w)
 	}
 }

@@ -148,8 +148,12 @@ func writerFlags(fs *flag.FlagSet) (*writer, *int) {
 func visible(args []string) error {
 	fs := flag.NewFlagSet("visible", flag.ExitOnError)
 	w, n := writerFlags(fs)
+	readURL := fs.String("read-url", "", "base `URL` of the server to watch for the write (default: -url; another replica to time following)")
 	fs.Parse(args)
-	public := w.base + "/api/v1/notices/" + strconv.FormatInt(w.notice, 10)
+	if *readURL == "" {
+		*readURL = w.base
+	}
+	public := *readURL + "/api/v1/notices/" + strconv.FormatInt(w.notice, 10)
 	var seen, acked []float64
 	for trial := range *n {
 		subject := fmt.Sprintf("Bench write %d at %d", trial, time.Now().UnixNano())

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -101,7 +104,7 @@ func TestRun(t *testing.T) {
 	}))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL + "/x?a[b]=c")
-	cfg := config{Addr: u.Host, Request: buildRequest(u, []string{"X-Test: yes"}), Rate: 2000,
+	cfg := config{Addr: u.Host, Requests: [][]byte{buildRequest(u, []string{"X-Test: yes"})}, Rate: 2000,
 		Duration: 300 * time.Millisecond, Conns: 4, MaxConns: 64, Timeout: 2 * time.Second}
 	res, err := run(cfg)
 	if err != nil {
@@ -128,5 +131,52 @@ func TestBuildRequest(t *testing.T) {
 		"User-Agent: statusd-bench-load\r\nAccept-Encoding: gzip\r\n\r\n"
 	if got != want {
 		t.Errorf("request:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestRunURLs: with several requests, each is sent in turn, as many times
+// as the others.
+func TestRunURLs(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.RequestURI()]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	urls, err := parseURLs(readURLs("# pages\n" + srv.URL + "/a?page=1\n\n" + srv.URL + "/a?page=2\n  " + srv.URL + "/b  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{Addr: urls[0].Host, Rate: 2000, Duration: 300 * time.Millisecond, Conns: 4, MaxConns: 64, Timeout: 2 * time.Second}
+	for _, u := range urls {
+		cfg.Requests = append(cfg.Requests, buildRequest(u, nil))
+	}
+	res, err := run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 600 || res.ErrorCount != 0 {
+		t.Fatalf("completed %d, errors %v", res.Completed, res.Errors)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := map[string]int{"/a?page=1": 200, "/a?page=2": 200, "/b": 200}; !maps.Equal(seen, want) {
+		t.Errorf("requests by URL %v, want %v", seen, want)
+	}
+}
+
+func TestParseURLs(t *testing.T) {
+	if got := readURLs("# comment\n\nhttp://h/a\r\n  http://h/b\n"); !slices.Equal(got, []string{"http://h/a", "http://h/b"}) {
+		t.Errorf("readURLs = %q", got)
+	}
+	for _, bad := range [][]string{nil, {""}, {"https://h/a"}, {"http://h/a", "http://other/b"}, {"/a"}} {
+		if _, err := parseURLs(bad); err == nil {
+			t.Errorf("parseURLs(%q) gave no error", bad)
+		}
+	}
+	if us, err := parseURLs([]string{"http://h:1/a", "http://h:1/b?x=1"}); err != nil || len(us) != 2 || us[1].RequestURI() != "/b?x=1" {
+		t.Errorf("parseURLs = %v, %v", us, err)
 	}
 }

@@ -15,6 +15,11 @@
 // one sent gets -timeout from its sending to be answered in full, or counts
 // as an error.
 //
+// With -urls FILE instead of -url, the requests go in turn (round-robin,
+// by schedule order) to the URLs of the file, one a line (blank lines and
+// lines starting with # are skipped), all on one host: for instance pages of
+// a list, each computed anew where one URL would be answered from a cache.
+//
 // It reports the scheduled and achieved rates, latency percentiles of every
 // answer, of the answers served (2xx and 3xx) and of the refusals (503,
 // counted apart as shed), status counts and errors, as a text line on
@@ -41,6 +46,7 @@ func main() {
 	var (
 		cfg     config
 		rawURL  = flag.String("url", "", "`URL` to request (GET)")
+		urlFile = flag.String("urls", "", "`file` of URLs, one a line, requested in turn instead of -url")
 		headers headerList
 		asJSON  = flag.Bool("json", false, "print the result as JSON on standard output")
 		label   = flag.String("label", "", "a label copied into the result")
@@ -53,17 +59,28 @@ func main() {
 	flag.DurationVar(&cfg.Timeout, "timeout", 2*time.Second, "a request unanswered this long after it was due is an error")
 	flag.Var(&headers, "H", "request `header` \"Name: value\" (repeatable)")
 	flag.Parse()
-	u, err := url.Parse(*rawURL)
-	if err != nil || u.Scheme != "http" || u.Host == "" {
-		fmt.Fprintln(os.Stderr, "load: -url must be an http:// URL")
+	urls := []string{*rawURL}
+	if *urlFile != "" {
+		b, err := os.ReadFile(*urlFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load:", err)
+			os.Exit(2)
+		}
+		urls = readURLs(string(b))
+	}
+	parsed, err := parseURLs(urls)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(2)
 	}
 	if cfg.Rate <= 0 || cfg.Duration <= 0 || cfg.Conns < 1 || cfg.MaxConns < cfg.Conns {
 		fmt.Fprintln(os.Stderr, "load: need -rate > 0, -duration > 0, 1 <= -conns <= -max-conns")
 		os.Exit(2)
 	}
-	cfg.Addr = u.Host
-	cfg.Request = buildRequest(u, headers)
+	cfg.Addr = parsed[0].Host
+	for _, u := range parsed {
+		cfg.Requests = append(cfg.Requests, buildRequest(u, headers))
+	}
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {
@@ -80,7 +97,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load:", err)
 		os.Exit(1)
 	}
-	res.Label, res.URL, res.Headers = *label, *rawURL, headers
+	res.Label, res.URL, res.Headers = *label, urls[0], headers
+	if len(urls) > 1 {
+		res.URLs = len(urls)
+	}
 	fmt.Fprintln(os.Stderr, res.Line())
 	if *asJSON {
 		b, _ := json.Marshal(res)
@@ -97,4 +117,37 @@ func buildRequest(u *url.URL, headers []string) []byte {
 	}
 	b.WriteString("\r\n")
 	return []byte(b.String())
+}
+
+// readURLs is the URLs of a -urls file: one a line, without blank lines and
+// lines starting with #.
+func readURLs(text string) []string {
+	var urls []string
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			urls = append(urls, line)
+		}
+	}
+	return urls
+}
+
+// parseURLs parses the URLs to request: at least one, each http://, all on
+// the host of the first.
+func parseURLs(urls []string) ([]*url.URL, error) {
+	if len(urls) == 0 {
+		return nil, fmt.Errorf("no URL to request")
+	}
+	var out []*url.URL
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" || u.Host == "" {
+			return nil, fmt.Errorf("%q is not an http:// URL", raw)
+		}
+		if len(out) > 0 && u.Host != out[0].Host {
+			return nil, fmt.Errorf("%q is not on %s: every URL must be on one host", raw, out[0].Host)
+		}
+		out = append(out, u)
+	}
+	return out, nil
 }

@@ -12,7 +12,8 @@ import (
 // Result is the outcome of a run. Latencies are in milliseconds.
 type Result struct {
 	Label           string   `json:"label,omitempty"`
-	URL             string   `json:"url"`
+	URL             string   `json:"url"`            // the first, with -urls
+	URLs            int      `json:"urls,omitempty"` // how many URLs were requested in turn, with -urls
 	Headers         []string `json:"headers,omitempty"`
 	Rate            float64  `json:"rate"` // scheduled requests per second
 	DurationSeconds float64  `json:"duration_s"`

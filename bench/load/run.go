@@ -15,8 +15,8 @@ import (
 
 // config is one open-loop run.
 type config struct {
-	Addr     string // host:port
-	Request  []byte // the whole request, sent as is
+	Addr     string   // host:port
+	Requests [][]byte // whole requests, sent as they are, in turn
 	Rate     float64
 	Duration time.Duration
 	Conns    int
@@ -207,7 +207,7 @@ func run(cfg config) (*Result, error) {
 func (w *worker) loop(tickets <-chan time.Duration, stopped <-chan struct{}, st *state) {
 	defer w.setConn(nil)
 	for due := range tickets {
-		st.taken.Add(1)
+		n := st.taken.Add(1) - 1 // the ticket's place in the schedule
 		select {
 		case <-stopped:
 			w.queued++
@@ -219,14 +219,14 @@ func (w *worker) loop(tickets <-chan time.Duration, stopped <-chan struct{}, st 
 			continue
 		}
 		st.busy.Add(1)
-		w.samples = append(w.samples, w.do(due))
+		w.samples = append(w.samples, w.do(due, w.cfg.Requests[n%int64(len(w.cfg.Requests))]))
 		st.busy.Add(-1)
 	}
 }
 
-// do sends one request due at due (an offset from the start) and reads the
-// whole answer.
-func (w *worker) do(due time.Duration) sample {
+// do sends one request, req, due at due (an offset from the start) and
+// reads the whole answer.
+func (w *worker) do(due time.Duration, req []byte) sample {
 	if w.conn == nil {
 		// A full timeout for the dial even when the request is already
 		// late: a dial cut short would leave the worker without a
@@ -241,7 +241,7 @@ func (w *worker) do(due time.Duration) sample {
 	// already a timeout late are not sent at all; see loop.)
 	w.conn.SetDeadline(time.Now().Add(w.cfg.Timeout))
 	sent := time.Since(w.start)
-	if _, err := w.conn.Write(w.cfg.Request); err != nil {
+	if _, err := w.conn.Write(req); err != nil {
 		return w.fail(due, "write: "+errClass(err))
 	}
 	status, closing, err := readResponse(w.br)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -34,9 +35,13 @@ import (
 // other processes, such as statusd import.
 const watchInterval = 250 * time.Millisecond
 
+// defaultGCPercent is serve's GOGC when the environment does not set one.
+const defaultGCPercent = 50
+
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
 	maxInFlight                                                                   int
+	shedQueueTarget                                                               time.Duration
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
 	logFormat                                                                     string // issue 9
@@ -61,6 +66,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
+	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "while goroutines wait longer than this to run, 503 at once for a growing share of requests (0: off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -106,6 +112,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("loading the page from %s: %w", sqlstore.Redact(c.db), err)
 	}
 	firstBuildTook := time.Since(firstBuild)
+	// Most of the heap is the snapshot, which lives long: by default Go
+	// lets garbage grow as large as all of it before collecting. Half is
+	// enough, now that a request allocates little (GOGC still decides
+	// when set). Loading left the whole document and the garbage of
+	// building behind: hand that memory back now rather than over the
+	// next minutes.
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
+	debug.FreeOSMemory()
 	if holder.Current() == nil {
 		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
 			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
@@ -137,7 +153,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
-	shedder := shed.New(c.maxInFlight, log)
+	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
 
 	// Issue 9: health probes, Statuspage v2 and badges on the public
 	// listener; /metrics on the admin listener when there is one (adminMux
@@ -182,6 +198,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go holder.Watch(bgCtx, watchInterval)
 	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
 	go runner.Run(bgCtx)
+	go shedder.Watch(bgCtx)
 
 	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {

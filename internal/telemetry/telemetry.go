@@ -122,7 +122,7 @@ func New(cfg Config) *Metrics {
 		shed := cfg.Shed
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "statusd_http_shed_total",
-			Help: "HTTP requests refused at once with 503 because the server was at capacity (--max-in-flight).",
+			Help: "HTTP requests refused at once with 503 because the server was at capacity (--max-in-flight, --shed-queue-target).",
 		}, func() float64 { return float64(shed()) }))
 	}
 	if cfg.Snapshots != nil {

@@ -318,6 +318,35 @@ CAPACITY=$("$BIN/report" -results "$RESULTS" -median status/plain/statusd)
 log "overload: 2 x $CAPACITY req/s (the wrk median of /api/v1/status) for ${OVER_D}s"
 run_load "overload status" "$S/api/v1/status" -rate $((2 * CAPACITY)) -duration ${OVER_D}s -conns 256 -max-conns 1024
 
+# A cached answer costs about what a refusal does, so shedding can only show
+# its worth where serving costs more: a flood of list pages the cache cannot
+# hold. The answer cache of the snapshot (20,000 answers) is filled first
+# with pages past the last, so that every page of the list is computed
+# anew, as under a cache-busting flood. (A time-based transition during the
+# run would start a new, empty cache.)
+PAGES=$((NOTICES / 25))
+seq 100001 120000 | sed "s#^#$S/api/v1/notices?page=#" >"$WORK/fill.txt"
+seq 1 $PAGES | sed "s#^#$S/api/v1/notices?page=#" >"$WORK/pages.txt"
+cat >"$WORK/pages.lua" <<EOF
+counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", "/api/v1/notices?page=" .. (counter % $PAGES + 1))
+end
+EOF
+log "overload on list pages the cache cannot hold: filling the cache, then their capacity (wrk) and 2x it"
+timeout 60 taskset -c 1 "$BIN/load" -urls "$WORK/fill.txt" -rate 5000 -duration 5s >/dev/null 2>&1 || note "filling the cache failed"
+settle $SPID
+out=$(timeout $((WRK_D + 30)) taskset -c 1 wrk -t1 -c16 -d${WRK_D}s -s "$WORK/pages.lua" "$S" 2>&1) || true
+PAGES_CAPACITY=$(awk '/^Requests\/sec:/ {printf "%d", $2}' <<<"$out")
+record "{\"kind\":\"wrk\",\"phase\":\"overload\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":1,\"rps\":${PAGES_CAPACITY:-0},\"non2xx\":0,\"errors\":\"\"}"
+settle $SPID
+if [ "${PAGES_CAPACITY:-0}" -gt 0 ]; then
+	run_load "overload pages" "$S/api/v1/notices?page=1" -urls "$WORK/pages.txt" -rate $((2 * PAGES_CAPACITY)) -duration ${OVER_D}s -conns 256 -max-conns 1024
+else
+	note "wrk measured no capacity for the list pages: the overload on them is not measured"
+fi
+
 log "12-month metrics, first request after a write ($TRIALS writes)"
 timeout 600 "$BIN/probe" after-write -url "$S" -token "$TOKEN" -notice "$WRITE_NOTICE_ID" -path "$LIVE_METRICS_PATH" -n $TRIALS >>"$RESULTS"
 settle $SPID

@@ -106,3 +106,33 @@ func TestNotModifiedNeverAnswered304(t *testing.T) {
 		t.Errorf("report lacks\n%s\n%s", want, md)
 	}
 }
+
+// TestOverloadRows checks the two overload rows against their own
+// capacities: status from the main rounds, list pages from their own wrk run.
+func TestOverloadRows(t *testing.T) {
+	lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`,
+		wrk("main", "status", "plain", "statusd", 1, 30000),
+		wrk("overload", "pages", "plain", "statusd", 1, 2500),
+		// status: 27,000 served of 30,000 = 90%, p99 40 ms, 100 refused in 3 ms: passes.
+		`{"kind":"load","name":"overload status","result":{"rate":60000,"sent_rate":33000,"served_rate":27000,"shed":100,` +
+			`"latency_served_ms":{"p99":40},"latency_shed_ms":{"p99":3},"service_served_ms":{"p99":1}}}`,
+		// pages: 1,750 served of 2,500 = 70%: fails.
+		`{"kind":"load","name":"overload pages","result":{"rate":5000,"sent_rate":5000,"served_rate":1750,"shed":30000,` +
+			`"latency_served_ms":{"p99":90},"latency_shed_ms":{"p99":120},"service_served_ms":{"p99":2}}}`,
+	}
+	md := render(write(t, lines))
+	for _, want := range []string{
+		"| 2x capacity offered, `/api/v1/status` | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
+			"60000 req/s scheduled (2 × 30000; the generator sent 33000/s), 27000 served = 90% of capacity, p99 of served 40.00 ms " +
+			"(1.00 ms from the actual send), 100 refused (503) with p99 3.00 ms, 0 errors | PASS |",
+		"| 2x capacity offered, list pages the cache cannot hold | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
+			"5000 req/s scheduled (2 × 2500; the generator sent 5000/s), 1750 served = 70% of capacity",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks\n%s\n%s", want, md)
+		}
+	}
+	if !strings.Contains(md, "0 errors | **FAIL** |") {
+		t.Error("the pages row is not a failure")
+	}
+}

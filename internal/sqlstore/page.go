@@ -32,7 +32,7 @@ func (s *Store) Load(ctx context.Context) (*statusd.Document, int64, error) {
 		if doc.Components, err = loadComponents(t); err != nil {
 			return err
 		}
-		doc.Notices, err = loadNotices(t, nil)
+		doc.Notices, err = loadNotices(t, nil, newTextPool())
 		return err
 	})
 	if err != nil {
@@ -82,8 +82,9 @@ func loadComponents(t tx) ([]statusd.Component, error) {
 }
 
 // loadNotices reads every notice, or only those with the ids when ids is
-// not nil, with their links and updates, in id order.
-func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
+// not nil, with their links and updates, in id order; their texts go to
+// pool (nil: plain strings).
+func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	where, whereNotice, args := "", "", []any{}
 	if ids != nil {
 		if len(ids) == 0 {
@@ -102,19 +103,23 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	}
 	defer rows.Close()
 	var out []statusd.Notice
+	var typ, subject, tags sql.RawBytes
 	for rows.Next() {
 		var n statusd.Notice
-		var tags string
 		var impact, begins, ends, expires sql.NullInt64
 		var created, updated int64
-		if err := rows.Scan(&n.ID, &n.Type, &n.Subject, &tags, &impact, &begins, &ends, &n.Automate,
+		if err := rows.Scan(&n.ID, &typ, &subject, &tags, &impact, &begins, &ends, &n.Automate,
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
+		n.Type, n.Subject = statusd.NoticeType(pool.short(typ)), pool.long(subject)
 		n.TagList = []string{}
-		if tags != "[]" {
-			if err := json.Unmarshal([]byte(tags), &n.TagList); err != nil {
+		if string(tags) != "[]" {
+			if err := json.Unmarshal(tags, &n.TagList); err != nil {
 				return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
+			}
+			for i, tag := range n.TagList {
+				n.TagList[i] = pool.short([]byte(tag))
 			}
 		}
 		n.ImpactSeconds = nullInt(impact)
@@ -158,14 +163,14 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	}
 	defer ups.Close()
 	var updates sortedByNotice[statusd.Update]
+	var state, content sql.RawBytes
 	for ups.Next() {
 		var u statusd.Update
 		var nid, seq, created, updated int64
-		var state sql.NullString
-		if err := ups.Scan(&nid, &seq, &u.ID, &state, &u.Content, &created, &updated); err != nil {
+		if err := ups.Scan(&nid, &seq, &u.ID, &state, &content, &created, &updated); err != nil {
 			return nil, err
 		}
-		u.State = statusd.State(state.String)
+		u.State, u.Content = statusd.State(pool.short(state)), pool.long(content)
 		u.CreatedAt, u.UpdatedAt = fromMS(created), fromMS(updated)
 		updates.add(index(nid), seq, u)
 	}

@@ -126,7 +126,7 @@ func (s *Store) Since(ctx context.Context, version int64) (statusd.Written, bool
 			w.Notices[id] = nil // deleted, unless loaded below
 		}
 		if len(ids) > 0 {
-			notices, err := loadNotices(t, slices.Collect(maps.Keys(ids)))
+			notices, err := loadNotices(t, slices.Collect(maps.Keys(ids)), nil)
 			if err != nil {
 				return err
 			}
@@ -230,7 +230,7 @@ func (t *sqlTx) DeleteComponents(ids []int64) error {
 }
 
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
-	ns, err := loadNotices(t.t, []int64{id})
+	ns, err := loadNotices(t.t, []int64{id}, nil)
 	if err != nil || len(ns) == 0 {
 		return nil, err
 	}

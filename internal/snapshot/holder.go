@@ -70,12 +70,18 @@ func (h *Holder) Apply(ctx context.Context, w statusd.Written) error {
 	case cur == nil || v != w.Version-1:
 		return h.refresh(ctx)
 	}
+	h.with(cur, w, "snapshot updated")
+	return nil
+}
+
+// with swaps in the snapshot made from cur and what w wrote. h.mu must be
+// held.
+func (h *Holder) with(cur *Snapshot, w statusd.Written, logMessage string) {
 	start := time.Now()
 	h.cur.Store(cur.With(w, h.now()))
 	h.version.Store(w.Version)
 	h.built(start)
-	h.log.Debug("snapshot updated", "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
-	return nil
+	h.log.Debug(logMessage, "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
 }
 
 // Refresh loads the page from the store and swaps in a new snapshot.
@@ -173,10 +179,6 @@ func (h *Holder) follow(ctx context.Context) error {
 	case !ok:
 		return h.refresh(ctx)
 	}
-	start := time.Now()
-	h.cur.Store(cur.With(w, h.now()))
-	h.version.Store(w.Version)
-	h.built(start)
-	h.log.Debug("snapshot followed the store", "version", w.Version, "notices", len(w.Notices), "took", time.Since(start))
+	h.with(cur, w, "snapshot followed the store")
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/bench/internal/stats"
 )
 
 func main() {
@@ -192,8 +193,8 @@ func visible(args []string) error {
 		fmt.Fprintf(os.Stderr, "write %d visible after %.1f ms, acknowledged after %.1f ms\n", trial, msOf(took), msOf(ack))
 		time.Sleep(200 * time.Millisecond)
 	}
-	emit(map[string]any{"name": "write_visible", "ms": median(seen), "max_ms": slices.Max(seen), "trials_ms": seen,
-		"ack_ms": median(acked), "ack_trials_ms": acked})
+	emit(map[string]any{"name": "write_visible", "ms": stats.Median(seen), "max_ms": slices.Max(seen), "trials_ms": seen,
+		"ack_ms": stats.Median(acked), "ack_trials_ms": acked})
 	return nil
 }
 
@@ -240,8 +241,8 @@ func afterWrite(args []string) error {
 			trial, msOf(ack), strings.SplitN(*path, "?", 2)[0], msOf(d1), msOf(d2))
 		time.Sleep(200 * time.Millisecond)
 	}
-	emit(map[string]any{"name": "first_request_after_write", "ms": median(first), "max_ms": slices.Max(first),
-		"trials_ms": first, "second_ms": median(second), "write_ack_ms": median(writes), "path": *path})
+	emit(map[string]any{"name": "first_request_after_write", "ms": stats.Median(first), "max_ms": slices.Max(first),
+		"trials_ms": first, "second_ms": stats.Median(second), "write_ack_ms": stats.Median(writes), "path": *path})
 	return nil
 }
 
@@ -271,19 +272,7 @@ func timeRequests(args []string) error {
 		}
 		took = append(took, msOf(time.Since(start)))
 	}
-	emit(map[string]any{"name": *name, "ms": median(took), "max_ms": slices.Max(took), "trials_ms": took, "bytes": size})
-	fmt.Fprintf(os.Stderr, "%s: %.0f ms (median of %d), %d bytes\n", *url, median(took), *n, size)
+	emit(map[string]any{"name": *name, "ms": stats.Median(took), "max_ms": slices.Max(took), "trials_ms": took, "bytes": size})
+	fmt.Fprintf(os.Stderr, "%s: %.0f ms (median of %d), %d bytes\n", *url, stats.Median(took), *n, size)
 	return nil
-}
-
-// median of xs (the mean of the middle two for an even count).
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/statusd/statusd/bench/internal/stats"
 )
 
 func main() {
@@ -188,7 +190,7 @@ func (rs *results) medianRPS(phase, req, variant, server string) float64 {
 	for _, v := range rs.rps(phase, req, variant, server) {
 		xs = append(xs, v)
 	}
-	return median(xs)
+	return stats.Median(xs)
 }
 
 // ratios are the per-round ratios num/den of one kind, in round order.

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/statusd/statusd/bench/internal/stats"
 )
 
 // The targets of the benchmark issue (2 cores, rate limit off, 100k
@@ -67,7 +69,7 @@ func render(rs *results) string {
 	discarded := []string{}
 	controls := rs.kinds("control")
 	for _, k := range controls {
-		med := median(rs.ratios("control", k[0], k[1], "baseline2", "baseline"))
+		med := stats.Median(rs.ratios("control", k[0], k[1], "baseline2", "baseline"))
 		if med < controlLow || med > controlHigh {
 			discarded = append(discarded, fmt.Sprintf("%s %s: %.3f", k[0], k[1], med))
 		}
@@ -121,7 +123,7 @@ func render(rs *results) string {
 			if len(rt) == 0 {
 				continue
 			}
-			med := median(rt)
+			med := stats.Median(rt)
 			note := ""
 			if variant == "inm" {
 				misses, rounds := rs.notModifiedMisses(req, "statusd")
@@ -239,13 +241,13 @@ func render(rs *results) string {
 		p("| %s | %s | %s / %s | %.0f | %.0f | %s | %.2f |\n", desc(k[0]), variantName[k[1]],
 			rs.statuses(k[0], k[1], "statusd"), rs.statuses(k[0], k[1], "baseline"),
 			rs.medianRPS("main", k[0], k[1], "statusd"), rs.medianRPS("main", k[0], k[1], "baseline"),
-			joinFloats(rt), median(rt))
+			joinFloats(rt), stats.Median(rt))
 	}
 	p("\nControl pair (a second baseline instance against the first, interleaved the same way; must be within 0.95–1.05):\n\n")
 	p("| request | variant | baseline | baseline 2 | ratio per round | median ratio | |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range controls {
 		rt := rs.ratios("control", k[0], k[1], "baseline2", "baseline")
-		med := median(rt)
+		med := stats.Median(rt)
 		p("| %s | %s | %.0f | %.0f | %s | %.3f | %s |\n", desc(k[0]), variantName[k[1]],
 			rs.medianRPS("control", k[0], k[1], "baseline"), rs.medianRPS("control", k[0], k[1], "baseline2"),
 			joinFloats(rt), med, verdict(med >= controlLow && med <= controlHigh))
@@ -315,16 +317,4 @@ func joinFloats(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.2f", x)
 	}
 	return strings.Join(parts, " ")
-}
-
-// median of xs: the middle value, or the mean of the middle two; 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Sorted(slices.Values(xs))
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/statusd/statusd/bench/internal/stats"
 )
 
 // write makes a results file of the lines.
@@ -44,7 +46,7 @@ func TestRatiosAndVerdicts(t *testing.T) {
 		`{"kind":"probe","name":"start_to_first_answer","ms":1500}`,
 		`{"kind":"rss","when":"warm","vmrss_kb":409600,"vmhwm_kb":409600}`)
 	rs := write(t, lines)
-	if got := median(rs.ratios("main", "status", "plain", "statusd", "baseline")); got != 0.903 {
+	if got := stats.Median(rs.ratios("main", "status", "plain", "statusd", "baseline")); got != 0.903 {
 		t.Errorf("median ratio %v, want 0.903", got)
 	}
 	if got := rs.medianRPS("main", "status", "plain", "statusd"); got != 903 {

@@ -85,9 +85,11 @@ func (s *Server) get(h handler) http.Handler {
 			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
 			return
 		}
-		if e := s.cache.For(snap).Lookup(r.RequestURI, s.now()); e != nil && r.RequestURI != "" {
-			respcache.Serve(w, r, e, s.cacheControl)
-			return
+		if r.RequestURI != "" {
+			if e := s.cache.For(snap).Lookup(r.RequestURI, s.now()); e != nil {
+				respcache.Serve(w, r, e, s.cacheControl)
+				return
+			}
 		}
 		if err := h(w, r, snap); err != nil {
 			httpjson.Error(w, r, s.log, err)

@@ -62,8 +62,8 @@ type lazyForm struct {
 	f    form
 }
 
-func (l *lazyForm) get(make func() form) *form {
-	l.once.Do(func() { l.f = make() })
+func (l *lazyForm) get(build func() form) *form {
+	l.once.Do(func() { l.f = build() })
 	return &l.f
 }
 

@@ -34,9 +34,13 @@ func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) (statusd.W
 	return w, err
 }
 
-// keptChanges is how many writes the changes table remembers: a follower
+// keptChanges is how many writes the changes table remembers, and
+// followedNotices how many written notices Since gives at most: a follower
 // further behind loads the whole page, which is then as quick.
-const keptChanges = 256
+const (
+	keptChanges     = 256
+	followedNotices = 256
+)
 
 // recordChange notes in the changes table what the write that made version
 // wrote, and forgets the oldest.
@@ -108,7 +112,7 @@ func (s *Store) Since(ctx context.Context, version int64) (statusd.Written, bool
 			return err
 		}
 		rows.Close()
-		if next != w.Version+1 || len(ids) > keptChanges {
+		if next != w.Version+1 || len(ids) > followedNotices {
 			return nil
 		}
 		if page {

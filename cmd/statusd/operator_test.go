@@ -268,13 +268,14 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 	opWithin(t, "ends_at", ends, before.Add(4*time.Second), after.Add(4*time.Second))
 
 	// poll reads the public API every 100 ms until the notice leaves state
-	// from, failing after the deadline.
+	// from, failing after the deadline. Once it has, it reads everything
+	// again: the status read before the notice may predate the change.
 	poll := func(from string, deadline time.Time) opPublic {
 		t.Helper()
 		for {
 			p := opRead(t, srv, id)
 			if p.notice["state"] != from {
-				return p
+				return opRead(t, srv, id)
 			}
 			if time.Now().After(deadline) {
 				t.Fatalf("notice %s still %s at %s", id, from, ts(time.Now()))

@@ -108,6 +108,13 @@ const (
 	gcPauses       = "/sched/pauses/total/gc:seconds"
 )
 
+// minWaits is the fewest waits in a period that say anything of a queue.
+// The runtime records one scheduling in eight: fewer than 16 in 25 ms is a
+// server doing a few hundred requests a second, where a handful of
+// goroutines held up by one long task (a snapshot made after a write, say)
+// would otherwise read as a queue, and refuse requests on a quiet server.
+const minWaits = 16
+
 // samplePeriod is how often Watch reads the histogram: each reading's
 // estimate covers the period since the previous one.
 const samplePeriod = 25 * time.Millisecond
@@ -163,7 +170,8 @@ func (l *Limiter) observe(c *controller, delay time.Duration, gc bool) {
 // [buckets[i], buckets[i+1]). It is the lower bound of the bucket where the
 // percentile falls: at least a tenth of the waits were that long or longer.
 // A lower bound of -Inf (the runtime's first bucket, below 0) counts as 0;
-// the last bucket's upper bound, +Inf, is never used. No waits: 0.
+// the last bucket's upper bound, +Inf, is never used. Fewer than minWaits
+// waits: 0.
 //
 // Why the 90th percentile: on one processor, most schedulings are hand-offs
 // (a goroutine readied or started by the running one runs next, after
@@ -179,7 +187,7 @@ func p90(buckets []float64, prev, cur []uint64) time.Duration {
 	for i := range cur {
 		total += cur[i] - prev[i]
 	}
-	if total == 0 {
+	if total < minWaits {
 		return 0
 	}
 	rank := (total*9 + 9) / 10 // ceil(0.9 * total), the rank of the percentile from 1

@@ -280,11 +280,12 @@ func TestP90(t *testing.T) {
 		{"rank 90 of 100 ends in [2ms,5ms)", zero, []uint64{0, 80, 0, 10, 0, 10, 0}, 2 * time.Millisecond},
 		{"rank 90 of 100 past [2ms,5ms)", zero, []uint64{0, 80, 0, 9, 0, 11, 0}, 10 * time.Millisecond},
 		{"the delta counts, not the totals",
-			[]uint64{0, 1000, 50, 7, 3, 2, 0}, []uint64{0, 1001, 50, 7, 12, 2, 0}, 5 * time.Millisecond}, // 1 and 9: rank 9 of 10
-		{"one wait", zero, []uint64{0, 0, 0, 0, 1, 0, 0}, 5 * time.Millisecond},
-		{"two waits: rank 2 is the larger", zero, []uint64{0, 1, 0, 0, 0, 1, 0}, 10 * time.Millisecond},
-		{"the +Inf bucket reads as its lower bound", zero, []uint64{0, 0, 0, 0, 0, 0, 3}, 100 * time.Millisecond},
-		{"the -Inf bucket reads as 0", zero, []uint64{5, 0, 0, 0, 0, 0, 0}, 0},
+			[]uint64{0, 1000, 50, 7, 3, 2, 0}, []uint64{0, 1002, 50, 7, 21, 2, 0}, 5 * time.Millisecond}, // 2 and 18: rank 18 of 20
+		{"16 waits: rank 15 is the larger", zero, []uint64{0, 14, 0, 0, 0, 2, 0}, 10 * time.Millisecond},
+		{"15 waits are too few, however long", zero, []uint64{0, 0, 0, 0, 0, 0, 15}, 0},
+		{"one wait is too few", zero, []uint64{0, 0, 0, 0, 1, 0, 0}, 0},
+		{"the +Inf bucket reads as its lower bound", zero, []uint64{0, 0, 0, 0, 0, 0, 30}, 100 * time.Millisecond},
+		{"the -Inf bucket reads as 0", zero, []uint64{50, 0, 0, 0, 0, 0, 0}, 0},
 		{"counts that do not match the buckets", zero, []uint64{1, 2}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

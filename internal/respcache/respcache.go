@@ -20,9 +20,20 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// MaxEntries bounds the answers kept per snapshot; past it, answers are
-// computed for each request, so that no key space grows memory unbounded.
-const MaxEntries = 20000
+// MaxEntries and MaxBytes bound the answers kept per snapshot; past
+// either, answers are computed for each request, so that no key space (a
+// flood of every page of every filter, say) grows memory unbounded.
+const (
+	MaxEntries = 20000
+	MaxBytes   = 64 << 20
+)
+
+// maxAliasTarget is the longest request target Alias keeps.
+const maxAliasTarget = 512
+
+// cost is what keeping e counts against MaxBytes: its body, room for its
+// compressed forms, and the entry itself.
+func (e *Entry) cost() int64 { return 2*int64(len(e.identity.body)) + 512 }
 
 // Entry is one answer.
 type Entry struct {
@@ -91,6 +102,7 @@ type Cache struct {
 	source  any
 	mu      sync.RWMutex
 	entries map[string]*Entry
+	size    int64             // the cost of the entries
 	aliases map[string]string // request target to key
 	flight  singleflight.Group
 }
@@ -115,8 +127,12 @@ func (c *Cache) Lookup(target string, now time.Time) *Entry {
 
 // Alias records that a request target (its path and raw query) is
 // answered by the answer under key, for Lookup. Aliases are bounded like
-// the answers.
+// the answers, and targets longer than maxAliasTarget are not kept (a
+// request line can be a megabyte long).
 func (c *Cache) Alias(target, key string) {
+	if len(target) > maxAliasTarget {
+		return
+	}
 	c.mu.RLock()
 	old, ok := c.aliases[target]
 	c.mu.RUnlock()
@@ -145,8 +161,18 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 			return nil, err
 		}
 		c.mu.Lock()
-		if len(c.entries) < MaxEntries || c.entries[key] != nil {
+		old := c.entries[key]
+		var freed int64
+		if old != nil {
+			freed = old.cost()
+		}
+		switch {
+		case c.size-freed+e.cost() <= MaxBytes && (old != nil || len(c.entries) < MaxEntries):
 			c.entries[key] = e
+			c.size += e.cost() - freed
+		case old != nil:
+			delete(c.entries, key)
+			c.size -= freed
 		}
 		c.mu.Unlock()
 		return e, nil

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -126,5 +127,49 @@ func TestAlias(t *testing.T) {
 	}
 	if p.For("snapshot 2").Lookup("/a?x=1", now) != nil {
 		t.Error("a new source kept the old source's aliases")
+	}
+	c = p.For("snapshot 2")
+	c.Get("b", now, build("B", time.Time{}))
+	long := "/a?x=" + strings.Repeat("1", maxAliasTarget)
+	c.Alias(long, "b")
+	if c.Lookup(long, now) != nil {
+		t.Error("a target longer than maxAliasTarget was aliased")
+	}
+}
+
+// TestBytesBounded checks that answers stop being kept once they would
+// pass MaxBytes, that the ones kept are still served, and that an answer
+// made again under a kept key that no longer fits is dropped, not kept
+// past the bound.
+func TestBytesBounded(t *testing.T) {
+	var p PerSource
+	c := p.For("snapshot")
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	body := make([]byte, 1<<20) // costs 2 MiB and 512 bytes
+	builds := 0
+	build := func(until time.Time, size int) func(time.Time) (*Entry, error) {
+		return func(time.Time) (*Entry, error) {
+			builds++
+			return NewEntry(body[:size], nil, until), nil
+		}
+	}
+	fit := int(MaxBytes / (2<<20 + 512)) // 31 of them fit in 64 MiB
+	for i := range fit + 5 {
+		c.Get(strconv.Itoa(i), now, build(time.Time{}, len(body)))
+	}
+	builds = 0
+	for i := range fit + 5 {
+		c.Get(strconv.Itoa(i), now, build(time.Time{}, len(body)))
+	}
+	if builds != 5 {
+		t.Errorf("asked again for %d answers of which %d were kept: %d computed, want 5", fit+5, fit, builds)
+	}
+	// Key 0 again, expired and larger: the cache has no room for it.
+	c.Get("x", now, build(now.Add(time.Second), 1000))
+	c.Get("x", now.Add(time.Second), build(now.Add(time.Hour), len(body)))
+	builds = 0
+	c.Get("x", now.Add(2*time.Second), build(now.Add(time.Hour), len(body)))
+	if builds != 1 {
+		t.Error("an answer made again that no longer fits was kept past MaxBytes")
 	}
 }

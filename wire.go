@@ -18,11 +18,38 @@ type Time struct{ time.Time }
 
 // MarshalJSON implements json.Marshaler.
 func (t Time) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(TimeLayout)+2)
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, TimeLayout)
-	return append(b, '"'), nil
+	return appendTime(make([]byte, 0, len(TimeLayout)+2), t.Time), nil
 }
+
+// appendTime appends t as a JSON string in TimeLayout, in UTC. It writes
+// the digits itself, without the allocations of time.Time.AppendFormat,
+// for the years of four digits; AppendFormat writes the others.
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		b = append(b, '"')
+		return append(t.AppendFormat(b, TimeLayout), '"')
+	}
+	hour, minute, second := t.Clock()
+	digits := func(b []byte, v, n int) []byte {
+		for d := n - 1; d >= 0; d-- {
+			b = append(b, byte('0'+v/pow10[d]%10))
+		}
+		return b
+	}
+	b = append(b, '"')
+	b = digits(b, year, 4)
+	b = digits(append(b, '-'), int(month), 2)
+	b = digits(append(b, '-'), day, 2)
+	b = digits(append(b, 'T'), hour, 2)
+	b = digits(append(b, ':'), minute, 2)
+	b = digits(append(b, ':'), second, 2)
+	b = digits(append(b, '.'), t.Nanosecond()/1e6, 3)
+	return append(b, 'Z', '"')
+}
+
+var pow10 = [...]int{1, 10, 100, 1000}
 
 // UnmarshalJSON implements json.Unmarshaler; it accepts any RFC 3339 time.
 func (t *Time) UnmarshalJSON(b []byte) error {

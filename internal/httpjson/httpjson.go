@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/statusd/statusd"
 )
@@ -24,16 +25,29 @@ func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int,
 	send(w, r, status, body)
 }
 
-// Marshal encodes v as JSON without escaping <, > and &, as Write does.
+// Marshal encodes v as JSON without escaping <, > and &, as Write does. The
+// encoding grows in a buffer kept for the next call; the answer is a copy
+// of exactly its size.
 func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxKeptBuffer {
+			buffers.Put(buf)
+		}
+	}()
+	buf.Reset()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
+
+// buffers keeps Marshal's buffers, up to maxKeptBuffer bytes each.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxKeptBuffer = 1 << 20
 
 // Error answers err as {"error": {"status", "code", "message"}}. An error
 // that is not a *statusd.Error is logged and answered with a generic

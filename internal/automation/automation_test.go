@@ -73,7 +73,7 @@ func states(t *testing.T, r *Runner, id int64) []statusd.State {
 		t.Fatal(err)
 	}
 	var out []statusd.State
-	for _, u := range r.Snapshots.Current().Notice(id).Updates {
+	for _, u := range r.Snapshots.Current().Notice(id).Updates() {
 		out = append(out, u.State)
 	}
 	return out
@@ -150,7 +150,7 @@ func exactlyOnce(t *testing.T, path string) {
 		t.Errorf("audit moves %s", got)
 	}
 	n := a.Snapshots.Current().Notice(1)
-	if got := n.Updates[1].CreatedAt; !got.Equal(begins) {
+	if got := n.Updates()[1].CreatedAt; !got.Equal(begins) {
 		t.Errorf("underway update at %s, want %s", got, begins)
 	}
 }

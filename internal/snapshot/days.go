@@ -36,8 +36,8 @@ func (s *Snapshot) Days(c *Component, first, last, now time.Time) []Day {
 	// The notices that meet the whole range, found with one scan; each day
 	// then only looks at these.
 	var inRange []*Notice
-	for _, n := range c.counting {
-		if n.meets(first.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli(), ms) {
+	for _, slot := range c.counting {
+		if n := s.slots[slot]; n.meets(first.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli(), ms) {
 			inRange = append(inRange, n)
 		}
 	}
@@ -65,5 +65,5 @@ func (s *Snapshot) CountedNotices(c *Component, tf statusd.Timeframe, now time.T
 		Overlaps: &Range{From: tf.Start, To: tf.End.Add(24*time.Hour - time.Millisecond)},
 	}
 	ms := now.UnixMilli()
-	return filter(c.counting, func(n *Notice) bool { return f.match(n, ms) })
+	return s.notices(filter(c.counting, func(slot int32) bool { return f.match(s.slots[slot], ms) }))
 }

@@ -30,10 +30,13 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 	}
 	notices := slices.Clone(s.AllNotices)
 	for _, n := range d.removed {
-		notices = deleteNotice(notices, n, newestFirst)
+		if i, ok := slices.BinarySearchFunc(notices, n, newestFirst); ok {
+			notices = slices.Delete(notices, i, i+1)
+		}
 	}
 	for _, n := range d.added {
-		notices = insertNotice(notices, n, newestFirst)
+		i, _ := slices.BinarySearchFunc(notices, n, newestFirst)
+		notices = slices.Insert(notices, i, n)
 	}
 	if ch.ComponentsChanged {
 		// A new tree may move any notice's counting: index it all again.
@@ -51,7 +54,7 @@ func (s *Snapshot) Retime(now time.Time) *Snapshot {
 	var d delta
 	for i, n := range notices {
 		if !n.next.IsZero() && !now.Before(n.next) {
-			notices[i] = newNotice(n.Notice, now)
+			notices[i] = newNotice(n.Full(), now)
 			d.removed = append(d.removed, n)
 			d.added = append(d.added, notices[i])
 		}

@@ -31,7 +31,7 @@ func views(t *testing.T, s *Snapshot, now time.Time) string {
 		nl, nt := s.Notices(NoticeFilter{MetricsComponentID: &id}, 1, now)
 		out["metrics"+c.Name+string(rune('0'+id))] = []any{s.MetricsResponse(c, tf, now, true), s.MetricsResponse(c, year, now, true), nl, nt}
 	}
-	for _, n := range s.byID {
+	for _, n := range s.notices(s.byID) {
 		out["detail"+string(rune(n.ID))] = s.NoticeDetail(n, now)
 	}
 	b, err := json.Marshal(out)
@@ -102,5 +102,51 @@ func TestWithEqualsBuild(t *testing.T) {
 		if got, want := views(t, s.Retime(weekLater), weekLater), views(t, Build(doc, 1, weekLater, opts), weekLater); got != want {
 			t.Fatalf("round %d: Retime differs from Build", round)
 		}
+	}
+}
+
+// TestWithChainEqualsBuild follows a page through hundreds of writes, each
+// made by With from the snapshot before: the notices that leave pile up in
+// the slots until the indexes are made again without them, and every
+// snapshot on the way answers as one built whole.
+func TestWithChainEqualsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	opts := Options{Variant: statusd.VariantA}
+	now := time.Date(2028, 3, 1, 0, 0, 0, 0, time.UTC)
+	doc := randomDoc(rng, now)
+	other := randomDoc(rng, now)
+	s := Build(doc, 1, now, opts)
+	compacted := false
+	nextID := int64(1000)
+	for write := range 600 {
+		ch := statusd.Written{Version: int64(write + 2), Notices: map[int64]*statusd.Notice{}}
+		n := other.Notices[rng.IntN(len(other.Notices))]
+		switch i := rng.IntN(len(doc.Notices) + 1); {
+		case rng.IntN(4) == 0 && len(doc.Notices) > 1: // delete
+			ch.Notices[doc.Notices[i%len(doc.Notices)].ID] = nil
+			doc.Notices = slices.Delete(doc.Notices, i%len(doc.Notices), i%len(doc.Notices)+1)
+		case i < len(doc.Notices): // replace
+			n.ID = doc.Notices[i].ID
+			doc.Notices[i] = n
+			ch.Notices[n.ID] = &doc.Notices[i]
+		default: // add
+			nextID++
+			n.ID = nextID
+			doc.Notices = append(doc.Notices, n)
+			ch.Notices[n.ID] = &doc.Notices[len(doc.Notices)-1]
+		}
+		before := len(s.slots)
+		s = s.With(ch, now)
+		if len(s.slots) < before {
+			compacted = true
+		}
+		if write%50 == 0 || write == 599 {
+			if got, want := views(t, s, now), views(t, Build(doc, 2, now, opts), now); got != want {
+				t.Fatalf("write %d: With differs from Build\ngot  %.600s\nwant %.600s", write, got, want)
+			}
+		}
+	}
+	if !compacted {
+		t.Fatalf("600 writes never made the indexes again: %d slots for %d notices", len(s.slots), len(s.AllNotices))
 	}
 }

@@ -117,7 +117,7 @@ func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd
 // NoticesAt is Notices, also reporting whether the answer depends on the
 // moment (an impact_time still growing, an overlap filter reaching now).
 func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []statusd.NoticeListEntry, total int, timeDependent bool) {
-	var list []*Notice
+	var list []int32
 	if f.MetricsComponentID != nil {
 		if c := s.componentID[*f.MetricsComponentID]; c != nil {
 			list = c.counting
@@ -132,14 +132,14 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 		}
 		list = s.byTypeTimeline[key]
 	}
-	var keep func(*Notice) bool
+	var keep func(int32) bool
 	if !f.indexed() {
 		ms := now.UnixMilli()
-		keep = func(n *Notice) bool { return f.match(n, ms) }
+		keep = func(slot int32) bool { return f.match(s.slots[slot], ms) }
 	}
 	listed, total := pageMatching(list, keep, page)
 	out = make([]statusd.NoticeListEntry, 0, PageSize)
-	for _, n := range listed {
+	for _, n := range s.notices(listed) {
 		out = append(out, s.Entry(n, now))
 		timeDependent = timeDependent || s.TimeDependent(n)
 	}

@@ -61,7 +61,15 @@ type Snapshot struct {
 	topLevel      []*Component
 
 	AllNotices []*Notice // newest first: created_at descending, then id descending
-	byID       []*Notice // by id, for lookups by binary search
+	// slots holds every notice at a fixed place, its slot, so that the
+	// indexes below name notices by slot: lists of small numbers, which the
+	// garbage collector does not look into, where lists of pointers would
+	// be marked again at every collection. A snapshot made whole uses
+	// AllNotices as its slots; one made from the previous snapshot appends
+	// the new notices to that one's slots, until the notices that left them
+	// are too many and the indexes are made again (compact).
+	slots []*Notice
+	byID  []int32 // slots by notice id, for lookups by binary search
 	// open lists the notices whose impact reaches past the snapshot's moment.
 	open []*Notice
 	// Automated lists the planned notices that statusd moves on schedule and
@@ -69,7 +77,7 @@ type Snapshot struct {
 	Automated []*Notice
 	// byTypeTimeline indexes notices, in list order, by type and timeline
 	// state ("" for any).
-	byTypeTimeline map[[2]string][]*Notice
+	byTypeTimeline map[[2]string][]int32
 }
 
 // Component is a component with its derived state and metrics data.
@@ -82,7 +90,7 @@ type Component struct {
 	// counting lists, in list order, the notices that count for the
 	// component's metrics: unplanned, not false alarms, listing it or a
 	// descendant.
-	counting []*Notice
+	counting []int32             // slots
 	raw      [][2]int64          // the counting notices' impacts, in CompareIntervals order
 	impacts  statusd.IntervalSet // their union
 	hulls    hullIndex
@@ -91,8 +99,14 @@ type Component struct {
 // Notice is a notice with its derived timeline state and impacts. It
 // depends on the notice alone (and the moment), never on other notices or
 // components, so that snapshots can share it.
+//
+// Its updates are kept apart, in an updateList, and the embedded
+// statusd.Notice has none: Updates and Full make them again, and the
+// methods of statusd.Notice that read them are answered by Notice's own
+// (see shadow.go).
 type Notice struct {
 	statusd.Notice
+	updates  updateList
 	Timeline statusd.TimelineState
 	// next is when the timeline state changes by itself; zero: never.
 	next time.Time
@@ -102,15 +116,27 @@ type Notice struct {
 	// open is set when the impact reaches past the moment the notice was
 	// derived, so that it depends on the time of the request.
 	open bool
+	// What statusd.Notice's methods tell from the updates, derived once.
+	state                     statusd.State
+	currentIncident, underway bool
+	began, ended              time.Time
+	hasBegan, hasEnded        bool
+	// impactSeconds is ImpactSecondsAt of any moment after the impacts end.
+	impactSeconds int64
 }
 
 // Build derives a snapshot of doc at now. doc must be valid and must not be
 // modified afterwards.
 func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *Snapshot {
 	settings := Settings{Page: doc.Page, Components: doc.Components}
+	// One array holds every derived notice: the collector then marks one
+	// object where it would mark 100,000, at every cycle.
+	derived := make([]Notice, len(doc.Notices))
 	notices := make([]*Notice, len(doc.Notices))
+	pack := new(packer)
 	for i := range doc.Notices {
-		notices[i] = newNotice(doc.Notices[i], now)
+		derive(&derived[i], doc.Notices[i], now, pack)
+		notices[i] = &derived[i]
 	}
 	slices.SortFunc(notices, newestFirst)
 	return assemble(settings, notices, version, now, opts, nil, nil)
@@ -131,6 +157,10 @@ func byNoticeID(a, b *Notice) int { return cmp.Compare(a.ID, b.ID) }
 
 // maxDelta is the largest change applied to the previous indexes.
 const maxDelta = 256
+
+// compact reports whether the slots hold so many notices that have left the
+// snapshot that the indexes should be made again, without them.
+func compact(slots, notices int) bool { return slots-notices > notices/4+maxDelta }
 
 // delta is what changed between two lists of notices: the derived notices
 // taken out and put in.
@@ -155,26 +185,30 @@ func assemble(settings Settings, notices []*Notice, version int64, now time.Time
 	}
 	// Past a few hundred notices, applying a change one notice at a time
 	// costs more than indexing again.
-	if d != nil && len(d.removed)+len(d.added) > maxDelta {
+	if d != nil && (len(d.removed)+len(d.added) > maxDelta || compact(len(prev.slots)+len(d.added), len(notices))) {
 		d = nil
 	}
+	var added []int32
 	if d == nil {
-		s.byID = slices.SortedFunc(slices.Values(notices), byNoticeID)
-		s.byTypeTimeline = make(map[[2]string][]*Notice)
-		for _, n := range notices {
+		s.slots = notices
+		s.byID = make([]int32, len(notices))
+		s.byTypeTimeline = make(map[[2]string][]int32)
+		for i, n := range notices {
+			s.byID[i] = int32(i)
 			for _, key := range typeTimelineKeys(n) {
-				s.byTypeTimeline[key] = append(s.byTypeTimeline[key], n)
+				s.byTypeTimeline[key] = append(s.byTypeTimeline[key], int32(i))
 			}
 		}
+		slices.SortFunc(s.byID, func(a, b int32) int { return byNoticeID(notices[a], notices[b]) })
 	} else {
-		s.applyIndexes(prev, d)
+		added = s.applyIndexes(prev, d)
 	}
 	states := s.indexNotices()
 	s.buildComponents(states)
 	if d == nil {
 		s.buildCounting()
 	} else {
-		s.applyCounting(prev, d)
+		s.applyCounting(prev, d, added)
 	}
 	s.page = statusd.PageResource{
 		Name:      settings.Page.Name,
@@ -196,13 +230,21 @@ func typeTimelineKeys(n *Notice) [4][2]string {
 	return [4][2]string{{"", ""}, {string(n.Type), ""}, {"", string(n.Timeline)}, {string(n.Type), string(n.Timeline)}}
 }
 
-// applyIndexes makes s's id and type/timeline indexes from prev's and d,
-// copying only the lists d touches.
-func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) {
+// applyIndexes makes s's slots, id and type/timeline indexes from prev's
+// and d, copying only the lists d touches, and returns the slots of
+// d.added.
+func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) []int32 {
+	// Clipped, so that two snapshots made from prev never share the
+	// appended slots.
+	s.slots = append(slices.Clip(prev.slots), d.added...)
+	added := make([]int32, len(d.added))
+	for i := range added {
+		added[i] = int32(len(prev.slots) + i)
+	}
 	s.byID = slices.Clone(prev.byID)
 	s.byTypeTimeline = maps.Clone(prev.byTypeTimeline)
 	copied := map[[2]string]bool{}
-	list := func(key [2]string) []*Notice {
+	list := func(key [2]string) []int32 {
 		if !copied[key] {
 			copied[key] = true
 			s.byTypeTimeline[key] = slices.Clone(s.byTypeTimeline[key])
@@ -210,29 +252,44 @@ func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) {
 		return s.byTypeTimeline[key]
 	}
 	for _, n := range d.removed {
-		s.byID = deleteNotice(s.byID, n, byNoticeID)
+		s.byID = s.deleteSlot(s.byID, n, byNoticeID)
 		for _, key := range typeTimelineKeys(n) {
-			s.byTypeTimeline[key] = deleteNotice(list(key), n, newestFirst)
+			s.byTypeTimeline[key] = s.deleteSlot(list(key), n, newestFirst)
 		}
 	}
-	for _, n := range d.added {
-		s.byID = insertNotice(s.byID, n, byNoticeID)
+	for i, n := range d.added {
+		s.byID = s.insertSlot(s.byID, added[i], byNoticeID)
 		for _, key := range typeTimelineKeys(n) {
-			s.byTypeTimeline[key] = insertNotice(list(key), n, newestFirst)
+			s.byTypeTimeline[key] = s.insertSlot(list(key), added[i], newestFirst)
 		}
 	}
+	return added
 }
 
-func insertNotice(list []*Notice, n *Notice, order func(a, b *Notice) int) []*Notice {
-	i, _ := slices.BinarySearchFunc(list, n, order)
-	return slices.Insert(list, i, n)
+// search finds n in list, a list of slots in order.
+func (s *Snapshot) search(list []int32, n *Notice, order func(a, b *Notice) int) (int, bool) {
+	return slices.BinarySearchFunc(list, n, func(slot int32, n *Notice) int { return order(s.slots[slot], n) })
 }
 
-func deleteNotice(list []*Notice, n *Notice, order func(a, b *Notice) int) []*Notice {
-	if i, ok := slices.BinarySearchFunc(list, n, order); ok {
+func (s *Snapshot) insertSlot(list []int32, slot int32, order func(a, b *Notice) int) []int32 {
+	i, _ := s.search(list, s.slots[slot], order)
+	return slices.Insert(list, i, slot)
+}
+
+func (s *Snapshot) deleteSlot(list []int32, n *Notice, order func(a, b *Notice) int) []int32 {
+	if i, ok := s.search(list, n, order); ok {
 		return slices.Delete(list, i, i+1)
 	}
 	return list
+}
+
+// notices returns the notices in the slots.
+func (s *Snapshot) notices(slots []int32) []*Notice {
+	out := make([]*Notice, len(slots))
+	for i, slot := range slots {
+		out[i] = s.slots[slot]
+	}
+	return out
 }
 
 // indexNotices fills the notice indexes, the page state and ValidUntil, and
@@ -325,15 +382,36 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 // resources are made per request (and then cached as bytes), so that a
 // page of 100,000 notices costs little memory and starts fast.
 func newNotice(src statusd.Notice, now time.Time) *Notice {
-	n := &Notice{Notice: src}
-	n.Timeline, n.next = n.Notice.Timeline(now)
-	for _, iv := range n.Impact(forever) {
-		n.impacts = append(n.impacts, [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()})
+	n := new(Notice)
+	derive(n, src, now, nil)
+	return n
+}
+
+// derive fills n with src derived at now, its updates' records and
+// contents from pack.
+func derive(n *Notice, src statusd.Notice, now time.Time, pack *packer) {
+	n.Notice = src
+	n.Timeline, n.next = src.Timeline(now)
+	if ivs := src.Impact(forever); len(ivs) > 0 {
+		n.impacts = pack.intervals(len(ivs))
+		for i, iv := range ivs {
+			n.impacts[i] = [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()}
+		}
 	}
 	// An impact still going on, or (from updates dated in the future) one
 	// that ends after now, is measured per request against now.
 	n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
-	return n
+	n.state, n.currentIncident, n.underway = src.State(), src.IsCurrentIncident(), src.IsUnderway()
+	n.impactSeconds = src.ImpactSecondsAt(forever)
+	if t := src.BeganAt(); t != nil {
+		n.began, n.hasBegan = *t, true
+	}
+	if t := src.EndedAt(); t != nil {
+		n.ended, n.hasEnded = *t, true
+	}
+	if l, ok := compactUpdates(src.Updates, pack); ok {
+		n.updates, n.Notice.Updates = l, nil
+	}
 }
 
 // fields are the notice's fields as the API shows them at now (SPEC §2).
@@ -355,8 +433,8 @@ func (s *Snapshot) fields(n *Notice, now time.Time) statusd.NoticeFields {
 	}
 	if n.Type != statusd.General {
 		f.State = statusd.Some(string(n.State()))
-		f.BeganAt = optTime(n.BeganAt())
-		f.EndedAt = optTime(n.EndedAt())
+		f.BeganAt = optTime(n.began, n.hasBegan)
+		f.EndedAt = optTime(n.ended, n.hasEnded)
 	}
 	if n.Type == statusd.Planned {
 		f.BeginsAt, f.EndsAt = statusd.TimePtr(n.BeginsAt), statusd.TimePtr(n.EndsAt)
@@ -379,15 +457,15 @@ func updateResource(u statusd.Update) statusd.UpdateResource {
 
 // Entry returns the notice as the notices list shows it at now.
 func (s *Snapshot) Entry(n *Notice, now time.Time) statusd.NoticeListEntry {
-	latest := updateResource(n.Updates[len(n.Updates)-1])
+	latest := updateResource(n.Latest())
 	latest.ID = 0
 	return statusd.NoticeListEntry{NoticeFields: s.fields(n, now), LatestUpdate: latest}
 }
 
 // NoticeDetail returns the detail of a notice at now.
 func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
-	updates := make([]statusd.UpdateResource, len(n.Updates))
-	for i, u := range n.Updates {
+	updates := make([]statusd.UpdateResource, n.updateCount())
+	for i, u := range n.Updates() {
 		updates[i] = updateResource(u)
 	}
 	return statusd.NoticeDetail{NoticeFields: s.fields(n, now), Components: s.embedded(n.ComponentIDs), Updates: updates}
@@ -415,11 +493,11 @@ func byPosition(a, b *Component) int {
 	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID))
 }
 
-func optTime(t *time.Time) statusd.Field[statusd.Time] {
-	if t == nil {
+func optTime(t time.Time, ok bool) statusd.Field[statusd.Time] {
+	if !ok {
 		return statusd.Null[statusd.Time]()
 	}
-	return statusd.Some(statusd.Time{Time: *t})
+	return statusd.Some(statusd.Time{Time: t})
 }
 
 func duration(seconds int64) *statusd.Duration {
@@ -450,22 +528,23 @@ func (s *Snapshot) ancestors(n *Notice) []*Component {
 // buildCounting gives every component the notices that count for its
 // metrics, in list order, and their merged impacts.
 func (s *Snapshot) buildCounting() {
-	for _, n := range s.AllNotices {
+	for i, n := range s.AllNotices {
 		for _, c := range s.ancestors(n) {
-			c.counting = append(c.counting, n)
+			c.counting = append(c.counting, int32(i))
 			c.raw = append(c.raw, n.impacts...)
 		}
 	}
 	for _, c := range s.AllComponents {
 		slices.SortFunc(c.raw, statusd.CompareIntervals)
 		c.impacts = statusd.NewIntervalSet(c.raw)
-		c.hulls = newHullIndex(c.counting)
+		c.hulls = newHullIndex(s.notices(c.counting))
 	}
 }
 
 // applyCounting takes every component's metrics data from prev, and applies
-// d to the components it touches.
-func (s *Snapshot) applyCounting(prev *Snapshot, d *delta) {
+// d, whose added notices are in the slots added, to the components it
+// touches.
+func (s *Snapshot) applyCounting(prev *Snapshot, d *delta, added []int32) {
 	touched := map[*Component]bool{}
 	for _, c := range s.AllComponents {
 		old := prev.componentID[c.ID]
@@ -480,7 +559,7 @@ func (s *Snapshot) applyCounting(prev *Snapshot, d *delta) {
 	for _, n := range d.removed {
 		for _, c := range s.ancestors(n) {
 			touch(c)
-			c.counting = deleteNotice(c.counting, n, newestFirst)
+			c.counting = s.deleteSlot(c.counting, n, newestFirst)
 			for _, iv := range n.impacts {
 				if i, ok := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals); ok {
 					c.raw = slices.Delete(c.raw, i, i+1)
@@ -489,10 +568,10 @@ func (s *Snapshot) applyCounting(prev *Snapshot, d *delta) {
 			c.hulls.remove(n)
 		}
 	}
-	for _, n := range d.added {
+	for i, n := range d.added {
 		for _, c := range s.ancestors(n) {
 			touch(c)
-			c.counting = insertNotice(c.counting, n, newestFirst)
+			c.counting = s.insertSlot(c.counting, added[i], newestFirst)
 			for _, iv := range n.impacts {
 				i, _ := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals)
 				c.raw = slices.Insert(c.raw, i, iv)
@@ -517,9 +596,9 @@ func (s *Snapshot) Component(id int64) *Component { return s.componentID[id] }
 
 // Notice returns the notice with the id, or nil.
 func (s *Snapshot) Notice(id int64) *Notice {
-	i, ok := slices.BinarySearchFunc(s.byID, id, func(n *Notice, id int64) int { return cmp.Compare(n.ID, id) })
+	i, ok := slices.BinarySearchFunc(s.byID, id, func(slot int32, id int64) int { return cmp.Compare(s.slots[slot].ID, id) })
 	if !ok {
 		return nil
 	}
-	return s.byID[i]
+	return s.slots[s.byID[i]]
 }

@@ -103,28 +103,24 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	}
 	defer rows.Close()
 	var out []statusd.Notice
+	// The scan's destinations are declared once: Scan takes their
+	// addresses, which would otherwise put each row's on the heap.
 	var typ, subject, tags sql.RawBytes
+	var id, created, updated int64
+	var automate bool
+	var impact, begins, ends, expires sql.NullInt64
 	for rows.Next() {
-		var n statusd.Notice
-		var impact, begins, ends, expires sql.NullInt64
-		var created, updated int64
-		if err := rows.Scan(&n.ID, &typ, &subject, &tags, &impact, &begins, &ends, &n.Automate,
+		if err := rows.Scan(&id, &typ, &subject, &tags, &impact, &begins, &ends, &automate,
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
-		n.Type, n.Subject = statusd.NoticeType(pool.short(typ)), pool.long(subject)
-		n.TagList = []string{}
-		if string(tags) != "[]" {
-			if err := json.Unmarshal(tags, &n.TagList); err != nil {
-				return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
-			}
-			for i, tag := range n.TagList {
-				n.TagList[i] = pool.short([]byte(tag))
-			}
+		n := statusd.Notice{ID: id, Type: statusd.NoticeType(pool.short(typ)), Subject: pool.long(subject),
+			ImpactSeconds: nullInt(impact), Automate: automate,
+			BeginsAt: fromMSPtr(begins), EndsAt: fromMSPtr(ends), ExpiresAt: fromMSPtr(expires),
+			CreatedAt: fromMS(created), UpdatedAt: fromMS(updated)}
+		if n.TagList, err = pool.tagList(tags); err != nil {
+			return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
 		}
-		n.ImpactSeconds = nullInt(impact)
-		n.BeginsAt, n.EndsAt, n.ExpiresAt = fromMSPtr(begins), fromMSPtr(ends), fromMSPtr(expires)
-		n.CreatedAt, n.UpdatedAt = fromMS(created), fromMS(updated)
 		n.ComponentIDs = []int64{}
 		out = append(out, n)
 	}
@@ -143,8 +139,8 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	}
 	defer links.Close()
 	var linked sortedByNotice[int64]
+	var nid, ord, cid int64
 	for links.Next() {
-		var nid, ord, cid int64
 		if err := links.Scan(&nid, &ord, &cid); err != nil {
 			return nil, err
 		}
@@ -165,14 +161,11 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	var updates sortedByNotice[statusd.Update]
 	var state, content sql.RawBytes
 	for ups.Next() {
-		var u statusd.Update
-		var nid, seq, created, updated int64
-		if err := ups.Scan(&nid, &seq, &u.ID, &state, &content, &created, &updated); err != nil {
+		if err := ups.Scan(&nid, &ord, &id, &state, &content, &created, &updated); err != nil {
 			return nil, err
 		}
-		u.State, u.Content = statusd.State(pool.short(state)), pool.long(content)
-		u.CreatedAt, u.UpdatedAt = fromMS(created), fromMS(updated)
-		updates.add(index(nid), seq, u)
+		updates.add(index(nid), ord, statusd.Update{ID: id, State: statusd.State(pool.short(state)),
+			Content: pool.long(content), CreatedAt: fromMS(created), UpdatedAt: fromMS(updated)})
 	}
 	if err := ups.Err(); err != nil {
 		return nil, err

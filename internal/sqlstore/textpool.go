@@ -1,23 +1,41 @@
 package sqlstore
 
-import "unsafe"
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/blocks"
+)
 
 // textPool keeps the texts of one load compactly, for the garbage
 // collector's sake: the page stays in memory for as long as the server
 // runs, and every collection marks each of its objects again. Repeated
-// short values (types, states, tags) are kept once each, and long ones
-// (subjects, update contents) are packed into large shared blocks, so that
-// 100,000 notices with 400,000 updates are a few hundred text objects, not
-// a million. A nil pool makes a string of each text, for small loads.
+// short values (types, states, tags) and tag lists are kept once each, and
+// long ones (subjects, update contents) are packed into large shared
+// blocks, so that 100,000 notices with 400,000 updates are a few hundred
+// text objects, not a million. A nil pool makes a string of each text, and
+// a slice of each tag list, for small loads.
 type textPool struct {
 	seen  map[string]string
-	block []byte
+	lists map[string][]string
+	block blocks.Of[byte]
 }
 
-// textBlock is the size of a shared block of long texts.
-const textBlock = 1 << 20
-
-func newTextPool() *textPool { return &textPool{seen: map[string]string{}} }
+// newTextPool returns a pool that already holds the notice types and
+// update states as the program's own constants, which live outside the
+// heap: the collector has nothing to mark for the 500,000 of them a large
+// page holds.
+func newTextPool() *textPool {
+	p := &textPool{seen: map[string]string{}, lists: map[string][]string{}}
+	for _, t := range []statusd.NoticeType{statusd.General, statusd.Planned, statusd.Unplanned} {
+		p.seen[string(t)] = string(t)
+		for _, st := range statusd.States(t) {
+			p.seen[string(st)] = string(st)
+		}
+	}
+	return p
+}
 
 // short returns b as a string, the same one for equal values.
 func (p *textPool) short(b []byte) string {
@@ -32,17 +50,36 @@ func (p *textPool) short(b []byte) string {
 	return s
 }
 
-// long returns b as a string stored in a shared block. A block's bytes are
-// never written again once a text is in them, so the strings over them
-// are as immutable as any (the way strings.Builder makes its string).
+// long returns b as a string stored in a shared block.
 func (p *textPool) long(b []byte) string {
-	if p == nil || len(b) == 0 || len(b) > textBlock/4 {
+	if p == nil {
 		return string(b)
 	}
-	if cap(p.block)-len(p.block) < len(b) {
-		p.block = make([]byte, 0, textBlock)
+	return blocks.String(&p.block, b)
+}
+
+// tagList returns the tag list stored as the JSON array raw, the same
+// slice for equal lists (capped, so that an append copies it). No tags:
+// an empty list.
+func (p *textPool) tagList(raw []byte) ([]string, error) {
+	if string(raw) == "[]" {
+		return []string{}, nil
 	}
-	start := len(p.block)
-	p.block = append(p.block, b...)
-	return unsafe.String(&p.block[start], len(b))
+	var list []string
+	if p == nil {
+		err := json.Unmarshal(raw, &list)
+		return list, err
+	}
+	if list, ok := p.lists[string(raw)]; ok {
+		return list, nil
+	}
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, err
+	}
+	for i, tag := range list {
+		list[i] = p.short([]byte(tag))
+	}
+	list = slices.Clip(list)
+	p.lists[string(raw)] = list
+	return list, nil
 }

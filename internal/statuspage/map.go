@@ -206,6 +206,7 @@ func newView(snap *snapshot.Snapshot) *view {
 		if n.Type == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
 			continue
 		}
+		updates := n.Updates()
 		in := Incident{
 			ID:              id(n.ID),
 			Name:            n.Subject,
@@ -215,7 +216,7 @@ func newView(snap *snapshot.Snapshot) *view {
 			Shortlink:       base + "/notices/" + id(n.ID),
 			StartedAt:       ts(n.CreatedAt),
 			PageID:          pageID,
-			IncidentUpdates: make([]Update, 0, len(n.Updates)),
+			IncidentUpdates: make([]Update, 0, len(updates)),
 			Components:      make([]Component, 0, len(n.ComponentIDs)),
 		}
 		if b := n.BeganAt(); b != nil {
@@ -227,8 +228,8 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		in.Status = status(n.State())
 		// Newest first, as Statuspage lists them.
-		for i := len(n.Updates) - 1; i >= 0; i-- {
-			u := n.Updates[i]
+		for i := len(updates) - 1; i >= 0; i-- {
+			u := updates[i]
 			in.IncidentUpdates = append(in.IncidentUpdates, Update{
 				ID:         id(u.ID),
 				Status:     status(u.State),
@@ -246,7 +247,7 @@ func newView(snap *snapshot.Snapshot) *view {
 			}
 		}
 		if n.Type == statusd.Unplanned {
-			in.MonitoringAt = monitoringAt(n.Updates)
+			in.MonitoringAt = monitoringAt(updates)
 			in.Impact = ImpactMajor
 			if n.State() == statusd.FalseAlarm || (n.ImpactSeconds != nil && *n.ImpactSeconds == 0) {
 				in.Impact = ImpactNone

@@ -190,10 +190,11 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 			v.Impact, v.ImpactSeconds = imp.Words, imp.Seconds
 		}
 	}
-	v.Latest = updateOf(n.Updates[len(n.Updates)-1])
+	v.Latest = updateOf(n.Latest())
 	if withUpdates {
-		for i := len(n.Updates) - 1; i >= 0; i-- {
-			v.Updates = append(v.Updates, updateOf(n.Updates[i]))
+		updates := n.Updates()
+		for i := len(updates) - 1; i >= 0; i-- {
+			v.Updates = append(v.Updates, updateOf(updates[i]))
 		}
 	}
 	for _, id := range n.ComponentIDs {

@@ -137,4 +137,15 @@ func TestOverloadRows(t *testing.T) {
 	if !strings.Contains(md, "0 errors | **FAIL** |") {
 		t.Error("the pages row is not a failure")
 	}
+
+	// 6,000 served of a capacity of 2,500: the answers were kept, the row
+	// is not judged.
+	lines[4] = `{"kind":"load","name":"overload pages","result":{"rate":5000,"sent_rate":5000,"served_rate":6000,"shed":0,` +
+		`"latency_served_ms":{"p99":9},"latency_shed_ms":{"p99":0},"service_served_ms":{"p99":2}}}`
+	md = render(write(t, lines))
+	want := "| 2x capacity offered, list pages the cache cannot hold | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
+		"not valid: 6000 req/s served, 240% of the capacity measured before (2500 req/s)"
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks\n%s\n%s", want, md)
+	}
 }

@@ -115,8 +115,9 @@ func TestOverloadRows(t *testing.T) {
 	lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`,
 		wrk("main", "status", "plain", "statusd", 1, 30000),
 		wrk("overload", "pages", "plain", "statusd", 1, 2500),
-		// status: 27,000 served of 30,000 = 90%, p99 40 ms, 100 refused in 3 ms: passes.
-		`{"kind":"load","name":"overload status","result":{"rate":60000,"sent_rate":33000,"served_rate":27000,"shed":100,` +
+		// status: 58,000 of 60,000 sent (97%, offered), 27,000 served of
+		// 30,000 = 90%, p99 40 ms, 100 refused in 3 ms: passes.
+		`{"kind":"load","name":"overload status","result":{"rate":60000,"sent_rate":58000,"served_rate":27000,"shed":100,` +
 			`"latency_served_ms":{"p99":40},"latency_shed_ms":{"p99":3},"service_served_ms":{"p99":1}}}`,
 		// pages: 1,750 served of 2,500 = 70%: fails.
 		`{"kind":"load","name":"overload pages","result":{"rate":5000,"sent_rate":5000,"served_rate":1750,"shed":30000,` +
@@ -125,7 +126,7 @@ func TestOverloadRows(t *testing.T) {
 	md := render(write(t, lines))
 	for _, want := range []string{
 		"| 2x capacity offered, `/api/v1/status` | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
-			"60000 req/s scheduled (2 × 30000; the generator sent 33000/s), 27000 served = 90% of capacity, p99 of served 40.00 ms " +
+			"60000 req/s scheduled (2 × 30000; the generator sent 58000/s), 27000 served = 90% of capacity, p99 of served 40.00 ms " +
 			"(1.00 ms from the actual send), 100 refused (503) with p99 3.00 ms, 0 errors | PASS |",
 		"| 2x capacity offered, list pages the cache cannot hold | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
 			"5000 req/s scheduled (2 × 2500; the generator sent 5000/s), 1750 served = 70% of capacity",
@@ -138,6 +139,18 @@ func TestOverloadRows(t *testing.T) {
 		t.Error("the pages row is not a failure")
 	}
 
+	// 33,000 of 60,000 sent is 55%, under 90%: the overload was not
+	// offered, and is not judged either way.
+	lines[3] = `{"kind":"load","name":"overload status","result":{"rate":60000,"sent_rate":33000,"served_rate":12000,"shed":20000,` +
+		`"latency_served_ms":{"p99":900},"latency_shed_ms":{"p99":950},"service_served_ms":{"p99":50}}}`
+	md = render(write(t, lines))
+	notOffered := "| 2x capacity offered, `/api/v1/status` | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
+		"not offered: the generator's one core sent 33000 of the 60000 req/s scheduled (2 × 30000); " +
+		"statusd served 12000 req/s (40% of its capacity), refused 20000 (503) with p99 950.00 ms | not measurable here |"
+	if !strings.Contains(md, notOffered) {
+		t.Errorf("report lacks\n%s\n%s", notOffered, md)
+	}
+
 	// 6,000 served of a capacity of 2,500: the answers were kept, the row
 	// is not judged.
 	lines[4] = `{"kind":"load","name":"overload pages","result":{"rate":5000,"sent_rate":5000,"served_rate":6000,"shed":0,` +
@@ -147,5 +160,39 @@ func TestOverloadRows(t *testing.T) {
 		"not valid: 6000 req/s served, 240% of the capacity measured before (2500 req/s)"
 	if !strings.Contains(md, want) {
 		t.Errorf("report lacks\n%s\n%s", want, md)
+	}
+}
+
+func TestTwentyThousandAgainstTheBaseline(t *testing.T) {
+	row := func(statusdP99, baselineP99 float64) string {
+		lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`,
+			fmt.Sprintf(`{"kind":"load","name":"20k status","result":{"rate":20000,"scheduled":100,"served":100,`+
+				`"latency_ms":{"p99":%g,"p99_9":%g},"send_lag_ms":{"p99":30}}}`, statusdP99, statusdP99+5),
+			fmt.Sprintf(`{"kind":"load","name":"20k status (baseline)","result":{"rate":20000,"scheduled":100,"served":100,`+
+				`"latency_ms":{"p99":%g,"p99_9":%g},"send_lag_ms":{"p99":20}}}`, baselineP99, baselineP99+5),
+		}
+		for _, l := range strings.Split(render(write(t, lines)), "\n") {
+			if strings.HasPrefix(l, "| p99 / p99.9, open loop at 20,000") {
+				return l
+			}
+		}
+		t.Fatal("no 20k row")
+		return ""
+	}
+	// The baseline meets the target (p99 2 ms, p99.9 7 ms) and statusd
+	// does not (p99 40 ms): a failure of statusd.
+	if got := row(40, 2); !strings.HasSuffix(got, "| 40.00 ms / 45.00 ms, 0 errors, 0 not 2xx/3xx of 100 | **FAIL** |") {
+		t.Errorf("statusd slow, baseline fast: %s", got)
+	}
+	// Both miss it (p99 40 and 30 ms): the machine cannot show the target.
+	want := "| 40.00 ms / 45.00 ms, 0 errors, 0 not 2xx/3xx of 100; the baseline, which only replays captured bytes, " +
+		"had 30.00 ms / 35.00 ms (the generator sent late by up to 20.00 ms at p99, against 30.00 ms for statusd's run): " +
+		"this machine cannot show the target | not measurable here |"
+	if got := row(40, 30); !strings.HasSuffix(got, want) {
+		t.Errorf("both slow:\n got %s\nwant suffix %s", got, want)
+	}
+	// statusd meets it (p99 8, p99.9 13 ms) whatever the baseline did.
+	if got := row(8, 30); !strings.HasSuffix(got, "| 8.00 ms / 13.00 ms, 0 errors, 0 not 2xx/3xx of 100 | PASS |") {
+		t.Errorf("statusd fast: %s", got)
 	}
 }

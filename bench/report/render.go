@@ -188,8 +188,8 @@ func render(rs *results) string {
 		}
 	}
 	if r := rs.load("20k status"); r != nil {
-		meets := func(r *loadResult) bool {
-			return r.Latency.P99 <= p99At20k && r.Latency.P999 <= p999At20k && r.ErrorCount == 0 && r.Served == r.Scheduled
+		meets := func(l *loadResult) bool {
+			return l.Latency.P99 <= p99At20k && l.Latency.P999 <= p999At20k && l.ErrorCount == 0 && l.Served == l.Scheduled
 		}
 		measured := fmt.Sprintf("%.2f ms / %.2f ms, %d errors, %d not 2xx/3xx of %d",
 			r.Latency.P99, r.Latency.P999, r.ErrorCount, r.Scheduled-r.Served-r.ErrorCount, r.Scheduled)

@@ -106,18 +106,19 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	// The scan's destinations are declared once: Scan takes their
 	// addresses, which would otherwise put each row's on the heap.
 	var typ, subject, tags sql.RawBytes
-	var id, created, updated int64
+	var id, created, updated intColumn
 	var automate bool
-	var impact, begins, ends, expires sql.NullInt64
+	var impact, begins, ends, expires nullIntColumn
 	for rows.Next() {
 		if err := rows.Scan(&id, &typ, &subject, &tags, &impact, &begins, &ends, &automate,
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
-		n := statusd.Notice{ID: id, Type: statusd.NoticeType(pool.short(typ)), Subject: pool.long(subject),
-			ImpactSeconds: nullInt(impact), Automate: automate,
-			BeginsAt: fromMSPtr(begins), EndsAt: fromMSPtr(ends), ExpiresAt: fromMSPtr(expires),
-			CreatedAt: fromMS(created), UpdatedAt: fromMS(updated)}
+		n := statusd.Notice{ID: int64(id), Type: statusd.NoticeType(pool.short(typ)), Subject: pool.long(subject),
+			ImpactSeconds: nullInt(sql.NullInt64(impact)), Automate: automate,
+			BeginsAt: fromMSPtr(sql.NullInt64(begins)), EndsAt: fromMSPtr(sql.NullInt64(ends)),
+			ExpiresAt: fromMSPtr(sql.NullInt64(expires)),
+			CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))}
 		if n.TagList, err = pool.tagList(tags); err != nil {
 			return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
 		}
@@ -140,12 +141,12 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 	defer links.Close()
 	var linked sortedByNotice[int64]
 	linked.grow(rowCount(t, "notice_components", whereNotice, len(out)))
-	var nid, ord, cid int64
+	var nid, ord, cid intColumn
 	for links.Next() {
 		if err := links.Scan(&nid, &ord, &cid); err != nil {
 			return nil, err
 		}
-		linked.add(index(nid), ord, cid)
+		linked.add(index(int64(nid)), int64(ord), int64(cid))
 	}
 	if err := links.Err(); err != nil {
 		return nil, err
@@ -166,8 +167,8 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 		if err := ups.Scan(&nid, &ord, &id, &state, &content, &created, &updated); err != nil {
 			return nil, err
 		}
-		updates.add(index(nid), ord, statusd.Update{ID: id, State: statusd.State(pool.short(state)),
-			Content: pool.long(content), CreatedAt: fromMS(created), UpdatedAt: fromMS(updated)})
+		updates.add(index(int64(nid)), int64(ord), statusd.Update{ID: int64(id), State: statusd.State(pool.short(state)),
+			Content: pool.long(content), CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))})
 	}
 	if err := ups.Err(); err != nil {
 		return nil, err

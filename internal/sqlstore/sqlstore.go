@@ -276,6 +276,39 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
+// intColumn and nullIntColumn take an integer column in Scan as the driver
+// gives it (database/sql/driver makes every integer an int64), where a
+// plain *int64 or sql.NullInt64 goes through database/sql's reflection: a
+// load reads millions of them.
+type (
+	intColumn     int64
+	nullIntColumn sql.NullInt64
+)
+
+// Scan implements sql.Scanner.
+func (c *intColumn) Scan(src any) error {
+	v, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("an integer column holds %T, not an integer", src)
+	}
+	*c = intColumn(v)
+	return nil
+}
+
+// Scan implements sql.Scanner.
+func (c *nullIntColumn) Scan(src any) error {
+	if src == nil {
+		*c = nullIntColumn{}
+		return nil
+	}
+	v, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("an integer column holds %T, not an integer", src)
+	}
+	*c = nullIntColumn{Int64: v, Valid: true}
+	return nil
+}
+
 func msPtr(t *time.Time) *int64 {
 	if t == nil {
 		return nil

@@ -67,3 +67,26 @@ func TestOpenRefusesAFileThatIsNotADatabase(t *testing.T) {
 func writeFile(path, content string) error {
 	return os.WriteFile(path, []byte(content), 0o600)
 }
+
+func TestIntColumns(t *testing.T) {
+	var c intColumn
+	if err := c.Scan(int64(-42)); err != nil || c != -42 {
+		t.Errorf("intColumn.Scan(-42): %v, %v", c, err)
+	}
+	if err := c.Scan("42"); err == nil {
+		t.Error("intColumn.Scan of a string: no error")
+	}
+	if err := c.Scan(nil); err == nil {
+		t.Error("intColumn.Scan of NULL: no error")
+	}
+	n := nullIntColumn{Int64: 7, Valid: true}
+	if err := n.Scan(nil); err != nil || n.Valid || n.Int64 != 0 {
+		t.Errorf("nullIntColumn.Scan(NULL): %+v, %v", n, err)
+	}
+	if err := n.Scan(int64(1 << 40)); err != nil || !n.Valid || n.Int64 != 1<<40 {
+		t.Errorf("nullIntColumn.Scan(2^40): %+v, %v", n, err)
+	}
+	if err := n.Scan([]byte("7")); err == nil {
+		t.Error("nullIntColumn.Scan of bytes: no error")
+	}
+}

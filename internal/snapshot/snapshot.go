@@ -526,9 +526,10 @@ func (s *Snapshot) ancestors(n *Notice) []*Component {
 }
 
 // buildCounting gives every component the notices that count for its
-// metrics, in list order, and their merged impacts.
+// metrics, in list order, and their merged impacts. It runs on a snapshot
+// indexed whole, whose slots are its notices in list order.
 func (s *Snapshot) buildCounting() {
-	for i, n := range s.AllNotices {
+	for i, n := range s.slots {
 		for _, c := range s.ancestors(n) {
 			c.counting = append(c.counting, int32(i))
 			c.raw = append(c.raw, n.impacts...)

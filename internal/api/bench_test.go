@@ -135,6 +135,10 @@ func BenchmarkRequestUncached(b *testing.B) {
 			snap.Notices(snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Unplanned}}}, 3, now)
 		}},
 		{"Components", func() { snap.Components(snapshot.ComponentFilter{}, 2, now) }},
+		{"ComponentsFiltered", func() {
+			parent := int64(1)
+			snap.Components(snapshot.ComponentFilter{ParentIDEq: &parent}, 1, now)
+		}},
 		{"NoticeDetail", func() { snap.NoticeDetail(snap.Notice(500), now) }},
 		{"Metrics12Months", func() { snap.MetricsResponse(snap.Component(1), tf, now, true) }},
 	}

@@ -66,7 +66,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
-	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "while goroutines wait longer than this to run, 503 at once for a growing share of requests (0: off)")
+	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux; 0: off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -176,7 +176,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	adminMux.Handle("/metrics", metricsHandler)
 
-	servers := []*http.Server{newHTTPServer(metrics.Middleware(shedder.Wrap(mux, "/admin/", "/healthz", "/readyz", "/metrics")), log)}
+	public := newHTTPServer(metrics.Middleware(shedder.Wrap(mux, "/admin/", "/healthz", "/readyz", "/metrics")), log)
+	public.ConnContext = shed.ConnContext
+	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
@@ -193,6 +195,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		listeners = append(listeners, ln)
 	}
+	// The public listener's connections carry the times their requests
+	// arrived, for queue-time shedding.
+	listeners[0] = shedder.Listen(listeners[0])
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go holder.Watch(bgCtx, watchInterval)

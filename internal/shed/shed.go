@@ -6,19 +6,22 @@
 // requests in flight, bounded. The second is queue time: with few
 // processors, a handler for a cached answer runs to completion without
 // yielding, so requests in flight stay few while the real queue builds up
-// outside the handlers, as goroutines ready to run waiting for a processor
-// (and bytes in the kernel's socket buffers behind them). Watch measures
-// that wait from the Go scheduler's own histogram and, while it stays above
-// a target, refuses a share of new requests; see controller for the law.
+// outside the handlers: bytes in the kernel's socket buffers, which the Go
+// runtime polls at most 128 connections at a time, and goroutines ready to
+// run waiting for a processor. Neither is visible from the handlers, but
+// the kernel stamps each segment with the time it arrived: a request's
+// wait is the time from its bytes' arrival to its handler (see
+// Limiter.Listen). Once most requests have waited past a target for long
+// enough to be a standing queue, those that did are refused (see Watch and
+// controller).
 package shed
 
 import (
 	"context"
 	"log/slog"
-	"math/rand/v2"
+	"net"
 	"net/http"
 	"runtime/metrics"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -33,15 +36,22 @@ type Limiter struct {
 	queueTarget time.Duration
 	inFlight    atomic.Int64
 	shed        atomic.Int64
-	// refuse is the share of new requests refused for queue time, in units
-	// of 2^-32: a request is refused when a random uint32 is below it.
-	refuse atomic.Uint64
-	log    *slog.Logger
+	// overloaded is set by Watch during an episode of overload: then a
+	// request that waited past queueTarget is refused.
+	overloaded atomic.Bool
+	// timing is set by Watch while the connections of Listen read the
+	// arrival times of requests; see observe.
+	timing atomic.Bool
+	// Since Watch's last reading: the requests whose wait is known, those
+	// of them that waited past queueTarget, and those refused for it.
+	waited, late, lateRefused atomic.Int64
+	log                       *slog.Logger
 }
 
 // New returns a Limiter of max requests in flight (0 or less: no bound) that
-// also refuses a share of requests while goroutines wait longer than
-// queueTarget to run (0 or less: never; the wait is measured by Watch).
+// also refuses requests that waited longer than queueTarget once most
+// requests do (0 or less: never; the wait is known only for the
+// connections of Listen, and Watch must run).
 func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
 	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log}
 }
@@ -64,7 +74,7 @@ func (l *Limiter) Wrap(next http.Handler, exempt ...string) http.Handler {
 		}
 		// Queue time: the connection stays open, since reconnecting would
 		// cost the server more than the refused request.
-		if t := l.refuse.Load(); t != 0 && uint64(rand.Uint32()) < t {
+		if l.queueTarget > 0 && l.tooLate(r) {
 			l.refuseRequest(w, r)
 			return
 		}
@@ -98,48 +108,53 @@ func (l *Limiter) refuseRequest(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("The status page is very busy right now; please retry in a second.\n"))
 }
 
-// The runtime metrics Watch reads: the scheduler's cumulative histogram of
-// the time goroutines spent ready to run before running (recorded for one
-// scheduling in eight, which is plenty under load), and the two that tell
-// whether the garbage collector is marking (see marking).
-const (
-	schedLatencies = "/sched/latencies:seconds"
-	gcCycles       = "/gc/cycles/total:gc-cycles"
-	gcPauses       = "/sched/pauses/total/gc:seconds"
-)
+// tooLate counts r's wait, when known, and reports whether to refuse it:
+// during an episode of overload, when it waited past the target.
+func (l *Limiter) tooLate(r *http.Request) bool {
+	at := arrived(r.Context())
+	if at == 0 {
+		return false
+	}
+	l.waited.Add(1)
+	if time.Duration(time.Now().UnixNano()-at) <= l.queueTarget {
+		return false
+	}
+	l.late.Add(1)
+	if !l.overloaded.Load() {
+		return false
+	}
+	l.lateRefused.Add(1)
+	return true
+}
 
-// minWaits is the fewest waits in a period that say anything of a queue.
-// The runtime records one scheduling in eight: fewer than 16 in 25 ms is a
-// server doing a few hundred requests a second, where a handful of
-// goroutines held up by one long task (a snapshot made after a write, say)
-// would otherwise read as a queue, and refuse requests on a quiet server.
-const minWaits = 16
-
-// samplePeriod is how often Watch reads the histogram: each reading's
-// estimate covers the period since the previous one.
+// samplePeriod is how often Watch reads the counts of waits.
 const samplePeriod = 25 * time.Millisecond
 
-// Watch samples the scheduler's wait every samplePeriod and sets the share
-// of requests refused for queue time, until ctx is done; then it stops
-// refusing for queue time and returns. It returns at once when the Limiter
-// has no queue target.
+// minWaits is the fewest requests in a period that say anything of a
+// queue: fewer than 16 in 25 ms is a server doing a few hundred requests a
+// second, where a handful held up by one long task (a snapshot made after
+// a write, say) would otherwise read as a queue, and be refused on a quiet
+// server.
+const minWaits = 16
+
+// Watch reads the counts of waits every samplePeriod and tells the
+// requests whether the server is overloaded (see controller), until ctx is
+// done; then it stops refusing for queue time and returns. It returns at
+// once when the Limiter has no queue target.
 func (l *Limiter) Watch(ctx context.Context) {
 	if l.queueTarget <= 0 {
 		return
 	}
-	defer l.refuse.Store(0)
-	s := []metrics.Sample{{Name: schedLatencies}, {Name: gcCycles}, {Name: gcPauses}}
+	defer l.overloaded.Store(false)
+	defer l.timing.Store(false)
+	s := []metrics.Sample{{Name: runnableGoroutines}}
 	metrics.Read(s)
-	for _, m := range s {
-		if m.Value.Kind() == metrics.KindBad {
-			l.log.Warn("queue-time shedding is off: the Go runtime does not report " + m.Name)
-			return
-		}
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		// Without the count, times are read all along.
+		l.timing.Store(true)
+		s = nil
 	}
-	// Read reuses the histogram's slices: keep a copy of the counts.
-	prev := slices.Clone(s[0].Value.Float64Histogram().Counts)
-	prevCycles := s[1].Value.Uint64()
-	c := controller{target: l.queueTarget}
+	c := controller{}
 	tick := time.NewTicker(samplePeriod)
 	defer tick.Stop()
 	for {
@@ -148,128 +163,115 @@ func (l *Limiter) Watch(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		metrics.Read(s)
-		h := s[0].Value.Float64Histogram()
-		cycles := s[1].Value.Uint64()
-		// The collector marked during the period if it is marking now or
-		// completed a cycle since the last reading.
-		gc := cycles != prevCycles || marking(cycles, s[2].Value.Float64Histogram().Counts)
-		l.observe(&c, p90(h.Buckets, prev, h.Counts), gc)
-		prev, prevCycles = append(prev[:0], h.Counts...), cycles
+		var runnable uint64
+		if s != nil {
+			metrics.Read(s)
+			runnable = s[0].Value.Uint64()
+		}
+		l.observe(&c, runnable)
 	}
 }
 
-// observe feeds one reading to c and publishes the share of requests to
-// refuse for the request path.
-func (l *Limiter) observe(c *controller, delay time.Duration, gc bool) {
-	l.refuse.Store(uint64(c.update(delay, gc) * (1 << 32)))
-}
+// runnableGoroutines is the runtime metric of the goroutines ready to run,
+// waiting for a processor.
+const runnableGoroutines = "/sched/goroutines/runnable:goroutines"
 
-// p90 is the 90th percentile of the waits recorded between two readings of
-// a cumulative histogram, prev and cur, whose bucket i holds the values in
-// [buckets[i], buckets[i+1]). It is the lower bound of the bucket where the
-// percentile falls: at least a tenth of the waits were that long or longer.
-// A lower bound of -Inf (the runtime's first bucket, below 0) counts as 0;
-// the last bucket's upper bound, +Inf, is never used. Fewer than minWaits
-// waits: 0.
-//
-// Why the 90th percentile: on one processor, most schedulings are hand-offs
-// (a goroutine readied or started by the running one runs next, after
-// microseconds) even when the server is overloaded, so the median stays
-// near zero. The goroutines that do queue, those the network poller found
-// ready together, are the slowest tenth or more; the 90th percentile tracks
-// them, from enough samples not to follow a single outlier.
-func p90(buckets []float64, prev, cur []uint64) time.Duration {
-	if len(prev) != len(cur) || len(buckets) != len(cur)+1 {
-		return 0
-	}
-	var total uint64
-	for i := range cur {
-		total += cur[i] - prev[i]
-	}
-	if total < minWaits {
-		return 0
-	}
-	rank := (total*9 + 9) / 10 // ceil(0.9 * total), the rank of the percentile from 1
-	var seen uint64
-	for i := range cur {
-		seen += cur[i] - prev[i]
-		if seen >= rank {
-			return time.Duration(max(buckets[i], 0) * float64(time.Second))
+// queueing is the number of goroutines waiting to run at which the
+// connections start reading arrival times: a few dozen clients in a
+// closed loop never make that many, a flood of requests does, as the
+// runtime hands them out up to 128 connections at a time.
+const queueing = 64
+
+// observe feeds the counts since the last reading to c, starts the next
+// period's, and turns the reading of times on when runnable goroutines are
+// queueing, off when the readings have been calm for as long as an
+// episode's end takes (see calmAfter).
+func (l *Limiter) observe(c *controller, runnable uint64) {
+	waited, late, refused := l.waited.Swap(0), l.late.Swap(0), l.lateRefused.Swap(0)
+	on := c.update(waited >= minWaits && 2*late > waited, refused > 0)
+	l.overloaded.Store(on)
+	switch {
+	case runnable >= queueing || on || 2*late > waited:
+		c.quiet = 0
+		l.timing.Store(true)
+	case l.timing.Load():
+		if c.quiet++; c.quiet >= calmAfter {
+			l.timing.Store(false)
 		}
 	}
-	return 0 // unreachable: seen reaches total
 }
 
-// marking reports whether the garbage collector is marking, from the
-// number of completed cycles and the counts of the histogram of its
-// stop-the-world pauses. Each cycle stops the world twice, as marking
-// starts and as it ends, and counts itself complete at the second: one
-// pause more than twice the cycles means that marking is under way.
-//
-// Marking matters because, on one processor, the collector's share of it
-// holds runnable goroutines up for tens of milliseconds at a time, through
-// a mark phase of up to a few hundred milliseconds, at any load; the queue
-// that builds drains by itself once marking is over.
-func marking(cycles uint64, pauses []uint64) bool {
-	var n uint64
-	for _, c := range pauses {
-		n += c
+// Listen returns ln with its connections reading the times at which their
+// requests arrived, while Watch sees goroutines queue (Linux only).
+func (l *Limiter) Listen(ln net.Listener) net.Listener {
+	return stampListener(ln, &l.timing)
+}
+
+// connKey is the context key of the arrival time of a connection's bytes.
+type connKey struct{}
+
+// ConnContext is for http.Server's ConnContext: it gives the requests of a
+// connection of Listen the time their bytes arrived, for Wrap.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if a := arrivals(c); a != nil {
+		return context.WithValue(ctx, connKey{}, a)
 	}
-	return n == 2*cycles+1
+	return ctx
+}
+
+// arrived is the time the bytes of the request with ctx arrived, in Unix
+// ns; 0 when not known.
+func arrived(ctx context.Context) int64 {
+	if a, ok := ctx.Value(connKey{}).(*atomic.Int64); ok {
+		return a.Load()
+	}
+	return 0
 }
 
 // The control law's constants; see controller.
 const (
-	startAfter = 3    // readings above the target (75 ms), without marking, before the first refusal
-	increase   = 0.05 // added to p at a reading above the target, per target's worth of delay...
-	maxStep    = 0.2  // ...up to this much a reading
-	decrease   = 0.8  // p is multiplied by it at each reading at or below the target
-	minShare   = 0.01 // a smaller p is 0
-	maxShare   = 0.95 // p never exceeds it: some requests always get through
+	startAfter = 3 // periods in a row with most requests late (75 ms) that start an episode
+	calmAfter  = 8 // periods in a row without a refusal (200 ms) that end one
 )
 
-// controller turns readings of the queue delay, one per samplePeriod, into
-// p, the share of new requests to refuse:
+// controller turns the periods' counts of waits into whether the server is
+// overloaded:
 //
-//   - while p is 0, refusing starts only once startAfter readings in a row
-//     (a 75 ms interval, as in CoDel) are above the target, not counting
-//     those of periods in which the collector marked, so that neither a
-//     short burst nor a garbage collection is refused;
-//   - then every reading above the target adds increase for each target's
-//     worth of delay, up to maxStep, and up to maxShare in all: a long
-//     queue is cut fast (at 4 targets or more, 0.2 a reading: p reaches
-//     0.6 within 75 ms), a delay just over the target moves p a little;
-//   - every reading at or below the target multiplies p by decrease, so
-//     that refusing stops within about half a second (21 readings from
-//     0.95) of the queue draining; a p below minShare becomes 0, and the
-//     next episode waits out the interval again.
+//   - an episode starts once most requests waited past the target in
+//     startAfter periods in a row (a 75 ms interval, as in CoDel): a
+//     burst, a garbage collection or a slow task makes a queue that
+//     drains by itself within tens of milliseconds, a queue that stands
+//     longer is more work than the server can do;
+//   - during an episode, each request that waited past the target is
+//     refused and the others are served: refusals cost little, so the
+//     queue drains down to the target and stays there, and the requests
+//     served are those that waited least;
+//   - the episode ends once calmAfter periods in a row (200 ms) saw no
+//     refusal: the queue stays short by itself.
 //
 // It is not safe for concurrent use: only Watch's goroutine feeds it.
 type controller struct {
-	target time.Duration
-	above  int // readings in a row above the target, without marking, while p is 0
-	p      float64
+	on    bool
+	above int // periods in a row with most requests late, between episodes
+	calm  int // periods in a row without a refusal, during an episode
+	quiet int // readings in a row, while times are read, with nothing queueing
 }
 
-// update takes the queue delay over the last period, and whether the
-// collector marked during it, and returns the new p.
-func (c *controller) update(delay time.Duration, gc bool) float64 {
-	if delay <= c.target {
+// update takes whether most requests of the last period were late, and
+// whether any was refused, and returns whether the server is overloaded.
+func (c *controller) update(late, refused bool) bool {
+	if c.on {
+		if c.calm++; refused {
+			c.calm = 0
+		}
+		c.on = c.calm < calmAfter
+		return c.on
+	}
+	if c.above++; !late {
 		c.above = 0
-		if c.p *= decrease; c.p < minShare {
-			c.p = 0
-		}
-		return c.p
 	}
-	if c.p == 0 {
-		if !gc {
-			c.above++
-		}
-		if c.above < startAfter {
-			return 0
-		}
+	if c.above >= startAfter {
+		c.on, c.above, c.calm = true, 0, 0
 	}
-	c.p = min(c.p+min(increase*float64(delay)/float64(c.target), maxStep), maxShare)
-	return c.p
+	return c.on
 }

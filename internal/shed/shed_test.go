@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -72,20 +69,33 @@ func TestShed(t *testing.T) {
 
 var discard = slog.New(slog.DiscardHandler)
 
-// refuseAll makes every non-exempt request a queue-time refusal: a
-// threshold of 2^32 is above every uint32 (the controller never goes past
-// 0.95 of it).
-func refuseAll(l *Limiter) { l.refuse.Store(1 << 32) }
+// stampedServer is a test server for l.Wrap(h), whose connections carry
+// the arrival times of their requests, as statusd's public listener does
+// while goroutines queue.
+func stampedServer(t *testing.T, l *Limiter, h http.Handler, exempt ...string) *httptest.Server {
+	t.Helper()
+	l.timing.Store(true)
+	srv := httptest.NewUnstartedServer(l.Wrap(h, exempt...))
+	srv.Listener = l.Listen(srv.Listener)
+	srv.Config.ConnContext = ConnContext
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
 
 // TestQueueShedAnswer: a queue-time refusal is the 503 of the in-flight
 // bound (JSON on the API paths, text elsewhere, Retry-After, no-store), but
 // keeps the connection open; exempt paths are served.
 func TestQueueShedAnswer(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-	l := New(0, 5*time.Millisecond, discard)
-	refuseAll(l)
+	l := New(0, time.Nanosecond, discard) // every request waits longer
+	l.overloaded.Store(true)
+	stampsOn(t)
 	var dials atomic.Int64
 	srv := httptest.NewUnstartedServer(l.Wrap(ok, "/admin/", "/healthz"))
+	l.timing.Store(true)
+	srv.Listener = l.Listen(srv.Listener)
+	srv.Config.ConnContext = ConnContext
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			dials.Add(1)
@@ -133,200 +143,171 @@ func TestQueueShedAnswer(t *testing.T) {
 	}
 }
 
-// TestQueueShedDrains drives a Limiter through an episode with synthetic
-// readings: past the interval above the target, a share of requests is
-// refused and counted, exempt paths never are; once the queue drains, p
-// falls at each reading and reaches 0, and every request is served again.
-func TestQueueShedDrains(t *testing.T) {
+// TestQueueShedEpisode drives a Limiter through an episode over real
+// connections, with the periods read by hand. With a target of 1 ns every
+// request is late: three periods of them start an episode, in which they
+// are refused (exempt paths aside), and eight periods without a refusal
+// end it. A connection without arrival times is never refused; with a
+// target of an hour, no request is late, and none is refused even during
+// an episode.
+func TestQueueShedEpisode(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
-	l := New(0, 5*time.Millisecond, discard)
-	h := l.Wrap(ok, "/admin/", "/healthz")
-	count := func(path string, n int) (refused int) {
+	stampsOn(t)
+	l := New(0, time.Nanosecond, discard)
+	srv := stampedServer(t, l, ok, "/admin/", "/healthz")
+	plain := httptest.NewServer(l.Wrap(ok))
+	defer plain.Close()
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	count := func(url string, n int) (refused int) {
 		for range n {
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
-			switch w.Code {
+			res, err := client.Get(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			switch res.StatusCode {
 			case 503:
 				refused++
 			case 200:
 			default:
-				t.Fatalf("%s: %d", path, w.Code)
+				t.Fatalf("%s: %d", url, res.StatusCode)
 			}
 		}
 		return refused
 	}
-	c := controller{target: l.queueTarget}
-	// Readings of 20 ms (4 targets): 2 wait, then 0.2, 0.4, 0.6, 0.8 and
-	// 0.95, the most.
-	for range 7 {
-		l.observe(&c, 20*time.Millisecond, false)
+	status := srv.URL + "/api/v1/status"
+	var c controller
+	// Two periods of late requests: no episode yet, nothing refused.
+	for range 2 {
+		if n := count(status, minWaits); n != 0 {
+			t.Fatalf("%d refused before the interval", n)
+		}
+		l.observe(&c, queueing)
 	}
-	if got, want := l.refuse.Load(), uint64(4080218931); got != want { // 0.95 * 2^32 = 4080218931.2
-		t.Fatalf("threshold %d, want %d (p = 0.95)", got, want)
+	// Too few requests say nothing of a queue, and start the count again.
+	count(status, minWaits-1)
+	l.observe(&c, queueing)
+	if l.overloaded.Load() {
+		t.Fatal("an episode from a period of 15 requests")
 	}
-	// With p = 0.95, no refusal in 1,000 requests has a chance of
-	// 0.05^1000, every one refused a chance of 0.95^1000 (about 5e-23).
-	refused := count("/api/v1/status", 1000)
-	if refused == 0 || refused == 1000 {
-		t.Errorf("%d of 1000 refused at p = 0.95", refused)
+	for range 3 {
+		count(status, minWaits)
+		l.observe(&c, queueing)
 	}
-	if l.Shed() != int64(refused) {
-		t.Errorf("Shed() = %d, want %d", l.Shed(), refused)
+	if !l.overloaded.Load() {
+		t.Fatal("no episode after three periods of late requests")
 	}
-	if n := count("/admin/api/v1/page", 200) + count("/healthz", 200); n != 0 {
+	before := l.Shed()
+	if n := count(status, 10); n != 10 {
+		t.Errorf("%d of 10 late requests refused", n)
+	}
+	if l.Shed()-before != 10 {
+		t.Errorf("Shed() went from %d to %d, want 10 more", before, l.Shed())
+	}
+	if n := count(srv.URL+"/admin/api/v1/page", 20) + count(srv.URL+"/healthz", 20); n != 0 {
 		t.Errorf("%d exempt requests refused", n)
 	}
-	// The queue drains: p is multiplied by 0.8 at each reading, and
-	// 0.95 * 0.8^20 = 0.01095 is still at least 0.01, but 0.95 * 0.8^21 =
-	// 0.00876 is not, so 0: 21 readings (525 ms).
-	for i := range 21 {
-		l.observe(&c, time.Millisecond, false)
-		if got := l.refuse.Load(); (got == 0) != (i == 20) {
-			t.Fatalf("after %d readings below the target: threshold %d", i+1, got)
-		}
+	if n := count(plain.URL+"/api/v1/status", 10); n != 0 {
+		t.Errorf("%d refused on a connection without arrival times", n)
 	}
-	if n := count("/api/v1/status", 1000); n != 0 {
-		t.Errorf("%d refused after the queue drained", n)
+	// The period with the refusals keeps the episode on; seven more
+	// without one do too, the eighth ends it.
+	l.observe(&c, queueing)
+	for i := range calmAfter {
+		if !l.overloaded.Load() {
+			t.Fatalf("the episode ended after %d calm periods", i)
+		}
+		l.observe(&c, queueing)
+	}
+	if l.overloaded.Load() {
+		t.Error("the episode did not end after 8 calm periods")
+	}
+	if n := count(status, 10); n != 0 {
+		t.Errorf("%d refused after the episode", n)
+	}
+
+	patient := New(0, time.Hour, discard)
+	patient.overloaded.Store(true)
+	srv = stampedServer(t, patient, ok)
+	if n := count(srv.URL+"/api/v1/status", 10); n != 0 {
+		t.Errorf("%d refused that were not late", n)
 	}
 }
 
-// TestController feeds the control law synthetic readings (target 5 ms);
-// the expected values are worked out by hand from its constants: a reading
-// above the target adds 0.05 per 5 ms of delay, at most 0.2; one at or
-// below it multiplies p by 0.8.
-func TestController(t *testing.T) {
-	type reading struct {
-		delay time.Duration
-		gc    bool // the collector marked during the period
+// TestTiming: the connections read arrival times from the first reading
+// with goroutines queueing, or with most requests late, and through an
+// episode; they stop after 8 readings in a row with none of these.
+func TestTiming(t *testing.T) {
+	l := New(0, 5*time.Millisecond, discard)
+	var c controller
+	step := func(runnable uint64, want bool) {
+		t.Helper()
+		if l.observe(&c, runnable); l.timing.Load() != want {
+			t.Fatalf("%d goroutines waiting: timing %v, want %v", runnable, !want, want)
+		}
 	}
-	ms := func(f float64) reading { return reading{time.Duration(f * float64(time.Millisecond)), false} }
-	gc := func(f float64) reading { return reading{time.Duration(f * float64(time.Millisecond)), true} }
+	step(queueing-1, false)
+	step(queueing, true)
+	for range calmAfter - 1 {
+		step(queueing-1, true)
+	}
+	step(0, false)
+	step(queueing, true)
+	for range calmAfter - 2 {
+		step(0, true)
+	}
+	// Most requests late, with few goroutines waiting: still queueing.
+	l.waited.Store(2)
+	l.late.Store(2)
+	step(0, true)
+	for range calmAfter - 1 {
+		step(0, true)
+	}
+	step(0, false)
+	// During an episode, whatever the count.
+	c.on = true
+	l.lateRefused.Store(1)
+	step(0, true)
+	if !l.overloaded.Load() {
+		t.Fatal("the episode ended")
+	}
+}
+
+// TestController feeds the control law synthetic periods.
+func TestController(t *testing.T) {
+	type period struct{ late, refused bool }
+	late, calm, refused := period{true, false}, period{false, false}, period{false, true}
 	for _, tc := range []struct {
-		name     string
-		readings []reading
-		want     []float64 // p after each reading
+		name    string
+		periods []period
+		want    []bool // overloaded after each period
 	}{
-		{"starts after the interval, then moves with the delay",
-			[]reading{ms(10), ms(10), ms(10), ms(7.5), ms(100), ms(5), ms(1), ms(0)},
-			[]float64{0, 0, 0.1, 0.175, 0.375, 0.3, 0.24, 0.192}},
-		{"at most 0.2 a reading and 0.95 in all",
-			[]reading{ms(20), ms(20), ms(20), ms(20), ms(20), ms(20), ms(20), ms(50), ms(20)},
-			[]float64{0, 0, 0.2, 0.4, 0.6, 0.8, 0.95, 0.95, 0.95}},
-		{"a burst shorter than the interval is not refused",
-			[]reading{ms(20), ms(20), ms(1), ms(20), ms(20), ms(20)},
-			[]float64{0, 0, 0, 0, 0, 0.2}},
-		{"readings of periods with marking do not count towards the interval",
-			[]reading{gc(40), gc(40), gc(40), gc(40), gc(40), ms(20), ms(20), gc(40), ms(20)},
-			[]float64{0, 0, 0, 0, 0, 0, 0, 0, 0.2}},
-		{"nor reset it",
-			[]reading{ms(20), ms(20), gc(40), ms(20)},
-			[]float64{0, 0, 0, 0.2}},
-		{"once refusing, readings with marking count as any other",
-			[]reading{ms(20), ms(20), ms(20), gc(10), gc(1)},
-			[]float64{0, 0, 0.2, 0.3, 0.24}},
-		{"while refusing, a reading above adds at once, without a new interval",
-			[]reading{ms(20), ms(20), ms(20), ms(1), ms(10)},
-			[]float64{0, 0, 0.2, 0.16, 0.26}},
-		{"below 0.01 is 0, and then the interval is waited out again",
-			[]reading{ms(10), ms(10), ms(10), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(1), ms(10), ms(10), ms(10)},
-			// 0.1 * 0.8^10 = 0.01074, 0.1 * 0.8^11 = 0.00859
-			[]float64{0, 0, 0.1, 0.08, 0.064, 0.0512, 0.04096, 0.032768, 0.0262144, 0.02097152, 0.016777216, 0.0134217728, 0.01073741824, 0, 0, 0, 0.1}},
+		{"starts after three periods of late requests",
+			[]period{late, late, late},
+			[]bool{false, false, true}},
+		{"a burst shorter than the interval does not start one",
+			[]period{late, late, calm, late, late, late},
+			[]bool{false, false, false, false, false, true}},
+		{"8 periods without a refusal end an episode, however late",
+			[]period{late, late, late, refused, late, late, calm, calm, calm, calm, calm, late},
+			[]bool{false, false, true, true, true, true, true, true, true, true, true, false}},
+		{"a refusal starts the count again",
+			[]period{late, late, late, calm, calm, calm, calm, calm, calm, calm, refused, calm, calm, calm, calm, calm, calm, calm, calm},
+			[]bool{false, false, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, false}},
+		{"after an episode, the interval is waited out again",
+			[]period{late, late, late, calm, calm, calm, calm, calm, calm, calm, calm, late, late, late},
+			[]bool{false, false, true, true, true, true, true, true, true, true, false, false, false, true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := controller{target: 5 * time.Millisecond}
-			for i, r := range tc.readings {
-				if got := c.update(r.delay, r.gc); math.Abs(got-tc.want[i]) > 1e-9 {
-					t.Fatalf("reading %d (%v, marking %v): p = %v, want %v", i+1, r.delay, r.gc, got, tc.want[i])
+			var c controller
+			for i, p := range tc.periods {
+				if got := c.update(p.late, p.refused); got != tc.want[i] {
+					t.Fatalf("period %d (late %v, refused %v): overloaded %v, want %v", i+1, p.late, p.refused, got, tc.want[i])
 				}
 			}
 		})
-	}
-}
-
-// TestMarking: one GC pause more than twice the completed cycles is a mark
-// phase under way.
-func TestMarking(t *testing.T) {
-	for _, tc := range []struct {
-		cycles uint64
-		pauses []uint64
-		want   bool
-	}{
-		{0, []uint64{0, 0, 0}, false},
-		{0, []uint64{0, 1, 0}, true},     // the first cycle started
-		{3, []uint64{0, 4, 2}, false},    // 6 pauses: 3 cycles done
-		{3, []uint64{1, 4, 2}, true},     // 7: the fourth is marking
-		{4, []uint64{1, 4, 2}, false},    // the fourth counted complete just before its last pause
-		{3, []uint64{2, 4, 2, 0}, false}, // more pauses than cycles explain: not taken for marking
-	} {
-		if got := marking(tc.cycles, tc.pauses); got != tc.want {
-			t.Errorf("marking(%d, %v) = %v, want %v", tc.cycles, tc.pauses, got, tc.want)
-		}
-	}
-}
-
-// TestP90 reads synthetic histograms shaped like the runtime's: the first
-// bucket from -Inf, the last to +Inf.
-func TestP90(t *testing.T) {
-	inf := math.Inf(1)
-	// [-Inf,0) [0,1ms) [1ms,2ms) [2ms,5ms) [5ms,10ms) [10ms,100ms) [100ms,+Inf)
-	buckets := []float64{-inf, 0, 0.001, 0.002, 0.005, 0.010, 0.1, inf}
-	zero := make([]uint64, 7)
-	for _, tc := range []struct {
-		name      string
-		prev, cur []uint64
-		want      time.Duration
-	}{
-		{"no waits", zero, zero, 0},
-		{"rank 90 of 100 ends in [2ms,5ms)", zero, []uint64{0, 80, 0, 10, 0, 10, 0}, 2 * time.Millisecond},
-		{"rank 90 of 100 past [2ms,5ms)", zero, []uint64{0, 80, 0, 9, 0, 11, 0}, 10 * time.Millisecond},
-		{"the delta counts, not the totals",
-			[]uint64{0, 1000, 50, 7, 3, 2, 0}, []uint64{0, 1002, 50, 7, 21, 2, 0}, 5 * time.Millisecond}, // 2 and 18: rank 18 of 20
-		{"16 waits: rank 15 is the larger", zero, []uint64{0, 14, 0, 0, 0, 2, 0}, 10 * time.Millisecond},
-		{"15 waits are too few, however long", zero, []uint64{0, 0, 0, 0, 0, 0, 15}, 0},
-		{"one wait is too few", zero, []uint64{0, 0, 0, 0, 1, 0, 0}, 0},
-		{"the +Inf bucket reads as its lower bound", zero, []uint64{0, 0, 0, 0, 0, 0, 30}, 100 * time.Millisecond},
-		{"the -Inf bucket reads as 0", zero, []uint64{50, 0, 0, 0, 0, 0, 0}, 0},
-		{"counts that do not match the buckets", zero, []uint64{1, 2}, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := p90(buckets, tc.prev, tc.cur); got != tc.want {
-				t.Errorf("p90 = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
-// TestRuntimeMetrics checks what Watch assumes of the runtime's metrics:
-// the histogram's shape, and two GC pauses a cycle (a count of pauses, read
-// a little apart from the count of cycles, within one of twice the
-// cycles).
-func TestRuntimeMetrics(t *testing.T) {
-	runtime.GC()
-	s := []metrics.Sample{{Name: schedLatencies}, {Name: gcCycles}, {Name: gcPauses}}
-	metrics.Read(s)
-	if k := s[0].Value.Kind(); k != metrics.KindFloat64Histogram {
-		t.Fatalf("%s is of kind %v", schedLatencies, k)
-	}
-	h := s[0].Value.Float64Histogram()
-	if len(h.Buckets) != len(h.Counts)+1 {
-		t.Fatalf("%d bounds for %d buckets", len(h.Buckets), len(h.Counts))
-	}
-	if d := p90(h.Buckets, make([]uint64, len(h.Counts)), h.Counts); d < 0 {
-		t.Errorf("p90 since the start = %v", d)
-	}
-	if k := s[1].Value.Kind(); k != metrics.KindUint64 {
-		t.Fatalf("%s is of kind %v", gcCycles, k)
-	}
-	if k := s[2].Value.Kind(); k != metrics.KindFloat64Histogram {
-		t.Fatalf("%s is of kind %v", gcPauses, k)
-	}
-	cycles := int64(s[1].Value.Uint64())
-	var pauses int64
-	for _, n := range s[2].Value.Float64Histogram().Counts {
-		pauses += int64(n)
-	}
-	if cycles == 0 || pauses < 2*cycles-1 || pauses > 2*cycles+1 {
-		t.Errorf("%d GC pauses for %d cycles, want two a cycle", pauses, cycles)
 	}
 }
 
@@ -334,14 +315,14 @@ func TestRuntimeMetrics(t *testing.T) {
 // refusing for queue time; without a queue target it returns at once.
 func TestWatchStops(t *testing.T) {
 	l := New(0, 5*time.Millisecond, discard)
-	refuseAll(l)
+	l.overloaded.Store(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { l.Watch(ctx); close(done) }()
 	cancel()
 	<-done
-	if got := l.refuse.Load(); got != 0 {
-		t.Errorf("threshold %d after Watch returned", got)
+	if l.overloaded.Load() {
+		t.Error("still overloaded after Watch returned")
 	}
 	off := New(10, 0, discard)
 	done = make(chan struct{})
@@ -364,13 +345,16 @@ func (nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (nopWriter) WriteHeader(int)             {}
 
 // TestPassAllocs: a request that is let through costs no allocation, with
-// both bounds on and a (tiny) share being refused, so that the random draw
-// is made.
+// both bounds on, an episode under way and the request's arrival known.
 func TestPassAllocs(t *testing.T) {
 	l := New(10, 5*time.Millisecond, discard)
-	l.refuse.Store(1) // a refusal chance of 2^-32 a request
+	l.overloaded.Store(true)
 	h := l.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), "/admin/")
-	w, r := nopWriter{http.Header{}}, httptest.NewRequest("GET", "/api/v1/status", nil)
+	var at atomic.Int64
+	at.Store(time.Now().Add(time.Hour).UnixNano()) // not late, however slow the test
+	r := httptest.NewRequest("GET", "/api/v1/status", nil)
+	r = r.WithContext(context.WithValue(r.Context(), connKey{}, &at))
+	w := nopWriter{http.Header{}}
 	if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, r) }); n != 0 {
 		t.Errorf("%v allocations a request", n)
 	}

@@ -1,0 +1,128 @@
+package shed
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// stampListener returns ln with its TCP connections asking the kernel for
+// the time each received segment arrived (SO_TIMESTAMPNS), so that a
+// request's wait in the socket's queue and the server's can be told from
+// the time its bytes arrived (see ConnContext), while on is set: reading
+// the times costs a few percent of a cached answer. A connection that
+// refuses the option is served as it is, without times.
+func stampListener(ln net.Listener, on *atomic.Bool) net.Listener {
+	return stamps{ln, on}
+}
+
+type stamps struct {
+	net.Listener
+	on *atomic.Bool
+}
+
+func (l stamps) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c, nil
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return c, nil
+	}
+	var serr error
+	if err := raw.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+	}); err != nil || serr != nil {
+		return c, nil
+	}
+	sc := &stampedConn{TCPConn: tc, raw: raw, on: l.on}
+	sc.recv = sc.recvmsg
+	return sc, nil
+}
+
+// stampedConn reads with recvmsg, keeping the arrival time the kernel
+// attaches to the last segment each read takes bytes from. net/http reads
+// a connection from one goroutine at a time; arrived is also read by the
+// handler's.
+type stampedConn struct {
+	*net.TCPConn
+	raw syscall.RawConn
+	on  *atomic.Bool
+	// recv is recvmsg as a func value made once, and the fields below are
+	// its arguments and results, so that a read allocates nothing.
+	recv    func(fd uintptr) bool
+	buf     []byte
+	n, oobn int
+	err     error
+	oob     [8]uint64    // room for one control message, aligned as one
+	arrived atomic.Int64 // Unix ns; 0: not known
+}
+
+func (c *stampedConn) recvmsg(fd uintptr) bool {
+	c.n, c.oobn, _, _, c.err = syscall.Recvmsg(int(fd), c.buf, c.oobBytes(), 0)
+	return c.err != syscall.EAGAIN
+}
+
+// Read reads as net.TCPConn's Read does and, while times are on, records
+// when the bytes read arrived.
+func (c *stampedConn) Read(b []byte) (int, error) {
+	if !c.on.Load() {
+		if c.arrived.Load() != 0 {
+			c.arrived.Store(0)
+		}
+		return c.TCPConn.Read(b)
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	c.buf = b
+	err := c.raw.Read(c.recv)
+	c.buf = nil
+	if err == nil && c.err != nil {
+		err = os.NewSyscallError("recvmsg", c.err)
+	}
+	if err != nil {
+		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+	}
+	if c.n == 0 {
+		return 0, io.EOF
+	}
+	c.arrived.Store(stampOf(c.oobBytes()[:c.oobn]))
+	return c.n, nil
+}
+
+// arrivals is the arrival time of c's last bytes read, if c is a
+// StampListener's.
+func arrivals(c net.Conn) *atomic.Int64 {
+	if sc, ok := c.(*stampedConn); ok {
+		return &sc.arrived
+	}
+	return nil
+}
+
+func (c *stampedConn) oobBytes() []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(&c.oob[0])), len(c.oob)*8)
+}
+
+// stampOf is the time in a control message of SO_TIMESTAMPNS (a header,
+// then a timespec), in Unix ns; 0 when oob holds none. oob is aligned for
+// the header.
+func stampOf(oob []byte) int64 {
+	data := syscall.CmsgLen(0)
+	if len(oob) < data+int(unsafe.Sizeof(syscall.Timespec{})) {
+		return 0
+	}
+	h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
+	if h.Level != syscall.SOL_SOCKET || h.Type != syscall.SCM_TIMESTAMPNS {
+		return 0
+	}
+	return (*syscall.Timespec)(unsafe.Pointer(&oob[data])).Nano()
+}

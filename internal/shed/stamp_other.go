@@ -1,0 +1,15 @@
+//go:build !linux
+
+package shed
+
+import (
+	"net"
+	"sync/atomic"
+)
+
+// stampListener returns ln: receive times are read on Linux only, so
+// elsewhere queue-time refusals are off.
+func stampListener(ln net.Listener, _ *atomic.Bool) net.Listener { return ln }
+
+// arrivals is nil: no connection has receive times here.
+func arrivals(net.Conn) *atomic.Int64 { return nil }

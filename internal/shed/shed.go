@@ -185,11 +185,22 @@ const queueing = 64
 // observe feeds the counts since the last reading to c, starts the next
 // period's, and turns the reading of times on when runnable goroutines are
 // queueing, off when the readings have been calm for as long as an
-// episode's end takes (see calmAfter).
+// episode's end takes (see calmAfter). It logs each episode's start and
+// end, so that an operator sees when and how much the server refused.
 func (l *Limiter) observe(c *controller, runnable uint64) {
 	waited, late, refused := l.waited.Swap(0), l.late.Swap(0), l.lateRefused.Swap(0)
+	was := c.on
 	on := c.update(waited >= minWaits && 2*late > waited, refused > 0)
 	l.overloaded.Store(on)
+	c.refused += refused
+	switch {
+	case on && !was:
+		c.refused = 0
+		l.log.Warn("overloaded: most requests waited longer than the queue target; refusing those that do (503)",
+			"queue_target", l.queueTarget, "requests", waited, "late", late)
+	case was && !on:
+		l.log.Info("no longer overloaded", "refused", c.refused)
+	}
 	switch {
 	case runnable >= queueing || on || 2*late > waited:
 		c.quiet = 0
@@ -255,6 +266,9 @@ type controller struct {
 	above int // periods in a row with most requests late, between episodes
 	calm  int // periods in a row without a refusal, during an episode
 	quiet int // readings in a row, while times are read, with nothing queueing
+	// refused counts the requests refused during the episode, for its
+	// log line (kept by observe).
+	refused int64
 }
 
 // update takes whether most requests of the last period were late, and

@@ -153,7 +153,14 @@ func TestQueueShedAnswer(t *testing.T) {
 func TestQueueShedEpisode(t *testing.T) {
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	stampsOn(t)
-	l := New(0, time.Nanosecond, discard)
+	var logged strings.Builder
+	l := New(0, time.Nanosecond, slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}})))
 	srv := stampedServer(t, l, ok, "/admin/", "/healthz")
 	plain := httptest.NewServer(l.Wrap(ok))
 	defer plain.Close()
@@ -223,6 +230,14 @@ func TestQueueShedEpisode(t *testing.T) {
 	}
 	if l.overloaded.Load() {
 		t.Error("the episode did not end after 8 calm periods")
+	}
+	// The start logged the third period's 16 late requests; the end, the
+	// 10 refused.
+	want := `level=WARN msg="overloaded: most requests waited longer than the queue target; refusing those that do (503)" queue_target=1ns requests=16 late=16
+level=INFO msg="no longer overloaded" refused=10
+`
+	if logged.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", logged.String(), want)
 	}
 	if n := count(status, 10); n != 0 {
 		t.Errorf("%d refused after the episode", n)

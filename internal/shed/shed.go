@@ -140,9 +140,14 @@ const minWaits = 16
 // Watch reads the counts of waits every samplePeriod and tells the
 // requests whether the server is overloaded (see controller), until ctx is
 // done; then it stops refusing for queue time and returns. It returns at
-// once when the Limiter has no queue target.
+// once when the Limiter has no queue target, or the system no receive
+// times.
 func (l *Limiter) Watch(ctx context.Context) {
 	if l.queueTarget <= 0 {
+		return
+	}
+	if !receiveTimes {
+		l.log.Info("queue-time shedding is off: it needs the kernel's receive times, read on Linux only; --max-in-flight still applies")
 		return
 	}
 	defer l.overloaded.Store(false)

@@ -9,6 +9,10 @@ import (
 	"unsafe"
 )
 
+// receiveTimes tells whether connections can read the arrival times of
+// their bytes: Linux stamps received segments when asked to.
+const receiveTimes = true
+
 // stampListener returns ln with its TCP connections asking the kernel for
 // the time each received segment arrived (SO_TIMESTAMPNS), so that a
 // request's wait in the socket's queue and the server's can be told from

@@ -70,9 +70,16 @@ type stampedConn struct {
 	arrived atomic.Int64 // Unix ns; 0: not known
 }
 
+// recvmsg reads once; it reports false when nothing is there to read yet,
+// for the poller to wait. A signal that interrupts the call retries it, as
+// net.TCPConn's Read does.
 func (c *stampedConn) recvmsg(fd uintptr) bool {
-	c.n, c.oobn, _, _, c.err = syscall.Recvmsg(int(fd), c.buf, c.oobBytes(), 0)
-	return c.err != syscall.EAGAIN
+	for {
+		c.n, c.oobn, _, _, c.err = syscall.Recvmsg(int(fd), c.buf, c.oobBytes(), 0)
+		if c.err != syscall.EINTR {
+			return c.err != syscall.EAGAIN
+		}
+	}
 }
 
 // Read reads as net.TCPConn's Read does and, while times are on, records

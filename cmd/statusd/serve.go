@@ -141,10 +141,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		limiter = ratelimit.New(limit, 0)
 	}
 	mux := http.NewServeMux()
-	api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
+	publicAPI := api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
 		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		Now:   time.Now, Log: log}).Register(mux)
-	web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log}).Register(mux)
+		Now:   time.Now, Log: log})
+	publicAPI.Register(mux)
+	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log})
+	pages.Register(mux)
 	adminMux := mux
 	if c.adminAddr != "" {
 		adminMux = http.NewServeMux()
@@ -154,6 +156,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
 	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
+	shedder.Cached(publicAPI.Cached, pages.Cached)
 
 	// Issue 9: health probes, Statuspage v2 and badges on the public
 	// listener; /metrics on the admin listener when there is one (adminMux

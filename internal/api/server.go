@@ -97,6 +97,14 @@ func (s *Server) get(h handler) http.Handler {
 	}))
 }
 
+// Cached reports whether r would be answered from the cache as it is,
+// without parsing it: such an answer costs about what refusing the request
+// would, which load shedding needs to know (see shed.Limiter.Cached).
+func (s *Server) Cached(r *http.Request) bool {
+	snap := s.snaps.Current()
+	return snap != nil && r.RequestURI != "" && s.cache.For(snap).Lookup(r.RequestURI, s.now()) != nil
+}
+
 // wrap adds what every API response gets: panic recovery, CORS and the rate
 // limit.
 func (s *Server) wrap(next http.Handler) http.Handler {

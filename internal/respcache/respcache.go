@@ -110,6 +110,15 @@ type Cache struct {
 // valid reports whether e still holds at now.
 func (e *Entry) valid(now time.Time) bool { return e.until.IsZero() || now.Before(e.until) }
 
+// Holds reports whether an answer under key is kept and still holds at
+// now: whether asking for it costs no computation.
+func (c *Cache) Holds(key string, now time.Time) bool {
+	c.mu.RLock()
+	e := c.entries[key]
+	c.mu.RUnlock()
+	return e != nil && e.valid(now)
+}
+
 // Lookup returns the answer under the key a request target was aliased
 // to, while it holds, or nil.
 func (c *Cache) Lookup(target string, now time.Time) *Entry {

@@ -109,10 +109,13 @@ func TestAlias(t *testing.T) {
 	build := func(body string, until time.Time) func(time.Time) (*Entry, error) {
 		return func(time.Time) (*Entry, error) { return NewEntry([]byte(body), nil, until), nil }
 	}
-	if c.Lookup("/a?x=1", now) != nil {
+	if c.Lookup("/a?x=1", now) != nil || c.Holds("a", now) {
 		t.Fatal("an unknown target found an answer")
 	}
 	a, _ := c.Get("a", now, build("A", now.Add(time.Second)))
+	if !c.Holds("a", now) || c.Holds("a", now.Add(time.Second)) || c.Holds("/a?x=1", now) {
+		t.Error("Holds: want the key while its answer holds, not after, and not an alias before one is made")
+	}
 	c.Alias("/a?x=1", "a")
 	if got := c.Lookup("/a?x=1", now); got != a {
 		t.Errorf("Lookup = %v, want the answer under a", got)

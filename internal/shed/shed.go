@@ -43,10 +43,21 @@ type Limiter struct {
 	// arrival times of requests; see observe.
 	timing atomic.Bool
 	// Since Watch's last reading: the requests whose wait is known, those
-	// of them that waited past queueTarget, and those refused for it.
-	waited, late, lateRefused atomic.Int64
-	log                       *slog.Logger
+	// of them that waited past queueTarget, those of these that were not
+	// cached, and those refused.
+	waited, late, lateCostly, lateRefused atomic.Int64
+	// cached are the probes of Cached.
+	cached []func(*http.Request) bool
+	log    *slog.Logger
 }
+
+// Cached sets the probes that tell whether a request would be answered
+// from a cache, without computing anything. Such a request is never
+// refused for queue time: refusing it would cost the server about what
+// serving it does, and the client would get nothing. Only requests that
+// would be computed are, and only they start an episode. Call it before
+// serving.
+func (l *Limiter) Cached(probes ...func(*http.Request) bool) { l.cached = probes }
 
 // New returns a Limiter of max requests in flight (0 or less: no bound) that
 // also refuses requests that waited longer than queueTarget once most
@@ -109,7 +120,8 @@ func (l *Limiter) refuseRequest(w http.ResponseWriter, r *http.Request) {
 }
 
 // tooLate counts r's wait, when known, and reports whether to refuse it:
-// during an episode of overload, when it waited past the target.
+// during an episode of overload, when it waited past the target and its
+// answer is not cached.
 func (l *Limiter) tooLate(r *http.Request) bool {
 	at := arrived(r.Context())
 	if at == 0 {
@@ -120,6 +132,12 @@ func (l *Limiter) tooLate(r *http.Request) bool {
 		return false
 	}
 	l.late.Add(1)
+	for _, cached := range l.cached {
+		if cached(r) {
+			return false
+		}
+	}
+	l.lateCostly.Add(1)
 	if !l.overloaded.Load() {
 		return false
 	}
@@ -193,9 +211,9 @@ const queueing = 64
 // episode's end takes (see calmAfter). It logs each episode's start and
 // end, so that an operator sees when and how much the server refused.
 func (l *Limiter) observe(c *controller, runnable uint64) {
-	waited, late, refused := l.waited.Swap(0), l.late.Swap(0), l.lateRefused.Swap(0)
+	waited, late, costly, refused := l.waited.Swap(0), l.late.Swap(0), l.lateCostly.Swap(0), l.lateRefused.Swap(0)
 	was := c.on
-	on := c.update(waited >= minWaits && 2*late > waited, refused > 0)
+	on := c.update(waited >= minWaits && 2*late > waited && costly > 0, refused > 0)
 	l.overloaded.Store(on)
 	c.refused += refused
 	switch {
@@ -253,15 +271,17 @@ const (
 // controller turns the periods' counts of waits into whether the server is
 // overloaded:
 //
-//   - an episode starts once most requests waited past the target in
-//     startAfter periods in a row (a 75 ms interval, as in CoDel): a
-//     burst, a garbage collection or a slow task makes a queue that
-//     drains by itself within tens of milliseconds, a queue that stands
-//     longer is more work than the server can do;
+//   - an episode starts once most requests waited past the target, some
+//     of them for answers not cached, in startAfter periods in a row (a
+//     75 ms interval, as in CoDel): a burst, a garbage collection or a
+//     slow task makes a queue that drains by itself within tens of
+//     milliseconds, a queue that stands longer is more work than the
+//     server can do;
 //   - during an episode, each request that waited past the target is
-//     refused and the others are served: refusals cost little, so the
-//     queue drains down to the target and stays there, and the requests
-//     served are those that waited least;
+//     refused, unless its answer is cached, and the others are served:
+//     refusals cost little next to computing, so the queue drains down to
+//     the target and stays there, and the requests served are those that
+//     waited least or cost least;
 //   - the episode ends once calmAfter periods in a row (200 ms) saw no
 //     refusal: the queue stays short by itself.
 //
@@ -276,8 +296,9 @@ type controller struct {
 	refused int64
 }
 
-// update takes whether most requests of the last period were late, and
-// whether any was refused, and returns whether the server is overloaded.
+// update takes whether most requests of the last period were late (some
+// of them not cached), and whether any was refused, and returns whether
+// the server is overloaded.
 func (c *controller) update(late, refused bool) bool {
 	if c.on {
 		if c.calm++; refused {

@@ -146,8 +146,9 @@ func TestQueueShedAnswer(t *testing.T) {
 // TestQueueShedEpisode drives a Limiter through an episode over real
 // connections, with the periods read by hand. With a target of 1 ns every
 // request is late: three periods of them start an episode, in which they
-// are refused (exempt paths aside), and eight periods without a refusal
-// end it. A connection without arrival times is never refused; with a
+// are refused (exempt paths and cached answers aside), and eight periods
+// without a refusal end it. Late requests for cached answers alone start
+// none. A connection without arrival times is never refused; with a
 // target of an hour, no request is late, and none is refused even during
 // an episode.
 func TestQueueShedEpisode(t *testing.T) {
@@ -161,6 +162,7 @@ func TestQueueShedEpisode(t *testing.T) {
 			}
 			return a
 		}})))
+	l.Cached(func(r *http.Request) bool { return r.URL.Path == "/api/v1/cached" })
 	srv := stampedServer(t, l, ok, "/admin/", "/healthz")
 	plain := httptest.NewServer(l.Wrap(ok))
 	defer plain.Close()
@@ -184,8 +186,17 @@ func TestQueueShedEpisode(t *testing.T) {
 		}
 		return refused
 	}
-	status := srv.URL + "/api/v1/status"
+	status, cached := srv.URL+"/api/v1/status", srv.URL+"/api/v1/cached"
 	var c controller
+	// Late requests for cached answers only: refusing them would save
+	// nothing, so they start no episode.
+	for range 4 {
+		count(cached, minWaits)
+		l.observe(&c, queueing)
+	}
+	if l.overloaded.Load() {
+		t.Fatal("an episode from late requests for cached answers")
+	}
 	// Two periods of late requests: no episode yet, nothing refused.
 	for range 2 {
 		if n := count(status, minWaits); n != 0 {
@@ -218,6 +229,9 @@ func TestQueueShedEpisode(t *testing.T) {
 	}
 	if n := count(plain.URL+"/api/v1/status", 10); n != 0 {
 		t.Errorf("%d refused on a connection without arrival times", n)
+	}
+	if n := count(cached, 10); n != 0 {
+		t.Errorf("%d late requests for cached answers refused", n)
 	}
 	// The period with the refusals keeps the episode on; seven more
 	// without one do too, the eighth ends it.

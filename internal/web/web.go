@@ -101,8 +101,7 @@ func (s *Server) page(h handler) http.Handler {
 			s.fail(w, r, nil, statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon."))
 			return
 		}
-		key := r.URL.Path + "?" + r.URL.RawQuery
-		e, err := s.pages.For(snap).Get(key, s.now(), func(now time.Time) (*respcache.Entry, error) {
+		e, err := s.pages.For(snap).Get(pageKey(r), s.now(), func(now time.Time) (*respcache.Entry, error) {
 			rec := &recorder{header: http.Header{}, status: http.StatusOK}
 			if err := h(rec, r, snap, now); err != nil {
 				return nil, err
@@ -122,6 +121,17 @@ func (s *Server) page(h handler) http.Handler {
 			respcache.Serve(w, r, e, noCache)
 		}
 	})
+}
+
+// pageKey is the cache key of the page r asks for.
+func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }
+
+// Cached reports whether the page r asks for is rendered and kept: such an
+// answer costs about what refusing the request would, which load shedding
+// needs to know (see shed.Limiter.Cached).
+func (s *Server) Cached(r *http.Request) bool {
+	snap := s.snaps.Current()
+	return snap != nil && s.pages.For(snap).Holds(pageKey(r), s.now())
 }
 
 // noCache makes browsers revalidate each page (with its ETag).

@@ -527,3 +527,23 @@ func TestIndexBarsLargeTree(t *testing.T) {
 		}
 	}
 }
+
+// TestCached: a page is cached once rendered, for the same path and
+// query only, which load shedding asks before refusing a request.
+func TestCached(t *testing.T) {
+	var s *Server
+	srv := site(t, smallDoc(t), statusd.VariantA, func(server *Server, _ *http.ServeMux) { s = server })
+	index := httptest.NewRequest(http.MethodGet, "/", nil)
+	if s.Cached(index) {
+		t.Fatal("/ cached before it was asked for")
+	}
+	if a := fetch(t, http.MethodGet, srv.URL+"/"); a.status != 200 {
+		t.Fatalf("/: %d", a.status)
+	}
+	if !s.Cached(index) {
+		t.Error("/ not cached once rendered")
+	}
+	if s.Cached(httptest.NewRequest(http.MethodGet, "/?x=1", nil)) {
+		t.Error("/?x=1 taken for / in the cache")
+	}
+}

@@ -1,0 +1,67 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+// TestCached: a request target is cached once answered, the same target
+// only, which load shedding asks before refusing a request.
+func TestCached(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "api.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
+	if err := holder.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
+		Cache: CacheControl{MaxAge: 5 * time.Second}})
+	mux := http.NewServeMux()
+	s.Register(mux)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	// A server-side request carries its target in RequestURI, as net/http
+	// sets it.
+	target := func(uri string) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, uri, nil)
+		r.RequestURI = uri
+		return r
+	}
+	const uri = "/api/v1/notices?page=1"
+	if s.Cached(target(uri)) {
+		t.Fatal("cached before it was asked for")
+	}
+	res, err := http.Get(srv.URL + uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("%s: %d", uri, res.StatusCode)
+	}
+	if !s.Cached(target(uri)) {
+		t.Error("not cached once answered")
+	}
+	if s.Cached(target("/api/v1/notices?page=2")) {
+		t.Error("another page taken for the first in the cache")
+	}
+}

@@ -1,39 +1,15 @@
 package api
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
-	"time"
-
-	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/snapshot"
-	"github.com/statusd/statusd/internal/sqlstore"
 )
 
 // TestCached: a request target is cached once answered, the same target
 // only, which load shedding asks before refusing a request.
 func TestCached(t *testing.T) {
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "api.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.DiscardHandler)
-	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
-	if err := holder.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
-		Cache: CacheControl{MaxAge: 5 * time.Second}})
+	s := demoServer(t)
 	mux := http.NewServeMux()
 	s.Register(mux)
 	srv := httptest.NewServer(mux)

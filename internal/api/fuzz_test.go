@@ -62,21 +62,26 @@ func FuzzQuery(f *testing.F) {
 
 // fuzzServer serves the demo page from a real SQLite store.
 func fuzzServer(f *testing.F) http.Handler {
+	mux := http.NewServeMux()
+	demoServer(f).Register(mux)
+	return mux
+}
+
+// demoServer is the API over the demo page in a real SQLite store.
+func demoServer(tb testing.TB) *Server {
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
+	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "demo.db"))
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
-	f.Cleanup(func() { store.Close() })
+	tb.Cleanup(func() { store.Close() })
 	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
 	if err := holder.Refresh(ctx); err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log}).Register(mux)
-	return mux
+	return New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log})
 }

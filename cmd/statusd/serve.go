@@ -156,7 +156,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
 
 	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
-	shedder.Cached(publicAPI.Cached, pages.Cached)
 
 	// Issue 9: health probes, Statuspage v2 and badges on the public
 	// listener; /metrics on the admin listener when there is one (adminMux
@@ -171,7 +170,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if adminMux != mux {
 		probes.Register(adminMux)
 	}
-	statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log}).Register(mux)
+	statuspageV2 := statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log})
+	statuspageV2.Register(mux)
+	shedder.Cached(publicAPI.Cached, pages.Cached, statuspageV2.Cached)
 	badge.New(badge.Config{Snapshots: holder, MaxAge: c.maxAge, Log: log}).Register(mux)
 	metricsHandler := metrics.Handler()
 	if !c.metricsPublic {

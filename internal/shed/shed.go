@@ -123,6 +123,9 @@ func (l *Limiter) refuseRequest(w http.ResponseWriter, r *http.Request) {
 // during an episode of overload, when it waited past the target and its
 // answer is not cached.
 func (l *Limiter) tooLate(r *http.Request) bool {
+	if !l.timing.Load() {
+		return false // the common case: no wait is read
+	}
 	at := arrived(r.Context())
 	if at == 0 {
 		return false

@@ -256,6 +256,14 @@ level=INFO msg="no longer overloaded" refused=10
 	if n := count(status, 10); n != 0 {
 		t.Errorf("%d refused after the episode", n)
 	}
+	// Times off: waits are neither read nor counted.
+	l.timing.Store(false)
+	l.waited.Store(0)
+	count(status, 5)
+	if n := l.waited.Load(); n != 0 {
+		t.Errorf("%d waits counted with times off", n)
+	}
+	l.timing.Store(true)
 
 	patient := New(0, time.Hour, discard)
 	patient.overloaded.Store(true)
@@ -378,6 +386,7 @@ func (nopWriter) WriteHeader(int)             {}
 func TestPassAllocs(t *testing.T) {
 	l := New(10, 5*time.Millisecond, discard)
 	l.overloaded.Store(true)
+	l.timing.Store(true)
 	h := l.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), "/admin/")
 	var at atomic.Int64
 	at.Store(time.Now().Add(time.Hour).UnixNano()) // not late, however slow the test

@@ -111,7 +111,7 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 }
 
 // arrivals is the arrival time of c's last bytes read, if c is a
-// StampListener's.
+// connection of a stampListener.
 func arrivals(c net.Conn) *atomic.Int64 {
 	if sc, ok := c.(*stampedConn); ok {
 		return &sc.arrived

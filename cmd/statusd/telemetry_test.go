@@ -138,19 +138,8 @@ func tmAdminURL(t *testing.T, srv *testServer) string {
 // tmGet sends a GET with headers and returns the answer.
 func tmGet(t *testing.T, url string, header ...string) response {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
+	res, text := testenv.Fetch(t, http.MethodGet, url, header...)
+	body := []byte(text)
 	r := response{Status: res.StatusCode, Header: res.Header, Body: body}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		json.Unmarshal(body, &r.JSON)

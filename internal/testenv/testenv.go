@@ -4,14 +4,17 @@
 // binaries (initdb and pg_ctl, redis-server) in temporary folders, and stops
 // them when the test binary ends (call Main from TestMain). Without either,
 // tests skip with a message that says how to get the service, except with
-// CI=true, where they fail: CI must run them.
+// CI=true, where they fail: CI must run them. Fetch is the HTTP request
+// of the tests that talk to a real server.
 package testenv
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/user"
@@ -245,4 +248,27 @@ func Redis(t testing.TB) string {
 		unavailable(t, "Redis", "set STATUSD_TEST_REDIS_URL, or install Redis (apt-get install redis-server)")
 	}
 	return redisURL
+}
+
+// Fetch sends a request with the header given as name, value pairs, and
+// returns the response and its whole body; any error fails the test.
+func Fetch(t testing.TB, method, url string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(b)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +20,7 @@ import (
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // testNow is the fixed clock of these tests: Thursday 15 June 2028, noon UTC.
@@ -90,23 +90,8 @@ type answer struct {
 
 func fetch(t *testing.T, method, url string, header ...string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return answer{res.StatusCode, res.Header, string(b)}
+	res, body := testenv.Fetch(t, method, url, header...)
+	return answer{res.StatusCode, res.Header, body}
 }
 
 // smallDoc is a page of two components and notices in several months:

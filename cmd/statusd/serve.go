@@ -140,12 +140,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
+	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
 	mux := http.NewServeMux()
 	publicAPI := api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
 		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		Now:   time.Now, Log: log})
+		Now:   time.Now, Log: log, Admit: shedder.Admit})
 	publicAPI.Register(mux)
-	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log})
+	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log, Admit: shedder.Admit})
 	pages.Register(mux)
 	adminMux := mux
 	if c.adminAddr != "" {
@@ -154,8 +155,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		mux.Handle("/admin/", httpjson.NotFound(log, "the admin API is on its own listener (--admin-addr)"))
 	}
 	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
-
-	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
 
 	// Issue 9: health probes, Statuspage v2 and badges on the public
 	// listener; /metrics on the admin listener when there is one (adminMux

@@ -9,7 +9,7 @@ import (
 // TestCached: a request target is cached once answered, the same target
 // only, which load shedding asks before refusing a request.
 func TestCached(t *testing.T) {
-	s := demoServer(t)
+	s := demoServer(t, nil)
 	mux := http.NewServeMux()
 	s.Register(mux)
 	srv := httptest.NewServer(mux)

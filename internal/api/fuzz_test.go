@@ -63,12 +63,13 @@ func FuzzQuery(f *testing.F) {
 // fuzzServer serves the demo page from a real SQLite store.
 func fuzzServer(f *testing.F) http.Handler {
 	mux := http.NewServeMux()
-	demoServer(f).Register(mux)
+	demoServer(f, nil).Register(mux)
 	return mux
 }
 
-// demoServer is the API over the demo page in a real SQLite store.
-func demoServer(tb testing.TB) *Server {
+// demoServer is the API over the demo page in a real SQLite store, with
+// admit as its Config.Admit.
+func demoServer(tb testing.TB, admit func(compute func()) error) *Server {
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "demo.db"))
 	if err != nil {
@@ -83,5 +84,5 @@ func demoServer(tb testing.TB) *Server {
 	if err := holder.Refresh(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	return New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log})
+	return New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log, Admit: admit})
 }

@@ -31,6 +31,9 @@ type Config struct {
 	Cache CacheControl
 	Now   func() time.Time
 	Log   *slog.Logger
+	// Admit runs or refuses the computation of each answer not cached
+	// (see respcache.PerSource); nil runs them all.
+	Admit func(compute func()) error
 }
 
 // Server is the public API. It is safe for concurrent use.
@@ -48,8 +51,10 @@ type Server struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, cacheControl: respcache.CacheControl(cfg.Cache.header())}
+	s.cache.Admit = cfg.Admit
+	return s
 }
 
 // Register adds the API's routes to mux: every path under /api/ and /v1/,

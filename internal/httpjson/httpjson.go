@@ -6,6 +6,7 @@ package httpjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -63,7 +64,17 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 		Status: status, Code: code, Message: statusd.ErrorMessage(err),
 	}})
 	w.Header().Set("Cache-Control", "no-store")
+	RetryAfter(w, err)
 	send(w, r, status, body)
+}
+
+// RetryAfter sets the Retry-After header when err says when to retry, as
+// a refusal for load (shed.ErrBusy) does.
+func RetryAfter(w http.ResponseWriter, err error) {
+	var retry interface{ RetryAfter() int }
+	if errors.As(err, &retry) {
+		w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfter()))
+	}
 }
 
 func send(w http.ResponseWriter, r *http.Request, status int, body []byte) {

@@ -100,6 +100,7 @@ func (e *Entry) form(acceptEncoding string) *form {
 // for concurrent use.
 type Cache struct {
 	source  any
+	admit   func(compute func()) error
 	mu      sync.RWMutex
 	entries map[string]*Entry
 	size    int64             // the cost of the entries
@@ -156,7 +157,8 @@ func (c *Cache) Alias(target, key string) {
 }
 
 // Get returns the answer under key, computing it with build when it is not
-// kept or has expired. An error from build is returned and never kept.
+// kept or has expired. An error from build, or a refusal to compute (see
+// PerSource.Admit), is returned and never kept.
 func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry, error)) (*Entry, error) {
 	c.mu.RLock()
 	e := c.entries[key]
@@ -165,7 +167,11 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 		return e, nil
 	}
 	v, err, _ := c.flight.Do(key, func() (any, error) {
-		e, err := build(now)
+		var e *Entry
+		var err error
+		if refused := c.admit(func() { e, err = build(now) }); refused != nil {
+			return nil, refused
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +201,17 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 // PerSource keeps the cache of the current source, starting an empty one
 // whenever the source changes. It is safe for concurrent use.
 type PerSource struct {
-	cur atomic.Pointer[Cache]
+	// Admit, when set, runs each computation of an answer (build, in Get)
+	// or refuses it with an error, which Get returns (see
+	// shed.Limiter.Admit). Set it before the first use.
+	Admit func(compute func()) error
+	cur   atomic.Pointer[Cache]
+}
+
+// run is the Admit of a PerSource without one: it runs compute.
+func run(compute func()) error {
+	compute()
+	return nil
 }
 
 // For returns the cache of source.
@@ -205,7 +221,10 @@ func (p *PerSource) For(source any) *Cache {
 		if c != nil && c.source == source {
 			return c
 		}
-		fresh := &Cache{source: source, entries: map[string]*Entry{}, aliases: map[string]string{}}
+		fresh := &Cache{source: source, admit: p.Admit, entries: map[string]*Entry{}, aliases: map[string]string{}}
+		if fresh.admit == nil {
+			fresh.admit = run
+		}
 		if p.cur.CompareAndSwap(c, fresh) {
 			return fresh
 		}

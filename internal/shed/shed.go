@@ -13,7 +13,9 @@
 // wait is the time from its bytes' arrival to its handler (see
 // Limiter.Listen). Once most requests have waited past a target for long
 // enough to be a standing queue, those that did are refused (see Watch and
-// controller).
+// controller). The third is the queue of computations, the answers no
+// cache holds: one that would wait past half the target behind those
+// already admitted is refused before it starts (see Limiter.Admit).
 package shed
 
 import (
@@ -21,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"runtime/metrics"
 	"strings"
 	"sync/atomic"
@@ -49,6 +52,13 @@ type Limiter struct {
 	// cached are the probes of Cached.
 	cached []func(*http.Request) bool
 	log    *slog.Logger
+	// Admit's state: its bound on the time computations wait (half the
+	// queue target), the processors, the computations admitted and not yet
+	// started, and the moving average of their cost, in ns.
+	computeBound time.Duration
+	procs        int64
+	pending      atomic.Int64
+	computeCost  atomic.Int64
 }
 
 // Cached sets the probes that tell whether a request would be answered
@@ -62,9 +72,11 @@ func (l *Limiter) Cached(probes ...func(*http.Request) bool) { l.cached = probes
 // New returns a Limiter of max requests in flight (0 or less: no bound) that
 // also refuses requests that waited longer than queueTarget once most
 // requests do (0 or less: never; the wait is known only for the
-// connections of Listen, and Watch must run).
+// connections of Listen, and Watch must run), and computations that would
+// wait longer than half of it (see Admit).
 func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
-	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log}
+	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log,
+		computeBound: queueTarget / 2, procs: int64(runtime.GOMAXPROCS(0))}
 }
 
 // Shed is the number of requests refused so far, for either reason.

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -36,6 +37,9 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the internal errors; nil discards them.
 	Log *slog.Logger
+	// Admit runs or refuses the rendering of each page not cached (see
+	// respcache.PerSource); nil runs them all.
+	Admit func(compute func()) error
 }
 
 // Server renders the status page. It is safe for concurrent use.
@@ -53,6 +57,7 @@ type Server struct {
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log}
+	s.pages.Admit = cfg.Admit
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -188,6 +193,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
 	status := statusd.ErrorStatus(e.Code)
+	httpjson.RetryAfter(w, err)
 	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}
 	if v.Heading == "" {
 		v.Heading = http.StatusText(status)

@@ -179,7 +179,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	adminMux.Handle("/metrics", metricsHandler)
 
-	public := newHTTPServer(metrics.Middleware(shedder.Wrap(mux, "/admin/", "/healthz", "/readyz", "/metrics")), log)
+	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux), "/admin/", "/healthz", "/readyz", "/metrics")), log)
 	public.ConnContext = shed.ConnContext
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}

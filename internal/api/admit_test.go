@@ -17,13 +17,15 @@ import (
 func TestAdmitRefused(t *testing.T) {
 	var refuse atomic.Bool
 	var asked atomic.Int64
-	s := demoServer(t, func(compute func()) error {
-		asked.Add(1)
-		if refuse.Load() {
-			return shed.ErrBusy
+	s := demoServer(t, func(c *Config) {
+		c.Admit = func(compute func()) error {
+			asked.Add(1)
+			if refuse.Load() {
+				return shed.ErrBusy
+			}
+			compute()
+			return nil
 		}
-		compute()
-		return nil
 	})
 	mux := http.NewServeMux()
 	s.Register(mux)

@@ -62,7 +62,7 @@ func benchServer(b *testing.B) http.Handler {
 		benchAPI = New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
 			Cache: CacheControl{MaxAge: 5 * time.Second}})
 		benchAPI.Register(mux)
-		benchHandler = mux
+		benchHandler = benchAPI.Front(mux)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)

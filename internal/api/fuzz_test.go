@@ -67,9 +67,9 @@ func fuzzServer(f *testing.F) http.Handler {
 	return mux
 }
 
-// demoServer is the API over the demo page in a real SQLite store, with
-// admit as its Config.Admit.
-func demoServer(tb testing.TB, admit func(compute func()) error) *Server {
+// demoServer is the API over the demo page in a real SQLite store; set,
+// if not nil, changes its Config.
+func demoServer(tb testing.TB, set func(*Config)) *Server {
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "demo.db"))
 	if err != nil {
@@ -84,5 +84,9 @@ func demoServer(tb testing.TB, admit func(compute func()) error) *Server {
 	if err := holder.Refresh(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	return New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log, Admit: admit})
+	cfg := Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log}
+	if set != nil {
+		set(&cfg)
+	}
+	return New(cfg)
 }

@@ -90,12 +90,6 @@ func (s *Server) get(h handler) http.Handler {
 			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
 			return
 		}
-		if r.RequestURI != "" {
-			if e := s.cache.For(snap).Lookup(r.RequestURI, s.now()); e != nil {
-				respcache.Serve(w, r, e, s.cacheControl)
-				return
-			}
-		}
 		if err := h(w, r, snap); err != nil {
 			httpjson.Error(w, r, s.log, err)
 		}
@@ -106,8 +100,44 @@ func (s *Server) get(h handler) http.Handler {
 // without parsing it: such an answer costs about what refusing the request
 // would, which load shedding needs to know (see shed.Limiter.Cached).
 func (s *Server) Cached(r *http.Request) bool {
+	e, _ := s.lookup(r)
+	return e != nil
+}
+
+// lookup returns the cached answer to r's target (path and raw query), when
+// a GET or HEAD for it was answered from the current snapshot before and
+// the answer still holds, and the route that answered it.
+func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.RequestURI == "" {
+		return nil, ""
+	}
 	snap := s.snaps.Current()
-	return snap != nil && r.RequestURI != "" && s.cache.For(snap).Lookup(r.RequestURI, s.now()) != nil
+	if snap == nil {
+		return nil, ""
+	}
+	return s.cache.For(snap).Lookup(r.RequestURI, s.now())
+}
+
+// Front answers the requests whose answers are cached (see Cached)
+// before next, the ServeMux of the routes, is asked: the route of a target
+// was found when it was first answered, and is set as the request's
+// Pattern, as the ServeMux would, for telemetry. Such an answer gets all
+// that the route would give it (CORS, the rate limit, Cache-Control, the
+// ETag and 304, the encodings) but routing. Every other request goes to
+// next.
+func (s *Server) Front(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e, route := s.lookup(r)
+		if e == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r.Pattern = route
+		httpjson.AllowAnyOrigin(w)
+		if ratelimit.Apply(s.limiter, s.trusted, s.log, w, r) {
+			respcache.Serve(w, r, e, s.cacheControl)
+		}
+	})
 }
 
 // wrap adds what every API response gets: panic recovery, CORS and the rate
@@ -214,7 +244,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 		return err
 	}
 	if aliasable && r.RequestURI != "" {
-		cache.Alias(r.RequestURI, key)
+		cache.Alias(r.RequestURI, key, r.Pattern)
 	}
 	respcache.Serve(w, r, e, s.cacheControl)
 	return nil

@@ -120,13 +120,20 @@ var (
 	exposedHeaders = []string{"ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters, X-Request-Id"}
 )
 
+// AllowAnyOrigin sets the CORS headers of an answer any origin may read,
+// as CORS does.
+func AllowAnyOrigin(w http.ResponseWriter) {
+	h := w.Header()
+	h["Access-Control-Allow-Origin"] = allowAnyOrigin
+	h["Access-Control-Expose-Headers"] = exposedHeaders
+}
+
 // CORS lets any origin read what next serves: the public APIs carry no
 // credentials. Preflight requests are answered here.
 func CORS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		AllowAnyOrigin(w)
 		h := w.Header()
-		h["Access-Control-Allow-Origin"] = allowAnyOrigin
-		h["Access-Control-Expose-Headers"] = exposedHeaders
 		if r.Method == http.MethodOptions {
 			h.Set("Allow", "GET, HEAD, OPTIONS")
 			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")

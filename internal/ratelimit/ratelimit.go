@@ -152,22 +152,29 @@ func Handler(l Allower, trusted []netip.Prefix, log *slog.Logger, next http.Hand
 	if l == nil {
 		return next
 	}
-	limit := strconv.Itoa(l.Burst())
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions {
+		if r.Method == http.MethodOptions || Apply(l, trusted, log, w, r) {
 			next.ServeHTTP(w, r)
-			return
 		}
-		res := l.Allow(ClientAddr(r, trusted), time.Now())
-		h := w.Header()
-		h.Set("RateLimit-Limit", limit)
-		h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
-		h.Set("RateLimit-Reset", strconv.Itoa(res.Reset))
-		if !res.OK {
-			h.Set("Retry-After", strconv.Itoa(res.Retry))
-			httpjson.Error(w, r, log, statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry))
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// Apply counts r against the limit, as Handler does, and reports whether
+// it may be served; when not, it has answered the 429. A nil limit lets
+// everything through.
+func Apply(l Allower, trusted []netip.Prefix, log *slog.Logger, w http.ResponseWriter, r *http.Request) bool {
+	if l == nil {
+		return true
+	}
+	res := l.Allow(ClientAddr(r, trusted), time.Now())
+	h := w.Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(l.Burst()))
+	h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(res.Reset))
+	if !res.OK {
+		h.Set("Retry-After", strconv.Itoa(res.Retry))
+		httpjson.Error(w, r, log, statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry))
+		return false
+	}
+	return true
 }

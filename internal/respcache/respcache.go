@@ -103,8 +103,8 @@ type Cache struct {
 	admit   func(compute func()) error
 	mu      sync.RWMutex
 	entries map[string]*Entry
-	size    int64             // the cost of the entries
-	aliases map[string]string // request target to key
+	size    int64            // the cost of the entries
+	aliases map[string]alias // by request target
 	flight  singleflight.Group
 }
 
@@ -120,38 +120,44 @@ func (c *Cache) Holds(key string, now time.Time) bool {
 	return e != nil && e.valid(now)
 }
 
+// alias is what a request target is answered with: the answer under key,
+// by the route (a ServeMux pattern) that computed it.
+type alias struct{ key, route string }
+
 // Lookup returns the answer under the key a request target was aliased
-// to, while it holds, or nil.
-func (c *Cache) Lookup(target string, now time.Time) *Entry {
+// to, while it holds, and the route of the alias; or nil.
+func (c *Cache) Lookup(target string, now time.Time) (*Entry, string) {
 	c.mu.RLock()
 	var e *Entry
-	if key, ok := c.aliases[target]; ok {
-		e = c.entries[key]
+	a, ok := c.aliases[target]
+	if ok {
+		e = c.entries[a.key]
 	}
 	c.mu.RUnlock()
 	if e != nil && e.valid(now) {
-		return e
+		return e, a.route
 	}
-	return nil
+	return nil, ""
 }
 
 // Alias records that a request target (its path and raw query) is
-// answered by the answer under key, for Lookup. Aliases are bounded like
-// the answers, and targets longer than maxAliasTarget are not kept (a
-// request line can be a megabyte long).
-func (c *Cache) Alias(target, key string) {
+// answered by the answer under key, which route computed, for Lookup.
+// Aliases are bounded like the answers, and targets longer than
+// maxAliasTarget are not kept (a request line can be a megabyte long).
+func (c *Cache) Alias(target, key, route string) {
 	if len(target) > maxAliasTarget {
 		return
 	}
+	a := alias{key, route}
 	c.mu.RLock()
 	old, ok := c.aliases[target]
 	c.mu.RUnlock()
-	if ok && old == key {
+	if ok && old == a {
 		return
 	}
 	c.mu.Lock()
 	if len(c.aliases) < MaxEntries || ok {
-		c.aliases[target] = key
+		c.aliases[target] = a
 	}
 	c.mu.Unlock()
 }
@@ -221,7 +227,7 @@ func (p *PerSource) For(source any) *Cache {
 		if c != nil && c.source == source {
 			return c
 		}
-		fresh := &Cache{source: source, admit: p.Admit, entries: map[string]*Entry{}, aliases: map[string]string{}}
+		fresh := &Cache{source: source, admit: p.Admit, entries: map[string]*Entry{}, aliases: map[string]alias{}}
 		if fresh.admit == nil {
 			fresh.admit = run
 		}

@@ -110,33 +110,33 @@ func TestAlias(t *testing.T) {
 	build := func(body string, until time.Time) func(time.Time) (*Entry, error) {
 		return func(time.Time) (*Entry, error) { return NewEntry([]byte(body), nil, until), nil }
 	}
-	if c.Lookup("/a?x=1", now) != nil || c.Holds("a", now) {
+	if e, _ := c.Lookup("/a?x=1", now); e != nil || c.Holds("a", now) {
 		t.Fatal("an unknown target found an answer")
 	}
 	a, _ := c.Get("a", now, build("A", now.Add(time.Second)))
 	if !c.Holds("a", now) || c.Holds("a", now.Add(time.Second)) || c.Holds("/a?x=1", now) {
 		t.Error("Holds: want the key while its answer holds, not after, and not an alias before one is made")
 	}
-	c.Alias("/a?x=1", "a")
-	if got := c.Lookup("/a?x=1", now); got != a {
-		t.Errorf("Lookup = %v, want the answer under a", got)
+	c.Alias("/a?x=1", "a", "/a")
+	if got, route := c.Lookup("/a?x=1", now); got != a || route != "/a" {
+		t.Errorf("Lookup = %v, %q; want the answer under a, by /a", got, route)
 	}
-	if got := c.Lookup("/a?x=1", now.Add(time.Second)); got != nil {
-		t.Errorf("Lookup after the answer expired = %v, want nil", got)
+	if got, route := c.Lookup("/a?x=1", now.Add(time.Second)); got != nil || route != "" {
+		t.Errorf("Lookup after the answer expired = %v, %q; want nil", got, route)
 	}
 	b, _ := c.Get("b", now, build("B", time.Time{}))
-	c.Alias("/a?x=1", "b")
-	if got := c.Lookup("/a?x=1", now.Add(time.Hour)); got != b {
-		t.Errorf("Lookup after re-aliasing = %v, want the answer under b", got)
+	c.Alias("/a?x=1", "b", "/b")
+	if got, route := c.Lookup("/a?x=1", now.Add(time.Hour)); got != b || route != "/b" {
+		t.Errorf("Lookup after re-aliasing = %v, %q; want the answer under b, by /b", got, route)
 	}
-	if p.For("snapshot 2").Lookup("/a?x=1", now) != nil {
+	if e, _ := p.For("snapshot 2").Lookup("/a?x=1", now); e != nil {
 		t.Error("a new source kept the old source's aliases")
 	}
 	c = p.For("snapshot 2")
 	c.Get("b", now, build("B", time.Time{}))
 	long := "/a?x=" + strings.Repeat("1", maxAliasTarget)
-	c.Alias(long, "b")
-	if c.Lookup(long, now) != nil {
+	c.Alias(long, "b", "/b")
+	if e, _ := c.Lookup(long, now); e != nil {
 		t.Error("a target longer than maxAliasTarget was aliased")
 	}
 }

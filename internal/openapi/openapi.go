@@ -96,7 +96,8 @@ func (b builder) info() obj {
 			"last page; a page past the end is an empty 200.\n" +
 			"- Errors are `{\"error\": {\"status\", \"code\", \"message\"}}` with the codes invalid_parameter (400), not_found (404), " +
 			"metrics_disabled (404), method_not_allowed (405), rate_limited (429), internal (500) and unavailable (503, until " +
-			"a page has been published). An unknown path under `/api/` or `/v1/` is a JSON 404.\n" +
+			"a page has been published, or while the server is at capacity: then with `Retry-After`). An unknown path " +
+			"under `/api/` or `/v1/` is a JSON 404.\n" +
 			"- Rate limit: 10 requests a second per client by default. When a limit is configured every answer carries " +
 			"`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`; over the limit the answer is 429 with `Retry-After` " +
 			"(seconds).",
@@ -516,7 +517,10 @@ func (b builder) responses() obj {
 				"Access-Control-Allow-Origin": header("Access-Control-Allow-Origin"),
 			}, statusd.ERateLimited),
 		"InternalError": errorResponse("An internal error; the message discloses nothing.", 500, rateHeaders(), statusd.EInternal),
-		"Unavailable":   errorResponse("No page has been published yet.", 503, rateHeaders(), statusd.EUnavailable),
+		"Unavailable": errorResponse("No page has been published yet, or the server is at capacity: then retry after "+
+			"Retry-After seconds.", 503, with(rateHeaders(), "Retry-After", obj{
+			"description": "Seconds to wait before retrying; present when the server is at capacity.",
+			"schema":      obj{"type": "integer", "minimum": 1}}), statusd.EUnavailable),
 	}
 	if b.metrics {
 		r["MetricsNotFound"] = errorResponse("No such component (not_found), or the component does not have Metrics enabled (metrics_disabled).",

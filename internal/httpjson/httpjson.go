@@ -69,12 +69,14 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 }
 
 // RetryAfter sets the Retry-After header when err says when to retry, as
-// a refusal for load (shed.ErrBusy) does.
-func RetryAfter(w http.ResponseWriter, err error) {
+// a refusal for load (shed.ErrBusy) does, and reports whether it did.
+func RetryAfter(w http.ResponseWriter, err error) bool {
 	var retry interface{ RetryAfter() int }
-	if errors.As(err, &retry) {
-		w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfter()))
+	if !errors.As(err, &retry) {
+		return false
 	}
+	w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfter()))
+	return true
 }
 
 func send(w http.ResponseWriter, r *http.Request, status int, body []byte) {

@@ -192,8 +192,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 		s.log.Error("status page", "method", r.Method, "path", r.URL.Path, "err", err)
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
+	if httpjson.RetryAfter(w, err) {
+		e = statusd.Errorf(e.Code, "The status page is very busy right now. Please try again in a second.")
+	}
 	status := statusd.ErrorStatus(e.Code)
-	httpjson.RetryAfter(w, err)
 	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}
 	if v.Heading == "" {
 		v.Heading = http.StatusText(status)

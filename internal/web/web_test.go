@@ -555,7 +555,7 @@ func TestAdmitRefused(t *testing.T) {
 		return nil
 	})
 	a := fetch(t, http.MethodGet, srv.URL+"/")
-	if a.status != 503 || a.header.Get("Retry-After") != "1" || !strings.Contains(a.body, "the server is at capacity; retry in a second") {
+	if a.status != 503 || a.header.Get("Retry-After") != "1" || !strings.Contains(a.body, "The status page is very busy right now. Please try again in a second.") {
 		t.Fatalf("refused: %d, Retry-After %q, body %.300s", a.status, a.header.Get("Retry-After"), a.body)
 	}
 	refuse.Store(false)

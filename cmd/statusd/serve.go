@@ -66,7 +66,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
-	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux; 0: off)")
+	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux); and 503 at once for a computation that would wait longer than half of it (0: both off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {

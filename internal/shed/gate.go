@@ -34,12 +34,13 @@ const minPending = 8
 // What a computation costs is the moving average of the last ones (1/8
 // weight each): a mix of cheap and costly ones counts as their average.
 func (l *Limiter) Admit(compute func()) error {
-	if l.computeBound <= 0 {
+	bound := l.queueTarget / 2
+	if bound <= 0 {
 		compute()
 		return nil
 	}
 	ahead := l.pending.Load()
-	if ahead >= minPending*l.procs && ahead*l.computeCost.Load()/l.procs > int64(l.computeBound) {
+	if ahead >= minPending*l.procs && ahead*l.computeCost.Load()/l.procs > int64(bound) {
 		l.shed.Add(1)
 		return ErrBusy
 	}

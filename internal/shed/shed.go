@@ -29,7 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 )
 
@@ -52,13 +51,11 @@ type Limiter struct {
 	// cached are the probes of Cached.
 	cached []func(*http.Request) bool
 	log    *slog.Logger
-	// Admit's state: its bound on the time computations wait (half the
-	// queue target), the processors, the computations admitted and not yet
-	// started, and the moving average of their cost, in ns.
-	computeBound time.Duration
-	procs        int64
-	pending      atomic.Int64
-	computeCost  atomic.Int64
+	// Admit's state: the processors, the computations admitted and not
+	// yet started, and the moving average of their cost, in ns.
+	procs       int64
+	pending     atomic.Int64
+	computeCost atomic.Int64
 }
 
 // Cached sets the probes that tell whether a request would be answered
@@ -75,8 +72,7 @@ func (l *Limiter) Cached(probes ...func(*http.Request) bool) { l.cached = probes
 // connections of Listen, and Watch must run), and computations that would
 // wait longer than half of it (see Admit).
 func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
-	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log,
-		computeBound: queueTarget / 2, procs: int64(runtime.GOMAXPROCS(0))}
+	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log, procs: int64(runtime.GOMAXPROCS(0))}
 }
 
 // Shed is the number of requests refused so far, for either reason.
@@ -122,14 +118,18 @@ func (l *Limiter) refuseRequest(w http.ResponseWriter, r *http.Request) {
 	l.shed.Add(1)
 	w.Header().Set("Retry-After", "1")
 	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/v1/") {
-		httpjson.Error(w, r, l.log, statusd.Errorf(statusd.EUnavailable, "the server is at capacity; retry in a second"))
+		httpjson.Error(w, r, l.log, ErrBusy)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write([]byte("The status page is very busy right now; please retry in a second.\n"))
+	w.Write([]byte(BusyText + "\n"))
 }
+
+// BusyText tells a person that a page was refused for load, and what to
+// do.
+const BusyText = "The status page is very busy right now. Please try again in a second."
 
 // tooLate counts r's wait, when known, and reports whether to refuse it:
 // during an episode of overload, when it waited past the target and its
@@ -180,7 +180,7 @@ func (l *Limiter) Watch(ctx context.Context) {
 		return
 	}
 	if !receiveTimes {
-		l.log.Info("queue-time shedding is off: it needs the kernel's receive times, read on Linux only; --max-in-flight still applies")
+		l.log.Info("queue-time shedding is off: it needs the kernel's receive times, read on Linux only; --max-in-flight and the gate of computations still apply")
 		return
 	}
 	defer l.overloaded.Store(false)

@@ -127,7 +127,8 @@ func TestQueueShedAnswer(t *testing.T) {
 	}
 	res, body := get("/")
 	if res.StatusCode != 503 || res.Header.Get("Retry-After") != "1" || res.Header.Get("Cache-Control") != "no-store" ||
-		res.Header.Get("Content-Type") != "text/plain; charset=utf-8" || res.Close || !strings.Contains(body, "retry in a second") {
+		res.Header.Get("Content-Type") != "text/plain; charset=utf-8" || res.Close ||
+		body != "The status page is very busy right now. Please try again in a second.\n" {
 		t.Errorf("/: %d, %v, closed %v, %q", res.StatusCode, res.Header, res.Close, body)
 	}
 	for _, path := range []string{"/admin/api/v1/page", "/healthz"} {

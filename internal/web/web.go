@@ -24,6 +24,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/shed"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -193,7 +194,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
 	if httpjson.RetryAfter(w, err) {
-		e = statusd.Errorf(e.Code, "The status page is very busy right now. Please try again in a second.")
+		e = statusd.Errorf(e.Code, shed.BusyText)
 	}
 	status := statusd.ErrorStatus(e.Code)
 	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}

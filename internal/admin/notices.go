@@ -23,14 +23,18 @@ type noticeRepr struct {
 }
 
 func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) noticeRepr {
-	out := noticeRepr{NoticeDetail: snap.NoticeDetail(n, s.now()), ComponentIDs: n.ComponentIDs}
-	switch n.Type {
+	out := noticeRepr{NoticeDetail: snap.NoticeDetail(n, s.now()), ComponentIDs: n.ComponentIDs()}
+	if out.ComponentIDs == nil {
+		out.ComponentIDs = []int64{} // a list, never null
+	}
+	switch n.Type() {
 	case statusd.Planned:
-		out.Automate = &n.Automate
+		automate := n.Automate()
+		out.Automate = &automate
 	case statusd.General:
-		out.ExpiresAt = statusd.Field[statusd.Time]{Set: true, Value: statusd.TimePtr(n.ExpiresAt)}
+		out.ExpiresAt = statusd.Field[statusd.Time]{Set: true, Value: statusd.TimePtr(n.ExpiresAt())}
 	case statusd.Unplanned:
-		out.ImpactSeconds = statusd.Field[int64]{Set: true, Value: n.ImpactSeconds}
+		out.ImpactSeconds = statusd.Field[int64]{Set: true, Value: n.ImpactSeconds()}
 	}
 	return out
 }

@@ -83,9 +83,9 @@ func TestHolderFollowsOtherWriters(t *testing.T) {
 	if got := store.loads.Load(); got != 1 {
 		t.Errorf("%d full loads, want 1 (the first): the writes were not followed from the changes", got)
 	}
-	if snap.Version != w.Version || snap.Notice(1).Subject != "renamed elsewhere" || snap.Notice(2) != nil || snap.Notice(3) == nil {
+	if snap.Version != w.Version || snap.Notice(1).Subject() != "renamed elsewhere" || snap.Notice(2) != nil || snap.Notice(3) == nil {
 		t.Errorf("after following: version %d (want %d), notice 1 %q, notice 2 %v, notice 3 %v",
-			snap.Version, w.Version, snap.Notice(1).Subject, snap.Notice(2), snap.Notice(3))
+			snap.Version, w.Version, snap.Notice(1).Subject(), snap.Notice(2), snap.Notice(3))
 	}
 	// An import leaves no changes: the page is loaded whole.
 	doc := demo.Large(3, 5, now)
@@ -139,11 +139,11 @@ func TestHolderFollowsEachWriteOnce(t *testing.T) {
 		if got := store.loads.Load(); got != wantLoads {
 			t.Errorf("%s: %d full loads in all, want %d", step, got, wantLoads)
 		}
-		if got := h.Current().Notice(1).Subject; got != wantSubject {
+		if got := h.Current().Notice(1).Subject(); got != wantSubject {
 			t.Errorf("%s: notice 1 is %q, want %q", step, got, wantSubject)
 		}
 	}
-	check("first load", 1, h.Current().Notice(1).Subject)
+	check("first load", 1, h.Current().Notice(1).Subject())
 
 	// Apply first: incremental, then the version check finds nothing new.
 	w := rename("applied first")

@@ -53,7 +53,7 @@ func (s *Snapshot) Retime(now time.Time) *Snapshot {
 	notices := slices.Clone(s.AllNotices)
 	var d delta
 	for i, n := range notices {
-		if !n.next.IsZero() && !now.Before(n.next) {
+		if next := n.nextChange(); !next.IsZero() && !now.Before(next) {
 			notices[i] = newNotice(n.Full(), now)
 			d.removed = append(d.removed, n)
 			d.added = append(d.added, notices[i])

@@ -23,17 +23,18 @@ type hullIndex struct {
 func newHullIndex(counting []*Notice) hullIndex {
 	var h hullIndex
 	for _, n := range counting {
-		if len(n.impacts) == 0 {
+		imp := n.impacts()
+		if len(imp) == 0 {
 			continue
 		}
 		if n.open {
 			h.open = append(h.open, n)
 			continue
 		}
-		h.starts = append(h.starts, n.impacts[0][0])
-		h.ends = append(h.ends, n.impacts[len(n.impacts)-1][1])
-		for i := 1; i < len(n.impacts); i++ {
-			h.gaps = append(h.gaps, [2]int64{n.impacts[i-1][1], n.impacts[i][0]})
+		h.starts = append(h.starts, imp[0][0])
+		h.ends = append(h.ends, imp[len(imp)-1][1])
+		for i := 1; i < len(imp); i++ {
+			h.gaps = append(h.gaps, [2]int64{imp[i-1][1], imp[i][0]})
 		}
 	}
 	slices.Sort(h.starts)
@@ -48,33 +49,35 @@ func (h hullIndex) clone() hullIndex {
 
 // add puts one more notice in the index.
 func (h *hullIndex) add(n *Notice) {
-	if len(n.impacts) == 0 {
+	imp := n.impacts()
+	if len(imp) == 0 {
 		return
 	}
 	if n.open {
 		h.open = append(h.open, n)
 		return
 	}
-	insertSorted(&h.starts, n.impacts[0][0])
-	insertSorted(&h.ends, n.impacts[len(n.impacts)-1][1])
-	for i := 1; i < len(n.impacts); i++ {
-		h.gaps = append(h.gaps, [2]int64{n.impacts[i-1][1], n.impacts[i][0]})
+	insertSorted(&h.starts, imp[0][0])
+	insertSorted(&h.ends, imp[len(imp)-1][1])
+	for i := 1; i < len(imp); i++ {
+		h.gaps = append(h.gaps, [2]int64{imp[i-1][1], imp[i][0]})
 	}
 }
 
 // remove takes a notice that add put in the index out again.
 func (h *hullIndex) remove(n *Notice) {
-	if len(n.impacts) == 0 {
+	imp := n.impacts()
+	if len(imp) == 0 {
 		return
 	}
 	if n.open {
 		h.open = slices.DeleteFunc(h.open, func(o *Notice) bool { return o.ID == n.ID })
 		return
 	}
-	deleteSorted(&h.starts, n.impacts[0][0])
-	deleteSorted(&h.ends, n.impacts[len(n.impacts)-1][1])
-	for i := 1; i < len(n.impacts); i++ {
-		if j := slices.Index(h.gaps, [2]int64{n.impacts[i-1][1], n.impacts[i][0]}); j >= 0 {
+	deleteSorted(&h.starts, imp[0][0])
+	deleteSorted(&h.ends, imp[len(imp)-1][1])
+	for i := 1; i < len(imp); i++ {
+		if j := slices.Index(h.gaps, [2]int64{imp[i-1][1], imp[i][0]}); j >= 0 {
 			h.gaps = slices.Delete(h.gaps, j, j+1)
 		}
 	}
@@ -113,7 +116,7 @@ func (h *hullIndex) count(from, to, now int64) int64 {
 // meets reports whether one of the notice's impact intervals, cut at now,
 // is not empty and meets [from, to): s < to and e > from.
 func (n *Notice) meets(from, to, now int64) bool {
-	for _, iv := range n.impacts {
+	for _, iv := range n.impacts() {
 		if e := min(iv[1], now); iv[0] < to && e > from && iv[0] < e {
 			return true
 		}

@@ -88,14 +88,14 @@ type Range struct {
 
 func (f *NoticeFilter) match(n *Notice, now int64) bool {
 	for _, set := range f.Types {
-		if !contains(set, n.Type) {
+		if !contains(set, n.Type()) {
 			return false
 		}
 	}
 	for _, set := range f.Timelines {
 		ok := false
 		for _, tl := range set {
-			ok = ok || statusd.MatchesTimeline(n.Timeline, tl)
+			ok = ok || statusd.MatchesTimeline(n.Timeline(), tl)
 		}
 		if !ok {
 			return false

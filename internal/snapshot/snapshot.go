@@ -96,35 +96,6 @@ type Component struct {
 	hulls    hullIndex
 }
 
-// Notice is a notice with its derived timeline state and impacts. It
-// depends on the notice alone (and the moment), never on other notices or
-// components, so that snapshots can share it.
-//
-// Its updates are kept apart, in an updateList, and the embedded
-// statusd.Notice has none: Updates and Full make them again, and the
-// methods of statusd.Notice that read them are answered by Notice's own
-// (see shadow.go).
-type Notice struct {
-	statusd.Notice
-	updates  updateList
-	Timeline statusd.TimelineState
-	// next is when the timeline state changes by itself; zero: never.
-	next time.Time
-	// impacts are the notice's impact intervals in Unix milliseconds; an
-	// impact still going on ends at forever.
-	impacts [][2]int64
-	// open is set when the impact reaches past the moment the notice was
-	// derived, so that it depends on the time of the request.
-	open bool
-	// What statusd.Notice's methods tell from the updates, derived once.
-	state                     statusd.State
-	currentIncident, underway bool
-	began, ended              time.Time
-	hasBegan, hasEnded        bool
-	// impactSeconds is ImpactSecondsAt of any moment after the impacts end.
-	impactSeconds int64
-}
-
 // Build derives a snapshot of doc at now. doc must be valid and must not be
 // modified afterwards.
 func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *Snapshot {
@@ -133,9 +104,13 @@ func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *S
 	// object where it would mark 100,000, at every cycle.
 	derived := make([]Notice, len(doc.Notices))
 	notices := make([]*Notice, len(doc.Notices))
-	pack := new(packer)
+	var room size
 	for i := range doc.Notices {
-		derive(&derived[i], doc.Notices[i], now, pack)
+		room = room.plus(sizeOf(&doc.Notices[i]))
+	}
+	a := newArena(room)
+	for i := range doc.Notices {
+		derive(&derived[i], doc.Notices[i], now, a)
 		notices[i] = &derived[i]
 	}
 	slices.SortFunc(notices, newestFirst)
@@ -150,7 +125,7 @@ func pageURL(p statusd.Page, opts Options) string {
 }
 
 func newestFirst(a, b *Notice) int {
-	return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), cmp.Compare(b.ID, a.ID))
+	return cmp.Or(b.created.compare(a.created), cmp.Compare(b.ID, a.ID))
 }
 
 func byNoticeID(a, b *Notice) int { return cmp.Compare(a.ID, b.ID) }
@@ -227,7 +202,8 @@ func assemble(settings Settings, notices []*Notice, version int64, now time.Time
 
 // typeTimelineKeys are the keys under which byTypeTimeline lists n.
 func typeTimelineKeys(n *Notice) [4][2]string {
-	return [4][2]string{{"", ""}, {string(n.Type), ""}, {"", string(n.Timeline)}, {string(n.Type), string(n.Timeline)}}
+	typ, tl := string(n.Type()), string(n.Timeline())
+	return [4][2]string{{"", ""}, {typ, ""}, {"", tl}, {typ, tl}}
 }
 
 // applyIndexes makes s's slots, id and type/timeline indexes from prev's
@@ -298,8 +274,8 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	s.PageState = statusd.PageOperational
 	states := map[int64]statusd.PageState{}
 	for _, n := range s.AllNotices {
-		if !n.next.IsZero() && (s.ValidUntil.IsZero() || n.next.Before(s.ValidUntil)) {
-			s.ValidUntil = n.next
+		if next := n.nextChange(); !next.IsZero() && (s.ValidUntil.IsZero() || next.Before(s.ValidUntil)) {
+			s.ValidUntil = next
 		}
 		if n.open {
 			s.open = append(s.open, n)
@@ -307,22 +283,22 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		switch st := n.State(); {
 		case n.IsCurrentIncident():
 			s.PageState = statusd.PageDegraded
-			for _, id := range n.ComponentIDs {
+			for _, id := range n.ComponentIDs() {
 				states[id] = statusd.PageDegraded
 			}
 		case n.IsUnderway():
 			if s.PageState != statusd.PageDegraded {
 				s.PageState = statusd.PageUnderMaintenance
 			}
-			for _, id := range n.ComponentIDs {
+			for _, id := range n.ComponentIDs() {
 				if states[id] != statusd.PageDegraded {
 					states[id] = statusd.PageUnderMaintenance
 				}
 			}
-			if n.Automate {
+			if n.Automate() {
 				s.Automated = append(s.Automated, n)
 			}
-		case n.Type == statusd.Planned && n.Automate && st == statusd.Scheduled:
+		case n.Type() == statusd.Planned && n.Automate() && st == statusd.Scheduled:
 			s.Automated = append(s.Automated, n)
 		}
 	}
@@ -378,68 +354,33 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 	}
 }
 
-// newNotice derives a notice's timeline state and impacts at now. Its
-// resources are made per request (and then cached as bytes), so that a
-// page of 100,000 notices costs little memory and starts fast.
-func newNotice(src statusd.Notice, now time.Time) *Notice {
-	n := new(Notice)
-	derive(n, src, now, nil)
-	return n
-}
-
-// derive fills n with src derived at now, its updates' records and
-// contents from pack.
-func derive(n *Notice, src statusd.Notice, now time.Time, pack *packer) {
-	n.Notice = src
-	n.Timeline, n.next = src.Timeline(now)
-	if ivs := src.Impact(forever); len(ivs) > 0 {
-		n.impacts = pack.intervals(len(ivs))
-		for i, iv := range ivs {
-			n.impacts[i] = [2]int64{iv.Start.UnixMilli(), iv.End.UnixMilli()}
-		}
-	}
-	// An impact still going on, or (from updates dated in the future) one
-	// that ends after now, is measured per request against now.
-	n.open = len(n.impacts) > 0 && n.impacts[len(n.impacts)-1][1] > now.UnixMilli()
-	n.state, n.currentIncident, n.underway = src.State(), src.IsCurrentIncident(), src.IsUnderway()
-	n.impactSeconds = src.ImpactSecondsAt(forever)
-	if t := src.BeganAt(); t != nil {
-		n.began, n.hasBegan = *t, true
-	}
-	if t := src.EndedAt(); t != nil {
-		n.ended, n.hasEnded = *t, true
-	}
-	if l, ok := compactUpdates(src.Updates, pack); ok {
-		n.updates, n.Notice.Updates = l, nil
-	}
-}
-
 // fields are the notice's fields as the API shows them at now (SPEC §2).
 func (s *Snapshot) fields(n *Notice, now time.Time) statusd.NoticeFields {
 	id := strconv.FormatInt(n.ID, 10)
+	typ := n.Type()
 	f := statusd.NoticeFields{
 		ID:            n.ID,
-		Type:          string(n.Type),
-		TimelineState: string(n.Timeline),
-		Subject:       n.Subject,
+		Type:          string(typ),
+		TimelineState: string(n.Timeline()),
+		Subject:       n.Subject(),
 		URL:           s.link("/notices/" + id),
-		CreatedAt:     statusd.Time{Time: n.CreatedAt},
-		UpdatedAt:     statusd.Time{Time: n.UpdatedAt},
-		TagList:       n.TagList,
+		CreatedAt:     statusd.Time{Time: n.CreatedAt()},
+		UpdatedAt:     statusd.Time{Time: n.UpdatedAt()},
+		TagList:       n.TagList(),
 		Links:         statusd.NoticeLinks{Self: "/api/notices/" + id},
 	}
 	if f.TagList == nil {
 		f.TagList = []string{}
 	}
-	if n.Type != statusd.General {
+	if typ != statusd.General {
 		f.State = statusd.Some(string(n.State()))
 		f.BeganAt = optTime(n.began, n.hasBegan)
 		f.EndedAt = optTime(n.ended, n.hasEnded)
 	}
-	if n.Type == statusd.Planned {
-		f.BeginsAt, f.EndsAt = statusd.TimePtr(n.BeginsAt), statusd.TimePtr(n.EndsAt)
+	if typ == statusd.Planned {
+		f.BeginsAt, f.EndsAt = statusd.TimePtr(n.BeginsAt()), statusd.TimePtr(n.EndsAt())
 	}
-	if n.Type == statusd.Unplanned && s.Variant.HasMetrics() {
+	if typ == statusd.Unplanned && s.Variant.HasMetrics() {
 		f.ImpactTime = duration(n.ImpactSecondsAt(now))
 	}
 	return f
@@ -468,7 +409,7 @@ func (s *Snapshot) NoticeDetail(n *Notice, now time.Time) statusd.NoticeDetail {
 	for i, u := range n.Updates() {
 		updates[i] = updateResource(u)
 	}
-	return statusd.NoticeDetail{NoticeFields: s.fields(n, now), Components: s.embedded(n.ComponentIDs), Updates: updates}
+	return statusd.NoticeDetail{NoticeFields: s.fields(n, now), Components: s.embedded(n.ComponentIDs()), Updates: updates}
 }
 
 // embedded returns the listed components as a notice detail embeds them,
@@ -493,11 +434,11 @@ func byPosition(a, b *Component) int {
 	return cmp.Or(cmp.Compare(a.Position, b.Position), cmp.Compare(a.ID, b.ID))
 }
 
-func optTime(t time.Time, ok bool) statusd.Field[statusd.Time] {
+func optTime(t instant, ok bool) statusd.Field[statusd.Time] {
 	if !ok {
 		return statusd.Null[statusd.Time]()
 	}
-	return statusd.Some(statusd.Time{Time: t})
+	return statusd.Some(statusd.Time{Time: t.time()})
 }
 
 func duration(seconds int64) *statusd.Duration {
@@ -507,7 +448,7 @@ func duration(seconds int64) *statusd.Duration {
 // counts reports whether a notice counts for the metrics of the components
 // it lists and their ancestors.
 func counts(n *Notice) bool {
-	return n.Type == statusd.Unplanned && n.State() != statusd.FalseAlarm
+	return n.Type() == statusd.Unplanned && n.State() != statusd.FalseAlarm
 }
 
 // ancestors returns the components whose counting notices include n: the
@@ -517,7 +458,7 @@ func (s *Snapshot) ancestors(n *Notice) []*Component {
 		return nil
 	}
 	var out []*Component
-	for _, id := range n.ComponentIDs {
+	for _, id := range n.ComponentIDs() {
 		for c := s.componentID[id]; c != nil && !slices.Contains(out, c); c = s.parent(c) {
 			out = append(out, c)
 		}
@@ -532,7 +473,7 @@ func (s *Snapshot) buildCounting() {
 	for i, n := range s.slots {
 		for _, c := range s.ancestors(n) {
 			c.counting = append(c.counting, int32(i))
-			c.raw = append(c.raw, n.impacts...)
+			c.raw = append(c.raw, n.impacts()...)
 		}
 	}
 	for _, c := range s.AllComponents {
@@ -561,7 +502,7 @@ func (s *Snapshot) applyCounting(prev *Snapshot, d *delta, added []int32) {
 		for _, c := range s.ancestors(n) {
 			touch(c)
 			c.counting = s.deleteSlot(c.counting, n, newestFirst)
-			for _, iv := range n.impacts {
+			for _, iv := range n.impacts() {
 				if i, ok := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals); ok {
 					c.raw = slices.Delete(c.raw, i, i+1)
 				}
@@ -573,7 +514,7 @@ func (s *Snapshot) applyCounting(prev *Snapshot, d *delta, added []int32) {
 		for _, c := range s.ancestors(n) {
 			touch(c)
 			c.counting = s.insertSlot(c.counting, added[i], newestFirst)
-			for _, iv := range n.impacts {
+			for _, iv := range n.impacts() {
 				i, _ := slices.BinarySearchFunc(c.raw, iv, statusd.CompareIntervals)
 				c.raw = slices.Insert(c.raw, i, iv)
 			}

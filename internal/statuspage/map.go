@@ -197,33 +197,33 @@ func newView(snap *snapshot.Snapshot) *view {
 	}
 	base := strings.TrimRight(snap.PageURL, "/")
 	for _, n := range snap.AllNotices {
-		if n.Type == statusd.General {
+		if n.Type() == statusd.General {
 			continue // Statuspage has no announcements
 		}
-		if n.UpdatedAt.After(updated) {
-			updated = n.UpdatedAt
+		if n.UpdatedAt().After(updated) {
+			updated = n.UpdatedAt()
 		}
-		if n.Type == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
+		if n.Type() == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
 			continue
 		}
 		updates := n.Updates()
 		in := Incident{
 			ID:              id(n.ID),
-			Name:            n.Subject,
-			CreatedAt:       ts(n.CreatedAt),
-			UpdatedAt:       ts(n.UpdatedAt),
+			Name:            n.Subject(),
+			CreatedAt:       ts(n.CreatedAt()),
+			UpdatedAt:       ts(n.UpdatedAt()),
 			ResolvedAt:      optTS(n.EndedAt()),
 			Shortlink:       base + "/notices/" + id(n.ID),
-			StartedAt:       ts(n.CreatedAt),
+			StartedAt:       ts(n.CreatedAt()),
 			PageID:          pageID,
 			IncidentUpdates: make([]Update, 0, len(updates)),
-			Components:      make([]Component, 0, len(n.ComponentIDs)),
+			Components:      make([]Component, 0, len(n.ComponentIDs())),
 		}
 		if b := n.BeganAt(); b != nil {
 			in.StartedAt = ts(*b)
 		}
 		status := IncidentStatus
-		if n.Type == statusd.Planned {
+		if n.Type() == statusd.Planned {
 			status = MaintenanceStatus
 		}
 		in.Status = status(n.State())
@@ -242,14 +242,14 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		// Listed components in position order, as the page shows them.
 		for _, c := range snap.AllComponents {
-			if contains(n.ComponentIDs, c.ID) {
+			if contains(n.ComponentIDs(), c.ID) {
 				in.Components = append(in.Components, byID[c.ID])
 			}
 		}
-		if n.Type == statusd.Unplanned {
+		if n.Type() == statusd.Unplanned {
 			in.MonitoringAt = monitoringAt(updates)
 			in.Impact = ImpactMajor
-			if n.State() == statusd.FalseAlarm || (n.ImpactSeconds != nil && *n.ImpactSeconds == 0) {
+			if n.State() == statusd.FalseAlarm || (n.ImpactSeconds() != nil && *n.ImpactSeconds() == 0) {
 				in.Impact = ImpactNone
 			}
 			v.incidents = append(v.incidents, in)
@@ -257,11 +257,11 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		in.Impact = ImpactMaintenance
 		m := Maintenance{Incident: in}
-		if n.BeginsAt != nil {
-			m.ScheduledFor = ts(*n.BeginsAt)
+		if t := n.BeginsAt(); t != nil {
+			m.ScheduledFor = ts(*t)
 		}
-		if n.EndsAt != nil {
-			m.ScheduledUntil = ts(*n.EndsAt)
+		if t := n.EndsAt(); t != nil {
+			m.ScheduledUntil = ts(*t)
 		}
 		v.maintenances = append(v.maintenances, m)
 	}

@@ -79,7 +79,7 @@ func (c *pageCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	counts := make(map[[2]string]int, len(c.noticeKeys))
 	for _, n := range snap.AllNotices {
-		counts[[2]string{string(n.Type), string(n.Timeline)}]++
+		counts[[2]string{string(n.Type()), string(n.Timeline())}]++
 	}
 	for _, k := range c.noticeKeys {
 		ch <- prometheus.MustNewConstMetric(c.notices, prometheus.GaugeValue, float64(counts[k]), k[0], k[1])

@@ -112,16 +112,16 @@ func (s *Server) feedItems(snap *snapshot.Snapshot, now time.Time) ([]feedItem, 
 		v := s.view(snap, n, now, true)
 		it := feedItem{
 			URL:        snap.Entry(n, now).URL,
-			Subject:    n.Subject,
-			Created:    n.CreatedAt,
-			Updated:    n.UpdatedAt,
+			Subject:    n.Subject(),
+			Created:    n.CreatedAt(),
+			Updated:    n.UpdatedAt(),
 			Categories: []string{v.Type},
 		}
-		if n.Type != statusd.General {
+		if n.Type() != statusd.General {
 			it.Categories = append(it.Categories, v.State)
 		}
 		it.Summary = v.Type + ", " + strings.ToLower(v.State) + ": " + v.Latest.Content
-		if n.Type == statusd.General {
+		if n.Type() == statusd.General {
 			it.Summary = v.Type + ": " + v.Latest.Content
 		}
 		var b bytes.Buffer
@@ -129,8 +129,8 @@ func (s *Server) feedItems(snap *snapshot.Snapshot, now time.Time) ([]feedItem, 
 			s.log.Error("rendering a feed entry", "notice", n.ID, "err", err)
 		}
 		it.HTML = b.String()
-		if n.UpdatedAt.After(updated) {
-			updated = n.UpdatedAt
+		if n.UpdatedAt().After(updated) {
+			updated = n.UpdatedAt()
 		}
 		items = append(items, it)
 	}

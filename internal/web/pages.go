@@ -182,7 +182,7 @@ func bars(snap *snapshot.Snapshot, c *snapshot.Component, tf statusd.Timeframe, 
 		}
 		var subjects []string
 		for _, n := range d.Incidents {
-			subjects = append(subjects, n.Subject)
+			subjects = append(subjects, n.Subject())
 		}
 		bar.Incidents, bar.Subjects = joinLines(subjects), subjects
 		sentence := d.Date.Format("2 Jan 2006") + ": " + bar.Uptime + " uptime"
@@ -218,7 +218,7 @@ func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 		return statusd.Errorf(statusd.ENotFound, "There is no notice %s.", r.PathValue("id"))
 	}
 	v := noticePage{base: s.base(snap, now, "history"), Notice: s.view(snap, n, now, true)}
-	v.Title = n.Subject
+	v.Title = n.Subject()
 	s.render(w, http.StatusOK, "notice", v)
 	return nil
 }

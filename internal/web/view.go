@@ -165,27 +165,27 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 	v := noticeView{
 		ID:        n.ID,
 		Href:      "/notices/" + strconv.FormatInt(n.ID, 10),
-		Subject:   n.Subject,
-		Type:      typeWords[n.Type],
+		Subject:   n.Subject(),
+		Type:      typeWords[n.Type()],
 		BeganAt:   n.BeganAt(),
 		EndedAt:   n.EndedAt(),
-		BeginsAt:  n.BeginsAt,
-		EndsAt:    n.EndsAt,
-		CreatedAt: n.CreatedAt,
+		BeginsAt:  n.BeginsAt(),
+		EndsAt:    n.EndsAt(),
+		CreatedAt: n.CreatedAt(),
 		Date:      noticeDate(n),
-		Tags:      n.TagList,
-		Open:      n.Timeline == statusd.Present,
+		Tags:      n.TagList(),
+		Open:      n.Timeline() == statusd.Present,
 		Current:   n.IsCurrentIncident(),
-		Future:    n.Timeline == statusd.Future,
-		Past:      n.Timeline == statusd.PastRecent || n.Timeline == statusd.PastDistant,
+		Future:    n.Timeline() == statusd.Future,
+		Past:      n.Timeline() == statusd.PastRecent || n.Timeline() == statusd.PastDistant,
 	}
-	if n.Type == statusd.General {
+	if n.Type() == statusd.General {
 		v.State, v.Class = v.Type, "info"
 		v.BeganAt, v.EndedAt = nil, nil
 	} else {
 		v.State, v.Class = noticeStateWords[n.State()], noticeStateClass(n.State())
 	}
-	if n.Type == statusd.Unplanned && s.variant.HasMetrics() {
+	if n.Type() == statusd.Unplanned && s.variant.HasMetrics() {
 		if imp := snap.Entry(n, now).ImpactTime; imp != nil {
 			v.Impact, v.ImpactSeconds = imp.Words, imp.Seconds
 		}
@@ -197,7 +197,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 			v.Updates = append(v.Updates, updateOf(updates[i]))
 		}
 	}
-	for _, id := range n.ComponentIDs {
+	for _, id := range n.ComponentIDs() {
 		if c := snap.Component(id); c != nil {
 			v.Components = append(v.Components, s.ref(c))
 		}
@@ -233,10 +233,10 @@ func noticeDate(n *snapshot.Notice) time.Time {
 	if t := n.BeganAt(); t != nil {
 		return *t
 	}
-	if n.BeginsAt != nil {
-		return *n.BeginsAt
+	if t := n.BeginsAt(); t != nil {
+		return *t
 	}
-	return n.CreatedAt
+	return n.CreatedAt()
 }
 
 // find returns the notices of a type in a timeline state, newest first, as
@@ -271,7 +271,7 @@ func (s *Server) derive(snap *snapshot.Snapshot) *derived {
 	}
 	d := &derived{snap: snap}
 	for _, n := range snap.AllNotices {
-		if n.Timeline != statusd.Future {
+		if n.Timeline() != statusd.Future {
 			d.archive = append(d.archive, n)
 		}
 	}
@@ -280,7 +280,7 @@ func (s *Server) derive(snap *snapshot.Snapshot) *derived {
 	})
 	d.feed = slices.Clone(snap.AllNotices)
 	slices.SortFunc(d.feed, func(a, b *snapshot.Notice) int {
-		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), cmp.Compare(b.ID, a.ID))
+		return cmp.Or(b.UpdatedAt().Compare(a.UpdatedAt()), cmp.Compare(b.ID, a.ID))
 	})
 	s.derived.Store(d)
 	return d

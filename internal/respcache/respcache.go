@@ -35,47 +35,69 @@ const maxAliasTarget = 512
 // compressed forms, and the entry itself.
 func (e *Entry) cost() int64 { return 2*int64(len(e.identity.body)) + 512 }
 
-// Entry is one answer.
+// Entry is one answer. A cache holds up to MaxEntries of them, and the
+// garbage collector looks at each of their objects and pointers at every
+// cycle: an entry is three objects (itself, its body, and one string for
+// its header values), plus its key, and the encoded forms only once asked
+// for.
 type Entry struct {
 	identity form
 	gz, zst  lazyForm
-	tag      string    // ETag of the identity body, unquoted; encodings add a suffix
-	until    time.Time // zero: valid as long as its cache
+	until    int64 // Unix nanoseconds; 0: valid as long as its cache
 	header   http.Header
 }
 
 // form is the answer in one encoding, with the header values that go with
 // it made once, so that serving it allocates nothing for them.
 type form struct {
-	body     []byte
-	etag     string   // quoted
-	etagH    []string // {etag}
-	lengthH  []string // {len(body)}
+	body []byte
+	// values are the ETag (quoted) and the Content-Length, in one string.
+	values   [2]string
 	encoding []string // Content-Encoding; nil for identity
 }
 
-func newForm(body []byte, etag string, encoding []string) form {
-	return form{body: body, etag: etag, etagH: []string{etag}, lengthH: []string{strconv.Itoa(len(body))}, encoding: encoding}
+// newForm makes the form of body whose ETag is tag and suffix, quoted.
+func newForm(body []byte, tag, suffix string, encoding []string) form {
+	b := make([]byte, 0, len(tag)+len(suffix)+2+20)
+	b = append(append(append(append(b, '"'), tag...), suffix...), '"')
+	etagEnd := len(b)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	both := string(b)
+	return form{body: body, values: [2]string{both[:etagEnd], both[etagEnd:]}, encoding: encoding}
 }
+
+func (f *form) etag() string { return f.values[0] }
 
 // NewEntry makes an answer of body, with the headers to send with it
 // (Content-Type at least), kept until the given moment (zero: as long as
 // its cache).
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
 	sum := sha256.Sum256(body)
-	tag := hex.EncodeToString(sum[:12])
-	return &Entry{identity: newForm(body, `"`+tag+`"`, nil), tag: tag, until: until, header: header}
+	e := &Entry{identity: newForm(body, hex.EncodeToString(sum[:12]), "", nil), header: header}
+	if !until.IsZero() {
+		e.until = until.UnixNano()
+	}
+	return e
+}
+
+// tag is the ETag of the identity body, unquoted; encodings add a suffix.
+func (e *Entry) tag() string {
+	etag := e.identity.etag()
+	return etag[1 : len(etag)-1]
 }
 
 // lazyForm is an encoded form, made at most once, on first demand.
 type lazyForm struct {
 	once sync.Once
-	f    form
+	f    *form
 }
 
 func (l *lazyForm) get(build func() form) *form {
-	l.once.Do(func() { l.f = build() })
-	return &l.f
+	l.once.Do(func() {
+		f := build()
+		l.f = &f
+	})
+	return l.f
 }
 
 var (
@@ -89,9 +111,9 @@ var (
 func (e *Entry) form(acceptEncoding string) *form {
 	switch AcceptEncoding(acceptEncoding) {
 	case "zstd":
-		return e.zst.get(func() form { return newForm(zstded(e.identity.body), `"`+e.tag+`-zst"`, zstdH) })
+		return e.zst.get(func() form { return newForm(zstded(e.identity.body), e.tag(), "-zst", zstdH) })
 	case "gzip":
-		return e.gz.get(func() form { return newForm(gzipped(e.identity.body), `"`+e.tag+`-gz"`, gzipH) })
+		return e.gz.get(func() form { return newForm(gzipped(e.identity.body), e.tag(), "-gz", gzipH) })
 	}
 	return &e.identity
 }
@@ -109,7 +131,7 @@ type Cache struct {
 }
 
 // valid reports whether e still holds at now.
-func (e *Entry) valid(now time.Time) bool { return e.until.IsZero() || now.Before(e.until) }
+func (e *Entry) valid(now time.Time) bool { return e.until == 0 || now.UnixNano() < e.until }
 
 // Holds reports whether an answer under key is kept and still holds at
 // now: whether asking for it costs no computation.
@@ -258,18 +280,20 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	for k, v := range e.header {
 		h[k] = v
 	}
-	h["Etag"] = f.etagH
+	// The header values are slices of the form's own array: no allocation,
+	// and nothing that net/http changes.
+	h["Etag"] = f.values[0:1:1]
 	h["Cache-Control"] = cacheControl
 	h["Vary"] = varyH
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
 	}
-	if MatchesETag(r.Header.Get("If-None-Match"), f.etag) {
+	if MatchesETag(r.Header.Get("If-None-Match"), f.etag()) {
 		delete(h, "Content-Type")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h["Content-Length"] = f.lengthH
+	h["Content-Length"] = f.values[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(f.body)

@@ -89,10 +89,14 @@ func Null[T any]() Field[T] { return Field[T]{Set: true} }
 // IsZero reports whether the field is absent, for the omitzero option.
 func (f Field[T]) IsZero() bool { return !f.Set }
 
-// MarshalJSON implements json.Marshaler.
+// MarshalJSON implements json.Marshaler. A value that marshals itself (a
+// Time) is asked directly, without a second pass of encoding/json over it.
 func (f Field[T]) MarshalJSON() ([]byte, error) {
 	if f.Value == nil {
 		return []byte("null"), nil
+	}
+	if m, ok := any(f.Value).(json.Marshaler); ok {
+		return m.MarshalJSON()
 	}
 	return json.Marshal(*f.Value)
 }

@@ -1,6 +1,7 @@
 package statusd
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -32,6 +33,31 @@ func TestTimeMarshalJSON(t *testing.T) {
 		got, err := Time{Time: tm}.MarshalJSON()
 		if err != nil || string(got) != want(tm) {
 			t.Fatalf("%v: MarshalJSON = %s, %v; want %s", tm, got, err, want(tm))
+		}
+	}
+}
+
+// TestFieldMarshalJSON checks a field absent, null and set, for a value
+// that marshals itself (Time) and for one that does not.
+func TestFieldMarshalJSON(t *testing.T) {
+	type wire struct {
+		At    Field[Time]   `json:"at,omitzero"`
+		State Field[string] `json:"state,omitzero"`
+		Count Field[int]    `json:"count,omitzero"`
+	}
+	at := Time{time.Date(2026, 11, 24, 2, 3, 4, 567_890_000, time.FixedZone("X", 3600))}
+	cases := []struct {
+		in   wire
+		want string
+	}{
+		{wire{}, `{}`},
+		{wire{At: Null[Time](), State: Null[string](), Count: Null[int]()}, `{"at":null,"state":null,"count":null}`},
+		{wire{At: Some(at), State: Some("a<b"), Count: Some(3)}, `{"at":"2026-11-24T01:03:04.567Z","state":"a\u003cb","count":3}`},
+	}
+	for _, c := range cases {
+		got, err := json.Marshal(c.in)
+		if err != nil || string(got) != c.want {
+			t.Errorf("%+v: %s, %v; want %s", c.in, got, err, c.want)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -131,6 +132,13 @@ func BenchmarkRequestUncached(b *testing.B) {
 		fn   func()
 	}{
 		{"Notices", func() { snap.Notices(snapshot.NoticeFilter{}, 3, now) }},
+		// The page made into its JSON, as the first request for it pays.
+		{"NoticesJSON", func() {
+			list, total := snap.Notices(snapshot.NoticeFilter{}, 3, now)
+			if _, err := httpjson.Marshal(statusd.NoticesResponse{Notices: list, Meta: statusd.Meta{Count: len(list), TotalCount: total}}); err != nil {
+				b.Fatal(err)
+			}
+		}},
 		{"NoticesFiltered", func() {
 			snap.Notices(snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Unplanned}}}, 3, now)
 		}},

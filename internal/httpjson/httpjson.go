@@ -37,6 +37,14 @@ func Marshal(v any) ([]byte, error) {
 		}
 	}()
 	buf.Reset()
+	if a, ok := v.(jsonAppender); ok {
+		// As encoding/json would, minus the reflection.
+		out := a.AppendJSON(buf.AvailableBuffer())
+		if cap(out) > buf.Cap() {
+			buf = bytes.NewBuffer(out[:0]) // kept, grown, for the next call
+		}
+		return bytes.Clone(out), nil
+	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
@@ -44,6 +52,10 @@ func Marshal(v any) ([]byte, error) {
 	}
 	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
+
+// jsonAppender is a value that writes its own JSON, exactly as
+// encoding/json with HTML escaping off would.
+type jsonAppender interface{ AppendJSON(b []byte) []byte }
 
 // buffers keeps Marshal's buffers, up to maxKeptBuffer bytes each.
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

@@ -1,8 +1,7 @@
 // Package blocks hands out room in large shared blocks, so that the many
-// small values a page holds for as long as the server runs (texts, update
-// records, impact intervals) are a few hundred objects for the garbage
-// collector, which marks every one of them again at each cycle, rather
-// than hundreds of thousands.
+// small texts of a page being loaded (subjects, update contents) are a few
+// hundred objects for the allocator and the garbage collector rather than
+// hundreds of thousands.
 package blocks
 
 import (

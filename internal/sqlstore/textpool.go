@@ -8,13 +8,13 @@ import (
 	"github.com/statusd/statusd/internal/blocks"
 )
 
-// textPool keeps the texts of one load compactly, for the garbage
-// collector's sake: the page stays in memory for as long as the server
-// runs, and every collection marks each of its objects again. Repeated
-// short values (types, states, tags) and tag lists are kept once each, and
-// long ones (subjects, update contents) are packed into large shared
-// blocks, so that 100,000 notices with 400,000 updates are a few hundred
-// text objects, not a million. A nil pool makes a string of each text, and
+// textPool keeps the texts of one load compactly. Repeated short values
+// (types, states, tags) and tag lists are kept once each, and long ones
+// (subjects, update contents) are packed into large shared blocks, so that
+// 100,000 notices with 400,000 updates are a few hundred text objects, not
+// a million: the load allocates less, and a collection that runs while the
+// snapshot is built from it has less to mark. (The snapshot copies what it
+// keeps into an arena of its own.) A nil pool makes a string of each text, and
 // a slice of each tag list, for small loads.
 type textPool struct {
 	seen  map[string]string

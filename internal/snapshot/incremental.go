@@ -52,8 +52,9 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 func (s *Snapshot) Retime(now time.Time) *Snapshot {
 	notices := slices.Clone(s.AllNotices)
 	var d delta
+	at := instantOf(now)
 	for i, n := range notices {
-		if next := n.nextChange(); !next.IsZero() && !now.Before(next) {
+		if n.hasNext && at.compare(n.next) >= 0 {
 			notices[i] = newNotice(n.Full(), now)
 			d.removed = append(d.removed, n)
 			d.added = append(d.added, notices[i])

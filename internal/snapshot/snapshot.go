@@ -273,9 +273,10 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	s.PageState = statusd.PageOperational
 	states := map[int64]statusd.PageState{}
+	var first *Notice // the first to change by itself
 	for _, n := range s.AllNotices {
-		if next := n.nextChange(); !next.IsZero() && (s.ValidUntil.IsZero() || next.Before(s.ValidUntil)) {
-			s.ValidUntil = next
+		if n.hasNext && (first == nil || n.next.compare(first.next) < 0) {
+			first = n
 		}
 		if n.open {
 			s.open = append(s.open, n)
@@ -301,6 +302,9 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		case n.Type() == statusd.Planned && n.Automate() && st == statusd.Scheduled:
 			s.Automated = append(s.Automated, n)
 		}
+	}
+	if first != nil {
+		s.ValidUntil = first.nextChange()
 	}
 	return states
 }

@@ -33,13 +33,19 @@ func newHullIndex(counting []*Notice) hullIndex {
 		}
 		h.starts = append(h.starts, imp[0][0])
 		h.ends = append(h.ends, imp[len(imp)-1][1])
-		for i := 1; i < len(imp); i++ {
-			h.gaps = append(h.gaps, [2]int64{imp[i-1][1], imp[i][0]})
-		}
+		h.gaps = appendGaps(h.gaps, imp)
 	}
 	slices.Sort(h.starts)
 	slices.Sort(h.ends)
 	return h
+}
+
+// appendGaps appends the gaps between a notice's impact intervals.
+func appendGaps(gaps, impacts [][2]int64) [][2]int64 {
+	for i := 1; i < len(impacts); i++ {
+		gaps = append(gaps, [2]int64{impacts[i-1][1], impacts[i][0]})
+	}
+	return gaps
 }
 
 // clone returns a copy that add and remove may change.
@@ -59,9 +65,7 @@ func (h *hullIndex) add(n *Notice) {
 	}
 	insertSorted(&h.starts, imp[0][0])
 	insertSorted(&h.ends, imp[len(imp)-1][1])
-	for i := 1; i < len(imp); i++ {
-		h.gaps = append(h.gaps, [2]int64{imp[i-1][1], imp[i][0]})
-	}
+	h.gaps = appendGaps(h.gaps, imp)
 }
 
 // remove takes a notice that add put in the index out again.

@@ -179,7 +179,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	adminMux.Handle("/metrics", metricsHandler)
 
-	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux), "/admin/", "/healthz", "/readyz", "/metrics")), log)
+	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
+	shedder.AnswerThrough(metrics.Middleware)
+	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux))), log)
 	public.ConnContext = shed.ConnContext
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}

@@ -39,8 +39,7 @@ func (l *Limiter) Admit(compute func()) error {
 		compute()
 		return nil
 	}
-	ahead := l.pending.Load()
-	if ahead >= minPending*l.procs && ahead*l.computeCost.Load()/l.procs > int64(bound) {
+	if l.computationsFull() {
 		l.shed.Add(1)
 		return ErrBusy
 	}
@@ -53,6 +52,15 @@ func (l *Limiter) Admit(compute func()) error {
 	avg := l.computeCost.Load()
 	l.computeCost.Store(avg + (took-avg)/8)
 	return nil
+}
+
+// computationsFull reports whether the computations admitted and not yet
+// started would keep one more waiting past half the queue target (and
+// there are at least minPending of them per processor).
+func (l *Limiter) computationsFull() bool {
+	bound := l.queueTarget / 2
+	ahead := l.pending.Load()
+	return bound > 0 && ahead >= minPending*l.procs && ahead*l.computeCost.Load()/l.procs > int64(bound)
 }
 
 // ErrBusy is Admit's refusal: 503, to be retried in a second (see

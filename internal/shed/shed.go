@@ -16,6 +16,10 @@
 // controller). The third is the queue of computations, the answers no
 // cache holds: one that would wait past half the target behind those
 // already admitted is refused before it starts (see Limiter.Admit).
+//
+// Under a flood, the connections of Listen refuse such requests before
+// net/http reads them, for a fraction of what a refusal through net/http
+// costs (see early.go).
 package shed
 
 import (
@@ -25,6 +29,8 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/metrics"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,9 +54,13 @@ type Limiter struct {
 	// of them that waited past queueTarget, those of these that were not
 	// cached, and those refused.
 	waited, late, lateCostly, lateRefused atomic.Int64
-	// cached are the probes of Cached.
+	// cached are the probes of Cached, exempt the prefixes of Exempt.
 	cached []func(*http.Request) bool
-	log    *slog.Logger
+	exempt []string
+	// refusal answers the refusals made before net/http (see
+	// AnswerThrough); nil: refuseRequest alone.
+	refusal http.Handler
+	log     *slog.Logger
 	// Admit's state: the processors, the computations admitted and not
 	// yet started, and the moving average of their cost, in ns.
 	procs       int64
@@ -78,18 +88,16 @@ func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
 // Shed is the number of requests refused so far, for either reason.
 func (l *Limiter) Shed() int64 { return l.shed.Load() }
 
-// Wrap bounds next. Paths with one of the exempt prefixes (the admin API:
-// operators must be able to publish during the spike) are never refused.
-func (l *Limiter) Wrap(next http.Handler, exempt ...string) http.Handler {
+// Wrap bounds next. Paths with one of the prefixes of Exempt are never
+// refused.
+func (l *Limiter) Wrap(next http.Handler) http.Handler {
 	if l.max <= 0 && l.queueTarget <= 0 {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for _, p := range exempt {
-			if strings.HasPrefix(r.URL.Path, p) {
-				next.ServeHTTP(w, r)
-				return
-			}
+		if l.exempted(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
 		}
 		// Queue time: the connection stays open, since reconnecting would
 		// cost the server more than the refused request.
@@ -116,15 +124,54 @@ func (l *Limiter) Wrap(next http.Handler, exempt ...string) http.Handler {
 // text elsewhere.
 func (l *Limiter) refuseRequest(w http.ResponseWriter, r *http.Request) {
 	l.shed.Add(1)
-	w.Header().Set("Retry-After", "1")
 	if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/v1/") {
-		httpjson.Error(w, r, l.log, ErrBusy)
+		busyJSON.write(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
+	busyPage.write(w, r)
+}
+
+// busyJSON and busyPage are the answers of refuseRequest, made once: a
+// refusal must cost as little as it can. busyJSON is httpjson.Error's
+// answer to ErrBusy.
+var busyJSON, busyPage = busyAnswers()
+
+// canned is an answer made once, written as it is.
+type canned struct {
+	header http.Header // values clipped: appending to one copies it
+	body   []byte
+}
+
+func busyAnswers() (api, page canned) {
+	a := &answer{header: http.Header{}}
+	httpjson.Error(a, &http.Request{Method: http.MethodGet}, slog.New(slog.DiscardHandler), ErrBusy)
+	api = canned{a.header, a.body}
+	text := BusyText + "\n"
+	page = canned{http.Header{
+		"Retry-After":    {"1"},
+		"Content-Type":   {"text/plain; charset=utf-8"},
+		"Cache-Control":  {"no-store"},
+		"Content-Length": {strconv.Itoa(len(text))},
+	}, []byte(text)}
+	for _, h := range []http.Header{api.header, page.header} {
+		for k, v := range h {
+			h[k] = slices.Clip(v)
+		}
+	}
+	return api, page
+}
+
+// write answers r with c, keeping the header values set before (the
+// request id, say).
+func (c canned) write(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	for k, v := range c.header {
+		h[k] = v
+	}
 	w.WriteHeader(http.StatusServiceUnavailable)
-	w.Write([]byte(BusyText + "\n"))
+	if r.Method != http.MethodHead {
+		w.Write(c.body)
+	}
 }
 
 // BusyText tells a person that a page was refused for load, and what to
@@ -147,10 +194,8 @@ func (l *Limiter) tooLate(r *http.Request) bool {
 		return false
 	}
 	l.late.Add(1)
-	for _, cached := range l.cached {
-		if cached(r) {
-			return false
-		}
+	if l.isCached(r) {
+		return false
 	}
 	l.lateCostly.Add(1)
 	if !l.overloaded.Load() {
@@ -158,6 +203,16 @@ func (l *Limiter) tooLate(r *http.Request) bool {
 	}
 	l.lateRefused.Add(1)
 	return true
+}
+
+// isCached reports whether a probe of Cached says r's answer is cached.
+func (l *Limiter) isCached(r *http.Request) bool {
+	for _, cached := range l.cached {
+		if cached(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // samplePeriod is how often Watch reads the counts of waits.
@@ -251,9 +306,10 @@ func (l *Limiter) observe(c *controller, runnable uint64) {
 }
 
 // Listen returns ln with its connections reading the times at which their
-// requests arrived, while Watch sees goroutines queue (Linux only).
+// requests arrived, and refusing before net/http (see early), while Watch
+// sees goroutines queue (Linux only).
 func (l *Limiter) Listen(ln net.Listener) net.Listener {
-	return stampListener(ln, &l.timing)
+	return stampListener(ln, l)
 }
 
 // connKey is the context key of the arrival time of a connection's bytes.

@@ -29,7 +29,8 @@ func TestShed(t *testing.T) {
 		w.WriteHeader(http.StatusOK)
 	})
 	l := New(2, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	srv := httptest.NewServer(l.Wrap(h, "/admin/"))
+	l.Exempt("/admin/")
+	srv := httptest.NewServer(l.Wrap(h))
 	defer srv.Close()
 	get := func(path string) *http.Response {
 		res, err := http.Get(srv.URL + path)
@@ -75,7 +76,8 @@ var discard = slog.New(slog.DiscardHandler)
 func stampedServer(t *testing.T, l *Limiter, h http.Handler, exempt ...string) *httptest.Server {
 	t.Helper()
 	l.timing.Store(true)
-	srv := httptest.NewUnstartedServer(l.Wrap(h, exempt...))
+	l.Exempt(exempt...)
+	srv := httptest.NewUnstartedServer(l.Wrap(h))
 	srv.Listener = l.Listen(srv.Listener)
 	srv.Config.ConnContext = ConnContext
 	srv.Start()
@@ -92,7 +94,8 @@ func TestQueueShedAnswer(t *testing.T) {
 	l.overloaded.Store(true)
 	stampsOn(t)
 	var dials atomic.Int64
-	srv := httptest.NewUnstartedServer(l.Wrap(ok, "/admin/", "/healthz"))
+	l.Exempt("/admin/", "/healthz")
+	srv := httptest.NewUnstartedServer(l.Wrap(ok))
 	l.timing.Store(true)
 	srv.Listener = l.Listen(srv.Listener)
 	srv.Config.ConnContext = ConnContext
@@ -388,7 +391,8 @@ func TestPassAllocs(t *testing.T) {
 	l := New(10, 5*time.Millisecond, discard)
 	l.overloaded.Store(true)
 	l.timing.Store(true)
-	h := l.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), "/admin/")
+	l.Exempt("/admin/")
+	h := l.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	var at atomic.Int64
 	at.Store(time.Now().Add(time.Hour).UnixNano()) // not late, however slow the test
 	r := httptest.NewRequest("GET", "/api/v1/status", nil)

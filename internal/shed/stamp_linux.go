@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -16,16 +17,17 @@ const receiveTimes = true
 // stampListener returns ln with its TCP connections asking the kernel for
 // the time each received segment arrived (SO_TIMESTAMPNS), so that a
 // request's wait in the socket's queue and the server's can be told from
-// the time its bytes arrived (see ConnContext), while on is set: reading
-// the times costs a few percent of a cached answer. A connection that
-// refuses the option is served as it is, without times.
-func stampListener(ln net.Listener, on *atomic.Bool) net.Listener {
-	return stamps{ln, on}
+// the time its bytes arrived (see ConnContext), while l.timing is set:
+// reading the times costs a few percent of a cached answer. Meanwhile they
+// also refuse requests before net/http reads them (see early). A
+// connection that refuses the option is served as it is, without times.
+func stampListener(ln net.Listener, l *Limiter) net.Listener {
+	return stamps{ln, l}
 }
 
 type stamps struct {
 	net.Listener
-	on *atomic.Bool
+	l *Limiter
 }
 
 func (l stamps) Accept() (net.Conn, error) {
@@ -47,7 +49,7 @@ func (l stamps) Accept() (net.Conn, error) {
 	}); err != nil || serr != nil {
 		return c, nil
 	}
-	sc := &stampedConn{TCPConn: tc, raw: raw, on: l.on}
+	sc := &stampedConn{TCPConn: tc, raw: raw, l: l.l}
 	sc.recv = sc.recvmsg
 	return sc, nil
 }
@@ -58,8 +60,9 @@ func (l stamps) Accept() (net.Conn, error) {
 // handler's.
 type stampedConn struct {
 	*net.TCPConn
-	raw syscall.RawConn
-	on  *atomic.Bool
+	raw   syscall.RawConn
+	l     *Limiter
+	frame framing // of the bytes handed to net/http
 	// recv is recvmsg as a func value made once, and the fields below are
 	// its arguments and results, so that a read allocates nothing.
 	recv    func(fd uintptr) bool
@@ -83,31 +86,62 @@ func (c *stampedConn) recvmsg(fd uintptr) bool {
 }
 
 // Read reads as net.TCPConn's Read does and, while times are on, records
-// when the bytes read arrived.
+// when the bytes read arrived, and answers the requests to refuse before
+// net/http reads them (see early).
 func (c *stampedConn) Read(b []byte) (int, error) {
-	if !c.on.Load() {
+	if !c.l.timing.Load() {
 		if c.arrived.Load() != 0 {
 			c.arrived.Store(0)
 		}
-		return c.TCPConn.Read(b)
+		n, err := c.TCPConn.Read(b)
+		if n > 0 {
+			c.frame, _ = c.frame.next(b[:n])
+		}
+		return n, err
 	}
 	if len(b) == 0 {
 		return 0, nil
 	}
 	c.buf = b
-	err := c.raw.Read(c.recv)
-	c.buf = nil
-	if err == nil && c.err != nil {
-		err = os.NewSyscallError("recvmsg", c.err)
+	defer func() { c.buf = nil }()
+	for {
+		err := c.raw.Read(c.recv)
+		if err == nil && c.err != nil {
+			err = os.NewSyscallError("recvmsg", c.err)
+		}
+		if err != nil {
+			return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+		}
+		if c.n == 0 {
+			return 0, io.EOF
+		}
+		at := stampOf(c.oobBytes()[:c.oobn])
+		var one bool
+		c.frame, one = c.frame.next(b[:c.n])
+		if one {
+			if refusal := c.l.early(b[:c.n], at); refusal != nil {
+				if err := c.answer(refusal); err != nil {
+					return 0, err
+				}
+				continue
+			}
+		}
+		c.arrived.Store(at)
+		return c.n, nil
 	}
-	if err != nil {
-		return 0, &net.OpError{Op: "read", Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
-	}
-	if c.n == 0 {
-		return 0, io.EOF
-	}
-	c.arrived.Store(stampOf(c.oobBytes()[:c.oobn]))
-	return c.n, nil
+}
+
+// answerTimeout bounds the write of an early refusal to a client that does
+// not read.
+const answerTimeout = 5 * time.Second
+
+// answer writes an early refusal. net/http clears the write deadline while
+// it waits for a request, as here, and sets its own once it has one.
+func (c *stampedConn) answer(b []byte) error {
+	c.SetWriteDeadline(time.Now().Add(answerTimeout))
+	_, err := c.TCPConn.Write(b)
+	c.SetWriteDeadline(time.Time{})
+	return err
 }
 
 // arrivals is the arrival time of c's last bytes read, if c is a

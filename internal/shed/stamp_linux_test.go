@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,9 +19,9 @@ func stampedPair(t *testing.T) (*stampedConn, net.Conn) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	on := new(atomic.Bool)
-	on.Store(true)
-	sl := stampListener(ln, on)
+	l := New(0, 0, discard)
+	l.timing.Store(true)
+	sl := stampListener(ln, l)
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -84,14 +83,14 @@ func TestStampedRead(t *testing.T) {
 		}
 	}
 	// Times off: the bytes are read all the same, without a time.
-	sc.on.Store(false)
+	sc.l.timing.Store(false)
 	if _, err := client.Write([]byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := sc.Read(buf); n != 1 || err != nil || arrivals(sc).Load() != 0 {
 		t.Errorf("times off: %d, %v, arrival %d", n, err, arrivals(sc).Load())
 	}
-	sc.on.Store(true)
+	sc.l.timing.Store(true)
 	if n, err := sc.Read(nil); n != 0 || err != nil {
 		t.Errorf("an empty read: %d, %v", n, err)
 	}

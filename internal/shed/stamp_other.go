@@ -13,7 +13,7 @@ const receiveTimes = false
 
 // stampListener returns ln: receive times are read on Linux only, so
 // elsewhere queue-time refusals are off.
-func stampListener(ln net.Listener, _ *atomic.Bool) net.Listener { return ln }
+func stampListener(ln net.Listener, _ *Limiter) net.Listener { return ln }
 
 // arrivals is nil: no connection has receive times here.
 func arrivals(net.Conn) *atomic.Int64 { return nil }

@@ -1,0 +1,274 @@
+package shed
+
+import (
+	"bufio"
+	"bytes"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A refusal made through net/http costs the server about what serving a
+// cached answer does: net/http reads and parses the request, makes its
+// response and header maps, starts a goroutine to watch the connection
+// while the handler runs, and flushes the answer. Under a flood of
+// requests that each need a computation, that is a third of the cost of a
+// computed answer, so that refusing twice the capacity leaves little of it
+// to serve.
+//
+// While queueing goroutines have the connections of Listen read arrival
+// times, a connection therefore refuses a request before net/http sees
+// it, when the request is one whole GET or HEAD read at once, and when it
+// would be refused anyway: it is late during an episode of overload (see
+// controller), or it would be computed behind more computations than Admit
+// lets wait; and its answer is not cached. The connection writes the 503
+// itself, made by the same handler as Wrap's refusals behind the same
+// middleware (see AnswerThrough), and reads on: net/http only sees a
+// longer wait for the next request. The connection stays open.
+//
+// To answer exactly one request where net/http would read one, each
+// connection follows where the requests begin in the bytes it hands to
+// net/http (see framing); anything but whole requests without a body (a
+// body, a request split across reads, a bare line feed) stops early
+// refusals on that connection for good, and net/http answers as before.
+
+// framing is where a connection stands in the requests of its stream, as
+// far as early refusals need to know.
+type framing uint8
+
+const (
+	// atRequest: the bytes handed to net/http so far end with whole
+	// requests; the next byte starts one.
+	atRequest framing = iota
+	// afterFirstByte: the last read took only a request's first byte, as
+	// net/http's background read of one byte does while a handler runs.
+	afterFirstByte
+	// lost: anything else was seen; no early refusal on this connection
+	// again.
+	lost
+)
+
+// next is the framing after chunk was read and handed to net/http, and
+// whether chunk was exactly one whole request starting where a request
+// starts (and so could be answered in net/http's place).
+func (f framing) next(chunk []byte) (framing, bool) {
+	switch f {
+	case atRequest:
+		if len(chunk) == 1 && chunk[0] != '\r' && chunk[0] != '\n' {
+			return afterFirstByte, false
+		}
+		if n, ok := wholeRequests(chunk, false); ok {
+			return atRequest, n == 1
+		}
+	case afterFirstByte:
+		if _, ok := wholeRequests(chunk, true); ok {
+			return atRequest, false
+		}
+	}
+	return lost, false
+}
+
+// wholeRequests counts the requests in chunk and reports whether it is
+// nothing but whole requests without a body, every line ended by CR LF
+// (the way net/http reads them then ends each at its first empty line).
+// inFirstLine says that chunk continues a request line already begun.
+func wholeRequests(chunk []byte, inFirstLine bool) (n int, ok bool) {
+	requestLine, inRequest := true, inFirstLine
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 1 || chunk[i-1] != '\r' {
+			return n, false // a partial line or a bare line feed
+		}
+		line := chunk[:i-1]
+		chunk = chunk[i+1:]
+		switch {
+		case requestLine:
+			if len(line) == 0 && !inRequest {
+				return n, false // an empty line where a request line starts
+			}
+			requestLine, inRequest = false, true
+		case len(line) == 0:
+			n++
+			requestLine, inRequest = true, false
+		case startsBody(line):
+			return n, false
+		}
+	}
+	return n, n > 0 && !inRequest
+}
+
+// startsBody reports whether a header line gives its request a body.
+func startsBody(line []byte) bool {
+	switch line[0] {
+	case 'C', 'c', 'T', 't':
+	default:
+		return false
+	}
+	name, _, _ := bytes.Cut(line, []byte{':'})
+	return bytes.EqualFold(name, []byte("Content-Length")) || bytes.EqualFold(name, []byte("Transfer-Encoding"))
+}
+
+// Exempt sets the path prefixes that are never refused, by Wrap or before
+// it (the admin API: operators must be able to publish during the spike).
+// Call it before serving.
+func (l *Limiter) Exempt(prefixes ...string) { l.exempt = prefixes }
+
+// AnswerThrough sets the middleware that the refusals made before net/http
+// go through, as those of Wrap go through the middleware around it: the
+// request id, the metrics and the log of each request. Call it before
+// serving.
+func (l *Limiter) AnswerThrough(middleware func(http.Handler) http.Handler) {
+	l.refusal = middleware(http.HandlerFunc(l.refuseRequest))
+}
+
+func (l *Limiter) exempted(path string) bool {
+	for _, p := range l.exempt {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// early returns the answer to write in net/http's place to chunk, one
+// whole request whose bytes arrived at the given moment (Unix ns; 0: not
+// known), or nil to let net/http read it.
+func (l *Limiter) early(chunk []byte, arrivedAt int64) []byte {
+	late := arrivedAt != 0 && l.overloaded.Load() && time.Now().UnixNano()-arrivedAt > int64(l.queueTarget)
+	if !late && !l.computationsFull() {
+		return nil // the common case, decided without parsing
+	}
+	r := parseRequest(chunk)
+	if r == nil || l.exempted(r.URL.Path) || l.isCached(r) {
+		return nil
+	}
+	if late {
+		l.waited.Add(1)
+		l.late.Add(1)
+		l.lateCostly.Add(1)
+		l.lateRefused.Add(1)
+	}
+	return l.render(r)
+}
+
+// readers parse requests for early refusals.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
+// parseRequest parses chunk, one whole request, with net/http's own
+// parser, and returns it when it is a request that net/http would answer
+// and keep the connection open after: GET or HEAD of a path, HTTP/1.1, a
+// Host, no body, nothing asking to close or to switch protocols. Otherwise
+// it returns nil.
+func parseRequest(chunk []byte) *http.Request {
+	br := readers.Get().(*bufio.Reader)
+	defer readers.Put(br)
+	br.Reset(bytes.NewReader(chunk))
+	r, err := http.ReadRequest(br)
+	if err != nil || br.Buffered() != 0 {
+		return nil
+	}
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !strings.HasPrefix(r.RequestURI, "/") ||
+		r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || r.ContentLength != 0 || len(r.TransferEncoding) != 0 ||
+		r.Host == "" || r.Header.Get("Upgrade") != "" {
+		return nil
+	}
+	return r
+}
+
+// render is the refusal of r, as net/http would write it.
+func (l *Limiter) render(r *http.Request) []byte {
+	w := &answer{header: http.Header{}}
+	refusal := l.refusal
+	if refusal == nil {
+		refusal = http.HandlerFunc(l.refuseRequest)
+	}
+	refusal.ServeHTTP(w, r)
+	return w.bytes(r.Method == http.MethodHead)
+}
+
+// answer is a ResponseWriter that keeps an answer, to be written as a
+// whole.
+type answer struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *answer) Write(b []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	a.body = append(a.body, b...)
+	return len(b), nil
+}
+
+// bytes is the answer in HTTP/1.1, with the Date and Content-Length that
+// net/http adds; without the body for a HEAD request. Header lines come
+// in the order of their names, and values that would break a line are
+// left out, as net/http does with them.
+func (a *answer) bytes(head bool) []byte {
+	a.WriteHeader(http.StatusOK)
+	h := a.header
+	if _, ok := h["Date"]; !ok {
+		h["Date"] = []string{httpDate()}
+	}
+	if _, ok := h["Content-Length"]; !ok {
+		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	}
+	names := make([]string, 0, len(h))
+	size := 64 + len(a.body)
+	for name, values := range h {
+		names = append(names, name)
+		for _, v := range values {
+			size += len(name) + len(v) + 4
+		}
+	}
+	slices.Sort(names)
+	b := make([]byte, 0, size)
+	b = append(b, "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(a.status), 10)
+	b = append(append(append(b, ' '), http.StatusText(a.status)...), "\r\n"...)
+	for _, name := range names {
+		for _, v := range h[name] {
+			if strings.ContainsAny(v, "\r\n") {
+				continue
+			}
+			b = append(append(append(append(b, name...), ": "...), v...), "\r\n"...)
+		}
+	}
+	b = append(b, "\r\n"...)
+	if !head {
+		b = append(b, a.body...)
+	}
+	return b
+}
+
+// dateHeader is the Date header of one second.
+type dateHeader struct {
+	sec   int64 // Unix
+	value string
+}
+
+// date is the Date header of the last second an answer was made in.
+var date atomic.Pointer[dateHeader]
+
+// httpDate is the Date header of now, made once a second.
+func httpDate() string {
+	now := time.Now()
+	if d := date.Load(); d != nil && d.sec == now.Unix() {
+		return d.value
+	}
+	d := &dateHeader{now.Unix(), now.UTC().Format(http.TimeFormat)}
+	date.Store(d)
+	return d.value
+}

@@ -120,7 +120,7 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 		c.frame, one = c.frame.next(b[:c.n])
 		if one {
 			if refusal := c.l.early(b[:c.n], at); refusal != nil {
-				if err := c.answer(refusal); err != nil {
+				if err := c.writeRefusal(refusal); err != nil {
 					return 0, err
 				}
 				continue
@@ -131,14 +131,14 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 	}
 }
 
-// answerTimeout bounds the write of an early refusal to a client that does
-// not read.
-const answerTimeout = 5 * time.Second
+// refusalTimeout bounds the write of an early refusal to a client that
+// does not read.
+const refusalTimeout = 5 * time.Second
 
-// answer writes an early refusal. net/http clears the write deadline while
-// it waits for a request, as here, and sets its own once it has one.
-func (c *stampedConn) answer(b []byte) error {
-	c.SetWriteDeadline(time.Now().Add(answerTimeout))
+// writeRefusal writes an early refusal. net/http clears the write deadline
+// while it waits for a request, as here, and sets its own once it has one.
+func (c *stampedConn) writeRefusal(b []byte) error {
+	c.SetWriteDeadline(time.Now().Add(refusalTimeout))
 	_, err := c.TCPConn.Write(b)
 	c.SetWriteDeadline(time.Time{})
 	return err

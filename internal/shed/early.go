@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -182,11 +180,7 @@ func parseRequest(chunk []byte) *http.Request {
 // render is the refusal of r, as net/http would write it.
 func (l *Limiter) render(r *http.Request) []byte {
 	w := &answer{header: http.Header{}}
-	refusal := l.refusal
-	if refusal == nil {
-		refusal = http.HandlerFunc(l.refuseRequest)
-	}
-	refusal.ServeHTTP(w, r)
+	l.refusal.ServeHTTP(w, r)
 	return w.bytes(r.Method == http.MethodHead)
 }
 
@@ -213,62 +207,29 @@ func (a *answer) Write(b []byte) (int, error) {
 }
 
 // bytes is the answer in HTTP/1.1, with the Date and Content-Length that
-// net/http adds; without the body for a HEAD request. Header lines come
-// in the order of their names, and values that would break a line are
-// left out, as net/http does with them.
+// net/http adds; without the body for a HEAD request. The header is
+// written by http.Header's own Write (names in order, line breaks in
+// values made spaces).
 func (a *answer) bytes(head bool) []byte {
 	a.WriteHeader(http.StatusOK)
 	h := a.header
 	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{httpDate()}
+		h["Date"] = []string{time.Now().UTC().Format(http.TimeFormat)}
 	}
 	if _, ok := h["Content-Length"]; !ok {
 		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
 	}
-	names := make([]string, 0, len(h))
-	size := 64 + len(a.body)
-	for name, values := range h {
-		names = append(names, name)
-		for _, v := range values {
-			size += len(name) + len(v) + 4
-		}
-	}
-	slices.Sort(names)
-	b := make([]byte, 0, size)
-	b = append(b, "HTTP/1.1 "...)
-	b = strconv.AppendInt(b, int64(a.status), 10)
-	b = append(append(append(b, ' '), http.StatusText(a.status)...), "\r\n"...)
-	for _, name := range names {
-		for _, v := range h[name] {
-			if strings.ContainsAny(v, "\r\n") {
-				continue
-			}
-			b = append(append(append(append(b, name...), ": "...), v...), "\r\n"...)
-		}
-	}
-	b = append(b, "\r\n"...)
+	var b bytes.Buffer
+	b.Grow(512 + len(a.body))
+	b.WriteString("HTTP/1.1 ")
+	b.WriteString(strconv.Itoa(a.status))
+	b.WriteByte(' ')
+	b.WriteString(http.StatusText(a.status))
+	b.WriteString("\r\n")
+	h.Write(&b)
+	b.WriteString("\r\n")
 	if !head {
-		b = append(b, a.body...)
+		b.Write(a.body)
 	}
-	return b
-}
-
-// dateHeader is the Date header of one second.
-type dateHeader struct {
-	sec   int64 // Unix
-	value string
-}
-
-// date is the Date header of the last second an answer was made in.
-var date atomic.Pointer[dateHeader]
-
-// httpDate is the Date header of now, made once a second.
-func httpDate() string {
-	now := time.Now()
-	if d := date.Load(); d != nil && d.sec == now.Unix() {
-		return d.value
-	}
-	d := &dateHeader{now.Unix(), now.UTC().Format(http.TimeFormat)}
-	date.Store(d)
-	return d.value
+	return b.Bytes()
 }

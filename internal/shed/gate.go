@@ -34,9 +34,8 @@ const minPending = 8
 // What a computation costs is the moving average of the last ones (1/8
 // weight each): a mix of cheap and costly ones counts as their average.
 func (l *Limiter) Admit(compute func()) error {
-	bound := l.queueTarget / 2
-	if bound <= 0 {
-		compute()
+	if l.queueTarget/2 <= 0 {
+		compute() // no gate
 		return nil
 	}
 	if l.computationsFull() {

@@ -57,8 +57,8 @@ type Limiter struct {
 	// cached are the probes of Cached, exempt the prefixes of Exempt.
 	cached []func(*http.Request) bool
 	exempt []string
-	// refusal answers the refusals made before net/http (see
-	// AnswerThrough); nil: refuseRequest alone.
+	// refusal answers the refusals made before net/http: refuseRequest,
+	// behind the middleware of AnswerThrough.
 	refusal http.Handler
 	log     *slog.Logger
 	// Admit's state: the processors, the computations admitted and not
@@ -82,7 +82,9 @@ func (l *Limiter) Cached(probes ...func(*http.Request) bool) { l.cached = probes
 // connections of Listen, and Watch must run), and computations that would
 // wait longer than half of it (see Admit).
 func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
-	return &Limiter{max: int64(max), queueTarget: queueTarget, log: log, procs: int64(runtime.GOMAXPROCS(0))}
+	l := &Limiter{max: int64(max), queueTarget: queueTarget, log: log, procs: int64(runtime.GOMAXPROCS(0))}
+	l.refusal = http.HandlerFunc(l.refuseRequest)
+	return l
 }
 
 // Shed is the number of requests refused so far, for either reason.

@@ -149,6 +149,8 @@ func (l *Limiter) early(chunk []byte, arrivedAt int64) []byte {
 		l.late.Add(1)
 		l.lateCostly.Add(1)
 		l.lateRefused.Add(1)
+	} else {
+		l.gateRefused.Add(1)
 	}
 	return l.render(r)
 }

@@ -147,7 +147,7 @@ func TestEarlyDecision(t *testing.T) {
 	}
 	// Computations: 8 waiting at 1 ms each is 8 ms, past half the target.
 	l.overloaded.Store(false)
-	l.pending.Store(minPending * l.procs)
+	l.queued.Store(minPending * l.procs)
 	l.computeCost.Store(int64(time.Millisecond))
 	if l.early(chunk("/api/v1/notices?page=3"), now) == nil {
 		t.Error("not refused behind 8 ms of computations")

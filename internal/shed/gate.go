@@ -28,8 +28,10 @@ const minPending = 8
 // milliseconds before the first of them can be refused. Admit yields
 // before it computes (runtime.Gosched), so that every request ready to run
 // reaches the gate, and is counted or refused, before a computation
-// starts. The network is then polled again after at most the bound's worth
-// of computations, and a refusal costs the client little more than that.
+// starts. While Watch runs, the computations admitted then take turns, with
+// the network polled between one and the next (see turns): a request is
+// read within about one computation of its arrival, and refused then if
+// the line is full.
 //
 // What a computation costs is the moving average of the last ones (1/8
 // weight each): a mix of cheap and costly ones counts as their average.
@@ -39,12 +41,15 @@ func (l *Limiter) Admit(compute func()) error {
 		return nil
 	}
 	if l.computationsFull() {
+		l.gateRefused.Add(1)
 		l.shed.Add(1)
 		return ErrBusy
 	}
-	l.pending.Add(1)
+	l.queued.Add(1)
 	runtime.Gosched()
-	l.pending.Add(-1)
+	counted := l.turns.take()
+	l.queued.Add(-1)
+	defer func() { l.turns.pass(counted, l.queued.Load() > 0) }()
 	start := time.Now()
 	compute()
 	took := int64(time.Since(start))
@@ -58,7 +63,7 @@ func (l *Limiter) Admit(compute func()) error {
 // there are at least minPending of them per processor).
 func (l *Limiter) computationsFull() bool {
 	bound := l.queueTarget / 2
-	ahead := l.pending.Load()
+	ahead := l.queued.Load()
 	return bound > 0 && ahead >= minPending*l.procs && ahead*l.computeCost.Load()/l.procs > int64(bound)
 }
 

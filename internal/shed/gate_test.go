@@ -21,7 +21,7 @@ func TestAdmitLaw(t *testing.T) {
 	cases := []struct {
 		name    string
 		procs   int64
-		pending int64
+		queued  int64
 		cost    time.Duration
 		refused bool
 	}{
@@ -37,7 +37,7 @@ func TestAdmitLaw(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := New(0, 5*time.Millisecond, quietLog())
 			l.procs = c.procs
-			l.pending.Store(c.pending)
+			l.queued.Store(c.queued)
 			l.computeCost.Store(int64(c.cost))
 			ran := false
 			err := l.Admit(func() { ran = true })
@@ -50,8 +50,8 @@ func TestAdmitLaw(t *testing.T) {
 			if err != nil || !ran || l.Shed() != 0 {
 				t.Fatalf("want it run: err %v, ran %v, shed %d", err, ran, l.Shed())
 			}
-			if l.pending.Load() != c.pending {
-				t.Errorf("pending %d after the computation, want %d as before", l.pending.Load(), c.pending)
+			if l.queued.Load() != c.queued {
+				t.Errorf("queued %d after the computation, want %d as before", l.queued.Load(), c.queued)
 			}
 		})
 	}
@@ -60,7 +60,7 @@ func TestAdmitLaw(t *testing.T) {
 // TestAdmitOff: without a queue target every computation runs.
 func TestAdmitOff(t *testing.T) {
 	l := New(10, 0, quietLog())
-	l.pending.Store(1000)
+	l.queued.Store(1000)
 	l.computeCost.Store(int64(time.Second))
 	ran := false
 	if err := l.Admit(func() { ran = true }); err != nil || !ran {

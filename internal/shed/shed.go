@@ -2,7 +2,7 @@
 // with 503 and Retry-After, so that the requests that are served stay fast
 // instead of queueing for seconds.
 //
-// Two signals say that capacity is exceeded. The first is the number of
+// Three signals say that capacity is exceeded. The first is the number of
 // requests in flight, bounded. The second is queue time: with few
 // processors, a handler for a cached answer runs to completion without
 // yielding, so requests in flight stay few while the real queue builds up
@@ -15,7 +15,10 @@
 // enough to be a standing queue, those that did are refused (see Watch and
 // controller). The third is the queue of computations, the answers no
 // cache holds: one that would wait past half the target behind those
-// already admitted is refused before it starts (see Limiter.Admit).
+// already admitted is refused before it starts (see Limiter.Admit). Those
+// admitted take turns, with the network polled between one and the next,
+// so that a request is read, and refused if need be, within about one
+// computation of its arrival (see turns).
 //
 // Under a flood, the connections of Listen refuse such requests before
 // net/http reads them, for a fraction of what a refusal through net/http
@@ -62,10 +65,13 @@ type Limiter struct {
 	refusal http.Handler
 	log     *slog.Logger
 	// Admit's state: the processors, the computations admitted and not
-	// yet started, and the moving average of their cost, in ns.
+	// yet started, the moving average of their cost, in ns, the line in
+	// which they take turns, and the refusals since Watch's last reading.
 	procs       int64
-	pending     atomic.Int64
+	queued      atomic.Int64
 	computeCost atomic.Int64
+	turns       turns
+	gateRefused atomic.Int64
 }
 
 // Cached sets the probes that tell whether a request would be answered
@@ -229,15 +235,25 @@ const minWaits = 16
 
 // Watch reads the counts of waits every samplePeriod and tells the
 // requests whether the server is overloaded (see controller), until ctx is
-// done; then it stops refusing for queue time and returns. It returns at
-// once when the Limiter has no queue target, or the system no receive
-// times.
+// done; then it stops refusing for queue time and returns. While it runs,
+// the computations that Admit lets through take turns (see turns). It
+// returns at once when the Limiter has no queue target; without the
+// kernel's receive times (off Linux), it only paces the turns.
 func (l *Limiter) Watch(ctx context.Context) {
 	if l.queueTarget <= 0 {
 		return
 	}
+	paced := make(chan struct{})
+	go func() {
+		defer close(paced)
+		if err := l.turns.pace(ctx, l.procs); err != nil {
+			l.log.Warn("computations do not take turns: a burst of them can keep new requests unread", "err", err)
+		}
+	}()
+	defer func() { <-paced }()
 	if !receiveTimes {
 		l.log.Info("queue-time shedding is off: it needs the kernel's receive times, read on Linux only; --max-in-flight and the gate of computations still apply")
+		<-ctx.Done()
 		return
 	}
 	defer l.overloaded.Store(false)
@@ -279,11 +295,13 @@ const queueing = 64
 
 // observe feeds the counts since the last reading to c, starts the next
 // period's, and turns the reading of times on when runnable goroutines are
-// queueing, off when the readings have been calm for as long as an
+// queueing or computations were refused (so that the next are refused
+// before net/http), off when the readings have been calm for as long as an
 // episode's end takes (see calmAfter). It logs each episode's start and
 // end, so that an operator sees when and how much the server refused.
 func (l *Limiter) observe(c *controller, runnable uint64) {
 	waited, late, costly, refused := l.waited.Swap(0), l.late.Swap(0), l.lateCostly.Swap(0), l.lateRefused.Swap(0)
+	gated := l.gateRefused.Swap(0)
 	was := c.on
 	on := c.update(waited >= minWaits && 2*late > waited && costly > 0, refused > 0)
 	l.overloaded.Store(on)
@@ -297,7 +315,7 @@ func (l *Limiter) observe(c *controller, runnable uint64) {
 		l.log.Info("no longer overloaded", "refused", c.refused)
 	}
 	switch {
-	case runnable >= queueing || on || 2*late > waited:
+	case runnable >= queueing || on || 2*late > waited || gated > 0:
 		c.quiet = 0
 		l.timing.Store(true)
 	case l.timing.Load():

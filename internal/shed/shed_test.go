@@ -278,8 +278,9 @@ level=INFO msg="no longer overloaded" refused=10
 }
 
 // TestTiming: the connections read arrival times from the first reading
-// with goroutines queueing, or with most requests late, and through an
-// episode; they stop after 8 readings in a row with none of these.
+// with goroutines queueing, most requests late or a computation refused,
+// and through an episode; they stop after 8 readings in a row with none
+// of these.
 func TestTiming(t *testing.T) {
 	l := New(0, 5*time.Millisecond, discard)
 	var c controller
@@ -302,6 +303,14 @@ func TestTiming(t *testing.T) {
 	// Most requests late, with few goroutines waiting: still queueing.
 	l.waited.Store(2)
 	l.late.Store(2)
+	step(0, true)
+	for range calmAfter - 1 {
+		step(0, true)
+	}
+	step(0, false)
+	// A computation refused by the gate, with few goroutines waiting: the
+	// next are to be refused before net/http.
+	l.gateRefused.Store(1)
 	step(0, true)
 	for range calmAfter - 1 {
 		step(0, true)
@@ -352,18 +361,25 @@ func TestController(t *testing.T) {
 	}
 }
 
-// TestWatchStops: Watch returns when its context is cancelled and stops
-// refusing for queue time; without a queue target it returns at once.
+// TestWatchStops: Watch paces the turns of computations while it runs;
+// it returns when its context is cancelled, and stops refusing for queue
+// time and pacing; without a queue target it returns at once.
 func TestWatchStops(t *testing.T) {
 	l := New(0, 5*time.Millisecond, discard)
 	l.overloaded.Store(true)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { l.Watch(ctx); close(done) }()
+	for !l.turnsPaced() {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	<-done
 	if l.overloaded.Load() {
 		t.Error("still overloaded after Watch returned")
+	}
+	if l.turnsPaced() {
+		t.Error("turns still paced after Watch returned")
 	}
 	off := New(10, 0, discard)
 	done = make(chan struct{})

@@ -1,0 +1,128 @@
+package shed
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"sync"
+)
+
+// turns lines up the computations that Admit lets through: one runs per
+// processor at a time, the others wait in line, first come first served,
+// and the network is polled between the end of one and the start of the
+// next while others wait, so that the requests that arrived meanwhile are
+// read, and refused or lined up, within about one computation of their
+// arrival.
+//
+// Handed on directly (a channel, a mutex), turns would follow each other
+// without a poll: with few processors, the Go runtime polls the network
+// only once nothing else is ready to run, so that new requests would stay
+// unread in the kernel's buffers for as long as the line lasts, and could
+// be refused only once they had waited that long. The turn is therefore
+// handed on through a pipe (see pace): the runtime learns that the pipe is
+// readable only when it polls the network, and then it also reads the
+// requests that arrived.
+//
+// While pace does not run, computations do not wait.
+type turns struct {
+	mu      sync.Mutex
+	procs   int64
+	paced   bool            // pace runs
+	running int64           // computations running, counted by take
+	line    []chan struct{} // the computations waiting, first first
+	// polled says that the network was polled since a computation ended
+	// with others waiting: the next may start at once.
+	polled bool
+	// fired says that a byte was written to the pipe and not yet read.
+	fired bool
+	w     *os.File // the pipe's end that pass writes to
+}
+
+// take returns once the caller may compute, and whether it was counted
+// (for pass).
+func (t *turns) take() (counted bool) {
+	t.mu.Lock()
+	if !t.paced {
+		t.mu.Unlock()
+		return false
+	}
+	if t.running < t.procs && t.polled && len(t.line) == 0 {
+		t.running++
+		t.mu.Unlock()
+		return true
+	}
+	turn := make(chan struct{})
+	t.line = append(t.line, turn)
+	t.mu.Unlock()
+	<-turn
+	return true
+}
+
+// pass ends a computation that take counted. When others are waiting, or
+// about to (more), the next starts only after the network is polled.
+func (t *turns) pass(counted, more bool) {
+	if !counted {
+		return
+	}
+	t.mu.Lock()
+	t.running--
+	if !more && len(t.line) == 0 {
+		t.polled = true
+		t.mu.Unlock()
+		return
+	}
+	t.polled = false
+	fire := t.paced && !t.fired
+	t.fired = t.fired || fire
+	w := t.w
+	t.mu.Unlock()
+	if fire {
+		w.Write([]byte{1})
+	}
+}
+
+// pace hands the turns on after the network is polled, procs running at a
+// time, until ctx is done; then it lets every computation waiting start,
+// and returns. It returns an error at once when the system has no pipe for
+// it.
+func (t *turns) pace(ctx context.Context, procs int64) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	defer w.Close()
+	t.mu.Lock()
+	t.procs, t.paced, t.polled, t.fired, t.w = procs, true, true, false, w
+	t.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() { r.Close() })
+	defer stop()
+	var b [64]byte
+	for {
+		if _, err := r.Read(b[:]); err != nil {
+			break // closed: ctx is done
+		}
+		// The requests read in the same poll go first: refused at once,
+		// or lined up behind the computations already waiting.
+		runtime.Gosched()
+		t.mu.Lock()
+		t.fired, t.polled = false, true
+		t.start(t.procs)
+		t.mu.Unlock()
+	}
+	t.mu.Lock()
+	t.paced = false
+	t.start(int64(len(t.line)) + t.running)
+	t.mu.Unlock()
+	return nil
+}
+
+// start starts the first computations in line while fewer than max run.
+// t.mu is held.
+func (t *turns) start(max int64) {
+	for t.running < max && len(t.line) > 0 {
+		t.running++
+		close(t.line[0])
+		t.line = t.line[1:]
+	}
+}

@@ -29,8 +29,8 @@ const minPending = 8
 // before it computes (runtime.Gosched), so that every request ready to run
 // reaches the gate, and is counted or refused, before a computation
 // starts. While Watch runs, the computations admitted then take turns, with
-// the network polled between one and the next (see turns): a request is
-// read within about one computation of its arrival, and refused then if
+// the network polled after each millisecond of computing (see turns): a
+// request is read within about that of its arrival, and refused then if
 // the line is full.
 //
 // What a computation costs is the moving average of the last ones (1/8

@@ -16,9 +16,9 @@
 // controller). The third is the queue of computations, the answers no
 // cache holds: one that would wait past half the target behind those
 // already admitted is refused before it starts (see Limiter.Admit). Those
-// admitted take turns, with the network polled between one and the next,
-// so that a request is read, and refused if need be, within about one
-// computation of its arrival (see turns).
+// admitted take turns, with the network polled after each millisecond of
+// computing, so that a request is read, and refused if need be, within
+// about that of its arrival (see turns).
 //
 // Under a flood, the connections of Listen refuse such requests before
 // net/http reads them, for a fraction of what a refusal through net/http

@@ -5,14 +5,15 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // turns lines up the computations that Admit lets through: one runs per
 // processor at a time, the others wait in line, first come first served,
-// and the network is polled between the end of one and the start of the
-// next while others wait, so that the requests that arrived meanwhile are
-// read, and refused or lined up, within about one computation of their
-// arrival.
+// and once turnBudget of computing has followed the last poll of the
+// network, the next starts only after the network is polled again, so
+// that the requests that arrived meanwhile are read, and refused or lined
+// up, within about that budget of their arrival.
 //
 // Handed on directly (a channel, a mutex), turns would follow each other
 // without a poll: with few processors, the Go runtime polls the network
@@ -30,12 +31,16 @@ type turns struct {
 	paced   bool            // pace runs
 	running int64           // computations running, counted by take
 	line    []chan struct{} // the computations waiting, first first
-	// polled says that the network was polled since a computation ended
-	// with others waiting: the next may start at once.
+	// polled says that the next computation may start at once: the
+	// network was polled since the last one ended with others waiting, or
+	// that one ended within the budget.
 	polled bool
 	// fired says that a byte was written to the pipe and not yet read.
 	fired bool
-	w     *os.File // the pipe's end that pass writes to
+	// lastPoll is when the network was last known polled; zero when no
+	// computation ran since the line was last empty.
+	lastPoll time.Time
+	w        *os.File // the pipe's end that pass writes to
 }
 
 // take returns once the caller may compute, and whether it was counted
@@ -48,6 +53,9 @@ func (t *turns) take() (counted bool) {
 	}
 	if t.running < t.procs && t.polled && len(t.line) == 0 {
 		t.running++
+		if t.lastPoll.IsZero() {
+			t.lastPoll = time.Now()
+		}
 		t.mu.Unlock()
 		return true
 	}
@@ -59,15 +67,25 @@ func (t *turns) take() (counted bool) {
 }
 
 // pass ends a computation that take counted. When others are waiting, or
-// about to (more), the next starts only after the network is polled.
+// about to (more), the next starts at once while the network was polled
+// less than turnBudget ago, and after the next poll otherwise.
 func (t *turns) pass(counted, more bool) {
 	if !counted {
 		return
 	}
+	now := time.Now()
 	t.mu.Lock()
 	t.running--
-	if !more && len(t.line) == 0 {
+	switch {
+	case !more && len(t.line) == 0:
+		// The next computation will come from a request read anew, in a
+		// poll that take stamps.
+		t.polled, t.lastPoll = true, time.Time{}
+		t.mu.Unlock()
+		return
+	case now.Sub(t.lastPoll) < turnBudget:
 		t.polled = true
+		t.start(t.procs)
 		t.mu.Unlock()
 		return
 	}
@@ -106,7 +124,7 @@ func (t *turns) pace(ctx context.Context, procs int64) error {
 		// or lined up behind the computations already waiting.
 		runtime.Gosched()
 		t.mu.Lock()
-		t.fired, t.polled = false, true
+		t.fired, t.polled, t.lastPoll = false, true, time.Now()
 		t.start(t.procs)
 		t.mu.Unlock()
 	}
@@ -126,3 +144,9 @@ func (t *turns) start(max int64) {
 		t.line = t.line[1:]
 	}
 }
+
+// turnBudget is the computing that may follow a poll of the network before
+// the next: a request that arrives meanwhile waits about this long to be
+// read, and the poll and the pipe are paid once per budget rather than
+// once per computation.
+const turnBudget = time.Millisecond

@@ -12,7 +12,7 @@ import (
 
 // paced runs the turns of a Limiter with a 5 ms queue target and the
 // given processors, for Admit, until the test ends.
-func paced(t *testing.T, procs int64) *Limiter {
+func paced(t testing.TB, procs int64) *Limiter {
 	t.Helper()
 	l := New(0, 5*time.Millisecond, quietLog())
 	l.procs = procs
@@ -39,23 +39,26 @@ func (l *Limiter) turnsPaced() bool {
 }
 
 // TestTurnsPollBetween: on one processor, of two computations admitted
-// together, the second starts only after the network was polled, so that
-// a reader woken by the first (as by a request that arrived meanwhile)
-// runs before it. Unpaced, the second computation always runs before the
-// reader: that is what the turns are for. The scheduler now and then
-// takes from its global queue first, for fairness, and so runs the second
-// computation before the reader it has woken: the paced case asks for the
-// reader first in most rounds, not all.
+// together, the second starts only after the network was polled when the
+// first took longer than turnBudget, so that a reader woken by the first
+// (as by a request that arrived meanwhile) runs before it. Within the
+// budget, or unpaced, the second computation runs before the reader. The
+// scheduler now and then takes from its global queue first, for fairness,
+// and so runs the second computation before the reader it has woken: the
+// paced case past the budget asks for the reader first in most rounds,
+// not all.
 func TestTurnsPollBetween(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	const rounds = 20
 	for _, c := range []struct {
 		name      string
 		paced     bool
-		min, most int // rounds with the reader before the second computation
+		compute   time.Duration
+		min, most int // rounds with the reader before the second computation (a busy machine may delay a round)
 	}{
-		{"paced", true, rounds - 3, rounds},
-		{"unpaced", false, 0, 0},
+		{"paced, past the budget", true, 2 * turnBudget, rounds - 3, rounds},
+		{"paced, within the budget", true, 0, 0, 3},
+		{"unpaced", false, 2 * turnBudget, 0, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := New(0, 5*time.Millisecond, quietLog())
@@ -64,7 +67,7 @@ func TestTurnsPollBetween(t *testing.T) {
 			}
 			readerFirst := 0
 			for range rounds {
-				if order := pollRound(t, l); slices.Equal(order, []string{"compute", "reader", "compute"}) {
+				if order := pollRound(t, l, c.compute); slices.Equal(order, []string{"compute", "reader", "compute"}) {
 					readerFirst++
 				} else if !slices.Equal(order, []string{"compute", "compute", "reader"}) {
 					t.Fatalf("order %v", order)
@@ -79,9 +82,9 @@ func TestTurnsPollBetween(t *testing.T) {
 }
 
 // pollRound has a reader wait on a pipe, then two computations admitted
-// together, the first of which writes to the pipe, and returns the order
-// in which they ran.
-func pollRound(t *testing.T, l *Limiter) []string {
+// together, the first of which takes the given time without yielding and
+// writes to the pipe, and returns the order in which they ran.
+func pollRound(t *testing.T, l *Limiter, compute time.Duration) []string {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +117,8 @@ func pollRound(t *testing.T, l *Limiter) []string {
 					// computation came: wait for it.
 					for l.queued.Load() == 0 {
 						runtime.Gosched()
+					}
+					for start := time.Now(); time.Since(start) < compute; {
 					}
 					w.Write([]byte{1})
 				})
@@ -234,4 +239,35 @@ func TestTurnsStop(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
+}
+
+// BenchmarkAdmit is what the gate adds to a computation (here an empty
+// one): alone, unpaced and paced, and paced with computations from
+// several goroutines at once, which then take their turns through the
+// pipe.
+func BenchmarkAdmit(b *testing.B) {
+	b.Run("unpaced", func(b *testing.B) {
+		l := New(0, 5*time.Millisecond, quietLog())
+		b.ReportAllocs()
+		for b.Loop() {
+			l.Admit(func() {})
+		}
+	})
+	b.Run("paced", func(b *testing.B) {
+		l := paced(b, int64(runtime.GOMAXPROCS(0)))
+		b.ReportAllocs()
+		for b.Loop() {
+			l.Admit(func() {})
+		}
+	})
+	b.Run("paced-contended", func(b *testing.B) {
+		l := paced(b, int64(runtime.GOMAXPROCS(0)))
+		b.ReportAllocs()
+		b.SetParallelism(4)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				l.Admit(func() {})
+			}
+		})
+	})
 }

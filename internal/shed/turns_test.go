@@ -14,21 +14,52 @@ import (
 // given processors, for Admit, until the test ends.
 func paced(t testing.TB, procs int64) *Limiter {
 	t.Helper()
+	l, stop := startPace(t, procs)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("pace: %v", err)
+		}
+	})
+	return l
+}
+
+// startPace runs the turns of a Limiter with a 5 ms queue target and the
+// given processors, and returns it once they are paced, with the function
+// that stops them and returns pace's error.
+func startPace(t testing.TB, procs int64) (*Limiter, func() error) {
+	t.Helper()
 	l := New(0, 5*time.Millisecond, quietLog())
 	l.procs = procs
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- l.turns.pace(ctx, procs) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("pace: %v", err)
-		}
-	})
 	for !l.turnsPaced() {
 		time.Sleep(time.Millisecond)
 	}
-	return l
+	return l, func() error {
+		cancel()
+		return <-done
+	}
+}
+
+// within fails the test unless ch delivers within 5 s.
+func within[T any](t *testing.T, ch <-chan T, failure string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal(failure)
+	}
+}
+
+// notWithin fails the test if ch delivers within 50 ms.
+func notWithin[T any](t *testing.T, ch <-chan T, failure string) {
+	t.Helper()
+	select {
+	case <-ch:
+		t.Fatal(failure)
+	case <-time.After(50 * time.Millisecond):
+	}
 }
 
 // turnsPaced reports whether pace runs.
@@ -179,17 +210,9 @@ func TestTurnsTwoProcessors(t *testing.T) {
 	}
 	<-started
 	<-started
-	select {
-	case i := <-started:
-		t.Fatalf("computation %d started with two running on two processors", i)
-	case <-time.After(50 * time.Millisecond):
-	}
+	notWithin(t, started, "a third computation started with two running on two processors")
 	release <- struct{}{}
-	select {
-	case <-started:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the third computation did not start when one of two ended")
-	}
+	within(t, started, "the third computation did not start when one of two ended")
 	close(release)
 	wg.Wait()
 }
@@ -197,13 +220,7 @@ func TestTurnsTwoProcessors(t *testing.T) {
 // TestTurnsStop: when pacing stops (Watch's context is done), the
 // computations waiting in line start, and later ones do not wait.
 func TestTurnsStop(t *testing.T) {
-	l := New(0, 5*time.Millisecond, quietLog())
-	ctx, cancel := context.WithCancel(context.Background())
-	paceDone := make(chan error, 1)
-	go func() { paceDone <- l.turns.pace(ctx, 1) }()
-	for !l.turnsPaced() {
-		time.Sleep(time.Millisecond)
-	}
+	l, stop := startPace(t, 1)
 	release := make(chan struct{})
 	first := make(chan struct{})
 	var wg sync.WaitGroup
@@ -216,35 +233,22 @@ func TestTurnsStop(t *testing.T) {
 	<-first
 	second := make(chan struct{})
 	wg.Go(func() { l.Admit(func() { close(second) }) })
-	select {
-	case <-second:
-		t.Fatal("a second computation started beside the first on one processor")
-	case <-time.After(50 * time.Millisecond):
-	}
-	cancel()
-	if err := <-paceDone; err != nil {
+	notWithin(t, second, "a second computation started beside the first on one processor")
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-second:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the computation waiting did not start when pacing stopped")
-	}
+	within(t, second, "the computation waiting did not start when pacing stopped")
 	third := make(chan struct{})
 	wg.Go(func() { l.Admit(func() { close(third) }) })
-	select {
-	case <-third:
-	case <-time.After(5 * time.Second):
-		t.Fatal("a computation waited with pacing stopped")
-	}
+	within(t, third, "a computation waited with pacing stopped")
 	close(release)
 	wg.Wait()
 }
 
 // BenchmarkAdmit is what the gate adds to a computation (here an empty
 // one): alone, unpaced and paced, and paced with computations from
-// several goroutines at once, which then take their turns through the
-// pipe.
+// several goroutines at once, which then wait in line and, being short,
+// hand their turns on directly within turnBudget.
 func BenchmarkAdmit(b *testing.B) {
 	b.Run("unpaced", func(b *testing.B) {
 		l := New(0, 5*time.Millisecond, quietLog())

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,17 +134,18 @@ func (l *Limiter) exempted(path string) bool {
 	return false
 }
 
-// early returns the answer to write in net/http's place to chunk, one
-// whole request whose bytes arrived at the given moment (Unix ns; 0: not
-// known), or nil to let net/http read it.
-func (l *Limiter) early(chunk []byte, arrivedAt int64) []byte {
+// early appends to dst the answer to write in net/http's place to chunk,
+// one whole request whose bytes arrived at the given moment (Unix ns; 0:
+// not known), and reports whether it refused the request; when it did not,
+// net/http reads it.
+func (l *Limiter) early(dst, chunk []byte, arrivedAt int64) ([]byte, bool) {
 	late := arrivedAt != 0 && l.overloaded.Load() && time.Now().UnixNano()-arrivedAt > int64(l.queueTarget)
 	if !late && !l.computationsFull() {
-		return nil // the common case, decided without parsing
+		return dst, false // the common case, decided without parsing
 	}
 	r := parseRequest(chunk)
 	if r == nil || l.exempted(r.URL.Path) || l.isCached(r) {
-		return nil
+		return dst, false
 	}
 	if late {
 		l.waited.Add(1)
@@ -152,7 +155,7 @@ func (l *Limiter) early(chunk []byte, arrivedAt int64) []byte {
 	} else {
 		l.gateRefused.Add(1)
 	}
-	return l.render(r)
+	return l.render(dst, r), true
 }
 
 // readers parse requests for early refusals.
@@ -179,11 +182,20 @@ func parseRequest(chunk []byte) *http.Request {
 	return r
 }
 
-// render is the refusal of r, as net/http would write it.
-func (l *Limiter) render(r *http.Request) []byte {
-	w := &answer{header: http.Header{}}
-	l.refusal.ServeHTTP(w, r)
-	return w.bytes(r.Method == http.MethodHead)
+// answers are the answers that refusals are rendered in, reused: a
+// refusal must cost as little as it can.
+var answers = sync.Pool{New: func() any { return &answer{header: http.Header{}} }}
+
+// render appends to dst the refusal of r, as net/http would write it.
+func (l *Limiter) render(dst []byte, r *http.Request) []byte {
+	a := answers.Get().(*answer)
+	defer func() {
+		clear(a.header)
+		a.status, a.body = 0, a.body[:0]
+		answers.Put(a)
+	}()
+	l.refusal.ServeHTTP(a, r)
+	return a.appendTo(dst, r.Method == http.MethodHead)
 }
 
 // answer is a ResponseWriter that keeps an answer, to be written as a
@@ -208,30 +220,56 @@ func (a *answer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// bytes is the answer in HTTP/1.1, with the Date and Content-Length that
-// net/http adds; without the body for a HEAD request. The header is
-// written by http.Header's own Write (names in order, line breaks in
-// values made spaces).
-func (a *answer) bytes(head bool) []byte {
+// appendTo appends the answer to dst in HTTP/1.1, as net/http writes it:
+// the header set by the handler, names in order, each value's line breaks
+// made spaces and its ends trimmed (as http.Header's Write does), then the
+// Date and Content-Length that net/http adds when the handler did not set
+// them; then the body, but for a HEAD request.
+func (a *answer) appendTo(dst []byte, head bool) []byte {
 	a.WriteHeader(http.StatusOK)
-	h := a.header
-	if _, ok := h["Date"]; !ok {
-		h["Date"] = []string{time.Now().UTC().Format(http.TimeFormat)}
+	dst = append(dst, "HTTP/1.1 "...)
+	dst = strconv.AppendInt(dst, int64(a.status), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, http.StatusText(a.status)...)
+	dst = append(dst, "\r\n"...)
+	var room [16]string
+	names := room[:0]
+	for name := range a.header {
+		names = append(names, name)
 	}
-	if _, ok := h["Content-Length"]; !ok {
-		h["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, v := range a.header[name] {
+			dst = appendField(dst, name, v)
+		}
 	}
-	var b bytes.Buffer
-	b.Grow(512 + len(a.body))
-	b.WriteString("HTTP/1.1 ")
-	b.WriteString(strconv.Itoa(a.status))
-	b.WriteByte(' ')
-	b.WriteString(http.StatusText(a.status))
-	b.WriteString("\r\n")
-	h.Write(&b)
-	b.WriteString("\r\n")
+	if _, ok := a.header["Date"]; !ok {
+		dst = append(dst, "Date: "...)
+		dst = time.Now().UTC().AppendFormat(dst, http.TimeFormat)
+		dst = append(dst, "\r\n"...)
+	}
+	if _, ok := a.header["Content-Length"]; !ok {
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(a.body)), 10)
+		dst = append(dst, "\r\n"...)
+	}
+	dst = append(dst, "\r\n"...)
 	if !head {
-		b.Write(a.body)
+		dst = append(dst, a.body...)
 	}
-	return b.Bytes()
+	return dst
 }
+
+// appendField appends a header line as http.Header's Write does: the
+// value's line breaks made spaces, then its ends trimmed.
+func appendField(dst []byte, name, value string) []byte {
+	dst = append(dst, name...)
+	dst = append(dst, ": "...)
+	if strings.ContainsAny(value, "\r\n") {
+		value = newlineToSpace.Replace(value)
+	}
+	dst = append(dst, textproto.TrimString(value)...)
+	return append(dst, "\r\n"...)
+}
+
+var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")

@@ -12,12 +12,14 @@ func BenchmarkEarlyRefusal(b *testing.B) {
 	l.overloaded.Store(true)
 	chunk := []byte("GET /api/v1/notices?page=17 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: bench\r\n\r\n")
 	at := time.Now().UnixNano()
+	var out []byte
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, one := atRequest.next(chunk); !one {
 			b.Fatal("not one request")
 		}
-		if l.early(chunk, at) == nil {
+		var refused bool
+		if out, refused = l.early(out[:0], chunk, at); !refused {
 			b.Fatal("not refused")
 		}
 	}

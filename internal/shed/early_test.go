@@ -117,27 +117,33 @@ func TestEarlyDecision(t *testing.T) {
 	l := New(0, 5*time.Millisecond, discard)
 	l.Exempt("/admin/")
 	l.Cached(func(r *http.Request) bool { return r.URL.Path == "/cached" })
+	refusal := func(path string, at int64) []byte {
+		if a, refused := l.early(nil, chunk(path), at); refused {
+			return a
+		}
+		return nil
+	}
 	now := time.Now().UnixNano()
 	old := now - int64(time.Second)
-	if l.early(chunk("/api/v1/status"), old) != nil {
+	if refusal("/api/v1/status", old) != nil {
 		t.Error("refused outside an episode, with no computation waiting")
 	}
 	l.overloaded.Store(true)
-	if l.early(chunk("/api/v1/status"), now) != nil {
+	if refusal("/api/v1/status", now) != nil {
 		t.Error("refused a request that had not waited")
 	}
-	if l.early(chunk("/api/v1/status"), 0) != nil {
+	if refusal("/api/v1/status", 0) != nil {
 		t.Error("refused a request whose wait is not known")
 	}
 	for _, p := range []string{"/admin/api/v1/page", "/cached"} {
-		if l.early(chunk(p), old) != nil {
+		if refusal(p, old) != nil {
 			t.Errorf("refused %s", p)
 		}
 	}
 	if l.waited.Load()+l.late.Load()+l.lateRefused.Load() != 0 {
 		t.Errorf("counted requests it let through: waited %d, late %d", l.waited.Load(), l.late.Load())
 	}
-	a := l.early(chunk("/api/v1/status"), old)
+	a := refusal("/api/v1/status", old)
 	if a == nil || !strings.HasPrefix(string(a), "HTTP/1.1 503 Service Unavailable\r\n") {
 		t.Fatalf("a late request in an episode: %q", a)
 	}
@@ -149,17 +155,51 @@ func TestEarlyDecision(t *testing.T) {
 	l.overloaded.Store(false)
 	l.queued.Store(minPending * l.procs)
 	l.computeCost.Store(int64(time.Millisecond))
-	if l.early(chunk("/api/v1/notices?page=3"), now) == nil {
+	if refusal("/api/v1/notices?page=3", now) == nil {
 		t.Error("not refused behind 8 ms of computations")
 	}
-	if l.early(chunk("/cached"), now) != nil {
+	if refusal("/cached", now) != nil {
 		t.Error("refused a cached answer behind computations")
 	}
 	if l.lateRefused.Load() != 1 {
 		t.Errorf("a refusal for computations counted as late: %d", l.lateRefused.Load())
 	}
 	l.computeCost.Store(int64(100 * time.Microsecond))
-	if l.early(chunk("/api/v1/notices?page=3"), now) != nil {
+	if refusal("/api/v1/notices?page=3", now) != nil {
 		t.Error("refused behind 0.8 ms of computations")
+	}
+}
+
+// TestAnswerBytes: a rendered answer is written as net/http writes one:
+// the status line, the handler's header in name order with line breaks in
+// values made spaces and the ends trimmed, then Date and Content-Length
+// unless the handler set them, then the body but for HEAD; appended to
+// what the buffer held.
+func TestAnswerBytes(t *testing.T) {
+	a := &answer{header: http.Header{
+		"X-Two":  {" a\r\nb ", "c"},
+		"Accept": {"x"},
+		"Date":   {"Sun, 22 Nov 2026 10:00:00 GMT"},
+	}}
+	a.WriteHeader(http.StatusServiceUnavailable)
+	a.Write([]byte("busy"))
+	want := "HTTP/1.1 503 Service Unavailable\r\nAccept: x\r\nDate: Sun, 22 Nov 2026 10:00:00 GMT\r\n" +
+		"X-Two: a  b\r\nX-Two: c\r\nContent-Length: 4\r\n\r\n"
+	if got := string(a.appendTo([]byte("kept"), false)); got != "kept"+want+"busy" {
+		t.Errorf("GET:\n got %q\nwant %q", got, "kept"+want+"busy")
+	}
+	if got := string(a.appendTo(nil, true)); got != want {
+		t.Errorf("HEAD:\n got %q\nwant %q", got, want)
+	}
+
+	b := &answer{header: http.Header{"Content-Length": {"0"}}}
+	got := string(b.appendTo(nil, false))
+	head, date, ok := strings.Cut(got, "\r\nDate: ")
+	if !ok || head != "HTTP/1.1 200 OK\r\nContent-Length: 0" {
+		t.Fatalf("no Date after the handler's header: %q", got)
+	}
+	date, rest, _ := strings.Cut(date, "\r\n")
+	if at, err := http.ParseTime(date); err != nil || time.Since(at) > time.Minute || rest != "\r\n" {
+		t.Errorf("Date %q (%v), then %q", date, err, rest)
 	}
 }

@@ -63,6 +63,8 @@ type stampedConn struct {
 	raw   syscall.RawConn
 	l     *Limiter
 	frame framing // of the bytes handed to net/http
+	// refusal holds the last early refusal written, its room reused.
+	refusal []byte
 	// recv is recvmsg as a func value made once, and the fields below are
 	// its arguments and results, so that a read allocates nothing.
 	recv    func(fd uintptr) bool
@@ -119,8 +121,9 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 		var one bool
 		c.frame, one = c.frame.next(b[:c.n])
 		if one {
-			if refusal := c.l.early(b[:c.n], at); refusal != nil {
-				if err := c.writeRefusal(refusal); err != nil {
+			var refused bool
+			if c.refusal, refused = c.l.early(c.refusal[:0], b[:c.n], at); refused {
+				if err := c.writeRefusal(c.refusal); err != nil {
 					return 0, err
 				}
 				continue

@@ -6,7 +6,7 @@ package respcache
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"net/http"
 	"strconv"
@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/singleflight"
@@ -72,12 +73,21 @@ func (f *form) etag() string { return f.values[0] }
 // (Content-Type at least), kept until the given moment (zero: as long as
 // its cache).
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
-	sum := sha256.Sum256(body)
-	e := &Entry{identity: newForm(body, hex.EncodeToString(sum[:12]), "", nil), header: header}
+	e := &Entry{identity: newForm(body, contentTag(body), "", nil), header: header}
 	if !until.IsZero() {
 		e.until = until.UnixNano()
 	}
 	return e
+}
+
+// contentTag is the ETag of body, unquoted: its 64-bit xxHash in hex. It
+// tells versions of one answer apart, and is the same across restarts, so
+// that a proxy's revalidation survives one. (SHA-256 took a sixth of the
+// computing of a list page; xxHash is about ten times as fast.)
+func contentTag(body []byte) string {
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(body))
+	return hex.EncodeToString(sum[:])
 }
 
 // tag is the ETag of the identity body, unquoted; encodings add a suffix.

@@ -175,8 +175,10 @@ func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	}
 	s.ignored(w, q)
 	return s.answer(w, r, snap, q.key("notices"), len(q.ignored) == 0, func(now time.Time) (any, time.Time, error) {
-		list, total, changes := snap.NoticesAt(f, q.page, now)
-		return statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)}, timeDependent(now, changes), nil
+		room := noticePages.Get().(*[]statusd.NoticeListEntry)
+		list, total, changes := snap.AppendNotices(*room, f, q.page, now)
+		return pooledNotices{statusd.NoticesResponse{Notices: list, Meta: meta("notices", q, len(list), total)}, room},
+			timeDependent(now, changes), nil
 	})
 }
 

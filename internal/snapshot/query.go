@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -110,13 +111,15 @@ func (f *NoticeFilter) match(n *Notice, now int64) bool {
 // Notices returns page number page (from 1) of the notices that match f,
 // newest first, and how many match in all.
 func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd.NoticeListEntry, int) {
-	list, total, _ := s.NoticesAt(f, page, now)
+	list, total, _ := s.AppendNotices(nil, f, page, now)
 	return list, total
 }
 
-// NoticesAt is Notices, also reporting whether the answer depends on the
-// moment (an impact_time still growing, an overlap filter reaching now).
-func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []statusd.NoticeListEntry, total int, timeDependent bool) {
+// AppendNotices is Notices, the page appended to dst (so that a caller can
+// reuse the room of a page: its entries are a third of what computing one
+// allocates), also reporting whether the answer depends on the moment (an
+// impact_time still growing, an overlap filter reaching now).
+func (s *Snapshot) AppendNotices(dst []statusd.NoticeListEntry, f NoticeFilter, page int64, now time.Time) (out []statusd.NoticeListEntry, total int, timeDependent bool) {
 	var list []int32
 	if f.MetricsComponentID != nil {
 		if c := s.componentID[*f.MetricsComponentID]; c != nil {
@@ -138,7 +141,10 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 		keep = func(slot int32) bool { return f.match(s.slots[slot], ms) }
 	}
 	listed, total := pageMatching(list, keep, page)
-	out = make([]statusd.NoticeListEntry, 0, PageSize)
+	out = slices.Grow(dst, len(listed))
+	if out == nil {
+		out = []statusd.NoticeListEntry{} // an empty list, not null
+	}
 	for _, n := range s.notices(listed) {
 		out = append(out, s.Entry(n, now))
 		timeDependent = timeDependent || s.TimeDependent(n)
@@ -148,7 +154,7 @@ func (s *Snapshot) NoticesAt(f NoticeFilter, page int64, now time.Time) (out []s
 	return out, total, timeDependent
 }
 
-// indexed reports whether the list NoticesAt starts from holds exactly the
+// indexed reports whether the list AppendNotices starts from holds exactly the
 // matching notices, so that nothing is left to filter.
 func (f *NoticeFilter) indexed() bool {
 	single := func(sets [][]string) bool {

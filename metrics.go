@@ -2,7 +2,7 @@ package statusd
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 )
 
@@ -136,20 +136,27 @@ func DurationWords(seconds int64) string {
 	if seconds <= 0 {
 		return "0 seconds"
 	}
-	units := []struct {
-		name string
-		size int64
-	}{{"day", 86400}, {"hour", 3600}, {"minute", 60}, {"second", 1}}
-	var parts []string
-	for _, u := range units {
+	var room [64]byte // the longest is 51 bytes: "106751991167299 days 23 hours 59 minutes 59 seconds"
+	b := room[:0]
+	for _, u := range durationUnits {
 		if n := seconds / u.size; n > 0 {
 			seconds -= n * u.size
-			word := u.name
-			if n != 1 {
-				word += "s"
+			if len(b) > 0 {
+				b = append(b, ' ')
 			}
-			parts = append(parts, fmt.Sprintf("%d %s", n, word))
+			b = strconv.AppendInt(b, n, 10)
+			b = append(b, ' ')
+			b = append(b, u.name...)
+			if n != 1 {
+				b = append(b, 's')
+			}
 		}
 	}
-	return strings.Join(parts, " ")
+	return string(b)
 }
+
+// durationUnits are the units of DurationWords, largest first.
+var durationUnits = [...]struct {
+	name string
+	size int64
+}{{"day", 86400}, {"hour", 3600}, {"minute", 60}, {"second", 1}}

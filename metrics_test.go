@@ -281,6 +281,8 @@ func TestDurationWords(t *testing.T) {
 		{180122, "2 days 2 hours 2 minutes 2 seconds"},
 		{2592000, "30 days"},
 		{31622400, "366 days"},
+		// 2^63-1 = 106751991167300*86400 + 55807, and 55807 = 15*3600 + 30*60 + 7
+		{math.MaxInt64, "106751991167300 days 15 hours 30 minutes 7 seconds"},
 	}
 	for _, tc := range tests {
 		if got := DurationWords(tc.in); got != tc.want {

@@ -69,14 +69,11 @@ func entry(build builder) func(now time.Time) (*respcache.Entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		body, err := httpjson.Marshal(v)
+		e, err := respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, jsonHeader, until)
 		if r, ok := v.(releaser); ok {
 			r.release()
 		}
-		if err != nil {
-			return nil, err
-		}
-		return respcache.NewEntry(body, jsonHeader, until), nil
+		return e, err
 	}
 }
 

@@ -53,6 +53,15 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
+// Append appends v's JSON, as Marshal encodes it, to dst.
+func Append(dst []byte, v any) ([]byte, error) {
+	if a, ok := v.(jsonAppender); ok {
+		return a.AppendJSON(dst), nil
+	}
+	body, err := Marshal(v)
+	return append(dst, body...), err
+}
+
 // jsonAppender is a value that writes its own JSON, exactly as
 // encoding/json with HTML escaping off would.
 type jsonAppender interface{ AppendJSON(b []byte) []byte }

@@ -46,6 +46,11 @@ type Entry struct {
 	gz, zst  lazyForm
 	until    int64 // Unix nanoseconds; 0: valid as long as its cache
 	header   http.Header
+	// room, when not nil, is the lent buffer that holds the identity body
+	// (see Compute); owned says that the caller of Get alone holds the
+	// entry, so that Serve gives room back once it has written it.
+	room  *[]byte
+	owned bool
 }
 
 // form is the answer in one encoding, with the header values that go with
@@ -78,6 +83,47 @@ func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
 		e.until = until.UnixNano()
 	}
 	return e
+}
+
+// Compute makes an answer as NewEntry does, of the body that appendBody
+// appends to a lent buffer. An answer that Get does not keep (the cache is
+// full: a flood of pages the cache cannot hold, say) gives the buffer back
+// once served, so that its body, most of what computing it allocates, is
+// not garbage for the collector; one that is kept keeps a copy of its
+// exact size.
+func Compute(appendBody func(dst []byte) ([]byte, error), header http.Header, until time.Time) (*Entry, error) {
+	room := bodies.Get().(*[]byte)
+	body, err := appendBody((*room)[:0])
+	if err != nil {
+		giveBack(room)
+		return nil, err
+	}
+	*room = body
+	e := NewEntry(body, header, until)
+	e.room = room
+	return e, nil
+}
+
+// bodies are the buffers lent by Compute, up to maxLentBody bytes each.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxLentBody = 1 << 20
+
+func giveBack(room *[]byte) {
+	if cap(*room) <= maxLentBody {
+		*room = (*room)[:0]
+		bodies.Put(room)
+	}
+}
+
+// settle makes e's body its own before it is kept: a copy of its exact
+// size, the lent buffer given back.
+func (e *Entry) settle() {
+	if e.room != nil {
+		e.identity.body = bytes.Clone(e.identity.body)
+		giveBack(e.room)
+		e.room = nil
+	}
 }
 
 // contentTag is the ETag of body, unquoted: its 64-bit xxHash in hex. It
@@ -204,7 +250,7 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 	if e != nil && e.valid(now) {
 		return e, nil
 	}
-	v, err, _ := c.flight.Do(key, func() (any, error) {
+	v, err, shared := c.flight.Do(key, func() (any, error) {
 		var e *Entry
 		var err error
 		if refused := c.admit(func() { e, err = build(now) }); refused != nil {
@@ -221,6 +267,7 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 		}
 		switch {
 		case c.size-freed+e.cost() <= MaxBytes && (old != nil || len(c.entries) < MaxEntries):
+			e.settle()
 			c.entries[key] = e
 			c.size += e.cost() - freed
 		case old != nil:
@@ -233,7 +280,11 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Entry), nil
+	e = v.(*Entry)
+	if e.room != nil && !shared {
+		e.owned = true // not kept, and no other request waited for it
+	}
+	return e, nil
 }
 
 // PerSource keeps the cache of the current source, starting an empty one
@@ -283,8 +334,12 @@ func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 
 // Serve answers with the entry in the best encoding the client accepts, or
 // 304 when the client's copy is current. cacheControl is the
-// Cache-Control header (see CacheControl).
+// Cache-Control header (see CacheControl). It is the last use of an entry
+// that Get returned: the body of an answer not kept is given back.
 func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []string) {
+	if e.owned {
+		defer e.release()
+	}
 	f := e.form(r.Header.Get("Accept-Encoding"))
 	h := w.Header()
 	for k, v := range e.header {
@@ -306,8 +361,17 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	h["Content-Length"] = f.values[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(f.body)
+		w.Write(f.body) // written out, or copied, when Write returns
 	}
+}
+
+// release gives back the lent buffer of an entry that its caller alone
+// held, once served: the entry is not to be used again.
+func (e *Entry) release() {
+	e.owned = false
+	e.identity.body = nil
+	giveBack(e.room)
+	e.room = nil
 }
 
 // CacheControl makes a Cache-Control header value for Serve, once.

@@ -213,3 +213,58 @@ func TestAdmit(t *testing.T) {
 		t.Errorf("the next source's cache: %v, want the refusal of Admit", err)
 	}
 }
+
+// TestComputeLent: an answer of Compute that the cache keeps holds a copy
+// of its body, not the lent buffer; one that it does not keep (the cache
+// is full) is served from the lent buffer, which Serve then gives back,
+// and lending it again for other answers changes neither the kept answer
+// nor what was served.
+func TestComputeLent(t *testing.T) {
+	var p PerSource
+	c := p.For("snapshot")
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	compute := func(body string) func(time.Time) (*Entry, error) {
+		return func(time.Time) (*Entry, error) {
+			return Compute(func(dst []byte) ([]byte, error) { return append(dst, body...), nil }, nil, time.Time{})
+		}
+	}
+	serve := func(e *Entry) *httptest.ResponseRecorder {
+		w := httptest.NewRecorder()
+		Serve(w, httptest.NewRequest(http.MethodGet, "/x", nil), e, nil)
+		return w
+	}
+
+	kept, _ := c.Get("kept", now, compute("kept answer"))
+	if kept.room != nil || kept.owned {
+		t.Error("a kept answer still holds its lent buffer")
+	}
+	for range 2 {
+		if got := serve(kept).Body.String(); got != "kept answer" {
+			t.Fatalf("kept answer: %q", got)
+		}
+	}
+	for i := len(c.entries); i < MaxEntries; i++ {
+		c.Get(strconv.Itoa(i), now, func(time.Time) (*Entry, error) { return NewEntry([]byte("."), nil, time.Time{}), nil })
+	}
+	first, _ := c.Get("first", now, compute("first answer"))
+	if !first.owned || first.room == nil {
+		t.Fatal("an answer not kept is not served from its lent buffer")
+	}
+	w := serve(first)
+	if first.room != nil || first.identity.body != nil {
+		t.Error("the lent buffer was not given back once served")
+	}
+	for _, body := range []string{"other answer", "third answer"} { // as long as "kept answer", in reused buffers
+		e, _ := c.Get(body, now, compute(body))
+		r := serve(e)
+		if r.Body.String() != body || r.Header().Get("ETag") != fmt.Sprintf(`"%016x"`, xxhash.Sum64([]byte(body))) {
+			t.Errorf("%s: %q with ETag %s", body, r.Body.String(), r.Header().Get("ETag"))
+		}
+	}
+	if w.Body.String() != "first answer" || c.Holds("first", now) || c.Holds("other answer", now) {
+		t.Errorf("served %q; kept: %v", w.Body.String(), c.Holds("first", now))
+	}
+	if got := serve(kept).Body.String(); got != "kept answer" {
+		t.Errorf("the kept answer after its buffer was lent again: %q", got)
+	}
+}

@@ -16,7 +16,7 @@
 // controller). The third is the queue of computations, the answers no
 // cache holds: one that would wait past half the target behind those
 // already admitted is refused before it starts (see Limiter.Admit). Those
-// admitted take turns, with the network polled after each millisecond of
+// admitted take turns, with the network polled after each half millisecond of
 // computing, so that a request is read, and refused if need be, within
 // about that of its arrival (see turns).
 //

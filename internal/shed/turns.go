@@ -148,5 +148,7 @@ func (t *turns) start(max int64) {
 // turnBudget is the computing that may follow a poll of the network before
 // the next: a request that arrives meanwhile waits about this long to be
 // read, and the poll and the pipe are paid once per budget rather than
-// once per computation.
-const turnBudget = time.Millisecond
+// once per computation. Against 1 ms, half of it cut the refusals' p99 in
+// a flood of list pages from 4.4-4.9 to 3.6-3.9 ms and served as much (4
+// alternating pairs).
+const turnBudget = 500 * time.Microsecond

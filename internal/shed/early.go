@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
-	"net/textproto"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -204,6 +202,7 @@ type answer struct {
 	header http.Header
 	status int
 	body   []byte
+	out    appender // what appendTo writes the header through
 }
 
 func (a *answer) Header() http.Header { return a.header }
@@ -221,10 +220,10 @@ func (a *answer) Write(b []byte) (int, error) {
 }
 
 // appendTo appends the answer to dst in HTTP/1.1, as net/http writes it:
-// the header set by the handler, names in order, each value's line breaks
-// made spaces and its ends trimmed (as http.Header's Write does), then the
-// Date and Content-Length that net/http adds when the handler did not set
-// them; then the body, but for a HEAD request.
+// the header set by the handler, by http.Header's own Write (names in
+// order, line breaks in values made spaces), then the Date and
+// Content-Length that net/http adds when the handler did not set them;
+// then the body, but for a HEAD request.
 func (a *answer) appendTo(dst []byte, head bool) []byte {
 	a.WriteHeader(http.StatusOK)
 	dst = append(dst, "HTTP/1.1 "...)
@@ -232,17 +231,9 @@ func (a *answer) appendTo(dst []byte, head bool) []byte {
 	dst = append(dst, ' ')
 	dst = append(dst, http.StatusText(a.status)...)
 	dst = append(dst, "\r\n"...)
-	var room [16]string
-	names := room[:0]
-	for name := range a.header {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		for _, v := range a.header[name] {
-			dst = appendField(dst, name, v)
-		}
-	}
+	a.out = dst
+	a.header.Write(&a.out)
+	dst, a.out = a.out, nil
 	if _, ok := a.header["Date"]; !ok {
 		dst = append(dst, "Date: "...)
 		dst = time.Now().UTC().AppendFormat(dst, http.TimeFormat)
@@ -260,16 +251,15 @@ func (a *answer) appendTo(dst []byte, head bool) []byte {
 	return dst
 }
 
-// appendField appends a header line as http.Header's Write does: the
-// value's line breaks made spaces, then its ends trimmed.
-func appendField(dst []byte, name, value string) []byte {
-	dst = append(dst, name...)
-	dst = append(dst, ": "...)
-	if strings.ContainsAny(value, "\r\n") {
-		value = newlineToSpace.Replace(value)
-	}
-	dst = append(dst, textproto.TrimString(value)...)
-	return append(dst, "\r\n"...)
+// appender is an io.Writer (and io.StringWriter) that appends to itself.
+type appender []byte
+
+func (w *appender) Write(b []byte) (int, error) {
+	*w = append(*w, b...)
+	return len(b), nil
 }
 
-var newlineToSpace = strings.NewReplacer("\n", " ", "\r", " ")
+func (w *appender) WriteString(s string) (int, error) {
+	*w = append(*w, s...)
+	return len(s), nil
+}

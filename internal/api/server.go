@@ -111,11 +111,12 @@ func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.RequestURI == "" {
 		return nil, ""
 	}
-	snap := s.snaps.Current()
+	now := s.now()
+	snap := s.snaps.At(now)
 	if snap == nil {
 		return nil, ""
 	}
-	return s.cache.For(snap).Lookup(r.RequestURI, s.now())
+	return s.cache.For(snap).Lookup(r.RequestURI, now)
 }
 
 // Front answers the requests whose answers are cached (see Cached)

@@ -37,11 +37,22 @@ func NewHolder(store statusd.Store, opts Options, now func() time.Time, log *slo
 	return h
 }
 
-// Current returns the snapshot valid at now, or nil when the store holds no
-// page yet.
+// Current returns the snapshot valid now, or nil when the store holds no
+// page yet. It reads the clock only when the snapshot changes by itself at
+// some moment (a clock read is a good part of a cached answer's cost).
 func (h *Holder) Current() *Snapshot {
+	if s := h.cur.Load(); s == nil || s.ValidUntil.IsZero() {
+		return s
+	}
+	return h.At(h.now())
+}
+
+// At returns the snapshot valid at now, a moment just read from the
+// holder's clock (so that a caller that needs the time anyway reads it
+// once), or nil when the store holds no page yet.
+func (h *Holder) At(now time.Time) *Snapshot {
 	s := h.cur.Load()
-	if s == nil || !s.Expired(h.now()) {
+	if s == nil || !s.Expired(now) {
 		return s
 	}
 	h.mu.Lock()
@@ -50,7 +61,7 @@ func (h *Holder) Current() *Snapshot {
 		return s2
 	}
 	start := time.Now()
-	s = s.Retime(h.now())
+	s = s.Retime(now)
 	h.cur.Store(s)
 	h.built(start)
 	return s

@@ -82,9 +82,9 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		w.Header()[RequestIDHeader] = []string{id}
 		rec := recorders.Get().(*recorder)
 		rec.ResponseWriter = w
-		m.inFlight.Inc()
+		m.inFlight.Add(1)
 		defer func() {
-			m.inFlight.Dec()
+			m.inFlight.Add(-1)
 			status, bytes := rec.status, rec.bytes
 			*rec = recorder{}
 			recorders.Put(rec)

@@ -8,7 +8,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"hash/maphash"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,8 +32,14 @@ const (
 	MaxBytes   = 64 << 20
 )
 
-// maxAliasTarget is the longest request target Alias keeps.
-const maxAliasTarget = 512
+// maxAliasTarget is the longest request target Alias keeps, and
+// maxAliasText the most bytes of targets and keys that a cache's aliases
+// keep: past it, no new alias is kept (requests are still answered, through
+// their route).
+const (
+	maxAliasTarget = 512
+	maxAliasText   = 4 << 20
+)
 
 // cost is what keeping e counts against MaxBytes: its body, room for its
 // compressed forms, and the entry itself.
@@ -38,14 +47,15 @@ func (e *Entry) cost() int64 { return 2*int64(len(e.identity.body)) + 512 }
 
 // Entry is one answer. A cache holds up to MaxEntries of them, and the
 // garbage collector looks at each of their objects and pointers at every
-// cycle: an entry is three objects (itself, its body, and one string for
-// its header values), plus its key, and the encoded forms only once asked
+// cycle: a kept entry is three objects (itself, its body, and one string
+// for its key and header values), and the encoded forms only once asked
 // for.
 type Entry struct {
 	identity form
 	gz, zst  lazyForm
 	until    int64 // Unix nanoseconds; 0: valid as long as its cache
 	header   http.Header
+	key      string // the key under which a cache keeps it, once kept
 	// room, when not nil, is the lent buffer that holds the identity body
 	// (see Compute); owned says that the caller of Get alone holds the
 	// entry, so that Serve gives room back once it has written it.
@@ -116,9 +126,14 @@ func giveBack(room *[]byte) {
 	}
 }
 
-// settle makes e's body its own before it is kept: a copy of its exact
-// size, the lent buffer given back.
-func (e *Entry) settle() {
+// settle makes e its own before it is kept under key: its body a copy of
+// its exact size, the lent buffer given back; and its key and the header
+// values of its identity in one string, since the collector marks each
+// object that a kept answer holds at every cycle.
+func (e *Entry) settle(key string) {
+	v := &e.identity.values
+	all := v[0] + v[1] + key
+	v[0], v[1], e.key = all[:len(v[0])], all[len(v[0]):len(v[0])+len(v[1])], all[len(v[0])+len(v[1]):]
 	if e.room != nil {
 		e.identity.body = bytes.Clone(e.identity.body)
 		giveBack(e.room)
@@ -176,15 +191,31 @@ func (e *Entry) form(acceptEncoding string) *form {
 
 // Cache holds the answers computed from one source (a snapshot). It is safe
 // for concurrent use.
+//
+// The garbage collector looks into everything a cache holds at every
+// cycle, and a full cache holds up to MaxEntries answers and as many
+// aliases: maps by string cost it two pointers and an object for each
+// key. Its maps are therefore keyed by a hash of the key (see hash), and
+// the aliases hold no pointer at all: their targets and keys are kept in
+// one array of bytes. Each answer knows its key and each alias its target,
+// so that a hash that two keys share can never answer one with the
+// other's answer: the key that comes second is not kept.
 type Cache struct {
 	source  any
 	admit   func(compute func()) error
+	seed    maphash.Seed
 	mu      sync.RWMutex
-	entries map[string]*Entry
-	size    int64            // the cost of the entries
-	aliases map[string]alias // by request target
+	entries map[uint64]*Entry // by the hash of their key
+	size    int64             // the cost of the entries
+	aliases map[uint64]alias  // by the hash of their request target
+	text    []byte            // the targets and keys of the aliases
+	routes  []string          // the routes of the aliases, each once
 	flight  singleflight.Group
 }
+
+// hash is the hash of a key or request target, seeded per cache, so that
+// no client can choose targets that share one.
+func (c *Cache) hash(s string) uint64 { return maphash.String(c.seed, s) }
 
 // valid reports whether e still holds at now.
 func (e *Entry) valid(now time.Time) bool { return e.until == 0 || now.UnixNano() < e.until }
@@ -193,27 +224,62 @@ func (e *Entry) valid(now time.Time) bool { return e.until == 0 || now.UnixNano(
 // now: whether asking for it costs no computation.
 func (c *Cache) Holds(key string, now time.Time) bool {
 	c.mu.RLock()
-	e := c.entries[key]
+	e := c.entries[c.hash(key)]
 	c.mu.RUnlock()
-	return e != nil && e.valid(now)
+	return e != nil && e.key == key && e.valid(now)
 }
 
 // alias is what a request target is answered with: the answer under key,
-// by the route (a ServeMux pattern) that computed it.
-type alias struct{ key, route string }
+// by the route (a ServeMux pattern) that computed it. It holds no pointer:
+// target and key are where Cache.text keeps them, route an index in
+// Cache.routes.
+type alias struct {
+	target, key textSpan
+	keyHash     uint64
+	route       uint16
+}
+
+// textSpan is the range [start, end) of Cache.text.
+type textSpan struct{ start, end int32 }
+
+func (c *Cache) textOf(s textSpan) []byte { return c.text[s.start:s.end] }
+
+// addText keeps s in c.text. c.mu is held.
+func (c *Cache) addText(s string) textSpan {
+	start := len(c.text)
+	c.text = append(c.text, s...)
+	return textSpan{int32(start), int32(len(c.text))}
+}
+
+// routeIndex is the index of route in c.routes, added when new; false when
+// c.routes is full. c.mu is held.
+func (c *Cache) routeIndex(route string) (uint16, bool) {
+	i := slices.Index(c.routes, route)
+	if i < 0 {
+		if len(c.routes) > math.MaxUint16 {
+			return 0, false
+		}
+		i = len(c.routes)
+		c.routes = append(c.routes, route)
+	}
+	return uint16(i), true
+}
 
 // Lookup returns the answer under the key a request target was aliased
 // to, while it holds, and the route of the alias; or nil.
 func (c *Cache) Lookup(target string, now time.Time) (*Entry, string) {
+	h := c.hash(target)
 	c.mu.RLock()
 	var e *Entry
-	a, ok := c.aliases[target]
-	if ok {
-		e = c.entries[a.key]
+	var route string
+	if a, ok := c.aliases[h]; ok && string(c.textOf(a.target)) == target {
+		if k := c.entries[a.keyHash]; k != nil && k.key == string(c.textOf(a.key)) {
+			e, route = k, c.routes[a.route]
+		}
 	}
 	c.mu.RUnlock()
 	if e != nil && e.valid(now) {
-		return e, a.route
+		return e, route
 	}
 	return nil, ""
 }
@@ -226,28 +292,47 @@ func (c *Cache) Alias(target, key, route string) {
 	if len(target) > maxAliasTarget {
 		return
 	}
-	a := alias{key, route}
+	h := c.hash(target)
 	c.mu.RLock()
-	old, ok := c.aliases[target]
-	c.mu.RUnlock()
-	if ok && old == a {
+	if c.aliased(h, target, key, route) {
+		c.mu.RUnlock()
 		return
 	}
+	c.mu.RUnlock()
 	c.mu.Lock()
-	if len(c.aliases) < MaxEntries || ok {
-		c.aliases[target] = a
+	defer c.mu.Unlock()
+	old, ok := c.aliases[h]
+	switch {
+	case ok && string(c.textOf(old.target)) != target:
+		return // another target has the same hash: this one goes through its route
+	case ok && c.aliased(h, target, key, route):
+		return
+	case !ok && len(c.aliases) >= MaxEntries, len(c.text)+len(target)+len(key) > maxAliasText:
+		return
 	}
-	c.mu.Unlock()
+	r, ok := c.routeIndex(route)
+	if !ok {
+		return
+	}
+	c.aliases[h] = alias{target: c.addText(target), key: c.addText(key), keyHash: c.hash(key), route: r}
+}
+
+// aliased reports whether target, of hash h, is aliased to key by route.
+// c.mu is held.
+func (c *Cache) aliased(h uint64, target, key, route string) bool {
+	a, ok := c.aliases[h]
+	return ok && string(c.textOf(a.target)) == target && string(c.textOf(a.key)) == key && c.routes[a.route] == route
 }
 
 // Get returns the answer under key, computing it with build when it is not
 // kept or has expired. An error from build, or a refusal to compute (see
 // PerSource.Admit), is returned and never kept.
 func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry, error)) (*Entry, error) {
+	h := c.hash(key)
 	c.mu.RLock()
-	e := c.entries[key]
+	e := c.entries[h]
 	c.mu.RUnlock()
-	if e != nil && e.valid(now) {
+	if e != nil && e.key == key && e.valid(now) {
 		return e, nil
 	}
 	v, err, shared := c.flight.Do(key, func() (any, error) {
@@ -260,18 +345,21 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 			return nil, err
 		}
 		c.mu.Lock()
-		old := c.entries[key]
+		old := c.entries[h]
 		var freed int64
 		if old != nil {
 			freed = old.cost()
 		}
 		switch {
+		case old != nil && old.key != key:
+			// Another key has the same hash: this one is computed each
+			// time.
 		case c.size-freed+e.cost() <= MaxBytes && (old != nil || len(c.entries) < MaxEntries):
-			e.settle()
-			c.entries[key] = e
+			e.settle(key)
+			c.entries[h] = e
 			c.size += e.cost() - freed
 		case old != nil:
-			delete(c.entries, key)
+			delete(c.entries, h)
 			c.size -= freed
 		}
 		c.mu.Unlock()
@@ -310,7 +398,7 @@ func (p *PerSource) For(source any) *Cache {
 		if c != nil && c.source == source {
 			return c
 		}
-		fresh := &Cache{source: source, admit: p.Admit, entries: map[string]*Entry{}, aliases: map[string]alias{}}
+		fresh := &Cache{source: source, admit: p.Admit, seed: maphash.MakeSeed(), entries: map[uint64]*Entry{}, aliases: map[uint64]alias{}}
 		if fresh.admit == nil {
 			fresh.admit = run
 		}

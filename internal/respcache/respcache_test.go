@@ -141,6 +141,67 @@ func TestAlias(t *testing.T) {
 	}
 }
 
+// TestSharedHash checks that a key or target whose hash another one
+// already has is never answered with the other's answer, and does not
+// take its place. Two strings that share a seeded 64-bit hash cannot be
+// found, so the test puts the first one in place under the second's hash.
+func TestSharedHash(t *testing.T) {
+	var p PerSource
+	c := p.For("snapshot")
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	build := func(body string) func(time.Time) (*Entry, error) {
+		return func(time.Time) (*Entry, error) { return NewEntry([]byte(body), nil, time.Time{}), nil }
+	}
+	other := NewEntry([]byte("B"), nil, time.Time{})
+	other.key = "b"
+	c.entries[c.hash("a")] = other // "b" is kept under the hash of "a"
+
+	if c.Holds("a", now) {
+		t.Error(`Holds("a") with only "b" kept`)
+	}
+	got, err := c.Get("a", now, build("A"))
+	if err != nil || string(got.identity.body) != "A" {
+		t.Fatalf(`Get("a") = %v, %v; want a's own answer`, got, err)
+	}
+	if c.entries[c.hash("a")] != other || len(c.entries) != 1 {
+		t.Error(`"a" took the place of "b"`)
+	}
+
+	// An alias of "/b" is kept under the hash of "/a".
+	route, _ := c.routeIndex("/route")
+	c.aliases[c.hash("/a")] = alias{target: c.addText("/b"), key: c.addText("b"), keyHash: c.hash("a"), route: route}
+	if e, _ := c.Lookup("/a", now); e != nil {
+		t.Errorf(`Lookup("/a") = %q, the answer aliased to "/b"`, e.identity.body)
+	}
+	c.Alias("/a", "a", "/route")
+	if a := c.aliases[c.hash("/a")]; string(c.textOf(a.target)) != "/b" {
+		t.Error(`Alias("/a") took the place of the alias of "/b"`)
+	}
+	// An alias whose key's hash holds another key's answer.
+	c.aliases[c.hash("/c")] = alias{target: c.addText("/c"), key: c.addText("a"), keyHash: c.hash("a"), route: route}
+	if e, _ := c.Lookup("/c", now); e != nil {
+		t.Errorf(`Lookup("/c"), aliased to "a", = %q, the answer under "b"`, e.identity.body)
+	}
+}
+
+// TestAliasTextBounded checks that no alias is kept once the targets and
+// keys kept would pass maxAliasText, and that those kept still answer.
+func TestAliasTextBounded(t *testing.T) {
+	var p PerSource
+	c := p.For("snapshot")
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	c.Get("k", now, func(time.Time) (*Entry, error) { return NewEntry([]byte("K"), nil, time.Time{}), nil })
+	c.Alias("/first", "k", "/route")
+	c.text = append(c.text, make([]byte, maxAliasText-len(c.text)-len("/next")-len("k")+1)...)
+	c.Alias("/next", "k", "/route")
+	if e, _ := c.Lookup("/next", now); e != nil {
+		t.Error("an alias was kept past maxAliasText")
+	}
+	if e, route := c.Lookup("/first", now); e == nil || route != "/route" {
+		t.Error("the alias kept before the bound no longer answers")
+	}
+}
+
 // TestBytesBounded checks that answers stop being kept once they would
 // pass MaxBytes, that the ones kept are still served, and that an answer
 // made again under a kept key that no longer fits is dropped, not kept

@@ -102,13 +102,15 @@ type feedItem struct {
 }
 
 func (s *Server) feedItems(snap *snapshot.Snapshot, now time.Time) ([]feedItem, time.Time) {
-	list := s.derive(snap).feed
+	derived := s.derive(snap)
+	list := derived.feed
 	if len(list) > FeedSize {
 		list = list[:FeedSize]
 	}
 	updated := snap.Doc.Page.UpdatedAt
 	var items []feedItem
-	for _, n := range list {
+	for _, at := range list {
+		n := derived.notice(at)
 		v := s.view(snap, n, now, true)
 		it := feedItem{
 			URL:        snap.Entry(n, now).URL,

@@ -95,12 +95,13 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 		}
 	}
 
-	archive := s.derive(snap).archive
+	derived := s.derive(snap)
 	first := today.AddDate(0, 0, -(RecentDays - 1))
 	for d := today; !d.Before(first); d = d.AddDate(0, 0, -1) {
 		v.Recent = append(v.Recent, dayNotices{Date: d})
 	}
-	for _, n := range archive {
+	for _, at := range derived.archive {
+		n := derived.notice(at)
 		date := statusd.Day(noticeDate(n))
 		if date.Before(first) {
 			break
@@ -246,17 +247,18 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, snap *snapshot.
 		}
 		page = p
 	}
-	archive := s.derive(snap).archive
+	derived := s.derive(snap)
+	archive := derived.archive
 	month := func(t time.Time) time.Time {
 		y, m, _ := t.UTC().Date()
 		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 	}
 	top, bottom := month(now), month(now)
 	if len(archive) > 0 {
-		if m := month(noticeDate(archive[0])); m.After(top) {
+		if m := month(noticeDate(derived.notice(archive[0]))); m.After(top) {
 			top = m
 		}
-		bottom = month(noticeDate(archive[len(archive)-1]))
+		bottom = month(noticeDate(derived.notice(archive[len(archive)-1])))
 	}
 	months := 0
 	for m := top; !m.Before(bottom); m = m.AddDate(0, -1, 0) {
@@ -278,14 +280,14 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	// The archive is sorted by date descending: find the page's first
 	// notice with a binary search, then walk.
 	end := first.AddDate(0, 1, 0)
-	i, _ := slices.BinarySearchFunc(archive, end, func(n *snapshot.Notice, t time.Time) int {
-		if noticeDate(n).Before(t) {
+	i, _ := slices.BinarySearchFunc(archive, end, func(at int32, t time.Time) int {
+		if noticeDate(derived.notice(at)).Before(t) {
 			return 1
 		}
 		return -1 // notices on or after end come first
 	})
 	for ; i < len(archive); i++ {
-		n := archive[i]
+		n := derived.notice(archive[i])
 		k := int(monthsBetween(month(noticeDate(n)), first))
 		if k >= len(v.Months) {
 			break

@@ -255,31 +255,39 @@ func (s *Server) find(snap *snapshot.Snapshot, now time.Time, typ statusd.Notice
 	}
 }
 
-// derived is what the pages compute once per snapshot.
+// derived is what the pages compute once per snapshot. Its lists hold
+// positions in the snapshot's AllNotices rather than pointers: they live as
+// long as the snapshot, and the garbage collector would look at each of
+// their pointers, two per notice, at every cycle.
 type derived struct {
 	snap *snapshot.Snapshot
 	// archive holds every notice that is not in the future, by noticeDate
 	// descending, then id descending.
-	archive []*snapshot.Notice
+	archive []int32
 	// feed holds every notice by updated_at descending, then id descending.
-	feed []*snapshot.Notice
+	feed []int32
 }
+
+// notice is the notice at position i of the snapshot's AllNotices.
+func (d *derived) notice(i int32) *snapshot.Notice { return d.snap.AllNotices[i] }
 
 func (s *Server) derive(snap *snapshot.Snapshot) *derived {
 	if d := s.derived.Load(); d != nil && d.snap == snap {
 		return d
 	}
-	d := &derived{snap: snap}
-	for _, n := range snap.AllNotices {
+	d := &derived{snap: snap, feed: make([]int32, len(snap.AllNotices))}
+	for i, n := range snap.AllNotices {
+		d.feed[i] = int32(i)
 		if n.Timeline() != statusd.Future {
-			d.archive = append(d.archive, n)
+			d.archive = append(d.archive, int32(i))
 		}
 	}
-	slices.SortFunc(d.archive, func(a, b *snapshot.Notice) int {
+	slices.SortFunc(d.archive, func(i, j int32) int {
+		a, b := d.notice(i), d.notice(j)
 		return cmp.Or(noticeDate(b).Compare(noticeDate(a)), cmp.Compare(b.ID, a.ID))
 	})
-	d.feed = slices.Clone(snap.AllNotices)
-	slices.SortFunc(d.feed, func(a, b *snapshot.Notice) int {
+	slices.SortFunc(d.feed, func(i, j int32) int {
+		a, b := d.notice(i), d.notice(j)
 		return cmp.Or(b.UpdatedAt().Compare(a.UpdatedAt()), cmp.Compare(b.ID, a.ID))
 	})
 	s.derived.Store(d)

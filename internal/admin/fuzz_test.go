@@ -101,7 +101,7 @@ func FuzzAdminBodies(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, target uint8, id int64, body []byte) {
 		// Keep the page small, so that every write stays quick.
-		if snap := holder.Current(); snap == nil || len(snap.AllNotices) > 500 || len(snap.AllComponents) > 200 {
+		if snap := holder.Current(); snap == nil || snap.NoticeCount() > 500 || len(snap.AllComponents) > 200 {
 			if err := reset(); err != nil {
 				t.Fatal(err)
 			}

@@ -50,12 +50,12 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 			return statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
 		}
 	}
-	total := len(snap.AllNotices)
+	total := snap.NoticeCount()
 	pages := int64(total+snapshot.PageSize-1) / snapshot.PageSize
 	list := []noticeRepr{}
 	if page <= pages {
 		for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
-			list = append(list, s.noticeRepr(snap, snap.AllNotices[i]))
+			list = append(list, s.noticeRepr(snap, snap.NoticeAt(int(i))))
 		}
 	}
 	meta := statusd.Meta{Count: len(list), TotalCount: total}

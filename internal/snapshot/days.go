@@ -37,7 +37,7 @@ func (s *Snapshot) Days(c *Component, first, last, now time.Time) []Day {
 	// then only looks at these.
 	var inRange []*Notice
 	for _, slot := range c.counting {
-		if n := s.slots[slot]; n.meets(first.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli(), ms) {
+		if n := s.slot(slot); n.meets(first.UnixMilli(), last.AddDate(0, 0, 1).UnixMilli(), ms) {
 			inRange = append(inRange, n)
 		}
 	}
@@ -65,5 +65,5 @@ func (s *Snapshot) CountedNotices(c *Component, tf statusd.Timeframe, now time.T
 		Overlaps: &Range{From: tf.Start, To: tf.End.Add(24*time.Hour - time.Millisecond)},
 	}
 	ms := now.UnixMilli()
-	return s.notices(filter(c.counting, func(slot int32) bool { return f.match(s.slots[slot], ms) }))
+	return s.notices(filter(c.counting, func(slot int32) bool { return f.match(s.slot(slot), ms) }))
 }

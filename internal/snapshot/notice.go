@@ -32,6 +32,9 @@ type Notice struct {
 	// whole is where the arena keeps the notice as given, plus one; 0: it
 	// does not. See arena.whole.
 	whole int32
+	// slot is the notice's place in the snapshots that hold it (see
+	// Snapshot.slot).
+	slot int32
 
 	typ      uint8 // an index in noticeTypes
 	timeline uint8 // an index in timelineStates

@@ -138,14 +138,15 @@ func (s *Snapshot) AppendNotices(dst []statusd.NoticeListEntry, f NoticeFilter, 
 	var keep func(int32) bool
 	if !f.indexed() {
 		ms := now.UnixMilli()
-		keep = func(slot int32) bool { return f.match(s.slots[slot], ms) }
+		keep = func(slot int32) bool { return f.match(s.slot(slot), ms) }
 	}
 	listed, total := pageMatching(list, keep, page)
 	out = slices.Grow(dst, len(listed))
 	if out == nil {
 		out = []statusd.NoticeListEntry{} // an empty list, not null
 	}
-	for _, n := range s.notices(listed) {
+	for _, slot := range listed {
+		n := s.slot(slot)
 		out = append(out, s.Entry(n, now))
 		timeDependent = timeDependent || s.TimeDependent(n)
 	}

@@ -15,6 +15,7 @@ package snapshot
 
 import (
 	"cmp"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -60,15 +61,17 @@ type Snapshot struct {
 	componentID   map[int64]*Component
 	topLevel      []*Component
 
-	AllNotices []*Notice // newest first: created_at descending, then id descending
-	// slots holds every notice at a fixed place, its slot, so that the
-	// indexes below name notices by slot: lists of small numbers, which the
-	// garbage collector does not look into, where lists of pointers would
-	// be marked again at every collection. A snapshot made whole uses
-	// AllNotices as its slots; one made from the previous snapshot appends
-	// the new notices to that one's slots, until the notices that left them
-	// are too many and the indexes are made again (compact).
-	slots []*Notice
+	// Every notice has a fixed place, its slot, so that the lists below
+	// name notices by slot: lists of small numbers, which the garbage
+	// collector does not look into, where lists of pointers would be
+	// marked again at every collection. base holds the notices of the last
+	// snapshot made whole, by value, in list order, and added those derived
+	// since (see slot); a snapshot made from the previous one appends the
+	// new notices to that one's, until the notices that left them are too
+	// many and the indexes are made again (compact).
+	base  []Notice
+	added []*Notice
+	order []int32 // the notices' slots newest first: created_at descending, then id descending
 	byID  []int32 // slots by notice id, for lookups by binary search
 	// open lists the notices whose impact reaches past the snapshot's moment.
 	open []*Notice
@@ -103,18 +106,44 @@ func Build(doc *statusd.Document, version int64, now time.Time, opts Options) *S
 	// One array holds every derived notice: the collector then marks one
 	// object where it would mark 100,000, at every cycle.
 	derived := make([]Notice, len(doc.Notices))
-	notices := make([]*Notice, len(doc.Notices))
 	var room size
 	for i := range doc.Notices {
 		room = room.plus(sizeOf(&doc.Notices[i]))
 	}
 	a := newArena(room)
+	order := make([]int32, len(doc.Notices))
 	for i := range doc.Notices {
 		derive(&derived[i], doc.Notices[i], now, a)
-		notices[i] = &derived[i]
+		order[i] = int32(i)
 	}
-	slices.SortFunc(notices, newestFirst)
-	return assemble(settings, notices, version, now, opts, nil, nil)
+	slices.SortFunc(order, func(i, j int32) int { return newestFirst(&derived[i], &derived[j]) })
+	permute(derived, order)
+	return assembleWhole(settings, derived, version, now, opts)
+}
+
+// permute puts the notices in the order given by the positions in order,
+// in place, and leaves order as it found it.
+func permute(notices []Notice, order []int32) {
+	for start := range order {
+		if order[start] < 0 {
+			continue // moved with an earlier cycle
+		}
+		held := notices[start]
+		i := start
+		for {
+			from := int(order[i])
+			order[i] = ^order[i] // moved
+			if from == start {
+				notices[i] = held
+				break
+			}
+			notices[i] = notices[from]
+			i = from
+		}
+	}
+	for i := range order {
+		order[i] = ^order[i]
+	}
 }
 
 func pageURL(p statusd.Page, opts Options) string {
@@ -143,61 +172,132 @@ type delta struct {
 	removed, added []*Notice
 }
 
-// assemble makes a snapshot of notices (newest first) and settings at now.
-// With prev and d (prev's notices with d applied are notices, and the
-// component tree is prev's), the indexes are prev's with d applied, in time
-// proportional to the change rather than to the page.
-func assemble(settings Settings, notices []*Notice, version int64, now time.Time, opts Options,
-	prev *Snapshot, d *delta) *Snapshot {
-	s := &Snapshot{
+// newSnapshot is a snapshot of settings at now, without notices yet.
+func newSnapshot(settings Settings, version int64, now time.Time, opts Options) *Snapshot {
+	return &Snapshot{
 		Options:     opts,
 		Doc:         settings,
 		Version:     version,
 		BuiltAt:     now,
 		PageURL:     pageURL(settings.Page, opts),
-		AllNotices:  notices,
 		componentID: make(map[int64]*Component, len(settings.Components)),
 	}
-	// Past a few hundred notices, applying a change one notice at a time
-	// costs more than indexing again.
-	if d != nil && (len(d.removed)+len(d.added) > maxDelta || compact(len(prev.slots)+len(d.added), len(notices))) {
-		d = nil
-	}
-	var added []int32
-	if d == nil {
-		s.slots = notices
-		s.byID = make([]int32, len(notices))
-		s.byTypeTimeline = make(map[[2]string][]int32)
+}
+
+// assemble makes a snapshot of notices (newest first) and settings at now,
+// from prev and d (prev's notices with d applied are notices, and the
+// component tree is prev's): the indexes are prev's with d applied, in time
+// proportional to the change rather than to the page. Without d, or past
+// a few hundred notices changed, where applying a change one notice at a
+// time costs more than indexing again, the snapshot is made whole.
+func assemble(settings Settings, notices []*Notice, version int64, now time.Time, opts Options,
+	prev *Snapshot, d *delta) *Snapshot {
+	if d == nil || len(d.removed)+len(d.added) > maxDelta || compact(prev.slots()+len(d.added), len(notices)) {
+		base := make([]Notice, len(notices))
 		for i, n := range notices {
-			s.byID[i] = int32(i)
-			for _, key := range typeTimelineKeys(n) {
-				s.byTypeTimeline[key] = append(s.byTypeTimeline[key], int32(i))
-			}
+			base[i] = *n
 		}
-		slices.SortFunc(s.byID, func(a, b int32) int { return byNoticeID(notices[a], notices[b]) })
-	} else {
-		added = s.applyIndexes(prev, d)
+		return assembleWhole(settings, base, version, now, opts)
 	}
+	s := newSnapshot(settings, version, now, opts)
+	s.base = prev.base
+	// Clipped, so that two snapshots made from prev never share the
+	// appended slots.
+	s.added = append(slices.Clip(prev.added), d.added...)
+	added := make([]int32, len(d.added))
+	for i, n := range d.added {
+		added[i] = int32(prev.slots() + i)
+		n.slot = added[i]
+	}
+	s.order = make([]int32, len(notices))
+	for i, n := range notices {
+		s.order[i] = n.slot
+	}
+	s.applyIndexes(prev, d, added)
 	states := s.indexNotices()
 	s.buildComponents(states)
-	if d == nil {
-		s.buildCounting()
-	} else {
-		s.applyCounting(prev, d, added)
+	s.applyCounting(prev, d, added)
+	s.finish()
+	return s
+}
+
+// assembleWhole makes a snapshot of notices, in list order (newest first),
+// and settings at now, indexing them whole. It keeps notices, and sets
+// their slots.
+func assembleWhole(settings Settings, notices []Notice, version int64, now time.Time, opts Options) *Snapshot {
+	s := newSnapshot(settings, version, now, opts)
+	s.base = notices
+	s.order = make([]int32, len(notices))
+	s.byTypeTimeline = make(map[[2]string][]int32)
+	for i := range notices {
+		n := &notices[i]
+		n.slot = int32(i)
+		s.order[i] = int32(i)
+		for _, key := range typeTimelineKeys(n) {
+			s.byTypeTimeline[key] = append(s.byTypeTimeline[key], int32(i))
+		}
 	}
+	s.byID = slices.Clone(s.order)
+	slices.SortFunc(s.byID, func(a, b int32) int { return byNoticeID(&notices[a], &notices[b]) })
+	states := s.indexNotices()
+	s.buildComponents(states)
+	s.buildCounting()
+	s.finish()
+	return s
+}
+
+// finish makes the page resource, once the rest is made.
+func (s *Snapshot) finish() {
 	s.page = statusd.PageResource{
-		Name:      settings.Page.Name,
-		State:     opts.Variant.Name(s.PageState),
-		StateText: settings.Page.StateTexts.Text(s.PageState),
+		Name:      s.Doc.Page.Name,
+		State:     s.Variant.Name(s.PageState),
+		StateText: s.Doc.Page.StateTexts.Text(s.PageState),
 		URL:       s.PageURL,
 		Links: statusd.PageLinks{
 			Components: statusd.Link{Href: "/v1/components", Count: len(s.AllComponents)},
-			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.AllNotices)},
+			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.order)},
 		},
-		CreatedAt: statusd.Time{Time: settings.Page.CreatedAt},
-		UpdatedAt: statusd.Time{Time: settings.Page.UpdatedAt},
+		CreatedAt: statusd.Time{Time: s.Doc.Page.CreatedAt},
+		UpdatedAt: statusd.Time{Time: s.Doc.Page.UpdatedAt},
 	}
-	return s
+}
+
+// slot returns the notice in a slot.
+func (s *Snapshot) slot(i int32) *Notice {
+	if int(i) < len(s.base) {
+		return &s.base[i]
+	}
+	return s.added[int(i)-len(s.base)]
+}
+
+// slots is the number of slots, taken by notices or left by them.
+func (s *Snapshot) slots() int { return len(s.base) + len(s.added) }
+
+// AllNotices iterates over every notice, newest first (created_at
+// descending, then id descending), with its position in that order.
+func (s *Snapshot) AllNotices() iter.Seq2[int, *Notice] {
+	return func(yield func(int, *Notice) bool) {
+		for i, slot := range s.order {
+			if !yield(i, s.slot(slot)) {
+				return
+			}
+		}
+	}
+}
+
+// NoticeCount is the number of notices.
+func (s *Snapshot) NoticeCount() int { return len(s.order) }
+
+// NoticeAt returns the notice at position i of AllNotices.
+func (s *Snapshot) NoticeAt(i int) *Notice { return s.slot(s.order[i]) }
+
+// listed returns the notices newest first, in a list of their own.
+func (s *Snapshot) listed() []*Notice {
+	out := make([]*Notice, len(s.order))
+	for i, slot := range s.order {
+		out[i] = s.slot(slot)
+	}
+	return out
 }
 
 // typeTimelineKeys are the keys under which byTypeTimeline lists n.
@@ -206,17 +306,10 @@ func typeTimelineKeys(n *Notice) [4][2]string {
 	return [4][2]string{{"", ""}, {typ, ""}, {"", tl}, {typ, tl}}
 }
 
-// applyIndexes makes s's slots, id and type/timeline indexes from prev's
-// and d, copying only the lists d touches, and returns the slots of
-// d.added.
-func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) []int32 {
-	// Clipped, so that two snapshots made from prev never share the
-	// appended slots.
-	s.slots = append(slices.Clip(prev.slots), d.added...)
-	added := make([]int32, len(d.added))
-	for i := range added {
-		added[i] = int32(len(prev.slots) + i)
-	}
+// applyIndexes makes s's id and type/timeline indexes from prev's and d,
+// whose added notices are in the slots added, copying only the lists d
+// touches.
+func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta, added []int32) {
 	s.byID = slices.Clone(prev.byID)
 	s.byTypeTimeline = maps.Clone(prev.byTypeTimeline)
 	copied := map[[2]string]bool{}
@@ -239,16 +332,15 @@ func (s *Snapshot) applyIndexes(prev *Snapshot, d *delta) []int32 {
 			s.byTypeTimeline[key] = s.insertSlot(list(key), added[i], newestFirst)
 		}
 	}
-	return added
 }
 
 // search finds n in list, a list of slots in order.
 func (s *Snapshot) search(list []int32, n *Notice, order func(a, b *Notice) int) (int, bool) {
-	return slices.BinarySearchFunc(list, n, func(slot int32, n *Notice) int { return order(s.slots[slot], n) })
+	return slices.BinarySearchFunc(list, n, func(slot int32, n *Notice) int { return order(s.slot(slot), n) })
 }
 
 func (s *Snapshot) insertSlot(list []int32, slot int32, order func(a, b *Notice) int) []int32 {
-	i, _ := s.search(list, s.slots[slot], order)
+	i, _ := s.search(list, s.slot(slot), order)
 	return slices.Insert(list, i, slot)
 }
 
@@ -263,7 +355,7 @@ func (s *Snapshot) deleteSlot(list []int32, n *Notice, order func(a, b *Notice) 
 func (s *Snapshot) notices(slots []int32) []*Notice {
 	out := make([]*Notice, len(slots))
 	for i, slot := range slots {
-		out[i] = s.slots[slot]
+		out[i] = s.slot(slot)
 	}
 	return out
 }
@@ -274,7 +366,7 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	s.PageState = statusd.PageOperational
 	states := map[int64]statusd.PageState{}
 	var first *Notice // the first to change by itself
-	for _, n := range s.AllNotices {
+	for _, n := range s.AllNotices() {
 		if n.hasNext && (first == nil || n.next.compare(first.next) < 0) {
 			first = n
 		}
@@ -474,7 +566,8 @@ func (s *Snapshot) ancestors(n *Notice) []*Component {
 // metrics, in list order, and their merged impacts. It runs on a snapshot
 // indexed whole, whose slots are its notices in list order.
 func (s *Snapshot) buildCounting() {
-	for i, n := range s.slots {
+	for i := range s.base {
+		n := &s.base[i]
 		for _, c := range s.ancestors(n) {
 			c.counting = append(c.counting, int32(i))
 			c.raw = append(c.raw, n.impacts()...)
@@ -542,9 +635,9 @@ func (s *Snapshot) Component(id int64) *Component { return s.componentID[id] }
 
 // Notice returns the notice with the id, or nil.
 func (s *Snapshot) Notice(id int64) *Notice {
-	i, ok := slices.BinarySearchFunc(s.byID, id, func(slot int32, id int64) int { return cmp.Compare(s.slots[slot].ID, id) })
+	i, ok := slices.BinarySearchFunc(s.byID, id, func(slot int32, id int64) int { return cmp.Compare(s.slot(slot).ID, id) })
 	if !ok {
 		return nil
 	}
-	return s.slots[s.byID[i]]
+	return s.slot(s.byID[i])
 }

@@ -196,7 +196,7 @@ func newView(snap *snapshot.Snapshot) *view {
 		byID[c.ID] = out
 	}
 	base := strings.TrimRight(snap.PageURL, "/")
-	for _, n := range snap.AllNotices {
+	for _, n := range snap.AllNotices() {
 		if n.Type() == statusd.General {
 			continue // Statuspage has no announcements
 		}

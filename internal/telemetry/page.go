@@ -78,7 +78,7 @@ func (c *pageCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	counts := make(map[[2]string]int, len(c.noticeKeys))
-	for _, n := range snap.AllNotices {
+	for _, n := range snap.AllNotices() {
 		counts[[2]string{string(n.Type()), string(n.Timeline())}]++
 	}
 	for _, k := range c.noticeKeys {

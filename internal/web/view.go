@@ -269,14 +269,14 @@ type derived struct {
 }
 
 // notice is the notice at position i of the snapshot's AllNotices.
-func (d *derived) notice(i int32) *snapshot.Notice { return d.snap.AllNotices[i] }
+func (d *derived) notice(i int32) *snapshot.Notice { return d.snap.NoticeAt(int(i)) }
 
 func (s *Server) derive(snap *snapshot.Snapshot) *derived {
 	if d := s.derived.Load(); d != nil && d.snap == snap {
 		return d
 	}
-	d := &derived{snap: snap, feed: make([]int32, len(snap.AllNotices))}
-	for i, n := range snap.AllNotices {
+	d := &derived{snap: snap, feed: make([]int32, snap.NoticeCount())}
+	for i, n := range snap.AllNotices() {
 		d.feed[i] = int32(i)
 		if n.Timeline() != statusd.Future {
 			d.archive = append(d.archive, int32(i))

@@ -8,12 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/statusd/statusd/internal/gcshape"
 )
 
 func TestAcceptEncoding(t *testing.T) {
@@ -181,6 +184,14 @@ func TestSharedHash(t *testing.T) {
 	c.aliases[c.hash("/c")] = alias{target: c.addText("/c"), key: c.addText("a"), keyHash: c.hash("a"), route: route}
 	if e, _ := c.Lookup("/c", now); e != nil {
 		t.Errorf(`Lookup("/c"), aliased to "a", = %q, the answer under "b"`, e.identity.body)
+	}
+}
+
+// TestAliasHoldsNoPointer checks the point of alias: a full cache's
+// aliases are a map the garbage collector need not look into.
+func TestAliasHoldsNoPointer(t *testing.T) {
+	if found := gcshape.PointerPaths("alias", reflect.TypeFor[alias]()); len(found) > 0 {
+		t.Errorf("alias holds pointers in %v", found)
 	}
 }
 

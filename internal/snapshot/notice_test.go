@@ -9,6 +9,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/gcshape"
 )
 
 // TestNoticeMethods checks that every field and method of statusd.Notice
@@ -38,22 +39,7 @@ func hasMethod(typ reflect.Type, name string) bool {
 // TestNoticeHoldsOnePointer checks the point of Notice: the garbage
 // collector finds in it the arena and nothing else to follow.
 func TestNoticeHoldsOnePointer(t *testing.T) {
-	var found []string
-	var walk func(path string, typ reflect.Type)
-	walk = func(path string, typ reflect.Type) {
-		switch typ.Kind() {
-		case reflect.Struct:
-			for i := range typ.NumField() {
-				walk(path+"."+typ.Field(i).Name, typ.Field(i).Type)
-			}
-		case reflect.Array:
-			walk(path+"[]", typ.Elem())
-		case reflect.Pointer, reflect.String, reflect.Slice, reflect.Map, reflect.Interface, reflect.Func,
-			reflect.Chan, reflect.UnsafePointer:
-			found = append(found, path)
-		}
-	}
-	walk("Notice", reflect.TypeFor[Notice]())
+	found := gcshape.PointerPaths("Notice", reflect.TypeFor[Notice]())
 	if want := []string{"Notice.arena"}; !reflect.DeepEqual(found, want) {
 		t.Errorf("Notice holds pointers in %v, want only %v", found, want)
 	}

@@ -18,7 +18,9 @@
 // already admitted is refused before it starts (see Limiter.Admit). Those
 // admitted take turns, with the network polled after each half millisecond of
 // computing, so that a request is read, and refused if need be, within
-// about that of its arrival (see turns).
+// about that of its arrival (see turns), and the network is polled when
+// the runtime's background sweeper would keep it from being polled (see
+// nudge).
 //
 // Under a flood, the connections of Listen refuse such requests before
 // net/http reads them, for a fraction of what a refusal through net/http
@@ -51,8 +53,13 @@ type Limiter struct {
 	// request that waited past queueTarget is refused.
 	overloaded atomic.Bool
 	// timing is set by Watch while the connections of Listen read the
-	// arrival times of requests; see observe.
-	timing atomic.Bool
+	// arrival times of requests; see observe. timed tells nudge that it
+	// was set, lastRead is the arrival time of the bytes a connection
+	// read last (Unix ns), and nudges counts nudge's polls.
+	timing   atomic.Bool
+	timed    chan struct{}
+	lastRead atomic.Int64
+	nudges   atomic.Int64
 	// Since Watch's last reading: the requests whose wait is known, those
 	// of them that waited past queueTarget, those of these that were not
 	// cached, and those refused.
@@ -88,7 +95,8 @@ func (l *Limiter) Cached(probes ...func(*http.Request) bool) { l.cached = probes
 // connections of Listen, and Watch must run), and computations that would
 // wait longer than half of it (see Admit).
 func New(max int, queueTarget time.Duration, log *slog.Logger) *Limiter {
-	l := &Limiter{max: int64(max), queueTarget: queueTarget, log: log, procs: int64(runtime.GOMAXPROCS(0))}
+	l := &Limiter{max: int64(max), queueTarget: queueTarget, log: log, procs: int64(runtime.GOMAXPROCS(0)),
+		timed: make(chan struct{}, 1)}
 	l.refusal = http.HandlerFunc(l.refuseRequest)
 	return l
 }
@@ -256,13 +264,19 @@ func (l *Limiter) Watch(ctx context.Context) {
 		<-ctx.Done()
 		return
 	}
+	nudged := make(chan struct{})
+	go func() {
+		defer close(nudged)
+		l.nudge(ctx)
+	}()
+	defer func() { <-nudged }()
 	defer l.overloaded.Store(false)
 	defer l.timing.Store(false)
 	s := []metrics.Sample{{Name: runnableGoroutines}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		// Without the count, times are read all along.
-		l.timing.Store(true)
+		l.readTimes()
 		s = nil
 	}
 	c := controller{}
@@ -317,7 +331,7 @@ func (l *Limiter) observe(c *controller, runnable uint64) {
 	switch {
 	case runnable >= queueing || on || 2*late > waited || gated > 0:
 		c.quiet = 0
-		l.timing.Store(true)
+		l.readTimes()
 	case l.timing.Load():
 		if c.quiet++; c.quiet >= calmAfter {
 			l.timing.Store(false)

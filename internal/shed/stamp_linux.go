@@ -118,6 +118,9 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		at := stampOf(c.oobBytes()[:c.oobn])
+		if at != 0 {
+			c.l.lastRead.Store(at)
+		}
 		var one bool
 		c.frame, one = c.frame.next(b[:c.n])
 		if one {

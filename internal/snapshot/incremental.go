@@ -28,7 +28,7 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 			d.added = append(d.added, newNotice(*src, now))
 		}
 	}
-	notices := s.listed()
+	notices := s.notices(s.order) // newest first, a list of their own
 	for _, n := range d.removed {
 		if i, ok := slices.BinarySearchFunc(notices, n, newestFirst); ok {
 			notices = slices.Delete(notices, i, i+1)
@@ -50,7 +50,7 @@ func (s *Snapshot) With(ch statusd.Written, now time.Time) *Snapshot {
 // again, and the metrics data is shared with s (time rules do not change
 // which notices count).
 func (s *Snapshot) Retime(now time.Time) *Snapshot {
-	notices := s.listed()
+	notices := s.notices(s.order) // newest first, a list of their own
 	var d delta
 	at := instantOf(now)
 	for i, n := range notices {

@@ -291,15 +291,6 @@ func (s *Snapshot) NoticeCount() int { return len(s.order) }
 // NoticeAt returns the notice at position i of AllNotices.
 func (s *Snapshot) NoticeAt(i int) *Notice { return s.slot(s.order[i]) }
 
-// listed returns the notices newest first, in a list of their own.
-func (s *Snapshot) listed() []*Notice {
-	out := make([]*Notice, len(s.order))
-	for i, slot := range s.order {
-		out[i] = s.slot(slot)
-	}
-	return out
-}
-
 // typeTimelineKeys are the keys under which byTypeTimeline lists n.
 func typeTimelineKeys(n *Notice) [4][2]string {
 	typ, tl := string(n.Type()), string(n.Timeline())

@@ -294,18 +294,19 @@ func (c *Cache) Alias(target, key, route string) {
 	}
 	h := c.hash(target)
 	c.mu.RLock()
-	if c.aliased(h, target, key, route) {
-		c.mu.RUnlock()
+	old, ok := c.aliases[h]
+	same := ok && c.sameAlias(old, target, key, route)
+	c.mu.RUnlock()
+	if same {
 		return
 	}
-	c.mu.RUnlock()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old, ok := c.aliases[h]
+	old, ok = c.aliases[h]
 	switch {
 	case ok && string(c.textOf(old.target)) != target:
 		return // another target has the same hash: this one goes through its route
-	case ok && c.aliased(h, target, key, route):
+	case ok && c.sameAlias(old, target, key, route):
 		return
 	case !ok && len(c.aliases) >= MaxEntries, len(c.text)+len(target)+len(key) > maxAliasText:
 		return
@@ -317,11 +318,9 @@ func (c *Cache) Alias(target, key, route string) {
 	c.aliases[h] = alias{target: c.addText(target), key: c.addText(key), keyHash: c.hash(key), route: r}
 }
 
-// aliased reports whether target, of hash h, is aliased to key by route.
-// c.mu is held.
-func (c *Cache) aliased(h uint64, target, key, route string) bool {
-	a, ok := c.aliases[h]
-	return ok && string(c.textOf(a.target)) == target && string(c.textOf(a.key)) == key && c.routes[a.route] == route
+// sameAlias reports whether a aliases target to key by route. c.mu is held.
+func (c *Cache) sameAlias(a alias, target, key, route string) bool {
+	return string(c.textOf(a.target)) == target && string(c.textOf(a.key)) == key && c.routes[a.route] == route
 }
 
 // Get returns the answer under key, computing it with build when it is not

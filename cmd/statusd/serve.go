@@ -180,7 +180,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	adminMux.Handle("/metrics", metricsHandler)
 
 	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
-	shedder.AnswerThrough(metrics.Middleware)
+	shedder.AnswerThrough(metrics.Middleware, telemetry.RequestIDHeader)
 	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux))), log)
 	public.ConnContext = shed.ConnContext
 	servers := []*http.Server{public}

@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
+	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // A refusal made through net/http costs the server about what serving a
@@ -117,10 +122,12 @@ func (l *Limiter) Exempt(prefixes ...string) { l.exempt = prefixes }
 
 // AnswerThrough sets the middleware that the refusals made before net/http
 // go through, as those of Wrap go through the middleware around it: the
-// request id, the metrics and the log of each request. Call it before
-// serving.
-func (l *Limiter) AnswerThrough(middleware func(http.Handler) http.Handler) {
+// request id, the metrics and the log of each request. headers names the
+// request headers that the middleware reads: the requests it is given
+// hold those, and maybe others. Call it before serving.
+func (l *Limiter) AnswerThrough(middleware func(http.Handler) http.Handler, headers ...string) {
 	l.refusal = middleware(http.HandlerFunc(l.refuseRequest))
+	l.readHeaders = canonicalNames(headers)
 }
 
 func (l *Limiter) exempted(path string) bool {
@@ -141,7 +148,12 @@ func (l *Limiter) early(dst, chunk []byte, arrivedAt int64) ([]byte, bool) {
 	if !late && !l.computationsFull() {
 		return dst, false // the common case, decided without parsing
 	}
-	r := parseRequest(chunk)
+	lean := leanRequests.Get().(*leanRequest)
+	defer lean.release()
+	r := lean.parse(chunk, l.readHeaders)
+	if r == nil {
+		r = parseRequest(chunk)
+	}
 	if r == nil || l.exempted(r.URL.Path) || l.isCached(r) {
 		return dst, false
 	}
@@ -161,8 +173,9 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) 
 
 // parseRequest parses chunk, one whole request, with net/http's own
 // parser, and returns it when it is a request that net/http would answer
-// and keep the connection open after: GET or HEAD of a path, HTTP/1.1, a
-// Host, no body, nothing asking to close or to switch protocols. Otherwise
+// and keep the connection open after: GET or HEAD of a path, HTTP/1.1, one
+// valid Host, valid header names and values, no body, nothing asking to
+// close or to switch protocols. Otherwise
 // it returns nil.
 func parseRequest(chunk []byte) *http.Request {
 	br := readers.Get().(*bufio.Reader)
@@ -174,10 +187,29 @@ func parseRequest(chunk []byte) *http.Request {
 	}
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !strings.HasPrefix(r.RequestURI, "/") ||
 		r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || r.ContentLength != 0 || len(r.TransferEncoding) != 0 ||
-		r.Host == "" || r.Header.Get("Upgrade") != "" {
+		r.Host == "" || r.Header.Get("Upgrade") != "" || !validHeader(r) {
 		return nil
 	}
 	return r
+}
+
+// validHeader reports whether r's Host and header pass the checks that
+// net/http's server makes of a request read (it answers 400 otherwise).
+func validHeader(r *http.Request) bool {
+	if len(r.Header["Host"]) > 1 || !httpguts.ValidHostHeader(r.Host) {
+		return false
+	}
+	for name, values := range r.Header {
+		if !httpguts.ValidHeaderFieldName(name) {
+			return false
+		}
+		for _, v := range values {
+			if !httpguts.ValidHeaderFieldValue(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // answers are the answers that refusals are rendered in, reused: a
@@ -202,7 +234,7 @@ type answer struct {
 	header http.Header
 	status int
 	body   []byte
-	out    appender // what appendTo writes the header through
+	names  []string // room for appendTo's sorted names
 }
 
 func (a *answer) Header() http.Header { return a.header }
@@ -220,10 +252,10 @@ func (a *answer) Write(b []byte) (int, error) {
 }
 
 // appendTo appends the answer to dst in HTTP/1.1, as net/http writes it:
-// the header set by the handler, by http.Header's own Write (names in
-// order, line breaks in values made spaces), then the Date and
-// Content-Length that net/http adds when the handler did not set them;
-// then the body, but for a HEAD request.
+// the header set by the handler, as http.Header's own Write does (names in
+// order, line breaks in values made spaces, the ends trimmed), then the
+// Date and Content-Length that net/http adds when the handler did not set
+// them; then the body, but for a HEAD request.
 func (a *answer) appendTo(dst []byte, head bool) []byte {
 	a.WriteHeader(http.StatusOK)
 	dst = append(dst, "HTTP/1.1 "...)
@@ -231,12 +263,22 @@ func (a *answer) appendTo(dst []byte, head bool) []byte {
 	dst = append(dst, ' ')
 	dst = append(dst, http.StatusText(a.status)...)
 	dst = append(dst, "\r\n"...)
-	a.out = dst
-	a.header.Write(&a.out)
-	dst, a.out = a.out, nil
+	a.names = a.names[:0]
+	for name := range a.header {
+		a.names = append(a.names, name)
+	}
+	slices.Sort(a.names)
+	for _, name := range a.names {
+		for _, v := range a.header[name] {
+			dst = append(dst, name...)
+			dst = append(dst, ": "...)
+			dst = appendFieldValue(dst, v)
+			dst = append(dst, "\r\n"...)
+		}
+	}
 	if _, ok := a.header["Date"]; !ok {
 		dst = append(dst, "Date: "...)
-		dst = time.Now().UTC().AppendFormat(dst, http.TimeFormat)
+		dst = append(dst, httpDate(time.Now())...)
 		dst = append(dst, "\r\n"...)
 	}
 	if _, ok := a.header["Content-Length"]; !ok {
@@ -251,15 +293,39 @@ func (a *answer) appendTo(dst []byte, head bool) []byte {
 	return dst
 }
 
-// appender is an io.Writer (and io.StringWriter) that appends to itself.
-type appender []byte
-
-func (w *appender) Write(b []byte) (int, error) {
-	*w = append(*w, b...)
-	return len(b), nil
+// appendFieldValue appends v as http.Header's Write writes a value: each
+// line break made a space, then spaces, tabs and line breaks trimmed from
+// both ends.
+func appendFieldValue(dst []byte, v string) []byte {
+	v = textproto.TrimString(v)
+	for {
+		i := strings.IndexAny(v, "\r\n")
+		if i < 0 {
+			return append(dst, v...)
+		}
+		dst = append(dst, v[:i]...)
+		dst = append(dst, ' ')
+		v = v[i+1:]
+	}
 }
 
-func (w *appender) WriteString(s string) (int, error) {
-	*w = append(*w, s...)
-	return len(s), nil
+// date is an HTTP date and the second it names.
+type date struct {
+	unix int64
+	text string
+}
+
+// lastDate is the Date of the last answer rendered: within a second, the
+// next answers reuse it.
+var lastDate atomic.Pointer[date]
+
+// httpDate is now as the Date header gives it (http.TimeFormat).
+func httpDate(now time.Time) string {
+	sec := now.Unix()
+	if d := lastDate.Load(); d != nil && d.unix == sec {
+		return d.text
+	}
+	d := &date{sec, now.UTC().Format(http.TimeFormat)}
+	lastDate.Store(d)
+	return d.text
 }

@@ -2,6 +2,7 @@ package shed
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -28,6 +29,9 @@ func via(name string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Via", name)
+			if id := r.Header.Get("X-Request-Id"); id != "" {
+				w.Header().Set("X-Via-Id", id)
+			}
 			next.ServeHTTP(w, r)
 		})
 	}
@@ -41,7 +45,7 @@ func newEarlyServer(t *testing.T) *earlyServer {
 	s.l.timing.Store(true)
 	s.l.Exempt("/admin/")
 	s.l.Cached(func(r *http.Request) bool { return r.URL.Path == "/cached" })
-	s.l.AnswerThrough(via("early"))
+	s.l.AnswerThrough(via("early"), "x-request-id")
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin/slow" {
 			<-s.release
@@ -158,6 +162,10 @@ func TestEarlyRefusal(t *testing.T) {
 	if res, body := c.expect("GET", 503, "early"); body != BusyText+"\n" || res.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("/: %q, %v", body, res.Header)
 	}
+	c.send("GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Request-Id: lb-7\r\n\r\n")
+	if res, _ := c.expect("GET", 503, "early"); res.Header.Get("X-Via-Id") != "lb-7" {
+		t.Errorf("the middleware read X-Request-Id as %q", res.Header.Get("X-Via-Id"))
+	}
 	c.send(get("/admin/api/v1/page"))
 	c.expect("GET", 200, "wrap")
 	c.send(get("/cached"))
@@ -178,8 +186,8 @@ func TestEarlyRefusal(t *testing.T) {
 	if s.served.Load() != 2 {
 		t.Errorf("the handler answered %d requests, want 2", s.served.Load())
 	}
-	if got := s.l.Shed(); got != 8 {
-		t.Errorf("Shed() = %d, want 8", got)
+	if got := s.l.Shed(); got != 9 {
+		t.Errorf("Shed() = %d, want 9", got)
 	}
 }
 
@@ -224,5 +232,45 @@ func TestEarlyRefusalFraming(t *testing.T) {
 	space.send("GET /admin/a HTTP/1.1\r\nHost: x\r\nContent-Length : 2\r\n\r\n" + get("/admin/b"))
 	if res, _ := space.answer("GET"); res.StatusCode != 400 || !res.Close {
 		t.Errorf("a space before the colon: %d, closing %v", res.StatusCode, res.Close)
+	}
+}
+
+// TestWriteRefusalWhole: a refusal more than the connection's buffers
+// hold, to a client that reads late, is written whole: what the first
+// write leaves, under a deadline.
+func TestWriteRefusalWhole(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := New(0, time.Nanosecond, discard).Listen(ln).Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	sc, ok := server.(*stampedConn)
+	if !ok {
+		t.Skipf("no stamped connection: %T", server)
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
+	written := make(chan error, 1)
+	go func() { written <- sc.writeRefusal(big) }()
+	time.Sleep(50 * time.Millisecond) // for the first write to fill the buffers
+	client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(client, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, big) {
+		t.Error("the refusal came changed")
+	}
+	if err := <-written; err != nil {
+		t.Error(err)
 	}
 }

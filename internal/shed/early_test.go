@@ -96,8 +96,10 @@ func TestParseRequest(t *testing.T) {
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nUpgrade: h2c\r\nConnection: Upgrade\r\n\r\n", false},
 		{"POST /api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n", false},
 		{"OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", false},
-		{"GET http://x/api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n", false},       // absolute form
-		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nOdd Name: y\r\n\r\n", true}, // kept as it is, as net/http does
+		{"GET http://x/api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n", false},        // absolute form
+		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nOdd Name: y\r\n\r\n", false}, // parsed, then refused by net/http's server
+		{"GET /api/v1/status HTTP/1.1\r\nHost: a b\r\n\r\n", false},
+		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nBad(Name: y\r\n\r\n", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX: a\x00b\r\n\r\n", false},
 		{"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n", false}, // two

@@ -70,7 +70,9 @@ type Limiter struct {
 	// refusal answers the refusals made before net/http: refuseRequest,
 	// behind the middleware of AnswerThrough.
 	refusal http.Handler
-	log     *slog.Logger
+	// readHeaders are the request headers that refusal reads.
+	readHeaders []string
+	log         *slog.Logger
 	// Admit's state: the processors, the computations admitted and not
 	// yet started, the moving average of their cost, in ns, the line in
 	// which they take turns, and the refusals since Watch's last reading.

@@ -50,7 +50,7 @@ func (l stamps) Accept() (net.Conn, error) {
 		return c, nil
 	}
 	sc := &stampedConn{TCPConn: tc, raw: raw, l: l.l}
-	sc.recv = sc.recvmsg
+	sc.recv, sc.send = sc.recvmsg, sc.write
 	return sc, nil
 }
 
@@ -68,6 +68,9 @@ type stampedConn struct {
 	// recv is recvmsg as a func value made once, and the fields below are
 	// its arguments and results, so that a read allocates nothing.
 	recv    func(fd uintptr) bool
+	send    func(fd uintptr) bool // write, made once
+	out     []byte                // what send writes
+	wrote   int                   // how much of it send wrote
 	buf     []byte
 	n, oobn int
 	err     error
@@ -141,13 +144,31 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 // does not read.
 const refusalTimeout = 5 * time.Second
 
-// writeRefusal writes an early refusal. net/http clears the write deadline
+// writeRefusal writes an early refusal. It tries one write first, which
+// takes the whole refusal unless the client leaves its answers unread;
+// the rest is written under a deadline. net/http clears the write deadline
 // while it waits for a request, as here, and sets its own once it has one.
 func (c *stampedConn) writeRefusal(b []byte) error {
+	c.out = b
+	err := c.raw.Write(c.send)
+	b, c.out = b[c.wrote:], nil
+	if err != nil || len(b) == 0 {
+		return err
+	}
 	c.SetWriteDeadline(time.Now().Add(refusalTimeout))
-	_, err := c.TCPConn.Write(b)
+	_, err = c.TCPConn.Write(b)
 	c.SetWriteDeadline(time.Time{})
 	return err
+}
+
+// write writes c.out once, without waiting, and keeps in c.wrote how much
+// of it was written.
+func (c *stampedConn) write(fd uintptr) bool {
+	// An error (EAGAIN, EINTR, a broken connection) is left to the write
+	// under a deadline, to meet again and report.
+	n, _ := syscall.Write(int(fd), c.out)
+	c.wrote = max(n, 0)
+	return true
 }
 
 // arrivals is the arrival time of c's last bytes read, if c is a

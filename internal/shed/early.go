@@ -175,8 +175,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) 
 // parser, and returns it when it is a request that net/http would answer
 // and keep the connection open after: GET or HEAD of a path, HTTP/1.1, one
 // valid Host, valid header names and values, no body, nothing asking to
-// close or to switch protocols. Otherwise
-// it returns nil.
+// close or to switch protocols. Otherwise it returns nil.
 func parseRequest(chunk []byte) *http.Request {
 	br := readers.Get().(*bufio.Reader)
 	defer readers.Put(br)
@@ -221,6 +220,7 @@ func (l *Limiter) render(dst []byte, r *http.Request) []byte {
 	a := answers.Get().(*answer)
 	defer func() {
 		clear(a.header)
+		clear(a.names)
 		a.status, a.body = 0, a.body[:0]
 		answers.Put(a)
 	}()

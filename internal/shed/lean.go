@@ -6,6 +6,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -15,9 +16,9 @@ import (
 // middleware its answer goes through. net/http's parser makes a map of
 // every header, with a string for each name and value: half the work of
 // an early refusal. leanRequest parses the shape that clients send, and
-// nothing else: a request line with a path and HTTP/1.1, headers of plain
-// names and printable values, one Host, no Connection but keep-alive, no
-// Upgrade. It keeps only the headers the middleware reads (see
+// nothing else: a request line with a path and HTTP/1.1, headers of token
+// names and valid values (as net/http's server checks them), one valid
+// Host, no Connection but keep-alive, no Upgrade. It keeps only the headers the middleware reads (see
 // AnswerThrough). Anything else goes to net/http's parser (parseRequest),
 // so that early refusals answer exactly the requests they did.
 
@@ -69,7 +70,7 @@ func (p *leanRequest) parse(chunk []byte, keep []string) *http.Request {
 		return nil
 	}
 	target, proto, _ := bytes.Cut(line, []byte{' '})
-	if !bytes.Equal(proto, http11) || len(target) == 0 || target[0] != '/' || !printable(target, false) {
+	if !bytes.Equal(proto, http11) || len(target) == 0 || target[0] != '/' {
 		return nil
 	}
 	var host []byte
@@ -80,7 +81,7 @@ func (p *leanRequest) parse(chunk []byte, keep []string) *http.Request {
 			break
 		}
 		name, value, found := bytes.Cut(line, []byte{':'})
-		if !found || !plainName(name) || !printable(value, true) {
+		if !found || !httpguts.ValidHeaderFieldName(view(name)) || !httpguts.ValidHeaderFieldValue(view(value)) {
 			return nil
 		}
 		value = bytes.Trim(value, " \t")
@@ -131,30 +132,9 @@ func (p *leanRequest) keep(name, value []byte, keep []string) bool {
 	return true
 }
 
-// plainName reports whether a header name is a token, as net/http's parser
-// takes it (without a space, which it also keeps).
-func plainName(name []byte) bool {
-	if len(name) == 0 {
-		return false
-	}
-	for _, c := range name {
-		if !httpguts.IsTokenRune(rune(c)) {
-			return false
-		}
-	}
-	return true
-}
-
-// printable reports whether b holds only visible ASCII (and spaces and
-// tabs, in a header value).
-func printable(b []byte, value bool) bool {
-	for _, c := range b {
-		if (c <= ' ' || c >= 0x7f) && !(value && (c == ' ' || c == '\t')) {
-			return false
-		}
-	}
-	return true
-}
+// view is b as a string without a copy, for a call that does not keep it
+// while b stays as it is.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // canonicalNames returns names in net/http's canonical form.
 func canonicalNames(names []string) []string {

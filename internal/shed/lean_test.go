@@ -28,10 +28,10 @@ func TestLeanRequest(t *testing.T) {
 		{"HEAD /a%20b HTTP/1.1\r\nhost: x\r\nConnection: Keep-Alive\r\nx-request-id:  lb-1 \r\n\r\n", true, "/a b", "", "lb-1", false},
 		{"GET / HTTP/1.1\r\nHost: [::1]:80\r\nAccept: text/html,*/*;q=0.8\r\nIf-None-Match: \"abc\"\r\n" +
 			"User-Agent: Mozilla/5.0 (X11; Linux x86_64)\r\nCookie: a=b; c=d\r\n\r\n", true, "/", "", "", false},
+		{"GET /caf\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n", true, "/caf\xc3\xa9", "", "", false},
+		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Name: caf\xc3\xa9\r\n\r\n", true, "/api/v1/status", "", "", false},
 		// Left to net/http's parser, which takes these too.
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Request-Id: a\r\nX-Request-Id: b\r\n\r\n", false, "", "", "", true},
-		{"GET /caf\xc3\xa9 HTTP/1.1\r\nHost: x\r\n\r\n", false, "", "", "", true},
-		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX-Name: caf\xc3\xa9\r\n\r\n", false, "", "", "", true},
 		// Left to it, which refuses them.
 		{"GET /api/v1/status HTTP/1.1\r\n\r\n", false, "", "", "", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", false, "", "", "", false},
@@ -46,6 +46,7 @@ func TestLeanRequest(t *testing.T) {
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nOdd Name: y\r\n\r\n", false, "", "", "", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nBad(Name: y\r\n\r\n", false, "", "", "", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\nX: a\x00b\r\n\r\n", false, "", "", "", false},
+		{"GET /a\x7fb HTTP/1.1\r\nHost: x\r\n\r\n", false, "", "", "", false},
 		{"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n Folded: y\r\n\r\n", false, "", "", "", false},
 		{"GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n", false, "", "", "", false},
 	} {

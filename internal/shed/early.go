@@ -141,10 +141,10 @@ func (l *Limiter) exempted(path string) bool {
 
 // early appends to dst the answer to write in net/http's place to chunk,
 // one whole request whose bytes arrived at the given moment (Unix ns; 0:
-// not known), and reports whether it refused the request; when it did not,
-// net/http reads it.
-func (l *Limiter) early(dst, chunk []byte, arrivedAt int64) ([]byte, bool) {
-	late := arrivedAt != 0 && l.overloaded.Load() && time.Now().UnixNano()-arrivedAt > int64(l.queueTarget)
+// not known), read at now, and reports whether it refused the request;
+// when it did not, net/http reads it.
+func (l *Limiter) early(dst, chunk []byte, arrivedAt int64, now time.Time) ([]byte, bool) {
+	late := arrivedAt != 0 && l.overloaded.Load() && now.UnixNano()-arrivedAt > int64(l.queueTarget)
 	if !late && !l.computationsFull() {
 		return dst, false // the common case, decided without parsing
 	}

@@ -19,7 +19,7 @@ func BenchmarkEarlyRefusal(b *testing.B) {
 			b.Fatal("not one request")
 		}
 		var refused bool
-		if out, refused = l.early(out[:0], chunk, at); !refused {
+		if out, refused = l.early(out[:0], chunk, at, time.Now()); !refused {
 			b.Fatal("not refused")
 		}
 	}

@@ -274,3 +274,29 @@ func TestWriteRefusalWhole(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPauseAfterRefusal: while pausing, a connection refused before
+// net/http reads its next request only after pauseFor, and that request's
+// wait is counted from then: not late, it is served.
+func TestPauseAfterRefusal(t *testing.T) {
+	s := newEarlyServer(t)
+	s.l.queueTarget = 200 * time.Millisecond
+	s.l.queued.Store(1000) // computations waiting: the gate is full
+	s.l.computeCost.Store(int64(time.Second))
+	s.l.pausing.Store(true)
+	c := s.dial(t)
+	c.send(get("/api/v1/status"))
+	c.expect("GET", 503, "early")
+	s.l.queued.Store(0) // the gate has room again
+	sent := time.Now()
+	c.send(get("/api/v1/status"))
+	c.expect("GET", 200, "wrap")
+	// The pause began before the refusal was read: the wait from the
+	// second request is a little less than pauseFor.
+	if waited := time.Since(sent); waited < pauseFor/2 {
+		t.Errorf("the request after a refusal was answered after %v, want about %v", waited, pauseFor)
+	}
+	if got := s.l.paused.Load(); got != 1 {
+		t.Errorf("paused = %d, want 1", got)
+	}
+}

@@ -120,7 +120,7 @@ func TestEarlyDecision(t *testing.T) {
 	l.Exempt("/admin/")
 	l.Cached(func(r *http.Request) bool { return r.URL.Path == "/cached" })
 	refusal := func(path string, at int64) []byte {
-		if a, refused := l.early(nil, chunk(path), at); refused {
+		if a, refused := l.early(nil, chunk(path), at, time.Now()); refused {
 			return a
 		}
 		return nil

@@ -24,7 +24,9 @@
 //
 // Under a flood, the connections of Listen refuse such requests before
 // net/http reads them, for a fraction of what a refusal through net/http
-// costs (see early.go).
+// costs (see early.go); while clients retry at once, without waiting,
+// they read a refused connection again only after its Retry-After (see
+// pause.go).
 package shed
 
 import (
@@ -81,6 +83,12 @@ type Limiter struct {
 	computeCost atomic.Int64
 	turns       turns
 	gateRefused atomic.Int64
+	// refusing is the time the early refusals took since Watch's last
+	// reading (ns), pausing whether connections pause after one, and
+	// paused how many did in the episode of pausing (see pause.go).
+	refusing atomic.Int64
+	pausing  atomic.Bool
+	paused   atomic.Int64
 }
 
 // Cached sets the probes that tell whether a request would be answered
@@ -274,6 +282,7 @@ func (l *Limiter) Watch(ctx context.Context) {
 	defer func() { <-nudged }()
 	defer l.overloaded.Store(false)
 	defer l.timing.Store(false)
+	defer l.pausing.Store(false)
 	s := []metrics.Sample{{Name: runnableGoroutines}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
@@ -281,7 +290,7 @@ func (l *Limiter) Watch(ctx context.Context) {
 		l.readTimes()
 		s = nil
 	}
-	c := controller{}
+	c, p := controller{}, pacer{}
 	tick := time.NewTicker(samplePeriod)
 	defer tick.Stop()
 	for {
@@ -296,6 +305,7 @@ func (l *Limiter) Watch(ctx context.Context) {
 			runnable = s[0].Value.Uint64()
 		}
 		l.observe(&c, runnable)
+		l.pace(&p)
 	}
 }
 

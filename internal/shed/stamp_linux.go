@@ -76,6 +76,10 @@ type stampedConn struct {
 	err     error
 	oob     [8]uint64    // room for one control message, aligned as one
 	arrived atomic.Int64 // Unix ns; 0: not known
+	// resumed is when the connection's last pause after a refusal ended
+	// (Unix ns; see pause.go): bytes that arrived before count as arrived
+	// then.
+	resumed int64
 }
 
 // recvmsg reads once; it reports false when nothing is there to read yet,
@@ -122,15 +126,21 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 		}
 		at := stampOf(c.oobBytes()[:c.oobn])
 		if at != 0 {
+			at = max(at, c.resumed)
 			c.l.lastRead.Store(at)
 		}
 		var one bool
 		c.frame, one = c.frame.next(b[:c.n])
 		if one {
 			var refused bool
-			if c.refusal, refused = c.l.early(c.refusal[:0], b[:c.n], at); refused {
+			now := time.Now()
+			if c.refusal, refused = c.l.early(c.refusal[:0], b[:c.n], at, now); refused {
 				if err := c.writeRefusal(c.refusal); err != nil {
 					return 0, err
+				}
+				if pause := c.l.spent(time.Since(now)); pause > 0 {
+					time.Sleep(pause)
+					c.resumed = time.Now().UnixNano()
 				}
 				continue
 			}

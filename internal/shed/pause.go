@@ -1,0 +1,109 @@
+package shed
+
+import "time"
+
+// Clients that send their next request as soon as a refusal arrives,
+// without waiting the Retry-After it gave them (a closed loop of retries),
+// are answered as fast as the server can refuse: each refusal brings the
+// next request at once, so that the refusals, cheap as each is, take the
+// whole processor, and the computations admitted starve. 256 such clients
+// left a server about 2% of its capacity for computed answers.
+//
+// While the refusals made before net/http take more than half of the
+// processors' time (refusalShare), a connection that one was written to
+// is therefore read again only after the Retry-After it was given
+// (pauseFor). A client that waits as it was told sees no difference; one
+// that does not has its next request read that much later; and the
+// refusals are then bounded by the number of such connections, not by the
+// speed of the processors. The pause is not the request's wait: its queue
+// time is counted from the end of the pause (see resumed). A flood of
+// requests at a rate beyond capacity takes a smaller share for its
+// refusals (a fifth, at twice the capacity of computed answers), and is
+// not paused.
+
+// Pausing's constants.
+const (
+	// refusalShare: pausing starts once the early refusals took more than
+	// 1/refusalShare of the processors' time (deciding, answering and
+	// writing; the reads that bring the requests come on top) in
+	// pauseAfter periods in a row (100 ms): a flood of twice the capacity
+	// of computed answers takes a fifth on average, but up to two fifths
+	// in a period, as the requests that queued behind a collection are
+	// refused together.
+	refusalShare = 2
+	pauseAfter   = 4
+	// pauseFor is how long a connection refused during pausing is left
+	// unread: the Retry-After of the refusals (see busyError.RetryAfter).
+	pauseFor = time.Second
+	// pauseHold is the number of periods (one second) that pausing lasts
+	// after the last that exceeded the share: once connections pause, the
+	// refusals are few, however many clients retry at once.
+	pauseHold = 40
+)
+
+// spent counts d, the time an early refusal took, and returns how long
+// the connection that made it is to pause: pauseFor while pausing, 0
+// otherwise.
+func (l *Limiter) spent(d time.Duration) time.Duration {
+	l.refusing.Add(int64(d))
+	if l.pausing.Load() {
+		l.paused.Add(1)
+		return pauseFor
+	}
+	return 0
+}
+
+// pacer decides, period by period, whether connections pause after a
+// refusal. Pausing that ends is soon started again while clients still
+// retry at once (the refusals of a second's pauses come back together):
+// an episode, for the log, ends only when pausing stayed off for
+// pauseHold periods. It is not safe for concurrent use: only Watch's
+// goroutine feeds it.
+type pacer struct {
+	above   int  // periods in a row above the share
+	left    int  // periods of pausing left
+	episode bool // pausing was on within the last pauseHold periods
+	off     int  // periods in a row without pausing, during an episode
+}
+
+// update takes the time the last period's early refusals took, against
+// the processors' time of a period, and returns whether to pause, and
+// whether an episode of pausing starts or ends with this period.
+func (p *pacer) update(refusing, available time.Duration) (on, started, ended bool) {
+	if p.above++; refusing*refusalShare <= available {
+		p.above = 0
+	}
+	switch {
+	case p.above >= pauseAfter:
+		p.left = pauseHold
+	case p.left > 0:
+		p.left--
+	}
+	on = p.left > 0
+	switch {
+	case on:
+		started = !p.episode
+		p.episode, p.off = true, 0
+	case p.episode:
+		if p.off++; p.off >= pauseHold {
+			p.episode, ended = false, true
+		}
+	}
+	return on, started, ended
+}
+
+// pace feeds p the time the early refusals took since its last reading,
+// and turns pausing on or off. It logs when an episode of pausing starts
+// and ends, so that an operator sees that clients retry without waiting.
+func (l *Limiter) pace(p *pacer) {
+	refusing := time.Duration(l.refusing.Swap(0))
+	on, started, ended := p.update(refusing, samplePeriod*time.Duration(l.procs))
+	l.pausing.Store(on)
+	switch {
+	case started:
+		l.log.Warn("clients retry at once, without waiting: refusals take more than half of the processors; a connection refused is read again only after its Retry-After",
+			"refusing", refusing, "period", samplePeriod, "retry_after", pauseFor)
+	case ended:
+		l.log.Info("clients no longer retry at once; refused connections no longer pause", "paused", l.paused.Swap(0))
+	}
+}

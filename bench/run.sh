@@ -347,6 +347,19 @@ record "{\"kind\":\"wrk\",\"phase\":\"overload\",\"req\":\"pages\",\"variant\":\
 settle $SPID
 if [ "${PAGES_CAPACITY:-0}" -gt 0 ]; then
 	run_load "overload pages" "$S/api/v1/notices?page=1" -urls "$WORK/pages.txt" -rate $((2 * PAGES_CAPACITY)) -duration ${OVER_D}s -conns 256 -max-conns 1024
+	# A retry storm, reported beside the targets: clients that send their
+	# next request as soon as an answer arrives, a 503 included (a closed
+	# loop, ignoring Retry-After), would have the server spend all its time
+	# refusing them but for the pauses of internal/shed/pause.go.
+	log "retry storm: 256 clients retrying at once on the list pages (wrk -c256, ${OVER_D}s)"
+	out=$(timeout $((OVER_D + 30)) taskset -c 1 wrk -t1 -c256 -d${OVER_D}s -s "$WORK/pages.lua" "$S" 2>&1) || true
+	STORM=$(awk '/ requests in / {n = $1; d = $4; sub(/s,$/, "", d)} /Non-2xx or 3xx responses:/ {bad = $NF}
+		END {if (d > 0) printf "\"rps\":%d,\"non2xx\":%d,\"seconds\":%s", (n - bad) / d, bad, d}' <<<"$out")
+	if [ -n "$STORM" ]; then
+		record "{\"kind\":\"wrk\",\"phase\":\"storm\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":1,$STORM,\"conns\":256,\"errors\":\"\"}"
+	else
+		note "wrk measured nothing in the retry storm"
+	fi
 else
 	note "wrk measured no capacity for the list pages: the overload on them is not measured"
 fi

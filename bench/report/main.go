@@ -64,13 +64,15 @@ type record struct {
 	Meta map[string]string `json:"meta"`
 
 	// wrk: one throughput run; check: the status a kind answered
-	Phase   string  `json:"phase"` // main or control
+	Phase   string  `json:"phase"` // main, control, overload (the list pages' capacity) or storm
 	Req     string  `json:"req"`
 	Variant string  `json:"variant"`
 	Server  string  `json:"server"`
 	Round   int     `json:"round"`
 	RPS     float64 `json:"rps"`
 	Non2xx  int64   `json:"non2xx"`
+	Seconds float64 `json:"seconds"` // how long it ran (storm)
+	Conns   int     `json:"conns"`   // its connections (storm)
 	Errors  string  `json:"errors"`
 	Status  int     `json:"status"`
 

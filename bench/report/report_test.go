@@ -196,3 +196,24 @@ func TestTwentyThousandAgainstTheBaseline(t *testing.T) {
 		t.Errorf("statusd fast: %s", got)
 	}
 }
+
+// TestStormParagraph: the retry storm is reported beside the targets,
+// against the list pages' capacity, and its 503s are not wrk's errors.
+func TestStormParagraph(t *testing.T) {
+	lines := []string{`{"kind":"meta","meta":{"mode":"full","nproc":"2"}}`,
+		wrk("overload", "pages", "plain", "statusd", 1, 2500),
+		// 2,000 served of 2,500 is 80%; 16,000 refused in 8 s, 2,000 a second.
+		`{"kind":"wrk","phase":"storm","req":"pages","variant":"plain","server":"statusd","round":1,` +
+			`"rps":2000,"non2xx":16000,"seconds":8,"conns":256,"errors":""}`,
+	}
+	md := render(write(t, lines))
+	want := "Beyond the targets, a retry storm: 256 clients (wrk -c256, 8 s), each sending its next request as soon as " +
+		"an answer arrives, a 503 included, on the list pages the cache cannot hold: 2000 req/s served (80% of " +
+		"their capacity), 2000 refused (503) a second."
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks\n%s\n%s", want, md)
+	}
+	if strings.Contains(md, "wrk reported errors") {
+		t.Errorf("the storm's 503s are listed as wrk's errors:\n%s", md)
+	}
+}

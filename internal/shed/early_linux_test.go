@@ -3,6 +3,7 @@ package shed
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -260,7 +261,14 @@ func TestWriteRefusalWhole(t *testing.T) {
 	}
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<18) // 4 MiB
 	written := make(chan error, 1)
-	go func() { written <- sc.writeRefusal(big) }()
+	go func() {
+		rest := sc.tryRefusal(big)
+		if len(rest) == 0 {
+			written <- errors.New("one write took the whole refusal: nothing was left to write under a deadline")
+			return
+		}
+		written <- sc.writeRest(rest)
+	}()
 	time.Sleep(50 * time.Millisecond) // for the first write to fill the buffers
 	client.SetReadDeadline(time.Now().Add(10 * time.Second))
 	got := make([]byte, len(big))

@@ -135,10 +135,14 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 			var refused bool
 			now := time.Now()
 			if c.refusal, refused = c.l.early(c.refusal[:0], b[:c.n], at, now); refused {
-				if err := c.writeRefusal(c.refusal); err != nil {
+				// What a client that does not read leaves unwritten is
+				// waiting, not work: it is not counted.
+				rest := c.tryRefusal(c.refusal)
+				pause := c.l.spent(time.Since(now))
+				if err := c.writeRest(rest); err != nil {
 					return 0, err
 				}
-				if pause := c.l.spent(time.Since(now)); pause > 0 {
+				if pause > 0 {
 					time.Sleep(pause)
 					c.resumed = time.Now().UnixNano()
 				}
@@ -154,19 +158,26 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 // does not read.
 const refusalTimeout = 5 * time.Second
 
-// writeRefusal writes an early refusal. It tries one write first, which
-// takes the whole refusal unless the client leaves its answers unread;
-// the rest is written under a deadline. net/http clears the write deadline
-// while it waits for a request, as here, and sets its own once it has one.
-func (c *stampedConn) writeRefusal(b []byte) error {
+// tryRefusal writes an early refusal in one try, which takes it whole
+// unless the client leaves its answers unread, and returns what is left.
+func (c *stampedConn) tryRefusal(b []byte) []byte {
 	c.out = b
-	err := c.raw.Write(c.send)
+	if err := c.raw.Write(c.send); err != nil {
+		c.wrote = 0 // left to writeRest, to meet the error again and report it
+	}
 	b, c.out = b[c.wrote:], nil
-	if err != nil || len(b) == 0 {
-		return err
+	return b
+}
+
+// writeRest writes what tryRefusal left, under a deadline. net/http
+// clears the write deadline while it waits for a request, as here, and
+// sets its own once it has one.
+func (c *stampedConn) writeRest(b []byte) error {
+	if len(b) == 0 {
+		return nil
 	}
 	c.SetWriteDeadline(time.Now().Add(refusalTimeout))
-	_, err = c.TCPConn.Write(b)
+	_, err := c.TCPConn.Write(b)
 	c.SetWriteDeadline(time.Time{})
 	return err
 }

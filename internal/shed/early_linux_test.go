@@ -40,8 +40,14 @@ func via(name string) func(http.Handler) http.Handler {
 
 func newEarlyServer(t *testing.T) *earlyServer {
 	t.Helper()
+	return newEarlyServerTarget(t, time.Nanosecond)
+}
+
+// newEarlyServerTarget is newEarlyServer with a queue target of its own.
+func newEarlyServerTarget(t *testing.T, target time.Duration) *earlyServer {
+	t.Helper()
 	stampsOn(t)
-	s := &earlyServer{l: New(0, time.Nanosecond, discard), release: make(chan struct{})}
+	s := &earlyServer{l: New(0, target, discard), release: make(chan struct{})}
 	s.l.overloaded.Store(true)
 	s.l.timing.Store(true)
 	s.l.Exempt("/admin/")
@@ -287,8 +293,7 @@ func TestWriteRefusalWhole(t *testing.T) {
 // net/http reads its next request only after pauseFor, and that request's
 // wait is counted from then: not late, it is served.
 func TestPauseAfterRefusal(t *testing.T) {
-	s := newEarlyServer(t)
-	s.l.queueTarget = 200 * time.Millisecond
+	s := newEarlyServerTarget(t, 200*time.Millisecond)
 	s.l.queued.Store(1000) // computations waiting: the gate is full
 	s.l.computeCost.Store(int64(time.Second))
 	s.l.pausing.Store(true)

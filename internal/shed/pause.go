@@ -26,12 +26,14 @@ const (
 	// refusalShare: pausing starts once the early refusals took more than
 	// 1/refusalShare of the processors' time (deciding, answering and
 	// writing; the reads that bring the requests come on top) in
-	// pauseAfter periods in a row (100 ms): a flood of twice the capacity
-	// of computed answers takes a fifth on average, but up to two fifths
-	// in a period, as the requests that queued behind a collection are
-	// refused together.
+	// pauseAfter periods in a row (200 ms). Clients retrying at once take
+	// about 0.7 of it in every period. A flood of twice the capacity of
+	// computed answers takes 0.2-0.3 on average, and past half in a few
+	// periods at a time (as the requests that queued behind a collection
+	// are refused together): up to 3 in a row at twice the capacity, 6 at
+	// three times.
 	refusalShare = 2
-	pauseAfter   = 4
+	pauseAfter   = 8
 	// pauseFor is how long a connection refused during pausing is left
 	// unread: the Retry-After of the refusals (see busyError.RetryAfter).
 	pauseFor = time.Second

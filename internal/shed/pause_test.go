@@ -21,7 +21,14 @@ func TestPacer(t *testing.T) {
 	half := samplePeriod / 2
 	// Exactly half is not more than half, and a period below it starts
 	// the count again.
-	for i, r := range []time.Duration{half, half + 1, half + 1, half + 1, half, half + 1, half + 1, half + 1} {
+	var periods []time.Duration
+	for range 2 {
+		periods = append(periods, half)
+		for range pauseAfter - 1 {
+			periods = append(periods, half+1)
+		}
+	}
+	for i, r := range periods {
 		if period(r) {
 			t.Fatalf("period %d (%v): pausing", i+1, r)
 		}
@@ -29,8 +36,8 @@ func TestPacer(t *testing.T) {
 	if got := l.spent(time.Microsecond); got != 0 {
 		t.Errorf("spent while not pausing: pause %v", got)
 	}
-	if !period(half + 1) { // the fourth in a row
-		t.Fatal("four periods above half: not pausing")
+	if !period(half + 1) { // pauseAfter in a row
+		t.Fatalf("%d periods above half: not pausing", pauseAfter)
 	}
 	if got := l.spent(time.Microsecond); got != pauseFor {
 		t.Errorf("spent while pausing: pause %v, want %v", got, pauseFor)

@@ -18,8 +18,7 @@ import "time"
 // speed of the processors. The pause is not the request's wait: its queue
 // time is counted from the end of the pause (see resumed). A flood of
 // requests at a rate beyond capacity takes a smaller share for its
-// refusals (a fifth, at twice the capacity of computed answers), and is
-// not paused.
+// refusals, and is not paused (see refusalShare).
 
 // Pausing's constants.
 const (

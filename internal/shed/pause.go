@@ -61,10 +61,10 @@ func (l *Limiter) spent(d time.Duration) time.Duration {
 // pauseHold periods. It is not safe for concurrent use: only Watch's
 // goroutine feeds it.
 type pacer struct {
-	above   int  // periods in a row above the share
-	left    int  // periods of pausing left
-	episode bool // pausing was on within the last pauseHold periods
-	off     int  // periods in a row without pausing, during an episode
+	above int // periods in a row above the share
+	// left is the number of periods left in the episode after this one:
+	// pausing while pauseHold or more are.
+	left int
 }
 
 // update takes the time the last period's early refusals took, against
@@ -74,23 +74,16 @@ func (p *pacer) update(refusing, available time.Duration) (on, started, ended bo
 	if p.above++; refusing*refusalShare <= available {
 		p.above = 0
 	}
+	was := p.left
 	switch {
 	case p.above >= pauseAfter:
-		p.left = pauseHold
+		// This period and the next: pauseHold of pausing, then
+		// pauseHold without.
+		p.left = 2*pauseHold - 1
 	case p.left > 0:
 		p.left--
 	}
-	on = p.left > 0
-	switch {
-	case on:
-		started = !p.episode
-		p.episode, p.off = true, 0
-	case p.episode:
-		if p.off++; p.off >= pauseHold {
-			p.episode, ended = false, true
-		}
-	}
-	return on, started, ended
+	return p.left >= pauseHold, was == 0 && p.left > 0, was == 1 && p.left == 0
 }
 
 // pace feeds p the time the early refusals took since its last reading,

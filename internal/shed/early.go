@@ -165,7 +165,7 @@ func (l *Limiter) early(dst, chunk []byte, arrivedAt int64, now time.Time) ([]by
 	} else {
 		l.gateRefused.Add(1)
 	}
-	return l.render(dst, r), true
+	return l.render(dst, r, now), true
 }
 
 // readers parse requests for early refusals.
@@ -215,8 +215,9 @@ func validHeader(r *http.Request) bool {
 // refusal must cost as little as it can.
 var answers = sync.Pool{New: func() any { return &answer{header: http.Header{}} }}
 
-// render appends to dst the refusal of r, as net/http would write it.
-func (l *Limiter) render(dst []byte, r *http.Request) []byte {
+// render appends to dst the refusal of r, as net/http would write it at
+// now.
+func (l *Limiter) render(dst []byte, r *http.Request, now time.Time) []byte {
 	a := answers.Get().(*answer)
 	defer func() {
 		clear(a.header)
@@ -225,7 +226,7 @@ func (l *Limiter) render(dst []byte, r *http.Request) []byte {
 		answers.Put(a)
 	}()
 	l.refusal.ServeHTTP(a, r)
-	return a.appendTo(dst, r.Method == http.MethodHead)
+	return a.appendTo(dst, r.Method == http.MethodHead, now)
 }
 
 // answer is a ResponseWriter that keeps an answer, to be written as a
@@ -254,9 +255,9 @@ func (a *answer) Write(b []byte) (int, error) {
 // appendTo appends the answer to dst in HTTP/1.1, as net/http writes it:
 // the header set by the handler, as http.Header's own Write does (names in
 // order, line breaks in values made spaces, the ends trimmed), then the
-// Date and Content-Length that net/http adds when the handler did not set
-// them; then the body, but for a HEAD request.
-func (a *answer) appendTo(dst []byte, head bool) []byte {
+// Date (of now) and Content-Length that net/http adds when the handler
+// did not set them; then the body, but for a HEAD request.
+func (a *answer) appendTo(dst []byte, head bool, now time.Time) []byte {
 	a.WriteHeader(http.StatusOK)
 	dst = append(dst, "HTTP/1.1 "...)
 	dst = strconv.AppendInt(dst, int64(a.status), 10)
@@ -278,7 +279,7 @@ func (a *answer) appendTo(dst []byte, head bool) []byte {
 	}
 	if _, ok := a.header["Date"]; !ok {
 		dst = append(dst, "Date: "...)
-		dst = append(dst, httpDate(time.Now())...)
+		dst = append(dst, httpDate(now)...)
 		dst = append(dst, "\r\n"...)
 	}
 	if _, ok := a.header["Content-Length"]; !ok {

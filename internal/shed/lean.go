@@ -18,9 +18,10 @@ import (
 // an early refusal. leanRequest parses the shape that clients send, and
 // nothing else: a request line with a path and HTTP/1.1, headers of token
 // names and valid values (as net/http's server checks them), one valid
-// Host, no Connection but keep-alive, no Upgrade. It keeps only the headers the middleware reads (see
-// AnswerThrough). Anything else goes to net/http's parser (parseRequest),
-// so that early refusals answer exactly the requests they did.
+// Host, no Connection but keep-alive, no Upgrade. It keeps only the
+// headers the middleware reads (see AnswerThrough). Anything else goes to
+// net/http's parser (parseRequest), so that early refusals answer exactly
+// the requests they did.
 
 // leanRequest is a request parsed by parse, with its room reused.
 type leanRequest struct {
@@ -128,6 +129,7 @@ func (p *leanRequest) keep(name, value []byte, keep []string) bool {
 		i := len(p.values)
 		p.values = append(p.values, string(value))
 		p.header[k] = p.values[i : i+1 : i+1]
+		return true
 	}
 	return true
 }

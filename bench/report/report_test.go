@@ -104,9 +104,7 @@ func TestNotModifiedNeverAnswered304(t *testing.T) {
 	want := "| req/s ratio, `If-None-Match` answered 304 | ≥ 0.9 | lowest 0.92: status 0.95, " +
 		"components 0.50 (not counted: statusd answered 200 after every round, its answer changes every second), " +
 		"notices 0.92 (statusd answered 200, not 304, after 1 of 2 rounds) | PASS |"
-	if !strings.Contains(md, want) {
-		t.Errorf("report lacks\n%s\n%s", want, md)
-	}
+	wantIn(t, md, want)
 }
 
 // TestOverloadRows checks the two overload rows against their own
@@ -131,9 +129,7 @@ func TestOverloadRows(t *testing.T) {
 		"| 2x capacity offered, list pages the cache cannot hold | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
 			"5000 req/s scheduled (2 × 2500; the generator sent 5000/s), 1750 served = 70% of capacity",
 	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("report lacks\n%s\n%s", want, md)
-		}
+		wantIn(t, md, want)
 	}
 	if !strings.Contains(md, "0 errors | **FAIL** |") {
 		t.Error("the pages row is not a failure")
@@ -147,9 +143,7 @@ func TestOverloadRows(t *testing.T) {
 	notOffered := "| 2x capacity offered, `/api/v1/status` | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
 		"not offered: the generator's one core sent 33000 of the 60000 req/s scheduled (2 × 30000); " +
 		"statusd served 12000 req/s (40% of its capacity), refused 20000 (503) with p99 950.00 ms | not measurable here |"
-	if !strings.Contains(md, notOffered) {
-		t.Errorf("report lacks\n%s\n%s", notOffered, md)
-	}
+	wantIn(t, md, notOffered)
 
 	// 6,000 served of a capacity of 2,500: the answers were kept, the row
 	// is not judged.
@@ -158,9 +152,7 @@ func TestOverloadRows(t *testing.T) {
 	md = render(write(t, lines))
 	want := "| 2x capacity offered, list pages the cache cannot hold | ≥ 80% of capacity served, p99 of served ≤ 50 ms, excess refused in < 5 ms | " +
 		"not valid: 6000 req/s served, 240% of the capacity measured before (2500 req/s)"
-	if !strings.Contains(md, want) {
-		t.Errorf("report lacks\n%s\n%s", want, md)
-	}
+	wantIn(t, md, want)
 }
 
 func TestTwentyThousandAgainstTheBaseline(t *testing.T) {
@@ -210,10 +202,16 @@ func TestStormParagraph(t *testing.T) {
 	want := "Beyond the targets, a retry storm: 256 clients (wrk -c256, 8 s), each sending its next request as soon as " +
 		"an answer arrives, a 503 included, on the list pages the cache cannot hold: 2000 req/s served (80% of " +
 		"their capacity), 2000 refused (503) a second."
-	if !strings.Contains(md, want) {
-		t.Errorf("report lacks\n%s\n%s", want, md)
-	}
+	wantIn(t, md, want)
 	if strings.Contains(md, "wrk reported errors") {
 		t.Errorf("the storm's 503s are listed as wrk's errors:\n%s", md)
+	}
+}
+
+// wantIn reports the report md lacking want.
+func wantIn(t *testing.T, md, want string) {
+	t.Helper()
+	if !strings.Contains(md, want) {
+		t.Errorf("report lacks\n%s\n%s", want, md)
 	}
 }

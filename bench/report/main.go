@@ -4,6 +4,8 @@
 //	report -results results.jsonl -o results.md   the table, also printed
 //	report -results results.jsonl -median status/plain/statusd
 //	                                              the median req/s of one wrk kind
+//	                                              (of the rounds; phase/... for
+//	                                              another phase than main)
 package main
 
 import (
@@ -23,7 +25,7 @@ func main() {
 	var (
 		path   = flag.String("results", "results.jsonl", "measurements `file`")
 		out    = flag.String("o", "", "also write the table to `file`")
-		median = flag.String("median", "", "print the median req/s of `request/variant/server` and exit")
+		median = flag.String("median", "", "print the median req/s of `[phase/]request/variant/server` (phase main by default) and exit")
 	)
 	flag.Parse()
 	rs, err := load(*path)
@@ -31,11 +33,11 @@ func main() {
 		fail(err)
 	}
 	if *median != "" {
-		parts := strings.Split(*median, "/")
-		if len(parts) != 3 {
-			fail(fmt.Errorf("-median wants request/variant/server"))
+		kind, err := wrkKind(*median)
+		if err != nil {
+			fail(err)
 		}
-		v := rs.medianRPS("main", parts[0], parts[1], parts[2])
+		v := rs.medianRPS(kind[0], kind[1], kind[2], kind[3])
 		if v == 0 {
 			fail(fmt.Errorf("no wrk measurement of %s", *median))
 		}
@@ -49,6 +51,19 @@ func main() {
 			fail(err)
 		}
 	}
+}
+
+// wrkKind splits -median's [phase/]request/variant/server into phase,
+// request, variant and server; the phase is main when not given.
+func wrkKind(s string) ([4]string, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) == 3 {
+		parts = append([]string{"main"}, parts...)
+	}
+	if len(parts) != 4 || slices.Contains(parts, "") {
+		return [4]string{}, fmt.Errorf("-median wants [phase/]request/variant/server, not %q", s)
+	}
+	return [4]string(parts), nil
 }
 
 func fail(err error) {

@@ -215,3 +215,30 @@ func wantIn(t *testing.T, md, want string) {
 		t.Errorf("report lacks\n%s\n%s", want, md)
 	}
 }
+
+// TestWrkKind: -median takes request/variant/server in the main phase, or
+// a phase first; the list pages' capacity is the median of its rounds.
+func TestWrkKind(t *testing.T) {
+	for in, want := range map[string][4]string{
+		"status/plain/statusd":         {"main", "status", "plain", "statusd"},
+		"overload/pages/plain/statusd": {"overload", "pages", "plain", "statusd"},
+	} {
+		if got, err := wrkKind(in); err != nil || got != want {
+			t.Errorf("wrkKind(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "status", "status/plain", "a/b/c/d/e", "overload//plain/statusd"} {
+		if got, err := wrkKind(bad); err == nil {
+			t.Errorf("wrkKind(%q) = %v, want an error", bad, got)
+		}
+	}
+	rs := write(t, []string{
+		wrk("overload", "pages", "plain", "statusd", 1, 17900),
+		wrk("overload", "pages", "plain", "statusd", 2, 16500),
+		wrk("overload", "pages", "plain", "statusd", 3, 17100),
+		wrk("main", "pages", "plain", "statusd", 1, 99999),
+	})
+	if got := rs.medianRPS("overload", "pages", "plain", "statusd"); got != 17100 {
+		t.Errorf("the list pages' capacity %v, want 17100, the middle of 16500, 17100, 17900", got)
+	}
+}

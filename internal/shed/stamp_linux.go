@@ -46,6 +46,11 @@ func (l stamps) Accept() (net.Conn, error) {
 	var serr error
 	if err := raw.Control(func(fd uintptr) {
 		serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_TIMESTAMPNS, 1)
+		if serr == nil {
+			// Without it (before Linux 4.18), a refusal is followed by a
+			// read, as any other answer.
+			syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpInq, 1)
+		}
 	}); err != nil || serr != nil {
 		return c, nil
 	}
@@ -74,7 +79,16 @@ type stampedConn struct {
 	buf     []byte
 	n, oobn int
 	err     error
-	oob     [8]uint64    // room for one control message, aligned as one
+	oob     [8]uint64 // room for the control messages, aligned as one
+	// at is when the bytes of the last read arrived (Unix ns; 0: not
+	// known). When that read was a request refused before net/http,
+	// refused is set, and left and pause are what Read has still to do:
+	// the part of the refusal that one write did not take, and how long
+	// to pause.
+	at      int64
+	refused bool
+	left    []byte
+	pause   time.Duration
 	arrived atomic.Int64 // Unix ns; 0: not known
 	// resumed is when the connection's last pause after a refusal ended
 	// (Unix ns; see pause.go): bytes that arrived before count as arrived
@@ -82,16 +96,68 @@ type stampedConn struct {
 	resumed int64
 }
 
-// recvmsg reads once; it reports false when nothing is there to read yet,
+// recvmsg reads, and reports true when it has bytes for net/http, an
+// error or the end of the stream, false when nothing is there to read yet,
 // for the poller to wait. A signal that interrupts the call retries it, as
 // net.TCPConn's Read does.
+//
+// A request refused before net/http (see refuse) is answered here, in the
+// poller's call: when the answer went whole and the kernel says that
+// nothing more was there to read (TCP_INQ: no byte, and no end of the
+// stream), the poller waits for the next bytes at once, without a read
+// that would find none; when it says nothing, recvmsg reads again. Only
+// within one call may the read be left out: the next call of the poller
+// forgets the readiness it saw before, and would miss bytes, or a close,
+// that came meanwhile.
 func (c *stampedConn) recvmsg(fd uintptr) bool {
 	for {
+		c.refused = false
 		c.n, c.oobn, _, _, c.err = syscall.Recvmsg(int(fd), c.buf, c.oobBytes(), 0)
-		if c.err != syscall.EINTR {
-			return c.err != syscall.EAGAIN
+		switch {
+		case c.err == syscall.EINTR:
+			continue
+		case c.err == syscall.EAGAIN:
+			return false
+		case c.err != nil || c.n == 0:
+			return true
+		}
+		var inq int
+		c.at, inq = controls(c.oobBytes()[:c.oobn])
+		if c.at != 0 {
+			c.at = max(c.at, c.resumed)
+			c.l.lastRead.Store(c.at)
+		}
+		if !c.refuse() {
+			return true
+		}
+		if len(c.left) > 0 || c.pause > 0 {
+			return true // for Read: what waits cannot be done here
+		}
+		if inq == 0 {
+			return false
 		}
 	}
+}
+
+// refuse follows the framing of the bytes just read and, when they are one
+// whole request to refuse before net/http (see early), writes its refusal
+// in one try, keeps what Read has still to do (left, pause) and reports
+// true.
+func (c *stampedConn) refuse() bool {
+	chunk := c.buf[:c.n]
+	var one bool
+	if c.frame, one = c.frame.next(chunk); !one {
+		return false
+	}
+	now := time.Now()
+	if c.refusal, c.refused = c.l.early(c.refusal[:0], chunk, c.at, now); !c.refused {
+		return false
+	}
+	// What a client that does not read leaves unwritten is waiting, not
+	// work: it is not counted.
+	c.left = c.tryRefusal(c.refusal)
+	c.pause = c.l.spent(time.Since(now))
+	return true
 }
 
 // Read reads as net.TCPConn's Read does and, while times are on, records
@@ -124,32 +190,19 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 		if c.n == 0 {
 			return 0, io.EOF
 		}
-		at := stampOf(c.oobBytes()[:c.oobn])
-		if at != 0 {
-			at = max(at, c.resumed)
-			c.l.lastRead.Store(at)
-		}
-		var one bool
-		c.frame, one = c.frame.next(b[:c.n])
-		if one {
-			var refused bool
-			now := time.Now()
-			if c.refusal, refused = c.l.early(c.refusal[:0], b[:c.n], at, now); refused {
-				// What a client that does not read leaves unwritten is
-				// waiting, not work: it is not counted.
-				rest := c.tryRefusal(c.refusal)
-				pause := c.l.spent(time.Since(now))
-				if err := c.writeRest(rest); err != nil {
-					return 0, err
-				}
-				if pause > 0 {
-					time.Sleep(pause)
-					c.resumed = time.Now().UnixNano()
-				}
-				continue
+		if c.refused {
+			left, pause := c.left, c.pause
+			c.left, c.pause = nil, 0
+			if err := c.writeRest(left); err != nil {
+				return 0, err
 			}
+			if pause > 0 {
+				time.Sleep(pause)
+				c.resumed = time.Now().UnixNano()
+			}
+			continue
 		}
-		c.arrived.Store(at)
+		c.arrived.Store(c.at)
 		return c.n, nil
 	}
 }
@@ -205,17 +258,35 @@ func (c *stampedConn) oobBytes() []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&c.oob[0])), len(c.oob)*8)
 }
 
-// stampOf is the time in a control message of SO_TIMESTAMPNS (a header,
-// then a timespec), in Unix ns; 0 when oob holds none. oob is aligned for
-// the header.
-func stampOf(oob []byte) int64 {
-	data := syscall.CmsgLen(0)
-	if len(oob) < data+int(unsafe.Sizeof(syscall.Timespec{})) {
-		return 0
+// tcpInq is the TCP socket option (Linux 4.18) that has recvmsg tell, in
+// a control message of the same number, how many bytes are left to read,
+// or 1 when none are but the end of the stream is.
+const tcpInq = 36
+
+// controls reads the control messages of a read: the time of
+// SO_TIMESTAMPNS (a timespec), in Unix ns, 0 when there is none; and the
+// count of TCP_INQ (an int), -1 when there is none. oob is aligned for a
+// header.
+func controls(oob []byte) (at int64, inq int) {
+	inq = -1
+	header := syscall.CmsgLen(0)
+	for len(oob) >= header {
+		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
+		size := int(h.Len) - header
+		if size < 0 || header+size > len(oob) {
+			break
+		}
+		switch {
+		case h.Level == syscall.SOL_SOCKET && h.Type == syscall.SCM_TIMESTAMPNS && size >= int(unsafe.Sizeof(syscall.Timespec{})):
+			at = (*syscall.Timespec)(unsafe.Pointer(&oob[header])).Nano()
+		case h.Level == syscall.IPPROTO_TCP && h.Type == tcpInq && size >= int(unsafe.Sizeof(int32(0))):
+			inq = int(*(*int32)(unsafe.Pointer(&oob[header])))
+		}
+		next := syscall.CmsgSpace(size)
+		if next > len(oob) {
+			break
+		}
+		oob = oob[next:]
 	}
-	h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
-	if h.Level != syscall.SOL_SOCKET || h.Type != syscall.SCM_TIMESTAMPNS {
-		return 0
-	}
-	return (*syscall.Timespec)(unsafe.Pointer(&oob[data])).Nano()
+	return at, inq
 }

@@ -1,9 +1,11 @@
 package shed
 
 import (
+	"bufio"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -14,12 +16,18 @@ import (
 // the client's end of it.
 func stampedPair(t *testing.T) (*stampedConn, net.Conn) {
 	t.Helper()
+	return stampedPairOf(t, New(0, 0, discard))
+}
+
+// stampedPairOf is stampedPair with a Limiter of the caller's, reading
+// times.
+func stampedPairOf(t *testing.T, l *Limiter) (*stampedConn, net.Conn) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	l := New(0, 0, discard)
 	l.timing.Store(true)
 	sl := stampListener(ln, l)
 	client, err := net.Dial("tcp", ln.Addr().String())
@@ -118,28 +126,138 @@ func TestStampedReadAllocs(t *testing.T) {
 	}
 }
 
-// TestStampOf reads control messages built by hand.
-func TestStampOf(t *testing.T) {
-	msg := func(level, typ int32, sec, nsec int64) []byte {
-		var b [8]uint64
+// TestControls reads control messages built by hand: a time, a count of
+// TCP_INQ, both, neither, and messages cut short.
+func TestControls(t *testing.T) {
+	tsSize := int(unsafe.Sizeof(syscall.Timespec{}))
+	// msgs lays out control messages of the given levels, types and
+	// payloads one after the other, as the kernel does.
+	type cmsg struct {
+		level, typ int32
+		payload    []byte
+	}
+	msgs := func(ms ...cmsg) []byte {
+		var b [16]uint64
 		oob := unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)*8)
-		h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[0]))
-		h.Level, h.Type = level, typ
-		h.SetLen(syscall.CmsgLen(int(unsafe.Sizeof(syscall.Timespec{}))))
-		ts := (*syscall.Timespec)(unsafe.Pointer(&oob[syscall.CmsgLen(0)]))
-		*ts = syscall.NsecToTimespec(sec*1e9 + nsec)
-		return oob[:syscall.CmsgSpace(int(unsafe.Sizeof(syscall.Timespec{})))]
+		off := 0
+		for _, m := range ms {
+			h := (*syscall.Cmsghdr)(unsafe.Pointer(&oob[off]))
+			h.Level, h.Type = m.level, m.typ
+			h.SetLen(syscall.CmsgLen(len(m.payload)))
+			copy(oob[off+syscall.CmsgLen(0):], m.payload)
+			off += syscall.CmsgSpace(len(m.payload))
+		}
+		return oob[:off]
 	}
-	if got := stampOf(msg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, 1_700_000_000, 5)); got != 1_700_000_000_000_000_005 {
-		t.Errorf("a timestamp: %d", got)
+	stamp := func(level, typ int32, sec, nsec int64) cmsg {
+		ts := syscall.NsecToTimespec(sec*1e9 + nsec)
+		return cmsg{level, typ, unsafe.Slice((*byte)(unsafe.Pointer(&ts)), tsSize)}
 	}
-	if got := stampOf(msg(syscall.SOL_SOCKET, syscall.SCM_CREDENTIALS, 1_700_000_000, 5)); got != 0 {
-		t.Errorf("another message: %d", got)
+	count := func(n int32) cmsg {
+		return cmsg{syscall.IPPROTO_TCP, tcpInq, unsafe.Slice((*byte)(unsafe.Pointer(&n)), 4)}
 	}
-	if got := stampOf(msg(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, 1, 0)[:syscall.CmsgLen(0)]); got != 0 {
-		t.Errorf("a message cut short: %d", got)
+	timestamp := stamp(syscall.SOL_SOCKET, syscall.SCM_TIMESTAMPNS, 1_700_000_000, 5)
+	const at = 1_700_000_000_000_000_005
+	for _, c := range []struct {
+		name string
+		oob  []byte
+		at   int64
+		inq  int
+	}{
+		{"a time", msgs(timestamp), at, -1},
+		{"a time, then a count", msgs(timestamp, count(7)), at, 7},
+		{"a count of none", msgs(count(0)), 0, 0},
+		{"a count, then a time", msgs(count(1), timestamp), at, 1},
+		{"another message", msgs(stamp(syscall.SOL_SOCKET, syscall.SCM_CREDENTIALS, 1, 5)), 0, -1},
+		{"a time cut short", msgs(timestamp)[:syscall.CmsgLen(0)], 0, -1},
+		{"a count cut short", msgs(timestamp, count(7))[:syscall.CmsgSpace(tsSize)+syscall.CmsgLen(0)+2], at, -1},
+		{"nothing", nil, 0, -1},
+	} {
+		if gotAt, gotInq := controls(c.oob); gotAt != c.at || gotInq != c.inq {
+			t.Errorf("%s: %d, %d; want %d, %d", c.name, gotAt, gotInq, c.at, c.inq)
+		}
 	}
-	if got := stampOf(nil); got != 0 {
-		t.Errorf("no message: %d", got)
+}
+
+// TestInq: the kernel tells a read what is left to read: the bytes a
+// shorter read left, none, and 1 for the end of the stream alone.
+func TestInq(t *testing.T) {
+	sc, client := stampedPair(t)
+	inq := func() int {
+		_, n := controls(sc.oobBytes()[:sc.oobn])
+		return n
+	}
+	client.Write([]byte("0123456789"))
+	time.Sleep(20 * time.Millisecond)
+	buf := make([]byte, 4)
+	if n, err := sc.Read(buf); n != 4 || err != nil {
+		t.Fatalf("Read: %d, %v", n, err)
+	}
+	if inq() == -1 {
+		raw, err := client.(*net.TCPConn).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var serr error
+		raw.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, tcpInq, 1) })
+		if serr != nil {
+			t.Skipf("the kernel does not tell (TCP_INQ, Linux 4.18): %v", serr)
+		}
+		t.Fatal("the kernel takes TCP_INQ, but the connection's reads do not tell")
+	}
+	if got := inq(); got != 6 {
+		t.Errorf("after 4 of 10 bytes: %d left, want 6", got)
+	}
+	if n, _ := sc.Read(make([]byte, 64)); n != 6 || inq() != 0 {
+		t.Errorf("the last 6 bytes: read %d, %d left, want 0", n, inq())
+	}
+	client.Write([]byte("ab"))
+	client.(*net.TCPConn).CloseWrite()
+	time.Sleep(20 * time.Millisecond)
+	if n, _ := sc.Read(make([]byte, 64)); n != 2 || inq() != 1 {
+		t.Errorf("2 bytes, then the end of the stream: read %d, %d left, want 1", n, inq())
+	}
+	if n, err := sc.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("the end: %d, %v, want io.EOF", n, err)
+	}
+}
+
+// TestRefusalThenClose: a client that sends a request and closes its side
+// before the server reads either gets its refusal, and the server's Read
+// then meets the end of the stream: the close that came with the refused
+// request is not missed, however the read after the refusal is left out.
+func TestRefusalThenClose(t *testing.T) {
+	l := New(0, 200*time.Millisecond, discard)
+	l.queued.Store(1000) // computations waiting: the gate is full
+	l.computeCost.Store(int64(time.Second))
+	sc, client := stampedPairOf(t, l)
+	client.Write([]byte(get("/api/v1/status")))
+	client.(*net.TCPConn).CloseWrite()
+	time.Sleep(20 * time.Millisecond) // both reach the server's socket before it reads
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := sc.Read(make([]byte, 4096))
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		if r.n != 0 || r.err != io.EOF {
+			t.Errorf("Read: %d, %v; want io.EOF after the refusal", r.n, r.err)
+		}
+	case <-time.After(5 * time.Second):
+		sc.Close()
+		t.Fatal("Read still waits 5 s after the client closed: the close was missed")
+	}
+	client.SetReadDeadline(time.Now().Add(5 * time.Second))
+	res, err := http.ReadResponse(bufio.NewReader(client), nil)
+	if err != nil || res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("the client's answer: %v, %v; want the refusal", res, err)
+	}
+	if l.Shed() != 1 {
+		t.Errorf("Shed() = %d, want 1", l.Shed())
 	}
 }

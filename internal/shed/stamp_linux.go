@@ -81,12 +81,10 @@ type stampedConn struct {
 	err     error
 	oob     [8]uint64 // room for the control messages, aligned as one
 	// at is when the bytes of the last read arrived (Unix ns; 0: not
-	// known). When that read was a request refused before net/http,
-	// refused is set, and left and pause are what Read has still to do:
-	// the part of the refusal that one write did not take, and how long
-	// to pause.
+	// known). When that read was a request refused before net/http, left
+	// and pause are what Read has still to do, if anything: the part of
+	// the refusal that one write did not take, and how long to pause.
 	at      int64
-	refused bool
 	left    []byte
 	pause   time.Duration
 	arrived atomic.Int64 // Unix ns; 0: not known
@@ -111,7 +109,6 @@ type stampedConn struct {
 // that came meanwhile.
 func (c *stampedConn) recvmsg(fd uintptr) bool {
 	for {
-		c.refused = false
 		c.n, c.oobn, _, _, c.err = syscall.Recvmsg(int(fd), c.buf, c.oobBytes(), 0)
 		switch {
 		case c.err == syscall.EINTR:
@@ -145,12 +142,12 @@ func (c *stampedConn) recvmsg(fd uintptr) bool {
 // true.
 func (c *stampedConn) refuse() bool {
 	chunk := c.buf[:c.n]
-	var one bool
+	var one, refused bool
 	if c.frame, one = c.frame.next(chunk); !one {
 		return false
 	}
 	now := time.Now()
-	if c.refusal, c.refused = c.l.early(c.refusal[:0], chunk, c.at, now); !c.refused {
+	if c.refusal, refused = c.l.early(c.refusal[:0], chunk, c.at, now); !refused {
 		return false
 	}
 	// What a client that does not read leaves unwritten is waiting, not
@@ -190,7 +187,7 @@ func (c *stampedConn) Read(b []byte) (int, error) {
 		if c.n == 0 {
 			return 0, io.EOF
 		}
-		if c.refused {
+		if len(c.left) > 0 || c.pause > 0 { // a refusal to finish (see recvmsg)
 			left, pause := c.left, c.pause
 			c.left, c.pause = nil, 0
 			if err := c.writeRest(left); err != nil {

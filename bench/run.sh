@@ -347,17 +347,23 @@ EOF
 log "overload on list pages the cache cannot hold: filling the cache, then their capacity (wrk) and 2x it"
 timeout 60 taskset -c 1 "$BIN/load" -urls "$WORK/fill.txt" -rate 5000 -duration 5s >/dev/null 2>&1 || note "filling the cache failed"
 settle $SPID
+# wrk_pages CONNS SECONDS PHASE ROUND: wrk on the list pages in turn,
+# recorded as what was served: the shedder's 503s (16 requests at once
+# already queue for milliseconds) are not counted. Fails when wrk
+# measured nothing.
+wrk_pages() {
+	local conns=$1 duration=$2 phase=$3 round=$4 out counts
+	out=$(timeout $((duration + 30)) taskset -c 1 wrk -t1 -c$conns -d${duration}s -s "$WORK/pages.lua" "$S" 2>&1) || true
+	counts=$(awk '/ requests in / {n = $1; d = $4; sub(/s,$/, "", d)} /Non-2xx or 3xx responses:/ {bad = $NF}
+		END {if (d > 0) printf "\"rps\":%d,\"non2xx\":%d,\"seconds\":%s", (n - bad) / d, bad, d}' <<<"$out")
+	[ -n "$counts" ] || return 1
+	record "{\"kind\":\"wrk\",\"phase\":\"$phase\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":$round,$counts,\"conns\":$conns,\"errors\":\"\"}"
+}
 # Their capacity is the median of three wrk runs: one run of a few seconds
 # varies by several per cent from the next, and the flood is offered at
 # twice it.
 for round in 1 2 3; do
-	out=$(timeout $((WRK_D + 30)) taskset -c 1 wrk -t1 -c16 -d${WRK_D}s -s "$WORK/pages.lua" "$S" 2>&1) || true
-	# Capacity is what was served: 503s from the shedder during the wrk run
-	# (16 requests at once already queue for milliseconds) are not counted.
-	served=$(awk '/ requests in / {n = $1; d = $4; sub(/s,$/, "", d)} /Non-2xx or 3xx responses:/ {bad = $NF}
-		END {if (d > 0) printf "%d", (n - bad) / d}' <<<"$out")
-	refused=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
-	[ -n "$served" ] && record "{\"kind\":\"wrk\",\"phase\":\"overload\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":$round,\"rps\":$served,\"non2xx\":${refused:-0},\"errors\":\"\"}"
+	wrk_pages 16 $WRK_D overload $round || true
 	settle $SPID
 done
 PAGES_CAPACITY=$("$BIN/report" -results "$RESULTS" -median overload/pages/plain/statusd 2>/dev/null) || PAGES_CAPACITY=0
@@ -368,14 +374,7 @@ if [ "${PAGES_CAPACITY:-0}" -gt 0 ]; then
 	# loop, ignoring Retry-After), would have the server spend all its time
 	# refusing them but for the pauses of internal/shed/pause.go.
 	log "retry storm: 256 clients retrying at once on the list pages (wrk -c256, ${OVER_D}s)"
-	out=$(timeout $((OVER_D + 30)) taskset -c 1 wrk -t1 -c256 -d${OVER_D}s -s "$WORK/pages.lua" "$S" 2>&1) || true
-	STORM=$(awk '/ requests in / {n = $1; d = $4; sub(/s,$/, "", d)} /Non-2xx or 3xx responses:/ {bad = $NF}
-		END {if (d > 0) printf "\"rps\":%d,\"non2xx\":%d,\"seconds\":%s", (n - bad) / d, bad, d}' <<<"$out")
-	if [ -n "$STORM" ]; then
-		record "{\"kind\":\"wrk\",\"phase\":\"storm\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":1,$STORM,\"conns\":256,\"errors\":\"\"}"
-	else
-		note "wrk measured nothing in the retry storm"
-	fi
+	wrk_pages 256 $OVER_D storm 1 || note "wrk measured nothing in the retry storm"
 else
 	note "wrk measured no capacity for the list pages: the overload on them is not measured"
 fi

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -170,5 +171,84 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 		if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
 			t.Errorf("forged request %d: %d, want %d", i+1, r.Status, want)
 		}
+	}
+}
+
+// TestPathIDs sends the same path ids to the public and the admin API, on
+// every route that takes one, and expects the same answer from both: 400
+// invalid_parameter naming id for anything but an integer written in
+// decimal digits (a leading minus allowed), 404 not_found for an integer
+// that no record can have (zero, negative, past int64) or that none has.
+// N stands for the id of a record that exists (notice 100, component 10):
+// wrapped in anything else it names nothing. The HTML pages and the badges
+// answer 404 for all of these, as for any id that names nothing. An empty
+// id is no id: the path is another, unknown one, 404 on both. Nothing is
+// changed.
+func TestPathIDs(t *testing.T) {
+	srv, _ := fixtureServer(t, "a")
+	tok := admToken(t, srv, "ops")
+	before, audit := admExport(t, srv), admAuditTotal(srv, tok)
+	cases := []struct {
+		id     string // as written in the path
+		status int
+	}{
+		{"-", 400}, {"+N", 400}, {"%2BN", 400}, {"+-N", 400}, {"--N", 400}, {"%20N", 400}, {"N%20", 400},
+		{"Na", 400}, {"0xN", 400}, {"N.0", 400}, {"Ne0", 400}, {"%EF%BC%91", 400}, // a fullwidth 1
+		{"0", 404}, {"-0", 404}, {"-N", 404}, {"999", 404}, {"9223372036854775808", 404},
+		{"99999999999999999999", 404}, {"-9223372036854775809", 404},
+	}
+	type route struct{ method, path, n, body string }
+	public := []route{
+		{"GET", "/api/v1/notices/%s", "100", ""}, {"GET", "/v1/notices/%s", "100", ""}, {"GET", "/api/notices/%s", "100", ""},
+		{"GET", "/api/v1/components/%s/metrics", "10", ""}, {"GET", "/v1/components/%s/metrics", "10", ""},
+	}
+	admin := []route{
+		{"GET", "/components/%s", "10", ""}, {"PATCH", "/components/%s", "10", `{"name":"x"}`},
+		{"DELETE", "/components/%s", "10", ""}, {"GET", "/notices/%s", "100", ""},
+		{"PATCH", "/notices/%s", "100", `{"subject":"x"}`}, {"DELETE", "/notices/%s", "100", ""},
+		{"POST", "/notices/%s/updates", "100", `{"content":"x"}`}, {"POST", "/notices/%s/reopen", "100", `{"content":"x"}`},
+	}
+	pages := []route{
+		{"GET", "/notices/%s", "100", ""}, {"GET", "/components/%s/metrics", "10", ""},
+		{"GET", "/badge/components/%s.json", "10", ""}, {"GET", "/badge/components/%s.svg", "10", ""},
+	}
+	path := func(rt route, id string) string {
+		return fmt.Sprintf(rt.path, strings.ReplaceAll(id, "N", rt.n))
+	}
+	code := map[int]string{400: "invalid_parameter", 404: "not_found"}
+	for _, c := range cases {
+		check := func(what string, r response) {
+			t.Helper()
+			admAssertError(t, what, r, c.status, code[c.status])
+			if msg := admMessage(r); c.status == 400 && !strings.HasPrefix(msg, "id: ") {
+				t.Errorf("%s: message %q does not name id", what, msg)
+			}
+		}
+		for _, rt := range public {
+			p := path(rt, c.id)
+			check(rt.method+" "+p, srv.do(rt.method, p))
+		}
+		for _, rt := range admin {
+			p := admPrefix + path(rt, c.id)
+			check(rt.method+" "+p, admDo(srv, rt.method, p, tok, rt.body))
+		}
+		for _, rt := range pages {
+			p := path(rt, c.id)
+			if r := srv.do(rt.method, p); r.Status != 404 {
+				t.Errorf("%s %s: status %d, want 404", rt.method, p, r.Status)
+			}
+		}
+	}
+	for _, p := range []string{"/api/v1/notices/", "/v1/notices/", "/api/notices/", "/api/v1/components//metrics"} {
+		assertErrorBody(t, "GET "+p, srv.do("GET", p), 404, "not_found")
+	}
+	for _, p := range []string{"/components/", "/notices/"} {
+		admAssertError(t, "GET "+admPrefix+p, admDo(srv, "GET", admPrefix+p, tok, ""), 404, "not_found")
+	}
+	if after := admExport(t, srv); after != before {
+		t.Errorf("requests with bad ids changed the page")
+	}
+	if got := admAuditTotal(srv, tok); got != audit {
+		t.Errorf("requests with bad ids wrote %v audit entries", got-audit)
 	}
 }

@@ -1267,8 +1267,7 @@ func TestRobustBadInput(t *testing.T) {
 			r := admDo(srv, "POST", admPrefix+"/notices", tok, body)
 			check("POST "+body, r, 400, 422)
 		}
-		r := admDo(srv, "GET", admPrefix+"/notices/1%20OR%201=1", tok, "")
-		check("admin id with an injection", r, 400, 404)
+		admAssertError(t, "admin id with an injection", admDo(srv, "GET", admPrefix+"/notices/1%20OR%201=1", tok, ""), 400, "invalid_parameter")
 		if got := rbTables(t, srv.DB); !slices.Equal(got, tables) {
 			t.Errorf("tables %v, were %v", got, tables)
 		}
@@ -1333,9 +1332,12 @@ func TestRobustBadInput(t *testing.T) {
 			r = admDo(srv, "POST", admPrefix+"/components", tok, `{"name":"n","parent_id":`+id+`,"position":`+id+`}`)
 			check("parent_id "+id, r, 400, 422)
 		}
-		for _, id := range []string{"-1", "0", "-9223372036854775808", "1e3", "0x10", "%2B1", "%20"} {
-			r := srv.do("GET", "/api/v1/notices/"+id)
-			check("notice "+id, r, 400, 404)
+		// Integers no record can have are not found; other text is not an id.
+		for _, id := range []string{"-1", "0", "-9223372036854775808"} {
+			assertErrorBody(t, "notice "+id, srv.do("GET", "/api/v1/notices/"+id), 404, "not_found")
+		}
+		for _, id := range []string{"1e3", "0x10", "%2B1", "%20"} {
+			assertErrorBody(t, "notice "+id, srv.do("GET", "/api/v1/notices/"+id), 400, "invalid_parameter")
 		}
 	})
 

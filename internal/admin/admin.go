@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -167,18 +166,4 @@ func (s *Server) current() (*snapshot.Snapshot, error) {
 		return nil, statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
 	}
 	return snap, nil
-}
-
-// pathID reads the {id} path segment: 400 when it is not an integer, 404
-// when it is one too large to exist.
-func pathID(r *http.Request, what string) (int64, error) {
-	v := r.PathValue("id")
-	id, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case err == nil:
-		return id, nil
-	case errors.Is(err, strconv.ErrRange):
-		return 0, statusd.Errorf(statusd.ENotFound, "%s %s not found", what, v)
-	}
-	return 0, statusd.Errorf(statusd.EInvalidParameter, "id: %q is not an integer", v)
 }

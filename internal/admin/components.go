@@ -129,7 +129,7 @@ func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, _ string) 
 }
 
 func (s *Server) answerComponent(w http.ResponseWriter, r *http.Request, status int) error {
-	id, err := pathID(r, "component")
+	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -284,7 +284,7 @@ func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int
 }
 
 func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
-	id, err := pathID(r, "component")
+	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -333,7 +333,7 @@ func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor st
 }
 
 func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
-	id, err := pathID(r, "component")
+	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 }
 
 func (s *Server) getNotice(w http.ResponseWriter, r *http.Request, _ string) error {
-	id, err := pathID(r, "notice")
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -229,7 +229,7 @@ func (s *Server) pageComponents(tx statusd.Tx) ([]statusd.Component, error) {
 // log; it then answers the notice with status.
 func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, action string, status int,
 	fn func(tx statusd.Tx, n *statusd.Notice, now time.Time) (detail string, err error)) error {
-	id, err := pathID(r, "notice")
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -360,7 +360,7 @@ func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, content st
 }
 
 func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor string) error {
-	id, err := pathID(r, "notice")
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -184,7 +184,7 @@ func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.
 }
 
 func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
-	id, err := pathID(r, "notice")
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -201,7 +201,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if !s.variant.HasMetrics() {
 		return statusd.Errorf(statusd.ENotFound, "no such endpoint: this page has no component metrics")
 	}
-	id, err := pathID(r, "component")
+	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -251,20 +251,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	}
 	respcache.Serve(w, r, e, s.cacheControl)
 	return nil
-}
-
-// pathID reads the {id} path segment: 400 when it is not an integer, 404
-// when it is one too large to exist.
-func pathID(r *http.Request, what string) (int64, error) {
-	v := r.PathValue("id")
-	id, err := strconv.ParseInt(v, 10, 64)
-	if err == nil {
-		return id, nil
-	}
-	if strings.Trim(strings.TrimLeft(v, "+-"), "0123456789") == "" && v != "" {
-		return 0, statusd.Errorf(statusd.ENotFound, "%s %s not found", what, v)
-	}
-	return 0, statusd.Errorf(statusd.EInvalidParameter, "id: %q is not an integer", v)
 }
 
 // ignored names the filter keys that were ignored, in X-Ignored-Filters.

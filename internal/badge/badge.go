@@ -140,7 +140,7 @@ func (s *Server) component(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var c *snapshot.Component
-	if id, err := strconv.ParseInt(idText, 10, 64); err == nil {
+	if id, err := statusd.ParseID("component", idText); err == nil {
 		c = snap.Component(id)
 	}
 	if c == nil {

@@ -213,7 +213,7 @@ type noticePage struct {
 }
 
 func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	n := snap.Notice(id)
 	if err != nil || n == nil {
 		return statusd.Errorf(statusd.ENotFound, "There is no notice %s.", r.PathValue("id"))
@@ -345,7 +345,7 @@ func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if !s.variant.HasMetrics() {
 		return statusd.Errorf(statusd.ENotFound, "This status page does not publish component metrics.")
 	}
-	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	id, err := statusd.ParseID("component", r.PathValue("id"))
 	c := snap.Component(id)
 	if err != nil || c == nil {
 		return statusd.Errorf(statusd.ENotFound, "There is no component %s.", r.PathValue("id"))

@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 
@@ -139,6 +140,24 @@ func checkDocument(t *testing.T, doc *statusd.Document, now time.Time) {
 	}
 	if got := statusd.DerivePageState(doc.Notices); got != statusd.PageDegraded {
 		t.Errorf("page state %q, want %q", got, statusd.PageDegraded)
+	}
+}
+
+// TestNoSubscriptions: statusd has no subscriptions (no Subscribe button,
+// no e-mail), so no notice of the demo may invite visitors to subscribe.
+// Subscriptions of the demo's own product (GraphQL) are another matter.
+func TestNoSubscriptions(t *testing.T) {
+	invite := regexp.MustCompile(`(?i)\bsubscrib(e|ing)\b`)
+	for _, n := range Document(time.Now()).Notices {
+		texts := []string{n.Subject}
+		for _, u := range n.Updates {
+			texts = append(texts, u.Content)
+		}
+		for _, text := range texts {
+			if invite.MatchString(text) {
+				t.Errorf("notice %d %q invites visitors to subscribe: %q", n.ID, n.Subject, text)
+			}
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -259,7 +260,7 @@ func TestPrometheusMetrics(t *testing.T) {
 
 	// Resolving incident 100 through the admin API: API EU is operational
 	// at the next scrape, and the page is under maintenance.
-	if r := admDo(srv, http.MethodPost, admPrefix+"/notices/100/updates", tok, `{"state": "resolved", "content": "Fixed."}`); r.Status != 200 && r.Status != 201 {
+	if r := admDo(srv, http.MethodPost, admPrefix+"/notices/100/updates", tok, `{"state": "resolved", "content": "Fixed."}`); r.Status != 201 {
 		t.Fatalf("resolving incident 100: %d %s", r.Status, r.Body)
 	}
 	fams = tmScrape(t, srv.URL, tok)
@@ -364,42 +365,45 @@ func TestHealthProbes(t *testing.T) {
 	r := empty.get("/readyz", 503)
 	assertJSON(t, "/readyz without a page", r.JSON, obj{"status": "degraded", "reasons": []any{"no page has been published yet: nothing to serve"}})
 
-	// One request at a time: a crowd on the API is shed, the probes never.
-	busy := startServer(t, fixture(now), "--max-in-flight", "1", "--metrics-public")
+	// One request at a time, and one request holds it: notice 100 answers
+	// 16 MiB, which a client that reads only its first line keeps the
+	// handler writing (Linux caps a socket's send buffer at 4 MiB by
+	// default). While it does, every other API request of a crowd is shed,
+	// and every probe is served; the shed counter and the request counter
+	// count exactly the refusals.
+	doc := fixture(now)
+	doc.Notices[0].Updates[0].Content = strings.Repeat("x", 16<<20)
+	busy := startServer(t, doc, "--max-in-flight", "1", "--metrics-public")
+	hold := tmHold(t, busy.URL, "/api/v1/notices/100")
 	// A client of its own, whose idle connections are closed at the end:
 	// a connection dialed but never used would hold the server's shutdown
 	// for 5 seconds.
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	var shed, served, probeFailures atomic.Int64
-	stop := make(chan struct{})
+	const workers, each = 8, 10
+	var shed, other, probeFailures atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for i := 0; i < each; i++ {
 				res, err := client.Get(busy.URL + "/api/v1/notices?page=1")
 				if err != nil {
+					other.Add(1)
 					continue
 				}
 				io.Copy(io.Discard, res.Body)
 				res.Body.Close()
-				switch res.StatusCode {
-				case 503:
+				if res.StatusCode == 503 {
 					shed.Add(1)
-				case 200:
-					served.Add(1)
+				} else {
+					other.Add(1)
 				}
 			}
 		}()
 	}
-	for deadline := time.Now().Add(400 * time.Millisecond); time.Now().Before(deadline); {
+	for i := 0; i < 20; i++ {
 		for _, path := range []string{"/healthz", "/readyz"} {
 			res, err := client.Get(busy.URL + path)
 			if err != nil {
@@ -413,18 +417,51 @@ func TestHealthProbes(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
 	wg.Wait()
 	client.CloseIdleConnections()
 	if probeFailures.Load() > 0 {
 		t.Errorf("%d probes failed under load", probeFailures.Load())
 	}
-	t.Logf("under load: %d API requests served, %d shed", served.Load(), shed.Load())
-	fams := tmScrape(t, busy.URL, "")
-	tmExpect(t, fams, float64(shed.Load()), "statusd_http_shed_total")
-	if shed.Load() > 0 {
-		tmExpect(t, fams, float64(shed.Load()), "statusd_http_requests_total", "route", "unmatched", "method", "GET", "code", "503")
+	if shed.Load() != workers*each {
+		t.Errorf("with the only place held, %d API requests were shed and %d were not; want all %d shed",
+			shed.Load(), other.Load(), workers*each)
 	}
+	fams := tmScrape(t, busy.URL, "")
+	tmExpect(t, fams, workers*each, "statusd_http_shed_total")
+	tmExpect(t, fams, workers*each, "statusd_http_requests_total", "route", "unmatched", "method", "GET", "code", "503")
+	// Once the held request is let go, the place is free again.
+	hold.Close()
+	for deadline := time.Now().Add(5 * time.Second); busy.do(http.MethodGet, "/api/v1/notices?page=1").Status != 200; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the API still sheds 5 s after the held request was let go")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// tmHold sends GET path on a connection of its own, which reads the status
+// line of the answer and nothing more: an answer larger than the socket
+// buffers then keeps its handler in flight, blocked writing, until the
+// connection is closed (at the latest when the test ends).
+func tmHold(t *testing.T, base, path string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.(*net.TCPConn).SetReadBuffer(4 << 10); err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: statusd\r\n\r\n", path); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || line != "HTTP/1.1 200 OK\r\n" {
+		t.Fatalf("GET %s: %q %v, want a 200 under way", path, line, err)
+	}
+	return conn
 }
 
 // TestReadyzPostgres: with PostgreSQL stopped, /readyz answers 503 with a

@@ -26,6 +26,9 @@ func decode(r *http.Request, dst any) error {
 	case err != nil:
 		return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
 	case !utf8.Valid(body):
+		if field := notUTF8(body); field != "" {
+			return statusd.Errorf(statusd.EInvalidField, "%s: is not valid UTF-8", field)
+		}
 		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -55,6 +58,59 @@ func decode(r *http.Request, dst any) error {
 		return statusd.Errorf(statusd.EInvalidField, "%s: unknown field", field)
 	}
 	return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
+}
+
+// notUTF8 returns the JSON path (subject, tag_list[1]) of the first key or
+// string of body whose bytes are not UTF-8, which encoding/json would read
+// as U+FFFD; "" when the body is not JSON up to there or the first such
+// bytes are outside any string.
+func notUTF8(body []byte) string {
+	type level struct {
+		array bool
+		key   string // the key read last, in an object
+		index int    // the index of the value read last, in an array
+		atKey bool   // the next token of an object is a key
+	}
+	var path []level
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		start := dec.InputOffset()
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if tok == json.Delim('}') || tok == json.Delim(']') {
+			path = path[:len(path)-1]
+			continue
+		}
+		if n := len(path); n > 0 {
+			top := &path[n-1]
+			switch {
+			case top.array:
+				top.index++
+			case top.atKey:
+				top.key = tok.(string)
+			}
+			top.atKey = !top.atKey
+		}
+		if _, ok := tok.(string); ok && !utf8.Valid(body[start:dec.InputOffset()]) {
+			var name strings.Builder
+			for _, l := range path {
+				if l.array {
+					fmt.Fprintf(&name, "[%d]", l.index)
+				} else {
+					if name.Len() > 0 {
+						name.WriteByte('.')
+					}
+					name.WriteString(l.key)
+				}
+			}
+			return name.String()
+		}
+		if d, ok := tok.(json.Delim); ok {
+			path = append(path, level{array: d == '[', index: -1, atKey: true})
+		}
+	}
 }
 
 func jsonType(goType string) string {

@@ -180,14 +180,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	adminMux.Handle("/metrics", metricsHandler)
 
 	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
-	shedder.AnswerThrough(metrics.Middleware, telemetry.RequestIDHeader)
-	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux))), log)
+	// Every answer of both listeners, the refusals made before net/http
+	// included, goes through noSniff and the metrics.
+	everyAnswer := func(h http.Handler) http.Handler { return noSniff(metrics.Middleware(h)) }
+	shedder.AnswerThrough(everyAnswer, telemetry.RequestIDHeader)
+	public := newHTTPServer(everyAnswer(shedder.Wrap(publicAPI.Front(mux))), log)
 	public.ConnContext = shed.ConnContext
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
-		servers = append(servers, newHTTPServer(metrics.Middleware(adminMux), log))
+		servers = append(servers, newHTTPServer(everyAnswer(adminMux), log))
 		addrs = append(addrs, c.adminAddr)
 	}
 	for _, addr := range addrs {
@@ -260,6 +263,15 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// noSniff has every answer carry X-Content-Type-Options: nosniff, so that
+// no browser takes a JSON, text or feed answer for HTML or script.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // publishDemo writes the demo page, timed around now, unless the database

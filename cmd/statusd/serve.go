@@ -128,6 +128,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 
 	var limiter ratelimit.Allower
+	var redisUp func() bool // for the metrics, with --redis
 	switch {
 	case limit == 0:
 	case c.redisURL != "":
@@ -136,7 +137,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return fmt.Errorf("--redis: %w", err)
 		}
 		defer shared.Close()
-		limiter = shared
+		limiter, redisUp = shared, shared.Up
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
@@ -161,7 +162,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// is mux otherwise), behind an admin token unless --metrics-public; a
 	// request id, metrics and a debug log line for every request.
 	bv, bc := buildVersion()
-	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, Version: bv, Commit: bc, Log: log})
+	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
 	probes := health.New(holder, store, health.DefaultTimeout, log)

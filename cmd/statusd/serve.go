@@ -19,6 +19,7 @@ import (
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/badge"
+	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/httpjson"
@@ -40,7 +41,7 @@ const defaultGCPercent = 50
 
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
-	maxInFlight                                                                   int
+	maxInFlight, maxConns, maxConnsPerClient                                      int
 	shedQueueTarget                                                               time.Duration
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
@@ -66,6 +67,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
+	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
+	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
 	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux); and 503 at once for a computation that would wait longer than half of it (0: both off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
@@ -74,6 +77,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("serve takes no arguments, got %q", rest)
+	}
+	if c.maxConns < 0 || c.maxConnsPerClient < 0 {
+		return fmt.Errorf("--max-conns and --max-conns-per-client are numbers >= 0 (0: no cap), got %d and %d", c.maxConns, c.maxConnsPerClient)
 	}
 	variant, err := statusd.ParseVariant(c.variant)
 	if err != nil {
@@ -207,6 +213,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// The public listener's connections carry the times their requests
 	// arrived, for queue-time shedding.
 	listeners[0] = shedder.Listen(listeners[0])
+	// Both listeners' connections hold descriptors of the one process:
+	// one cap for both.
+	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, trusted, log)
+	for i, srv := range servers {
+		listeners[i] = conns.Listen(listeners[i], srv)
+	}
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go holder.Watch(bgCtx, watchInterval)

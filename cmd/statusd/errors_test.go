@@ -164,6 +164,19 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 	if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "203.0.113.1"); r.Status != 429 {
 		t.Errorf("third request of 203.0.113.1: %d, want 429", r.Status)
 	}
+	// A hop written with its port (ip:port, [v6]:port) is the same client
+	// whatever the port, as proxies that append the peer's port write it.
+	for _, hops := range [][]string{
+		{"203.0.113.5:1111", "203.0.113.5:2222", "203.0.113.5"},
+		{"[2001:db8::5]:1111", "[2001:db8::5]:2222", "2001:db8::5"},
+	} {
+		for i, hop := range hops {
+			r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", hop)
+			if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
+				t.Errorf("X-Forwarded-For %s (request %d of its client): %d, want %d", hop, i+1, r.Status, want)
+			}
+		}
+	}
 	// Untrusted peer: X-Forwarded-For is ignored, so forging it does not help.
 	srv2, _ := fixtureServer(t, "a", "--rate-limit", "2")
 	for i, xff := range []string{"1.1.1.1", "2.2.2.2", "3.3.3.3"} {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,9 +25,17 @@ type replica struct {
 // startReplica runs `statusd serve` as a child process on a free port.
 func startReplica(t *testing.T, db string, flags ...string) *replica {
 	t.Helper()
+	return startReplicaVia(t, nil, db, flags...)
+}
+
+// startReplicaVia is startReplica with the child started by the command
+// line prefix, which runs the rest of its arguments (such as a shell that
+// lowers a limit and execs them), when not nil.
+func startReplicaVia(t *testing.T, prefix []string, db string, flags ...string) *replica {
+	t.Helper()
 	logs := &logWriter{addr: make(chan string, 1)}
-	args := append([]string{"serve", "--db", db, "--addr", "127.0.0.1:0"}, flags...)
-	cmd := exec.Command(os.Args[0], args...)
+	argv := append(append(slices.Clip(prefix), os.Args[0], "serve", "--db", db, "--addr", "127.0.0.1:0"), flags...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1")
 	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/badge"
+	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/httpjson"
@@ -40,7 +41,7 @@ const defaultGCPercent = 50
 
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
-	maxInFlight                                                                   int
+	maxInFlight, maxConns, maxConnsPerClient                                      int
 	shedQueueTarget                                                               time.Duration
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
@@ -66,6 +67,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
+	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
+	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
 	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux); and 503 at once for a computation that would wait longer than half of it (0: both off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
@@ -74,6 +77,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("serve takes no arguments, got %q", rest)
+	}
+	if c.maxConns < 0 || c.maxConnsPerClient < 0 {
+		return fmt.Errorf("--max-conns and --max-conns-per-client are numbers >= 0 (0: no cap), got %d and %d", c.maxConns, c.maxConnsPerClient)
 	}
 	variant, err := statusd.ParseVariant(c.variant)
 	if err != nil {
@@ -128,6 +134,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 
 	var limiter ratelimit.Allower
+	var redisUp func() bool // for the metrics, with --redis
 	switch {
 	case limit == 0:
 	case c.redisURL != "":
@@ -136,7 +143,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 			return fmt.Errorf("--redis: %w", err)
 		}
 		defer shared.Close()
-		limiter = shared
+		limiter, redisUp = shared, shared.Up
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
@@ -161,7 +168,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// is mux otherwise), behind an admin token unless --metrics-public; a
 	// request id, metrics and a debug log line for every request.
 	bv, bc := buildVersion()
-	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, Version: bv, Commit: bc, Log: log})
+	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
 	probes := health.New(holder, store, health.DefaultTimeout, log)
@@ -180,14 +187,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	adminMux.Handle("/metrics", metricsHandler)
 
 	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
-	shedder.AnswerThrough(metrics.Middleware, telemetry.RequestIDHeader)
-	public := newHTTPServer(metrics.Middleware(shedder.Wrap(publicAPI.Front(mux))), log)
+	// Every answer of both listeners, the refusals made before net/http
+	// included, goes through noSniff and the metrics.
+	everyAnswer := func(h http.Handler) http.Handler { return noSniff(metrics.Middleware(h)) }
+	shedder.AnswerThrough(everyAnswer, telemetry.RequestIDHeader)
+	public := newHTTPServer(everyAnswer(shedder.Wrap(publicAPI.Front(mux))), log)
 	public.ConnContext = shed.ConnContext
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
-		servers = append(servers, newHTTPServer(metrics.Middleware(adminMux), log))
+		servers = append(servers, newHTTPServer(everyAnswer(adminMux), log))
 		addrs = append(addrs, c.adminAddr)
 	}
 	for _, addr := range addrs {
@@ -203,6 +213,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// The public listener's connections carry the times their requests
 	// arrived, for queue-time shedding.
 	listeners[0] = shedder.Listen(listeners[0])
+	// Both listeners' connections hold descriptors of the one process:
+	// one cap for both.
+	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, trusted, log)
+	for i, srv := range servers {
+		listeners[i] = conns.Listen(listeners[i], srv)
+	}
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go holder.Watch(bgCtx, watchInterval)
@@ -260,6 +276,15 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// noSniff has every answer carry X-Content-Type-Options: nosniff, so that
+// no browser takes a JSON, text or feed answer for HTML or script.
+func noSniff(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
 }
 
 // publishDemo writes the demo page, timed around now, unless the database

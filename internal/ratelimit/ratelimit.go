@@ -5,7 +5,6 @@ package ratelimit
 import (
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -107,18 +106,16 @@ func (l *Limiter) result(ok bool, tokens float64) Result {
 
 // ClientAddr is the TCP peer's address, or, when the peer is a trusted
 // proxy, the rightmost address of X-Forwarded-For that is not a trusted
-// proxy.
+// proxy. An address is given without its port and in its canonical form,
+// so that one client is one client whatever port a proxy writes.
 func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := addrOf(r.RemoteAddr)
 	if !isTrusted(host, trusted) {
 		return host
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop := strings.TrimSpace(hops[i])
+		hop := addrOf(strings.TrimSpace(hops[i]))
 		if hop == "" {
 			continue
 		}
@@ -128,6 +125,19 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
 		host = hop
 	}
 	return host
+}
+
+// addrOf is the IP address in s, written "ip", "ip:port" or "[ip]:port",
+// in its canonical form (an IPv4-mapped IPv6 address as IPv4); s itself
+// when it holds no IP address.
+func addrOf(s string) string {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap().String()
+	}
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap().String()
+	}
+	return s
 }
 
 func isTrusted(addr string, trusted []netip.Prefix) bool {

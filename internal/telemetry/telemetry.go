@@ -10,6 +10,7 @@
 //	statusd_http_requests_in_flight                         gauge
 //	statusd_http_rate_limited_total                         counter (answers 429)
 //	statusd_http_shed_total                                 counter (refused by load shedding)
+//	statusd_ratelimit_redis_up                              gauge, 1 while the rate limit is shared through Redis (--redis)
 //	statusd_snapshot_rebuild_duration_seconds               histogram (fed by ObserveRebuild)
 //	statusd_snapshot_version                                gauge
 //	statusd_snapshot_built_timestamp_seconds                gauge
@@ -52,6 +53,10 @@ type Config struct {
 	// Shed, when set, reports how many requests load shedding refused so
 	// far (shed.Limiter.Shed).
 	Shed func() int64
+	// RedisUp, when set, reports whether the rate limit is shared
+	// through Redis now (ratelimit.Shared.Up), rather than kept by each
+	// server alone because Redis does not answer.
+	RedisUp func() bool
 	// Version and Commit label statusd_build_info.
 	Version, Commit string
 	// Log receives the request log lines (debug level) and scrape errors.
@@ -129,6 +134,18 @@ func New(cfg Config) *Metrics {
 			Name: "statusd_http_shed_total",
 			Help: "HTTP requests refused at once with 503 because the server was at capacity (--max-in-flight, --shed-queue-target).",
 		}, func() float64 { return float64(shed()) }))
+	}
+	if cfg.RedisUp != nil {
+		up := cfg.RedisUp
+		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "statusd_ratelimit_redis_up",
+			Help: "1 while the rate limit is shared through Redis (--redis); 0 while Redis does not answer and each server limits on its own.",
+		}, func() float64 {
+			if up() {
+				return 1
+			}
+			return 0
+		}))
 	}
 	if cfg.Snapshots != nil {
 		m.reg.MustRegister(newPageCollector(cfg.Snapshots))

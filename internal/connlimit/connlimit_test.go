@@ -1,0 +1,200 @@
+package connlimit
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+)
+
+// clock is a time that tests move by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) advance(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// server serves l's listener on a free loopback port: /busy answers only
+// once release is closed, any other path at once. It returns the address.
+func server(t *testing.T, l *Limiter, release chan struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			<-release
+		}
+		io.WriteString(w, "ok")
+	})}
+	go srv.Serve(l.Listen(ln, srv))
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// client is a connection that tests send requests on.
+type client struct {
+	t  *testing.T
+	nc net.Conn
+	br *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *client {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &client{t: t, nc: nc, br: bufio.NewReader(nc)}
+}
+
+// send writes a GET of path.
+func (c *client) send(path string) {
+	fmt.Fprintf(c.nc, "GET %s HTTP/1.1\r\nHost: test\r\n\r\n", path)
+}
+
+// answered reads the answer to the request sent, and reports whether
+// there was one; false when the server closed the connection. The
+// connection is idle after an answer.
+func (c *client) answered() bool {
+	c.t.Helper()
+	c.nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+	res, err := http.ReadResponse(c.br, nil)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		c.t.Fatal("neither answered nor closed within 2 s")
+	}
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return true
+}
+
+// closed reports whether the server closed the idle connection: it reads
+// the end of the stream, rather than waiting in vain for 200 ms.
+func (c *client) closed() bool {
+	c.nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	_, err := c.br.ReadByte()
+	var ne net.Error
+	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+}
+
+// idle opens n connections that each make a request and stay idle.
+func idle(t *testing.T, addr string, n int) []*client {
+	t.Helper()
+	var cs []*client
+	for i := range n {
+		c := dial(t, addr)
+		c.send("/")
+		if !c.answered() {
+			t.Fatalf("idle connection %d of %d refused", i+1, n)
+		}
+		cs = append(cs, c)
+	}
+	// net/http tells the connection idle right after writing the answer.
+	time.Sleep(50 * time.Millisecond)
+	return cs
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestPerClient checks that a client holding its share is refused another
+// connection at once, gets one again once it closes one, and that exempt
+// peers are capped only in total.
+func TestPerClient(t *testing.T) {
+	addr := server(t, New(0, 2, nil, quiet()), nil)
+	cs := idle(t, addr, 2)
+	third := dial(t, addr)
+	third.send("/")
+	if third.answered() {
+		t.Fatal("a third connection of a client capped at 2 was answered")
+	}
+	cs[0].nc.Close()
+	time.Sleep(50 * time.Millisecond)
+	again := dial(t, addr)
+	again.send("/")
+	if !again.answered() {
+		t.Error("refused after closing one of its 2 connections")
+	}
+
+	exempt := server(t, New(0, 2, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, quiet()), nil)
+	idle(t, exempt, 3)
+}
+
+// TestAtCap checks that at the cap a new connection closes the one idle
+// for the longest, and is refused when none is idle.
+func TestAtCap(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	addr := server(t, New(4, 0, nil, quiet()), release)
+	cs := idle(t, addr, 4)
+	fifth := dial(t, addr)
+	fifth.send("/")
+	if !fifth.answered() {
+		t.Fatal("a fifth connection was refused while 4 were idle")
+	}
+	for i, c := range cs {
+		if want := i == 0; c.closed() != want {
+			t.Errorf("idle connection %d: closed %v, want %v (only the one idle for the longest)", i+1, !want, want)
+		}
+	}
+	// Now 4 are open (2, 3, 4, 5): keep each busy with a request.
+	for _, c := range append(cs[1:], fifth) {
+		c.send("/busy")
+	}
+	time.Sleep(50 * time.Millisecond)
+	sixth := dial(t, addr)
+	sixth.send("/")
+	if sixth.answered() {
+		t.Error("a connection past the cap was answered while every one was busy")
+	}
+}
+
+// TestShortIdleNearCap checks that from three quarters of the cap on, a
+// new connection closes those idle for longer than ShortIdle, and only
+// those.
+func TestShortIdleNearCap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		open   int           // idle connections before the new one
+		after  time.Duration // since they became idle
+		closed bool
+	}{
+		{"below three quarters", 5, ShortIdle + time.Second, false},
+		{"near the cap, idle not long", 6, ShortIdle - time.Second, false},
+		{"near the cap, idle long", 6, ShortIdle + time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)}
+			l := New(8, 0, nil, quiet())
+			l.now = clk.now
+			addr := server(t, l, nil)
+			cs := idle(t, addr, tc.open)
+			clk.advance(tc.after)
+			c := dial(t, addr)
+			c.send("/")
+			if !c.answered() {
+				t.Fatal("the new connection was refused")
+			}
+			for i, c := range cs {
+				if got := c.closed(); got != tc.closed {
+					t.Errorf("idle connection %d: closed %v, want %v", i+1, got, tc.closed)
+				}
+			}
+		})
+	}
+}

@@ -101,7 +101,9 @@ type TokenStore interface {
 	List(ctx context.Context) ([]Token, error)
 	// Revoke deletes the named token; an *Error ENotFound when there is none.
 	Revoke(ctx context.Context, name string) error
-	// Lookup returns the token with the hash, or nil, and marks it used.
+	// Lookup returns the token with the hash, or nil, and marks it used:
+	// the time of the use is written soon after, best effort, so that a
+	// lookup needs no write.
 	Lookup(ctx context.Context, hash []byte, now time.Time) (*Token, error)
 }
 

@@ -107,6 +107,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	defer store.Close()
+	store.LogTo(log)
 	if c.demo {
 		if err := publishDemo(ctx, store, c.db); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -19,9 +20,12 @@ import (
 // DefaultTimeout is how long /readyz waits for the database.
 const DefaultTimeout = time.Second
 
-// Versioner is the part of a statusd.Store that /readyz asks.
-type Versioner interface {
+// Store is what /readyz asks of the store; *sqlstore.Store is one.
+type Store interface {
 	Version(ctx context.Context) (int64, error)
+	// CheckWrites returns nil when writes work, else an error whose
+	// statusd.ErrorMessage says why not, fit to show anyone.
+	CheckWrites(ctx context.Context) error
 }
 
 // Snapshots is where /readyz looks for a loaded page; *snapshot.Holder is
@@ -33,14 +37,14 @@ type Snapshots interface {
 // Checker answers the probes. It is safe for concurrent use.
 type Checker struct {
 	snaps   Snapshots
-	store   Versioner
+	store   Store
 	timeout time.Duration
 	log     *slog.Logger
 	failing atomic.Bool // the last /readyz was degraded: log changes only
 }
 
 // New returns a Checker; a timeout of 0 means DefaultTimeout.
-func New(snaps Snapshots, store Versioner, timeout time.Duration, log *slog.Logger) *Checker {
+func New(snaps Snapshots, store Store, timeout time.Duration, log *slog.Logger) *Checker {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -68,12 +72,12 @@ func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, r, c.log, http.StatusOK, Answer{Status: "ok"})
 }
 
-// Readyz answers 200 {"status":"ok"} when a snapshot of the page is loaded
-// and the database answers a version query within the timeout; otherwise
-// 503 {"status":"degraded","reasons":[...]}. While degraded, the public
-// pages and API keep serving the last snapshot. The reasons never carry the
-// database's own error, which may name hosts and users: that is logged,
-// once when the probe turns degraded.
+// Readyz answers 200 {"status":"ok"} when a snapshot of the page is loaded,
+// the database answers a version query within the timeout and its writes
+// work; otherwise 503 {"status":"degraded","reasons":[...]}. While
+// degraded, the public pages and API keep serving the last snapshot. The
+// reasons never carry the database's own error, which may name hosts and
+// users: that is logged, once when the probe turns degraded.
 func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	var reasons []string
@@ -83,14 +87,17 @@ func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), c.timeout)
 	_, err := c.store.Version(ctx)
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded)
-	cancel()
 	switch {
 	case err == nil:
+		if err = c.store.CheckWrites(ctx); err != nil {
+			reasons = append(reasons, statusd.ErrorMessage(err))
+		}
 	case timedOut:
 		reasons = append(reasons, "the database did not answer within "+c.timeout.String())
 	default:
 		reasons = append(reasons, "the database cannot be read")
 	}
+	cancel()
 	if len(reasons) > 0 {
 		if !c.failing.Swap(true) {
 			c.log.Warn("not ready", "reasons", reasons, "err", err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -22,11 +23,14 @@ type snaps struct{ snap *snapshot.Snapshot }
 func (s snaps) Current() *snapshot.Snapshot { return s.snap }
 
 // store answers Version with err, or blocks until the context is done
-// when block is set.
+// when block is set, and CheckWrites with writeErr.
 type store struct {
-	err   error
-	block bool
+	err      error
+	block    bool
+	writeErr error
 }
+
+func (s store) CheckWrites(context.Context) error { return s.writeErr }
 
 func (s store) Version(ctx context.Context) (int64, error) {
 	if s.block {
@@ -53,6 +57,10 @@ func TestProbes(t *testing.T) {
 		{"ready", snaps{page()}, store{}, 200, nil},
 		{"no page", snaps{}, store{}, 503, []string{"no page has been published yet: nothing to serve"}},
 		{"database error", snaps{page()}, store{err: errors.New("dial tcp 10.0.0.5:5432: connection refused user=secret")}, 503,
+			[]string{"the database cannot be read"}},
+		{"writes fail", snaps{page()}, store{writeErr: fmt.Errorf("%w: disk full at /var/lib/secret",
+			statusd.Errorf(statusd.EUnavailable, "the database disk is full"))}, 503, []string{"the database disk is full"}},
+		{"writes fail, reads too", snaps{page()}, store{err: errors.New("down"), writeErr: errors.New("down")}, 503,
 			[]string{"the database cannot be read"}},
 		{"database slow", snaps{page()}, store{block: true}, 503, []string{"the database did not answer within 50ms"}},
 		{"both", snaps{}, store{err: errors.New("down")}, 503,

@@ -9,14 +9,18 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -72,6 +76,15 @@ type Store struct {
 	db  *sql.DB // readers
 	wdb *sql.DB // writers
 	dsn string  // the PostgreSQL URL, for LISTEN
+	// The SQLite database file: its path, the file opened there (nil on
+	// PostgreSQL), and the fault of finding another file, or none, there.
+	path     string
+	file     os.FileInfo
+	replaced *statusd.Error
+	log      *slog.Logger
+	mu       sync.Mutex
+	fault    *statusd.Error // why the last write failed; nil when it worked
+	uses     usage
 }
 
 var _ statusd.Store = (*Store)(nil)
@@ -93,6 +106,16 @@ func Open(ctx context.Context, target string) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open %s: %w", Redact(target), err)
 	}
+	if s.d == sqliteDialect {
+		// Migrating created the file when it was missing.
+		if s.file, err = os.Stat(target); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.path = target
+		s.replaced = statusd.Errorf(statusd.EUnavailable, "the database file %s was removed or replaced while statusd ran: "+
+			"writes are refused, as they would be lost; put the file back (from a backup, or the copy statusd still holds open) and restart statusd", target)
+	}
 	return s, nil
 }
 
@@ -104,11 +127,13 @@ func open(target string) (*Store, error) {
 		}
 		db.SetMaxOpenConns(16)
 		db.SetConnMaxIdleTime(time.Minute)
-		return &Store{d: postgresDialect, db: db, wdb: db, dsn: target}, nil
+		return &Store{d: postgresDialect, db: db, wdb: db, dsn: target, log: discard}, nil
 	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	dsn := "file:" + (&url.URL{Path: target}).EscapedPath() + "?" + pragmas
-	db, err := sql.Open("sqlite", dsn)
+	// Readers never create the file (the writer did, migrating): a reader
+	// opened after it was removed fails, rather than make an empty one.
+	db, err := sql.Open("sqlite", dsn+"&mode=rw")
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +143,14 @@ func open(target string) (*Store, error) {
 		return nil, err
 	}
 	wdb.SetMaxOpenConns(1)
-	return &Store{d: sqliteDialect, db: db, wdb: wdb}, nil
+	return &Store{d: sqliteDialect, db: db, wdb: wdb, log: discard}, nil
 }
+
+var discard = slog.New(slog.DiscardHandler)
+
+// LogTo makes the store log to log: the storage faults that make writes
+// fail, and when they work again. Call it before the store is used.
+func (s *Store) LogTo(log *slog.Logger) { s.log = log }
 
 // Redact hides the password of a database URL, for messages and logs.
 func Redact(target string) string {
@@ -129,8 +160,10 @@ func Redact(target string) string {
 	return target
 }
 
-// Close closes the database.
+// Close writes the token uses noted and not yet written, and closes the
+// database.
 func (s *Store) Close() error {
+	s.flushUses()
 	if s.wdb == s.db {
 		return s.db.Close()
 	}
@@ -204,9 +237,27 @@ func (t tx) prepare(q string) (*sql.Stmt, error) {
 }
 
 // transact runs fn in a write transaction, committing when fn returns nil
-// and rolling back otherwise. Writers are serialised.
-func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
-	sqlTx, err := s.wdb.BeginTx(ctx, nil)
+// and rolling back otherwise. Writers are serialised. Nothing is written
+// once the database file was removed or replaced (checkFile). A storage
+// fault is answered 503 unavailable, saying which, and noted (noteWrite);
+// the connection that met it is not used again, since it may hold the
+// database open read-only.
+func (s *Store) transact(ctx context.Context, fn func(tx) error) (err error) {
+	defer func() { s.noteWrite(err) }()
+	if err := s.checkFile(); err != nil {
+		return err
+	}
+	conn, err := s.wdb.Conn(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer func() {
+		if faultOf(err) != nil {
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}()
+	sqlTx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -218,7 +269,7 @@ func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
 		}
 	}
 	if err := fn(t); err != nil {
-		return err
+		return wrapFault(err, nil)
 	}
 	return unavailable(sqlTx.Commit())
 }
@@ -238,19 +289,6 @@ func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	return fn(tx{ctx: ctx, sql: sqlTx, d: s.d})
-}
-
-// unavailable marks a failure to reach the database as 503 unavailable, so
-// that callers can tell it from a refusal.
-func unavailable(err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	var serr *statusd.Error
-	if errors.As(err, &serr) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", statusd.Errorf(statusd.EUnavailable, "the database cannot be reached; try again shortly"), err)
 }
 
 // Version returns the number of writes made to the store.

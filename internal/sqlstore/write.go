@@ -389,11 +389,10 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 		return nil, unavailable(err)
 	}
 	t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
-	// Recording the last use is worth a write at most once a minute.
+	// Recording the last use is worth a write at most once a minute, and
+	// never the request's: it is written later (noteUse).
 	if t.LastUsed == nil || now.Sub(*t.LastUsed) > time.Minute {
-		if _, err := ts.s.wdb.ExecContext(ctx, ts.s.d.rebind(`UPDATE tokens SET last_used = ? WHERE name = ?`), ms(now), t.Name); err != nil {
-			return nil, unavailable(err)
-		}
+		ts.s.noteUse(t.Name, now)
 	}
 	return &t, nil
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd/internal/testenv"
+)
+
+// Tests of issue 24 (items 5, 8 and 9): the storage of a running server is
+// broken for real (its file removed, its disk full, the database read-only)
+// and statusd refuses writes with a 503 that names the fault, logs it once,
+// fails /readyz until writes work again, and keeps answering reads, the
+// admin API's included. Every helper here starts with sf.
+
+// sfWrite is the write the tests try: a new general notice.
+const sfWrite = `{"type":"general","subject":"Written while broken","content":"Is it kept?"}`
+
+// sfServe imports the fixture into db, creates an admin token, and serves
+// db after prepare (when not nil) has run on it.
+func sfServe(t *testing.T, db string, prepare func()) (*testServer, string) {
+	t.Helper()
+	importDoc(t, db, fixture(time.Now().UTC().Truncate(time.Second)))
+	tok := rbToken(t, db, "ops")
+	if prepare != nil {
+		prepare()
+	}
+	return serveDB(t, db), tok
+}
+
+// sfReadsWork checks what does not need a write while writes fail: the
+// public API from the snapshot, admin reads, /metrics with a token and an
+// operator CLI command, all of which check the token.
+func sfReadsWork(t *testing.T, srv *testServer, tok string) {
+	t.Helper()
+	if name := at(t, srv.get("/api/v1/status", 200).JSON, "page.name"); name != "Acme Status" {
+		t.Errorf("the public status names the page %v, want Acme Status", name)
+	}
+	for _, path := range []string{"/page", "/components", "/notices/100", "/audit"} {
+		if r := admDo(srv, "GET", admPrefix+path, tok, ""); r.Status != 200 {
+			t.Errorf("admin GET %s: %d %s, want 200", path, r.Status, r.Body)
+		}
+	}
+	if r := srv.do("GET", "/metrics", "Authorization", "Bearer "+tok); r.Status != 200 {
+		t.Errorf("/metrics with a token: %d %s, want 200", r.Status, r.Body)
+	}
+	if out, stderr, err := opCLI(t, srv, tok, "component", "list"); err != nil || !strings.Contains(out, "Replica") {
+		t.Errorf("statusd component list: %v\nstdout: %s\nstderr: %s", err, out, stderr)
+	}
+}
+
+// sfRefused checks that writes are refused with 503 unavailable and a
+// message that says problem, that /readyz fails with it as its reason, and
+// that the server logged it once at error level.
+func sfRefused(t *testing.T, srv *testServer, tok, problem string) {
+	t.Helper()
+	for range 2 {
+		r := admDo(srv, "POST", admPrefix+"/notices", tok, sfWrite)
+		admAssertError(t, "a write", r, 503, "unavailable")
+		if msg := admMessage(r); !strings.Contains(msg, problem) {
+			t.Errorf("a refused write says %q, want it to say %q", msg, problem)
+		}
+	}
+	r := srv.do("GET", "/readyz")
+	if r.Status != 503 || !strings.Contains(string(r.Body), problem) {
+		t.Errorf("/readyz: %d %s, want 503 saying %q", r.Status, r.Body, problem)
+	}
+	errors := 0
+	for _, line := range strings.Split(srv.logs.String(), "\n") {
+		if strings.Contains(line, "level=ERROR") && strings.Contains(line, problem) {
+			errors++
+		}
+	}
+	if errors != 1 {
+		t.Errorf("%d error lines saying %q, want 1:\n%s", errors, problem, srv.logs)
+	}
+}
+
+// sfRecovers checks that once the fault is gone /readyz answers 200 again
+// and writes are acknowledged, without a restart; and that the token's
+// use, which could not be written during the fault, is written now.
+func sfRecovers(t *testing.T, srv *testServer, tok string) {
+	t.Helper()
+	if r := srv.do("GET", "/readyz"); r.Status != 200 {
+		t.Errorf("/readyz after the fault went away: %d %s, want 200", r.Status, r.Body)
+	}
+	admOK(srv, "POST", "/notices", tok, sfWrite, 201)
+	tmWaitLog(t, srv.logs, "database writes work again")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
+		if err == nil && strings.Contains(out, "ops") && !strings.Contains(out, "never") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("token list 10 s after the token was used: %v\n%s%s", err, out, stderr)
+			break
+		}
+	}
+}
+
+// TestStorageFileRemoved removes the database file under a running server
+// (as a clean-up script might): the server still holds the removed file
+// open, so writes would succeed into a file that is gone at the next start.
+// They are refused instead; the same when another file took the name.
+func TestStorageFileRemoved(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		remove func(t *testing.T, db string)
+	}{
+		{"removed", func(t *testing.T, db string) {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if err := os.Remove(db + suffix); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+			}
+		}},
+		{"replaced", func(t *testing.T, db string) {
+			other := filepath.Join(t.TempDir(), "other.db")
+			importDoc(t, other, fixture(time.Now().UTC()))
+			if err := os.Rename(other, db); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "statusd.db")
+			srv, tok := sfServe(t, db, nil)
+			admOK(srv, "PATCH", "/page", tok, `{"name":"Acme Status"}`, 200)
+			tc.remove(t, db)
+			sfRefused(t, srv, tok, "the database file "+db+" was removed or replaced while statusd ran")
+			sfReadsWork(t, srv, tok)
+		})
+	}
+}
+
+// TestStorageDiskFull fills the disk of the database under a running
+// server, then frees it.
+func TestStorageDiskFull(t *testing.T) {
+	dir := testenv.SmallDisk(t, "2m")
+	srv, tok := sfServe(t, filepath.Join(dir, "statusd.db"), nil)
+	filler := testenv.FillDisk(t, dir)
+	sfReadsWork(t, srv, tok)
+	sfRefused(t, srv, tok, "the database disk is full")
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	sfRecovers(t, srv, tok)
+}
+
+// TestStorageReadOnly serves a database file that cannot be written (made
+// immutable, which binds root too), then makes it writable again.
+func TestStorageReadOnly(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	var writable func()
+	srv, tok := sfServe(t, db, func() { writable = testenv.Immutable(t, db) })
+	sfReadsWork(t, srv, tok)
+	sfRefused(t, srv, tok, "the database is read-only")
+	writable()
+	sfRecovers(t, srv, tok)
+}
+
+// TestStoragePostgresReadOnly makes PostgreSQL refuse writes (every
+// transaction read-only, as on a standby) under a running server, then
+// lets it write again.
+func TestStoragePostgresReadOnly(t *testing.T) {
+	cluster := testenv.NewCluster(t)
+	srv, tok := sfServe(t, cluster.URL, nil)
+	pg, err := sql.Open("pgx", cluster.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	setReadOnly := func(on string) {
+		t.Helper()
+		ctx := context.Background()
+		if _, err := pg.ExecContext(ctx, `ALTER SYSTEM SET default_transaction_read_only = `+on); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pg.ExecContext(ctx, `SELECT pg_reload_conf()`); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // the server's sessions read the configuration again
+	}
+	setReadOnly("on")
+	sfReadsWork(t, srv, tok)
+	sfRefused(t, srv, tok, "the database is read-only")
+	setReadOnly("off")
+	sfRecovers(t, srv, tok)
+}

@@ -19,7 +19,7 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// opEnv is what every operator command gets from run.
+// opEnv is what every operator command, and token, gets from run.
 type opEnv struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
@@ -28,23 +28,19 @@ type opEnv struct {
 // opCommand is one operator command being run: its flags, the common
 // --url, --token and --json among them, and, once parsed, its client.
 type opCommand struct {
-	name, synopsis string
 	fs             *flagSet
 	url, token     string
 	json           bool
 	stdout, stderr io.Writer
-	getenv         func(string) string
 	c              *opClient
 }
 
 const opCommonFlags = "[--url URL] [--token TOKEN] [--json]"
 
 func (e opEnv) command(name, synopsis string) *opCommand {
-	cmd := &opCommand{name: name, synopsis: synopsis + " " + opCommonFlags, stdout: e.stdout, stderr: e.stderr, getenv: e.getenv}
-	cmd.fs = newFlagSet(name, cmd.synopsis, e.getenv, e.stderr)
+	cmd := &opCommand{fs: newFlagSet(name, synopsis+" "+opCommonFlags, e.getenv, e.stderr), stdout: e.stdout, stderr: e.stderr}
 	cmd.fs.str(&cmd.url, "url", "http://127.0.0.1:8080", "`URL` of the statusd server")
-	// Not fs.str: the default would show the secret in -h.
-	cmd.fs.StringVar(&cmd.token, "token", "", "admin API `token`, from statusd token create ($STATUSD_TOKEN)")
+	cmd.fs.str(&cmd.token, "token", "", "admin API `token`, from statusd token create")
 	cmd.fs.boolean(&cmd.json, "json", "print the server's JSON answer instead of a summary")
 	return cmd
 }
@@ -74,8 +70,7 @@ func said(verb string) func(io.Writer, *opNotice) error {
 
 // usageErr prints the synopsis and returns a usage error.
 func (cmd *opCommand) usageErr(format string, args ...any) error {
-	fmt.Fprintf(cmd.stderr, "Usage: statusd %s\nRun \"statusd %s -h\" for its flags.\n", cmd.synopsis, cmd.name)
-	return exitErrorf(exitCodeUsage, "%s: %s", cmd.name, fmt.Sprintf(format, args...))
+	return cmd.fs.usageErr(format, args...)
 }
 
 // parse parses args, which must hold exactly the positional arguments
@@ -83,16 +78,13 @@ func (cmd *opCommand) usageErr(format string, args ...any) error {
 func (cmd *opCommand) parse(args []string, positional ...string) ([]string, error) {
 	rest, err := cmd.fs.parse(args)
 	if err != nil {
-		return nil, &exitError{Code: exitCodeUsage, Err: err}
+		return nil, err
 	}
 	if len(rest) != len(positional) {
 		if len(positional) == 0 {
 			return nil, cmd.usageErr("takes no arguments, got %q", rest)
 		}
 		return nil, cmd.usageErr("takes %s, got %q", strings.Join(positional, " "), rest)
-	}
-	if cmd.token == "" {
-		cmd.token = cmd.getenv("STATUSD_TOKEN")
 	}
 	if cmd.c, err = newOpClient(cmd.url, cmd.token); err != nil {
 		return nil, err
@@ -413,7 +405,7 @@ func (cmd *opCommand) notice(ctx context.Context, method, path string, body any,
 // subcommand dispatches "statusd GROUP SUB ..." to one of subs.
 func (e opEnv) subcommand(ctx context.Context, group string, args []string, synopsis string,
 	subs map[string]func(context.Context, []string) error) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		fmt.Fprintf(e.stderr, "Usage:\n%s\nRun \"statusd %s SUBCOMMAND -h\" for its flags.\n", synopsis, group)
 		if len(args) == 0 {
 			return exitErrorf(exitCodeUsage, "%s: say which subcommand", group)

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cliCommands is every command and subcommand of statusd, each with
+// arguments that make a usage error after it.
+var cliCommands = []struct {
+	path []string
+	bad  []string
+}{
+	{[]string{"serve"}, []string{"extra"}},
+	{[]string{"import"}, nil}, // no FILE
+	{[]string{"export"}, []string{"extra"}},
+	{[]string{"token"}, nil},           // no subcommand
+	{[]string{"token", "create"}, nil}, // no --name
+	{[]string{"token", "list"}, []string{"extra"}},
+	{[]string{"token", "revoke"}, nil}, // no NAME
+	{[]string{"audit"}, []string{"--page", "0"}},
+	{[]string{"migrate"}, []string{"--from", "a.db"}}, // no --to
+	{[]string{"backup"}, nil},                         // no FILE
+	{[]string{"version"}, []string{"extra"}},
+	{[]string{"incident"}, []string{"close"}},
+	{[]string{"incident", "open"}, []string{"-m", "Down."}}, // no --component
+	{[]string{"incident", "update"}, []string{"abc", "-m", "x"}},
+	{[]string{"incident", "resolve"}, []string{"1"}}, // no -m
+	{[]string{"incident", "reopen"}, nil},
+	{[]string{"maintenance"}, nil},
+	{[]string{"maintenance", "schedule"}, []string{"--subject", "X"}}, // no times
+	{[]string{"maintenance", "start"}, nil},
+	{[]string{"maintenance", "complete"}, []string{"1", "2"}},
+	{[]string{"maintenance", "cancel"}, []string{"x"}},
+	{[]string{"announce"}, nil}, // no -m
+	{[]string{"component"}, nil},
+	{[]string{"component", "add"}, nil},
+	{[]string{"component", "list"}, []string{"extra"}},
+	{[]string{"component", "move"}, []string{"API"}}, // not saying where
+	{[]string{"component", "rm"}, nil},
+	{[]string{"notice"}, nil},
+	{[]string{"notice", "list"}, []string{"--page", "0"}},
+	{[]string{"notice", "show"}, nil},
+}
+
+// cliRun runs statusd in the process with env and returns its stdout,
+// stderr and exit code.
+func cliRun(t *testing.T, env map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	stdout, stderr, err := opRun(t, env, args...)
+	return stdout, stderr, opExitCode(err)
+}
+
+// TestCLIHelpAndUsageExitCodes: -h and --help print a command's help and
+// exit 0, statusd help COMMAND prints the same on stdout, and a usage
+// error exits 2, for every command and subcommand. Nothing touches a
+// database or the network on the way.
+func TestCLIHelpAndUsageExitCodes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, c := range cliCommands {
+		name := strings.Join(c.path, " ")
+		t.Run(name, func(t *testing.T) {
+			for _, h := range []string{"-h", "--help"} {
+				stdout, stderr, code := cliRun(t, nil, append(c.path, h)...)
+				if code != 0 || !strings.Contains(stdout+stderr, "statusd "+name) {
+					t.Errorf("%s %s: exit %d, output %q; want 0 and its help", name, h, code, stdout+stderr)
+				}
+			}
+			stdout, stderr, code := cliRun(t, nil, append([]string{"help"}, c.path...)...)
+			if code != 0 || !strings.Contains(stdout, "statusd "+name) {
+				t.Errorf("help %s: exit %d, stdout %q, stderr %q; want 0 and its help on stdout", name, code, stdout, stderr)
+			}
+			for _, bad := range [][]string{c.bad, {"--bogus"}} {
+				if _, stderr, code := cliRun(t, nil, append(c.path, bad...)...); code != exitCodeUsage {
+					t.Errorf("%s %q: exit %d, want 2 (a usage error)\n%s", name, bad, code, stderr)
+				}
+			}
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{{nil, 2}, {[]string{"bogus"}, 2}, {[]string{"help", "bogus"}, 2}, {[]string{"help"}, 0}, {[]string{"-h"}, 0}} {
+		if _, _, code := cliRun(t, nil, tc.args...); code != tc.code {
+			t.Errorf("statusd %q: exit %d, want %d", tc.args, code, tc.code)
+		}
+	}
+	if left, _ := os.ReadDir("."); len(left) > 0 {
+		t.Errorf("the commands left %v in the working directory", left)
+	}
+}
+
+// TestCLIExitCodesOfTheBinary: main exits with what run says, 0 for help.
+func TestCLIExitCodesOfTheBinary(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"serve", "-h"}, 0},
+		{[]string{"incident", "open", "--help"}, 0},
+		{[]string{"help", "import"}, 0},
+		{[]string{"serve", "--bogus"}, 2},
+		{[]string{"import"}, 2},
+		{nil, 2},
+	} {
+		cmd := rbCommand(tc.args...)
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code {
+			t.Errorf("statusd %q: exit %d, want %d\n%s", tc.args, code, tc.code, out)
+		}
+	}
+}
+
+// TestCLIDatabaseHelp: the --db of every command that opens either kind of
+// database says so; backup's says it copies SQLite only.
+func TestCLIDatabaseHelp(t *testing.T) {
+	for _, path := range [][]string{{"serve"}, {"import"}, {"export"}, {"token", "create"}, {"token", "list"},
+		{"token", "revoke"}, {"audit"}} {
+		stdout, _, _ := cliRun(t, nil, append([]string{"help"}, path...)...)
+		if !strings.Contains(stdout, "-db database\n") || !strings.Contains(stdout, "a SQLite file path or a postgres:// URL") {
+			t.Errorf("statusd help %s does not say --db takes a SQLite path or a PostgreSQL URL:\n%s", strings.Join(path, " "), stdout)
+		}
+	}
+	stdout, _, _ := cliRun(t, nil, "help", "backup")
+	if !strings.Contains(stdout, "SQLite database path") || !strings.Contains(stdout, "pg_dump") {
+		t.Errorf("statusd help backup does not say it copies SQLite, with pg_dump for PostgreSQL:\n%s", stdout)
+	}
+}
+
+// TestCLIEmptyFlagIsAUsageError: a flag that reads a variable, given an
+// empty value on the command line, is a usage error naming it; neither the
+// variable's value nor nothing is used instead. The empty --token once
+// published an incident with the token of $STATUSD_TOKEN.
+func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
+	srv, token := opSetup(t, opDoc(time.Now()))
+	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"incident", "open", "--component", "API", "-m", "Down.", "--token", ""}, "--token"},
+		{[]string{"incident", "open", "--token=", "--component", "API", "-m", "Down."}, "--token"},
+		{[]string{"announce", "-m", "Hello.", "--token", "  "}, "--token"},
+		{[]string{"notice", "list", "--url", ""}, "--url"},
+	} {
+		stdout, _, err := opRun(t, env, tc.args...)
+		if opExitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.flag+" is empty") || stdout != "" {
+			t.Errorf("%q: exit %d (%v), stdout %q; want 2 saying %s is empty", tc.args, opExitCode(err), err, stdout, tc.flag)
+		}
+	}
+	if n := len(at(t, srv.get("/api/v1/notices", 200).JSON, "notices").([]any)); n != 2 {
+		t.Errorf("%d notices after the refused commands, want the 2 imported", n)
+	}
+
+	// Every other flag that reads a variable: the variable holds a good
+	// value, the flag is given empty.
+	db := srv.DB
+	for _, tc := range []struct {
+		args      []string
+		flag, env string
+		says      string // in the error; "--FLAG is empty" when ""
+	}{
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--db", ""}, "db", db, ""},
+		{[]string{"serve", "--db", db, "--addr", ""}, "addr", "127.0.0.1:0", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--variant", ""}, "variant", "b", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--rate-limit", ""}, "rate-limit", "5", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--log-level", ""}, "log-level", "debug", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--log-format", ""}, "log-format", "json", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--admin-addr", ""}, "admin-addr", "127.0.0.1:0", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--base-url", ""}, "base-url", "https://status.example.com", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--trusted-proxies", ""}, "trusted-proxies", "10.0.0.0/8", ""},
+		{[]string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--max-in-flight", ""}, "max-in-flight", "10", "invalid value \"\" for flag -max-in-flight"},
+		{[]string{"export", "--db", ""}, "db", db, ""},
+		{[]string{"import", "--db", "", "doc.json"}, "db", db, ""},
+		{[]string{"token", "list", "--db", ""}, "db", db, ""},
+		{[]string{"audit", "--db", ""}, "db", db, ""},
+		{[]string{"backup", "--db", "", filepath.Join(t.TempDir(), "copy.db")}, "db", db, ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			// A serve that started anyway stops after 3 s, with success.
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			env := map[string]string{envName(tc.flag): tc.env}
+			var out, errOut strings.Builder
+			err := run(ctx, tc.args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errOut)
+			says := tc.says
+			if says == "" {
+				says = "--" + tc.flag + " is empty"
+			}
+			if code := opExitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), says) {
+				t.Errorf("exit %d (%v), want 2 saying %s\n%s", code, err, says, errOut.String())
+			}
+		})
+	}
+}

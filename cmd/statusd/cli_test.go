@@ -208,3 +208,34 @@ func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIComponentOwnParent: moving a component under itself or under one
+// of its descendants is refused with 422 invalid_field saying which, in the
+// admin API and through the CLI (exit 5), and changes nothing.
+func TestCLIComponentOwnParent(t *testing.T) {
+	srv, token := opSetup(t, opDoc(time.Now())) // 3 Database has the child 4 Replica
+	for _, tc := range []struct {
+		id, body, want string
+	}{
+		{"2", `{"parent_id": 2}`, "parent_id: a component cannot be its own parent"},
+		{"3", `{"parent_id": 4}`, "parent_id: a component cannot be moved under its own descendant 4"},
+		{"3", `{"parent_id": 4, "position": 1}`, "parent_id: a component cannot be moved under its own descendant 4"},
+	} {
+		r := admRefuse(srv, token, "PATCH", "/components/"+tc.id, tc.body, 422, "invalid_field")
+		if msg := admMessage(r); msg != tc.want {
+			t.Errorf("PATCH /components/%s %s: message %q, want %q", tc.id, tc.body, msg, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"component", "move", "API", "--parent", "API"}, "refused by the server: parent_id: a component cannot be its own parent"},
+		{[]string{"component", "move", "database", "--parent", "4"}, "refused by the server: parent_id: a component cannot be moved under its own descendant 4"},
+	} {
+		_, _, err := opCLI(t, srv, token, tc.args...)
+		if opExitCode(err) != exitCodeRefused || fmt.Sprint(err) != tc.want {
+			t.Errorf("%q: exit %d (%v), want 5 with %q", tc.args, opExitCode(err), err, tc.want)
+		}
+	}
+}

@@ -230,12 +230,15 @@ func placeComponent(comps []statusd.Component, c statusd.Component, body compone
 		for _, o := range rest {
 			parents[o.ID] = o.ParentID
 		}
-		if _, ok := parents[*c.ParentID]; !ok {
+		switch _, ok := parents[*c.ParentID]; {
+		case *c.ParentID == c.ID:
+			bad.add("parent_id", "a component cannot be its own parent")
+		case !ok:
 			bad.add("parent_id", "no component has id %d", *c.ParentID)
-		} else {
+		default:
 			for p := c.ParentID; p != nil; p = parents[*p] {
 				if *p == c.ID {
-					bad.add("parent_id", "component %d is inside component %d: that would make a cycle", *c.ParentID, c.ID)
+					bad.add("parent_id", "a component cannot be moved under its own descendant %d", *c.ParentID)
 					break
 				}
 			}

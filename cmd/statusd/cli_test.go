@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -237,5 +241,50 @@ func TestCLIComponentOwnParent(t *testing.T) {
 		if opExitCode(err) != exitCodeRefused || fmt.Sprint(err) != tc.want {
 			t.Errorf("%q: exit %d (%v), want 5 with %q", tc.args, opExitCode(err), err, tc.want)
 		}
+	}
+}
+
+// TestCLIDoesNotFollowRedirects: a server that answers a redirect gets no
+// second request and the bearer token goes nowhere else; the error names
+// the server URL to give --url instead (exit 2).
+func TestCLIDoesNotFollowRedirects(t *testing.T) {
+	var mu sync.Mutex
+	var reached []string // requests the redirect target received, with their Authorization
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		reached = append(reached, r.Method+" "+r.URL.String()+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"notices": [], "components": [], "meta": {"count": 0, "total_count": 0, "next_page": null}}`)
+	}))
+	defer target.Close()
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("page") {
+		case "2": // relative, to another prefix on the same server
+			http.Redirect(w, r, "/status"+r.URL.RequestURI(), http.StatusMovedPermanently)
+		default: // absolute, to another server, keeping the method and body
+			http.Redirect(w, r, target.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+		}
+	}))
+	defer redirector.Close()
+
+	for _, tc := range []struct {
+		args []string
+		to   string
+	}{
+		{[]string{"notice", "list"}, target.URL},
+		{[]string{"incident", "open", "--component", "1", "-m", "Down."}, target.URL},
+		{[]string{"notice", "list", "--page", "2"}, redirector.URL + "/status"},
+	} {
+		stdout, _, err := opRun(t, nil, append(tc.args, "--url", redirector.URL, "--token", "sdt_secret")...)
+		want := "the server answered a redirect to " + tc.to + "; use that URL with --url"
+		if opExitCode(err) != exitCodeUsage || fmt.Sprint(err) != want || stdout != "" {
+			t.Errorf("%q: exit %d (%v), stdout %q; want 2 with %q", tc.args, opExitCode(err), err, stdout, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) > 0 {
+		t.Errorf("the redirect was followed: %q", reached)
 	}
 }

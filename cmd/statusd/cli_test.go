@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // cliCommands is every command and subcommand of statusd, each with
@@ -287,4 +290,97 @@ func TestCLIDoesNotFollowRedirects(t *testing.T) {
 	if len(reached) > 0 {
 		t.Errorf("the redirect was followed: %q", reached)
 	}
+}
+
+// cliAssertPrintable fails unless out holds no control character but the
+// newline, no format character and no line or paragraph separator, and
+// holds every one of want.
+func cliAssertPrintable(t *testing.T, what, out string, want ...string) {
+	t.Helper()
+	for _, r := range out {
+		if r != '\n' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) || r == utf8.RuneError) {
+			t.Errorf("%s: the output holds %U:\n%s", what, r, out)
+			break
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s: %q missing in\n%s", what, w, out)
+		}
+	}
+}
+
+// TestCLIEscapesControlCharacters: names, subjects, contents, tags and
+// audit details holding terminal escapes, bidi overrides, tabs and
+// newlines are printed escaped by every human-readable output, so that a
+// token holder cannot hide or forge lines of statusd audit; --json prints
+// them exactly.
+func TestCLIEscapesControlCharacters(t *testing.T) {
+	srv, _ := opSetup(t, opDoc(time.Now()))
+	evilToken := admToken(t, srv, "mallory\x1b[1A\x1b[2K")
+	const (
+		name    = "Evil\x1b[2K\rInnocent\u202e"
+		nameEsc = `Evil\x1b[2K\x0dInnocent\u202e`
+		subject = "Outage\x1b]0;pwned\x07\u2066"
+		subjEsc = `Outage\x1b]0;pwned\x07\u2066`
+	)
+	body, _ := json.Marshal(map[string]any{"name": name, "description": "a\tcolumn\nand a line\u0085"})
+	comp := admOK(srv, "POST", "/components", evilToken, string(body), 201)
+	id := fmt.Sprint(comp["id"])
+	body, _ = json.Marshal(map[string]any{"type": "unplanned", "subject": subject, "state": "investigating",
+		"content": "first\x1b[31m red\x1b[0m", "component_ids": []any{comp["id"]}, "tag_list": []string{"tag\x1b[8m"}})
+	notice := fmt.Sprint(admOK(srv, "POST", "/notices", evilToken, string(body), 201)["id"])
+
+	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": evilToken}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"component", "list"}, []string{nameEsc, `a\x09column\x0aand a line\u0085`}},
+		{[]string{"notice", "list"}, []string{subjEsc}},
+		{[]string{"notice", "show", notice}, []string{subjEsc, nameEsc + " (" + id, `tag\x1b[8m`, `first\x1b[31m red\x1b[0m`}},
+		{[]string{"incident", "update", notice, "-m", "Still\x1b[2J on it."}, []string{" on " + nameEsc + "\n"}},
+		{[]string{"audit", "--db", srv.DB}, []string{`mallory\x1b[1A\x1b[2K`, nameEsc}},
+		{[]string{"token", "list", "--db", srv.DB}, []string{`mallory\x1b[1A\x1b[2K`}},
+	} {
+		stdout, stderr, err := opRun(t, env, tc.args...)
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", tc.args, err, stderr)
+		}
+		cliAssertPrintable(t, strings.Join(tc.args, " "), stdout+stderr, tc.want...)
+	}
+
+	// --json is the server's answer, exactly.
+	out, _, err := opRun(t, env, "component", "list", "--json")
+	var list struct {
+		Components []struct{ Name string } `json:"components"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &list) != nil || list.Components[len(list.Components)-1].Name != name {
+		t.Errorf("component list --json: %v, %q; want the name %q exactly", err, out, name)
+	}
+
+	// The problems of an import document, such as a key of its own.
+	doc := writeDoc(t, `{"page": {"name": "P", "url": "https://p.test", "created_at": "2026-01-01T00:00:00Z", "k\u001b[2K": 1}}`)
+	_, problems, err := opRun(t, nil, "import", "--db", filepath.Join(t.TempDir(), "new.db"), doc)
+	if err == nil {
+		t.Error("import of a document with an unknown key succeeded")
+	}
+	cliAssertPrintable(t, "import", problems, `page.k\x1b[2K: unknown key`)
+
+	// An error message from a server is escaped too, by the binary.
+	fake := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(422)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"status": 422, "code": "invalid_field",
+			"message": "name: \x1b[2K" + name}})
+	}))
+	defer fake.Close()
+	cmd := rbCommand("component", "add", "X", "--url", fake.URL, "--token", "sdt_x")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var ee *exec.ExitError
+	if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != exitCodeRefused {
+		t.Errorf("component add against a refusing server: %v, want exit 5", err)
+	}
+	cliAssertPrintable(t, "the error", stdout.String()+stderr.String(), `name: \x1b[2K`+nameEsc)
 }

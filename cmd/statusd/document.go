@@ -38,7 +38,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		var verr *statusd.ValidationError
 		if errors.As(err, &verr) {
 			for _, p := range verr.Problems {
-				fmt.Fprintln(stderr, p)
+				fmt.Fprintln(stderr, printable(p.String()))
 			}
 			return fmt.Errorf("%s: %d problem(s) found; nothing was imported", rest[0], len(verr.Problems))
 		}

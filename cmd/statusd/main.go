@@ -27,7 +27,7 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "statusd:", err)
+		fmt.Fprintln(os.Stderr, "statusd:", printable(err.Error()))
 		code := exitCodeFailure
 		var ee *exitError
 		if errors.As(err, &ee) {

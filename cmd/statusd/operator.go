@@ -266,11 +266,12 @@ func (n *opNotice) noun() string {
 	return "notice"
 }
 
+// state is the notice's state, printable.
 func (n *opNotice) state() string {
 	if n.State == nil {
-		return n.TimelineState
+		return printable(n.TimelineState)
 	}
-	return *n.State
+	return printable(*n.State)
 }
 
 // on lists the notice's components: " on API, Database", or "".
@@ -282,7 +283,7 @@ func (n *opNotice) on() string {
 	for i, c := range n.Components {
 		names[i] = c.Name
 	}
-	return " on " + strings.Join(names, ", ")
+	return " on " + printable(strings.Join(names, ", "))
 }
 
 // opShortTime shows an API timestamp without milliseconds; "-" for none.
@@ -292,7 +293,7 @@ func opShortTime(s *string) string {
 	}
 	t, err := time.Parse(time.RFC3339Nano, *s)
 	if err != nil {
-		return *s
+		return printable(*s)
 	}
 	return t.UTC().Format(time.RFC3339)
 }
@@ -635,7 +636,7 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 		if n.ExpiresAt != nil {
 			until = "until " + opShortTime(n.ExpiresAt)
 		}
-		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", n.noun(), n.ID, n.Subject, n.TimelineState, until, n.on())
+		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", n.noun(), n.ID, n.Subject, printable(n.TimelineState), until, n.on())
 		return err
 	})
 }
@@ -743,8 +744,8 @@ func (e opEnv) componentList(ctx context.Context, args []string) error {
 			if c.MetricsEnabled {
 				metrics = "on"
 			}
-			fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), c.Name, c.State,
-				parent, c.Position, metrics, c.Description)
+			fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), printable(c.Name), printable(c.State),
+				parent, c.Position, metrics, printable(c.Description))
 		}
 		return tw.Flush()
 	})
@@ -889,7 +890,8 @@ func (e opEnv) noticeList(ctx context.Context, args []string) error {
 			if n.State != nil {
 				state = *n.State
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.ID, n.Type, state, n.TimelineState, opShortTime(&n.UpdatedAt), n.Subject)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.ID, printable(n.Type), printable(state), printable(n.TimelineState),
+				opShortTime(&n.UpdatedAt), printable(n.Subject))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -911,19 +913,19 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 	}
 	return cmd.notice(ctx, "GET", fmt.Sprintf("/notices/%d", id), nil, func(w io.Writer, n *opNotice) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "%s %d\t%s\n", n.noun(), n.ID, n.Subject)
+		fmt.Fprintf(tw, "%s %d\t%s\n", n.noun(), n.ID, printable(n.Subject))
 		state := "-"
 		if n.State != nil {
 			state = *n.State
 		}
-		fmt.Fprintf(tw, "type\t%s\n", n.Type)
-		fmt.Fprintf(tw, "state\t%s (%s)\n", state, n.TimelineState)
+		fmt.Fprintf(tw, "type\t%s\n", printable(n.Type))
+		fmt.Fprintf(tw, "state\t%s (%s)\n", printable(state), printable(n.TimelineState))
 		names := make([]string, len(n.Components))
 		for i, c := range n.Components {
 			names[i] = fmt.Sprintf("%s (%d, %s)", c.Name, c.ID, c.State)
 		}
-		fmt.Fprintf(tw, "components\t%s\n", opOrDash(strings.Join(names, ", ")))
-		fmt.Fprintf(tw, "tags\t%s\n", opOrDash(strings.Join(n.TagList, ", ")))
+		fmt.Fprintf(tw, "components\t%s\n", opOrDash(printable(strings.Join(names, ", "))))
+		fmt.Fprintf(tw, "tags\t%s\n", opOrDash(printable(strings.Join(n.TagList, ", "))))
 		switch n.Type {
 		case "planned":
 			auto := "no"
@@ -939,9 +941,9 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "ended\t%s\n", opShortTime(n.EndedAt))
 		}
 		if n.ImpactTime != nil {
-			fmt.Fprintf(tw, "impact\t%s\n", n.ImpactTime.Words)
+			fmt.Fprintf(tw, "impact\t%s\n", printable(n.ImpactTime.Words))
 		}
-		fmt.Fprintf(tw, "url\t%s\n", n.URL)
+		fmt.Fprintf(tw, "url\t%s\n", printable(n.URL))
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -953,7 +955,7 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 				state = *u.State
 			}
 			content := strings.Join(strings.Fields(u.Content), " ")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", opShortTime(&u.CreatedAt), state, content)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", opShortTime(&u.CreatedAt), printable(state), printable(content))
 		}
 		return tw.Flush()
 	})

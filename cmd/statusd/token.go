@@ -76,7 +76,7 @@ func (e opEnv) token(ctx context.Context, sub string, args []string) error {
 			if t.LastUsed != nil {
 				used = t.LastUsed.Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.CreatedAt.Format(time.RFC3339), used)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.Name), t.CreatedAt.Format(time.RFC3339), used)
 		}
 		return tw.Flush()
 	default: // revoke
@@ -116,7 +116,8 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tACTOR\tACTION\tTARGET\tDETAIL")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(statusd.TimeLayout), e.Actor, e.Action, e.Target, e.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(statusd.TimeLayout), printable(e.Actor), printable(e.Action),
+			printable(e.Target), printable(e.Detail))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

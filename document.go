@@ -442,9 +442,19 @@ func (r *reader) validatePage(p *Page) {
 	if strings.TrimSpace(p.Name) == "" {
 		r.add("page.name", "must not be empty")
 	}
-	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		r.add("page.url", "%q must be an absolute http or https URL", p.URL)
+	if err := CheckPageURL(p.URL); err != nil {
+		r.add("page.url", "%v", err)
 	}
+}
+
+// CheckPageURL returns an error unless s is an absolute http or https URL
+// with a host, as a page's url must be, and serve --base-url that replaces
+// it in every url statusd emits.
+func CheckPageURL(s string) error {
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http or https URL", s)
+	}
+	return nil
 }
 
 // cyclic reports whether following parents from component i comes back to it.

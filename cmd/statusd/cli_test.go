@@ -384,3 +384,44 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 	}
 	cliAssertPrintable(t, "the error", stdout.String()+stderr.String(), `name: \x1b[2K`+nameEsc)
 }
+
+// TestCLIServeRefusesABaseURLWithoutScheme: serve starts only with a
+// --base-url (or $STATUSD_BASE_URL) that is an absolute http or https URL
+// with a host; anything else is a usage error at start naming it.
+func TestCLIServeRefusesABaseURLWithoutScheme(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, opDoc(time.Now()))
+	for _, tc := range []struct {
+		base string
+		env  bool
+	}{
+		{"status.example.com", false},
+		{"status.example.com/acme", true},
+		{"//status.example.com", false},
+		{"ftp://status.example.com", false},
+		{"https://", false},
+		{"https:status.example.com", false},
+		{"/status", true},
+	} {
+		// A serve that started anyway stops after 3 s, with success.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		args := []string{"serve", "--db", db, "--addr", "127.0.0.1:0"}
+		env := map[string]string{}
+		if tc.env {
+			env["STATUSD_BASE_URL"] = tc.base
+		} else {
+			args = append(args, "--base-url", tc.base)
+		}
+		var logs strings.Builder
+		err := run(ctx, args, func(k string) string { return env[k] }, nil, io.Discard, &logs)
+		cancel()
+		want := fmt.Sprintf("--base-url: %q must be an absolute http or https URL", tc.base)
+		if opExitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), want) || strings.Contains(logs.String(), "listening") {
+			t.Errorf("--base-url %q (in the environment: %v): exit %d (%v), want 2 at start saying %s\n%s", tc.base, tc.env, opExitCode(err), err, want, logs.String())
+		}
+	}
+	srv := serveDB(t, db, "--base-url", "http://status.example.com:8443/acme")
+	if got := at(t, srv.get("/api/v1/status", 200).JSON, "page.url"); got != "http://status.example.com:8443/acme" {
+		t.Errorf("page.url %v with a good --base-url", got)
+	}
+}

@@ -83,6 +83,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	if err != nil || limit < 0 {
 		return exitErrorf(exitCodeUsage, "--rate-limit: %q is not a number >= 0", c.rateLimit)
 	}
+	if c.baseURL != "" {
+		if err := statusd.CheckPageURL(c.baseURL); err != nil {
+			return exitErrorf(exitCodeUsage, "--base-url: %v, such as https://status.example.com", err)
+		}
+	}
 	trusted, err := parsePrefixes(c.trusted)
 	if err != nil {
 		return exitErrorf(exitCodeUsage, "--trusted-proxies: %w", err)

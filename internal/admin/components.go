@@ -3,7 +3,6 @@ package admin
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -61,8 +60,8 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string)
 	var bad problems
 	bad.requireText("name", body.Name, false)
 	if body.URL != nil {
-		if u, err := url.Parse(*body.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad.add("url", "%q must be an absolute http or https URL", *body.URL)
+		if err := statusd.CheckPageURL(*body.URL); err != nil {
+			bad.add("url", "%v", err)
 		}
 	}
 	if err := bad.err(); err != nil {

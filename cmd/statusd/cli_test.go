@@ -425,3 +425,13 @@ func TestCLIServeRefusesABaseURLWithoutScheme(t *testing.T) {
 		t.Errorf("page.url %v with a good --base-url", got)
 	}
 }
+
+// TestCLIDemoSaysItIsRebuilt: serve --demo says in its log that the demo
+// page is rebuilt at every start and replaces what was published on it.
+func TestCLIDemoSaysItIsRebuilt(t *testing.T) {
+	srv := serveDB(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
+	const want = `msg="the demo page is rebuilt around the current time at every start; what was published on it before is replaced"`
+	if !strings.Contains(srv.logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, srv.logs)
+	}
+}

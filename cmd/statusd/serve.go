@@ -110,6 +110,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := publishDemo(ctx, store, c.db); err != nil {
 			return err
 		}
+		log.Info("the demo page is rebuilt around the current time at every start; what was published on it before is replaced",
+			"db", sqlstore.Redact(c.db))
 	}
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: variant, BaseURL: c.baseURL}, time.Now, log)
 	firstBuild := time.Now()

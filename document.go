@@ -244,6 +244,11 @@ func (r *reader) page(path string, v any) Page {
 		return Page{}
 	}
 	p := Page{Name: r.str(path, m, "name", true), URL: r.str(path, m, "url", true)}
+	if _, ok := present(m, "created_at"); !ok {
+		// A page written by hand need not say when it began: now, the
+		// time of the import.
+		m["created_at"] = time.Now().UTC().Format(TimeLayout)
+	}
 	p.CreatedAt, p.UpdatedAt = r.stamps(path, m)
 	if st, ok := present(m, "state_texts"); ok {
 		sp := join(path, "state_texts")

@@ -26,7 +26,8 @@ var cliCommands = []struct {
 	bad  []string
 }{
 	{[]string{"serve"}, []string{"extra"}},
-	{[]string{"import"}, nil}, // no FILE
+	{[]string{"init"}, []string{"--url", "https://a.test"}}, // no --name
+	{[]string{"import"}, nil},                               // no FILE
 	{[]string{"export"}, []string{"extra"}},
 	{[]string{"token"}, nil},           // no subcommand
 	{[]string{"token", "create"}, nil}, // no --name
@@ -136,7 +137,7 @@ func TestCLIExitCodesOfTheBinary(t *testing.T) {
 // TestCLIDatabaseHelp: the --db of every command that opens either kind of
 // database says so; backup's says it copies SQLite only.
 func TestCLIDatabaseHelp(t *testing.T) {
-	for _, path := range [][]string{{"serve"}, {"import"}, {"export"}, {"token", "create"}, {"token", "list"},
+	for _, path := range [][]string{{"serve"}, {"init"}, {"import"}, {"export"}, {"token", "create"}, {"token", "list"},
 		{"token", "revoke"}, {"audit"}} {
 		stdout, _, _ := cliRun(t, nil, append([]string{"help"}, path...)...)
 		if !strings.Contains(stdout, "-db database\n") || !strings.Contains(stdout, "a SQLite file path or a postgres:// URL") {
@@ -434,4 +435,90 @@ func TestCLIDemoSaysItIsRebuilt(t *testing.T) {
 	if !strings.Contains(srv.logs.String(), want) {
 		t.Errorf("the log does not say %s:\n%s", want, srv.logs)
 	}
+}
+
+// TestCLIInit: statusd init starts a page in an empty database, with its
+// top-level components in the order given, and refuses a database that
+// holds a page, naming it, without changing it.
+func TestCLIInit(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	before := time.Now()
+	if _, stderr, err := cli(t, "", "init", "--db", db, "--name", "Acme Status", "--url", "https://status.acme.test",
+		"API", "Web site", "Database"); err != nil {
+		t.Fatalf("init: %v\n%s", err, stderr)
+	}
+	after := time.Now()
+	out, doc := cliExport(t, db)
+	created := opParseTS(t, at(t, doc, "page.created_at"))
+	opWithin(t, "page.created_at", created, before, after)
+	stamp := ts(created)
+	comp := func(id int, name string) obj {
+		return obj{"id": id, "name": name, "description": "", "parent_id": nil, "metrics_enabled": false,
+			"created_at": stamp, "updated_at": stamp}
+	}
+	assertJSON(t, "the document", doc, obj{
+		"page":       obj{"name": "Acme Status", "url": "https://status.acme.test", "created_at": stamp, "updated_at": stamp},
+		"components": []obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
+		"notices":    []any{},
+	})
+
+	// A database with a page: exit 1 naming the page, nothing changed.
+	_, _, err := cli(t, "", "init", "--db", db, "--name", "Other", "--url", "https://other.test", "X")
+	if code := opExitCode(err); code != exitCodeFailure || !strings.Contains(fmt.Sprint(err), `"Acme Status"`) {
+		t.Errorf("init over a page: exit %d (%v), want 1 naming \"Acme Status\"", code, err)
+	}
+	if again, _, _ := cli(t, "", "export", "--db", db); again != out {
+		t.Errorf("the refused init changed the database:\n%s", again)
+	}
+
+	// Usage errors, found before any database is created.
+	fresh := filepath.Join(t.TempDir(), "fresh.db")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--url", "https://a.test"}, "--name"},
+		{[]string{"--name", "A"}, "--url"},
+		{[]string{"--name", "A", "--url", "status.acme.test"}, `page.url: "status.acme.test" must be an absolute http or https URL`},
+		{[]string{"--name", " ", "--url", "https://a.test"}, "page.name: must not be empty"},
+		{[]string{"--name", "A", "--url", "https://a.test", "API", ""}, "components[1].name: must not be empty"},
+	} {
+		_, _, err := cli(t, "", append([]string{"init", "--db", fresh}, tc.args...)...)
+		if code := opExitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.says) {
+			t.Errorf("init %q: exit %d (%v), want 2 saying %s", tc.args, code, err, tc.says)
+		}
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("a refused init created %s", fresh)
+	}
+}
+
+// TestCLIImportDefaultsThePageCreatedAt: a document whose page has no
+// created_at gets the time of the import (and updated_at the same).
+func TestCLIImportDefaultsThePageCreatedAt(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	before := time.Now()
+	importDoc(t, db, `{"page": {"name": "Hand Made", "url": "https://hand.test"},
+		"components": [{"id": 1, "name": "API", "created_at": "2026-01-01T00:00:00Z"}]}`)
+	after := time.Now()
+	_, doc := cliExport(t, db)
+	opWithin(t, "page.created_at", opParseTS(t, at(t, doc, "page.created_at")), before, after)
+	if at(t, doc, "page.updated_at") != at(t, doc, "page.created_at") {
+		t.Errorf("page.updated_at %v, want its created_at %v", at(t, doc, "page.updated_at"), at(t, doc, "page.created_at"))
+	}
+}
+
+// cliExport exports the database at db and returns the document, as text
+// and decoded.
+func cliExport(t *testing.T, db string) (string, map[string]any) {
+	t.Helper()
+	out, stderr, err := cli(t, "", "export", "--db", db)
+	if err != nil {
+		t.Fatalf("export: %v\n%s", err, stderr)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return out, doc
 }

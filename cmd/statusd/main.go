@@ -41,6 +41,8 @@ const usage = `statusd publishes the status of a service.
 
 Usage:
   statusd serve  [flags]          run the server (statusd serve --demo to try it)
+  statusd init --name N --url U [COMPONENT...]
+                                  start a page and its components in an empty database
   statusd import [flags] FILE|-   load a page document atomically
   statusd export [flags]          write the page document to standard output
   statusd token create --name N   print a new admin API token (also: token list, token revoke NAME)
@@ -99,6 +101,8 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stderr)
+	case "init":
+		return initCmd(ctx, args[1:], getenv, stderr)
 	case "import":
 		return importCmd(ctx, args[1:], getenv, stdin, stderr)
 	case "export":

@@ -244,6 +244,11 @@ func (r *reader) page(path string, v any) Page {
 		return Page{}
 	}
 	p := Page{Name: r.str(path, m, "name", true), URL: r.str(path, m, "url", true)}
+	if _, ok := present(m, "created_at"); !ok {
+		// A page written by hand need not say when it began: now, the
+		// time of the import.
+		m["created_at"] = time.Now().UTC().Format(TimeLayout)
+	}
 	p.CreatedAt, p.UpdatedAt = r.stamps(path, m)
 	if st, ok := present(m, "state_texts"); ok {
 		sp := join(path, "state_texts")
@@ -442,9 +447,19 @@ func (r *reader) validatePage(p *Page) {
 	if strings.TrimSpace(p.Name) == "" {
 		r.add("page.name", "must not be empty")
 	}
-	if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		r.add("page.url", "%q must be an absolute http or https URL", p.URL)
+	if err := CheckPageURL(p.URL); err != nil {
+		r.add("page.url", "%v", err)
 	}
+}
+
+// CheckPageURL returns an error unless s is an absolute http or https URL
+// with a host, as a page's url must be, and serve --base-url that replaces
+// it in every url statusd emits.
+func CheckPageURL(s string) error {
+	if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http or https URL", s)
+	}
+	return nil
 }
 
 // cyclic reports whether following parents from component i comes back to it.

@@ -161,8 +161,6 @@ func TestDecodeDocumentRules(t *testing.T) {
 			want: []c5Want{{"page.url", "is required"}}},
 		{name: "page unknown key", edit: func(d c5obj) { c5Page(d)["theme"] = "dark" },
 			want: []c5Want{{"page.theme", "unknown key"}}},
-		{name: "page created_at missing", edit: func(d c5obj) { delete(c5Page(d), "created_at") },
-			want: []c5Want{{"page.created_at", "is required"}}},
 		{name: "page created_at malformed", edit: func(d c5obj) { c5Page(d)["created_at"] = "yesterday" },
 			want: []c5Want{{"page.created_at", "must be a timestamp"}}},
 

@@ -17,14 +17,13 @@ import (
 func backupCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var db string
 	fs := newFlagSet("backup", "backup [--db PATH] FILE", getenv, stderr)
-	fs.str(&db, "db", "statusd.db", "SQLite database `path` to copy")
+	fs.str(&db, "db", "statusd.db", "the SQLite database `path` to copy (for a postgres:// URL it shows the pg_dump command to use)")
 	rest, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 || rest[0] == "-" {
-		fs.Usage()
-		return errors.New("backup takes one FILE, the new copy (it is never overwritten)")
+		return fs.usageErr("takes one FILE, the new copy (it is never overwritten)")
 	}
 	if sqlstore.IsPostgres(db) {
 		fmt.Fprint(stderr, sqlstore.PostgresBackupHint(sqlstore.Redact(db)))

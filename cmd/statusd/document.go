@@ -14,16 +14,15 @@ import (
 func importCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stderr io.Writer) error {
 	var db string
 	var replace bool
-	fs := newFlagSet("import", "import [--db PATH] [--replace] FILE|-", getenv, stderr)
-	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
+	fs := newFlagSet("import", "import [--db DATABASE] [--replace] FILE|-", getenv, stderr)
+	fs.str(&db, "db", "statusd.db", dbUsage)
 	fs.BoolVar(&replace, "replace", false, "replace the page the database already holds, whole, in one transaction")
 	rest, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return errors.New("import takes one FILE, or - for standard input")
+		return fs.usageErr("takes one FILE, or - for standard input")
 	}
 	in := stdin
 	if rest[0] != "-" {
@@ -39,7 +38,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		var verr *statusd.ValidationError
 		if errors.As(err, &verr) {
 			for _, p := range verr.Problems {
-				fmt.Fprintln(stderr, p)
+				fmt.Fprintln(stderr, printable(p.String()))
 			}
 			return fmt.Errorf("%s: %d problem(s) found; nothing was imported", rest[0], len(verr.Problems))
 		}
@@ -64,14 +63,14 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 
 func exportCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var db string
-	fs := newFlagSet("export", "export [--db PATH]", getenv, stderr)
-	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
+	fs := newFlagSet("export", "export [--db DATABASE]", getenv, stderr)
+	fs.str(&db, "db", "statusd.db", dbUsage)
 	rest, err := fs.parse(args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("export takes no arguments, got %q", rest)
+		return fs.usageErr("takes no arguments, got %q", rest)
 	}
 	if _, err := os.Stat(db); err != nil && !sqlstore.IsPostgres(db) {
 		return fmt.Errorf("%s: no such database; give its path with --db", db)

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -25,12 +26,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "statusd:", err)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "statusd:", printable(err.Error()))
 		code := exitCodeFailure
 		var ee *exitError
 		if errors.As(err, &ee) {
@@ -44,6 +41,8 @@ const usage = `statusd publishes the status of a service.
 
 Usage:
   statusd serve  [flags]          run the server (statusd serve --demo to try it)
+  statusd init --name N --url U [COMPONENT...]
+                                  start a page and its components in an empty database
   statusd import [flags] FILE|-   load a page document atomically
   statusd export [flags]          write the page document to standard output
   statusd token create --name N   print a new admin API token (also: token list, token revoke NAME)
@@ -62,24 +61,48 @@ Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
 server's JSON answer instead of a summary). Components are named by id or name.
 
-Exit codes of the operator commands:
-  0 success                       4 not found (404)
+Exit codes (3 to 6 from the operator commands only):
+  0 success, and help (-h)        4 not found (404)
   1 any other failure             5 refused by the server (400, 409, 413, 422)
   2 usage error (flags, arguments, an ambiguous component name)
   3 not authorized (401)          6 server unreachable or unavailable (no answer, 429, 5xx)
 
-Run "statusd COMMAND -h" for a command's flags.
+Run "statusd COMMAND -h" or "statusd help COMMAND" for a command's flags.
 `
 
-// run is the whole program behind main, so that tests can call it.
+// run is the whole program behind main, so that tests can call it. Help
+// asked for with -h is a success.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := command(ctx, args, getenv, stdin, stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return nil
+}
+
+// isHelp reports whether arg asks for help instead of naming a command.
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "-help" || arg == "--help"
+}
+
+// command runs the command args name.
+func command(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return errors.New("no command given")
+		return exitErrorf(exitCodeUsage, "no command given")
+	}
+	if args[0] == "help" && len(args) > 1 {
+		// statusd help incident open: that command's help, on stdout.
+		return command(ctx, slices.Concat(args[1:], []string{"-h"}), getenv, stdin, stdout, stdout)
+	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, usage)
+		return nil
 	}
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], getenv, stderr)
+	case "init":
+		return initCmd(ctx, args[1:], getenv, stderr)
 	case "import":
 		return importCmd(ctx, args[1:], getenv, stdin, stderr)
 	case "export":
@@ -103,11 +126,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "notice":
 		return noticeCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
-		return versionCmd(args[1:], stdout)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return versionCmd(args[1:], getenv, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
-	return fmt.Errorf("unknown command %q", args[0])
+	return exitErrorf(exitCodeUsage, "unknown command %q", args[0])
 }

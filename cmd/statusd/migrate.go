@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -24,8 +23,7 @@ func migrateCmd(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	if from == "" || to == "" || len(rest) > 0 {
-		fs.Usage()
-		return errors.New("migrate needs --from and --to, and nothing else")
+		return fs.usageErr("needs --from and --to, and nothing else")
 	}
 	src, err := sqlstore.Open(ctx, from)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// opEnv is what every operator command gets from run.
+// opEnv is what every operator command, and token, gets from run.
 type opEnv struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
@@ -28,23 +28,19 @@ type opEnv struct {
 // opCommand is one operator command being run: its flags, the common
 // --url, --token and --json among them, and, once parsed, its client.
 type opCommand struct {
-	name, synopsis string
 	fs             *flagSet
 	url, token     string
 	json           bool
 	stdout, stderr io.Writer
-	getenv         func(string) string
 	c              *opClient
 }
 
 const opCommonFlags = "[--url URL] [--token TOKEN] [--json]"
 
 func (e opEnv) command(name, synopsis string) *opCommand {
-	cmd := &opCommand{name: name, synopsis: synopsis + " " + opCommonFlags, stdout: e.stdout, stderr: e.stderr, getenv: e.getenv}
-	cmd.fs = newFlagSet(name, cmd.synopsis, e.getenv, e.stderr)
+	cmd := &opCommand{fs: newFlagSet(name, synopsis+" "+opCommonFlags, e.getenv, e.stderr), stdout: e.stdout, stderr: e.stderr}
 	cmd.fs.str(&cmd.url, "url", "http://127.0.0.1:8080", "`URL` of the statusd server")
-	// Not fs.str: the default would show the secret in -h.
-	cmd.fs.StringVar(&cmd.token, "token", "", "admin API `token`, from statusd token create ($STATUSD_TOKEN)")
+	cmd.fs.str(&cmd.token, "token", "", "admin API `token`, from statusd token create")
 	cmd.fs.boolean(&cmd.json, "json", "print the server's JSON answer instead of a summary")
 	return cmd
 }
@@ -74,8 +70,7 @@ func said(verb string) func(io.Writer, *opNotice) error {
 
 // usageErr prints the synopsis and returns a usage error.
 func (cmd *opCommand) usageErr(format string, args ...any) error {
-	fmt.Fprintf(cmd.stderr, "Usage: statusd %s\nRun \"statusd %s -h\" for its flags.\n", cmd.synopsis, cmd.name)
-	return exitErrorf(exitCodeUsage, "%s: %s", cmd.name, fmt.Sprintf(format, args...))
+	return cmd.fs.usageErr(format, args...)
 }
 
 // parse parses args, which must hold exactly the positional arguments
@@ -83,16 +78,13 @@ func (cmd *opCommand) usageErr(format string, args ...any) error {
 func (cmd *opCommand) parse(args []string, positional ...string) ([]string, error) {
 	rest, err := cmd.fs.parse(args)
 	if err != nil {
-		return nil, &exitError{Code: exitCodeUsage, Err: err}
+		return nil, err
 	}
 	if len(rest) != len(positional) {
 		if len(positional) == 0 {
 			return nil, cmd.usageErr("takes no arguments, got %q", rest)
 		}
 		return nil, cmd.usageErr("takes %s, got %q", strings.Join(positional, " "), rest)
-	}
-	if cmd.token == "" {
-		cmd.token = cmd.getenv("STATUSD_TOKEN")
 	}
 	if cmd.c, err = newOpClient(cmd.url, cmd.token); err != nil {
 		return nil, err
@@ -274,11 +266,12 @@ func (n *opNotice) noun() string {
 	return "notice"
 }
 
+// state is the notice's state, printable.
 func (n *opNotice) state() string {
 	if n.State == nil {
-		return n.TimelineState
+		return printable(n.TimelineState)
 	}
-	return *n.State
+	return printable(*n.State)
 }
 
 // on lists the notice's components: " on API, Database", or "".
@@ -290,7 +283,7 @@ func (n *opNotice) on() string {
 	for i, c := range n.Components {
 		names[i] = c.Name
 	}
-	return " on " + strings.Join(names, ", ")
+	return " on " + printable(strings.Join(names, ", "))
 }
 
 // opShortTime shows an API timestamp without milliseconds; "-" for none.
@@ -300,7 +293,7 @@ func opShortTime(s *string) string {
 	}
 	t, err := time.Parse(time.RFC3339Nano, *s)
 	if err != nil {
-		return *s
+		return printable(*s)
 	}
 	return t.UTC().Format(time.RFC3339)
 }
@@ -413,7 +406,7 @@ func (cmd *opCommand) notice(ctx context.Context, method, path string, body any,
 // subcommand dispatches "statusd GROUP SUB ..." to one of subs.
 func (e opEnv) subcommand(ctx context.Context, group string, args []string, synopsis string,
 	subs map[string]func(context.Context, []string) error) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		fmt.Fprintf(e.stderr, "Usage:\n%s\nRun \"statusd %s SUBCOMMAND -h\" for its flags.\n", synopsis, group)
 		if len(args) == 0 {
 			return exitErrorf(exitCodeUsage, "%s: say which subcommand", group)
@@ -643,7 +636,7 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 		if n.ExpiresAt != nil {
 			until = "until " + opShortTime(n.ExpiresAt)
 		}
-		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", n.noun(), n.ID, n.Subject, n.TimelineState, until, n.on())
+		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", n.noun(), n.ID, n.Subject, printable(n.TimelineState), until, n.on())
 		return err
 	})
 }
@@ -751,8 +744,8 @@ func (e opEnv) componentList(ctx context.Context, args []string) error {
 			if c.MetricsEnabled {
 				metrics = "on"
 			}
-			fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), c.Name, c.State,
-				parent, c.Position, metrics, c.Description)
+			fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), printable(c.Name), printable(c.State),
+				parent, c.Position, metrics, printable(c.Description))
 		}
 		return tw.Flush()
 	})
@@ -897,7 +890,8 @@ func (e opEnv) noticeList(ctx context.Context, args []string) error {
 			if n.State != nil {
 				state = *n.State
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.ID, n.Type, state, n.TimelineState, opShortTime(&n.UpdatedAt), n.Subject)
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.ID, printable(n.Type), printable(state), printable(n.TimelineState),
+				opShortTime(&n.UpdatedAt), printable(n.Subject))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -919,19 +913,19 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 	}
 	return cmd.notice(ctx, "GET", fmt.Sprintf("/notices/%d", id), nil, func(w io.Writer, n *opNotice) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "%s %d\t%s\n", n.noun(), n.ID, n.Subject)
+		fmt.Fprintf(tw, "%s %d\t%s\n", n.noun(), n.ID, printable(n.Subject))
 		state := "-"
 		if n.State != nil {
 			state = *n.State
 		}
-		fmt.Fprintf(tw, "type\t%s\n", n.Type)
-		fmt.Fprintf(tw, "state\t%s (%s)\n", state, n.TimelineState)
+		fmt.Fprintf(tw, "type\t%s\n", printable(n.Type))
+		fmt.Fprintf(tw, "state\t%s (%s)\n", printable(state), printable(n.TimelineState))
 		names := make([]string, len(n.Components))
 		for i, c := range n.Components {
 			names[i] = fmt.Sprintf("%s (%d, %s)", c.Name, c.ID, c.State)
 		}
-		fmt.Fprintf(tw, "components\t%s\n", opOrDash(strings.Join(names, ", ")))
-		fmt.Fprintf(tw, "tags\t%s\n", opOrDash(strings.Join(n.TagList, ", ")))
+		fmt.Fprintf(tw, "components\t%s\n", opOrDash(printable(strings.Join(names, ", "))))
+		fmt.Fprintf(tw, "tags\t%s\n", opOrDash(printable(strings.Join(n.TagList, ", "))))
 		switch n.Type {
 		case "planned":
 			auto := "no"
@@ -947,9 +941,9 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "ended\t%s\n", opShortTime(n.EndedAt))
 		}
 		if n.ImpactTime != nil {
-			fmt.Fprintf(tw, "impact\t%s\n", n.ImpactTime.Words)
+			fmt.Fprintf(tw, "impact\t%s\n", printable(n.ImpactTime.Words))
 		}
-		fmt.Fprintf(tw, "url\t%s\n", n.URL)
+		fmt.Fprintf(tw, "url\t%s\n", printable(n.URL))
 		if err := tw.Flush(); err != nil {
 			return err
 		}
@@ -961,7 +955,7 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 				state = *u.State
 			}
 			content := strings.Join(strings.Fields(u.Content), " ")
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", opShortTime(&u.CreatedAt), state, content)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", opShortTime(&u.CreatedAt), printable(state), printable(content))
 		}
 		return tw.Flush()
 	})

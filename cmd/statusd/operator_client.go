@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +75,11 @@ func newOpClient(rawURL, token string) (*opClient, error) {
 	return &opClient{
 		base:  strings.TrimSuffix(u.String(), "/"),
 		token: strings.TrimSpace(token),
-		http:  &http.Client{Timeout: opTimeout},
+		// A redirect is answered, not followed: the request carries the
+		// token, which belongs to the server --url names.
+		http: &http.Client{Timeout: opTimeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}},
 	}, nil
 }
 
@@ -147,6 +152,8 @@ func (c *opClient) failure(method, target string, res *http.Response, answer []b
 	}
 	status := res.StatusCode
 	switch {
+	case status >= 300 && status < 400 && res.Header.Get("Location") != "":
+		return exitErrorf(exitCodeUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(res))
 	case status == http.StatusUnauthorized:
 		return exitErrorf(exitCodeUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", c.base, msg)
 	case status == http.StatusNotFound && !fromStatusd:
@@ -166,4 +173,18 @@ func (c *opClient) failure(method, target string, res *http.Response, answer []b
 		return exitErrorf(exitCodeUnavailable, "statusd at %s is unavailable (%d %s); try again shortly, and check the server's log if it persists", c.base, status, msg)
 	}
 	return exitErrorf(exitCodeFailure, "%s %s: %d %s", method, target, status, msg)
+}
+
+// opRedirectBase is the server URL a redirect of an admin API request
+// points at: its Location without the admin API path and the query when it
+// ends so, else the whole Location.
+func opRedirectBase(res *http.Response) string {
+	loc, err := res.Location()
+	if err != nil {
+		return strconv.Quote(res.Header.Get("Location"))
+	}
+	if i := strings.Index(loc.Path, opAdminPrefix+"/"); i >= 0 {
+		loc.Path, loc.RawPath, loc.RawQuery = loc.Path[:i], "", ""
+	}
+	return loc.String()
 }

@@ -52,7 +52,7 @@ type serveConfig struct {
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var c serveConfig
 	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
-	fs.str(&c.db, "db", "statusd.db", "SQLite database `path`, or a postgres:// URL; created and migrated at start")
+	fs.str(&c.db, "db", "statusd.db", dbUsage+"; created and migrated at start")
 	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
 	fs.str(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
 	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
@@ -76,30 +76,35 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return err
 	}
 	if len(rest) > 0 {
-		return fmt.Errorf("serve takes no arguments, got %q", rest)
+		return fs.usageErr("takes no arguments, got %q", rest)
 	}
 	if c.maxConns < 0 || c.maxConnsPerClient < 0 {
 		return fmt.Errorf("--max-conns and --max-conns-per-client are numbers >= 0 (0: no cap), got %d and %d", c.maxConns, c.maxConnsPerClient)
 	}
 	variant, err := statusd.ParseVariant(c.variant)
 	if err != nil {
-		return fmt.Errorf("--variant: %w", err)
+		return exitErrorf(exitCodeUsage, "--variant: %w", err)
 	}
 	limit, err := strconv.ParseFloat(c.rateLimit, 64)
 	if err != nil || limit < 0 {
-		return fmt.Errorf("--rate-limit: %q is not a number >= 0", c.rateLimit)
+		return exitErrorf(exitCodeUsage, "--rate-limit: %q is not a number >= 0", c.rateLimit)
+	}
+	if c.baseURL != "" {
+		if err := statusd.CheckPageURL(c.baseURL); err != nil {
+			return exitErrorf(exitCodeUsage, "--base-url: %v, such as https://status.example.com", err)
+		}
 	}
 	trusted, err := parsePrefixes(c.trusted)
 	if err != nil {
-		return fmt.Errorf("--trusted-proxies: %w", err)
+		return exitErrorf(exitCodeUsage, "--trusted-proxies: %w", err)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return fmt.Errorf("--log-level: %q is not debug, info, warn or error", c.logLevel)
+		return exitErrorf(exitCodeUsage, "--log-level: %q is not debug, info, warn or error", c.logLevel)
 	}
 	log, err := newLogger(stderr, c.logFormat, level)
 	if err != nil {
-		return err
+		return &exitError{Code: exitCodeUsage, Err: err}
 	}
 
 	store, err := sqlstore.Open(ctx, c.db)
@@ -112,6 +117,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := publishDemo(ctx, store, c.db); err != nil {
 			return err
 		}
+		log.Info("the demo page is rebuilt around the current time at every start; what was published on it before is replaced",
+			"db", sqlstore.Redact(c.db))
 	}
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: variant, BaseURL: c.baseURL}, time.Now, log)
 	firstBuild := time.Now()

@@ -13,21 +13,41 @@ import (
 	"github.com/statusd/statusd/internal/sqlstore"
 )
 
+const tokenSynopsis = `  statusd token create --name NAME [--db DATABASE]
+  statusd token list [--db DATABASE]
+  statusd token revoke NAME [--db DATABASE]
+`
+
 func tokenCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const synopsis = "token create --name NAME | token list | token revoke NAME   [--db PATH]"
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "Usage: statusd "+synopsis)
-		return errors.New("token: say create, list or revoke")
+	e := opEnv{getenv, stdout, stderr}
+	sub := func(name string) func(context.Context, []string) error {
+		return func(ctx context.Context, args []string) error { return e.token(ctx, name, args) }
 	}
+	return e.subcommand(ctx, "token", args, tokenSynopsis, map[string]func(context.Context, []string) error{
+		"create": sub("create"), "list": sub("list"), "revoke": sub("revoke"),
+	})
+}
+
+// token runs statusd token create, list or revoke.
+func (e opEnv) token(ctx context.Context, sub string, args []string) error {
+	synopsis := map[string]string{"create": "token create --name NAME", "list": "token list", "revoke": "token revoke NAME"}[sub]
 	var db, name string
-	fs := newFlagSet("token "+args[0], synopsis, getenv, stderr)
-	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
-	if args[0] == "create" {
+	fs := newFlagSet("token "+sub, synopsis+" [--db DATABASE]", e.getenv, e.stderr)
+	fs.str(&db, "db", "statusd.db", dbUsage)
+	if sub == "create" {
 		fs.StringVar(&name, "name", "", "the token's `name`, shown in the audit log")
 	}
-	rest, err := fs.parse(args[1:])
+	rest, err := fs.parse(args)
 	if err != nil {
 		return err
+	}
+	switch {
+	case sub == "create" && (name == "" || len(rest) > 0):
+		return fs.usageErr("needs --name NAME (and nothing else)")
+	case sub == "list" && len(rest) > 0:
+		return fs.usageErr("takes no arguments, got %q", rest)
+	case sub == "revoke" && len(rest) != 1:
+		return fs.usageErr("takes the token's NAME")
 	}
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
@@ -35,54 +55,54 @@ func tokenCmd(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer store.Close()
 	tokens := store.Tokens()
-	switch args[0] {
+	switch sub {
 	case "create":
-		if name == "" || len(rest) > 0 {
-			return errors.New("token create needs --name NAME (and nothing else)")
-		}
 		secret, hash := admin.NewToken()
 		if err := tokens.Create(ctx, statusd.Token{Name: name, Hash: hash, CreatedAt: time.Now().UTC()}); err != nil {
 			return userError(err)
 		}
-		fmt.Fprintln(stdout, secret)
-		fmt.Fprintf(stderr, "created token %q; it is shown only this once: keep it secret (statusd stores only its hash)\n", name)
+		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintf(e.stderr, "created token %q; it is shown only this once: keep it secret (statusd stores only its hash)\n", name)
 		return nil
 	case "list":
 		list, err := tokens.List(ctx)
 		if err != nil {
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED")
 		for _, t := range list {
 			used := "never"
 			if t.LastUsed != nil {
 				used = t.LastUsed.Format(time.RFC3339)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.CreatedAt.Format(time.RFC3339), used)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.Name), t.CreatedAt.Format(time.RFC3339), used)
 		}
 		return tw.Flush()
-	case "revoke":
-		if len(rest) != 1 {
-			return errors.New("token revoke takes the token's NAME")
-		}
+	default: // revoke
 		if err := tokens.Revoke(ctx, rest[0]); err != nil {
 			return userError(err)
 		}
-		fmt.Fprintf(stderr, "revoked token %q\n", rest[0])
+		fmt.Fprintf(e.stderr, "revoked token %q\n", rest[0])
 		return nil
 	}
-	return fmt.Errorf("token: unknown subcommand %q; say create, list or revoke", args[0])
 }
 
 func auditCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var db string
 	var page int
-	fs := newFlagSet("audit", "audit [--db PATH] [--page N]", getenv, stderr)
-	fs.str(&db, "db", "statusd.db", "SQLite database `path`")
+	fs := newFlagSet("audit", "audit [--db DATABASE] [--page N]", getenv, stderr)
+	fs.str(&db, "db", "statusd.db", dbUsage)
 	fs.IntVar(&page, "page", 1, "page `N` of the log, 25 entries a page, newest first")
-	if _, err := fs.parse(args); err != nil {
+	rest, err := fs.parse(args)
+	if err != nil {
 		return err
+	}
+	switch {
+	case len(rest) > 0:
+		return fs.usageErr("takes no arguments, got %q", rest)
+	case page < 1:
+		return fs.usageErr("--page: %d is not an integer >= 1", page)
 	}
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
@@ -96,7 +116,8 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tACTOR\tACTION\tTARGET\tDETAIL")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(statusd.TimeLayout), e.Actor, e.Action, e.Target, e.Detail)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(statusd.TimeLayout), printable(e.Actor), printable(e.Action),
+			printable(e.Target), printable(e.Detail))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -51,9 +51,14 @@ func buildVersion() (v, c string) {
 }
 
 // versionCmd prints the version, the commit and the Go version.
-func versionCmd(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
-		return &exitError{Code: exitCodeUsage, Err: fmt.Errorf("version takes no arguments, got %q", args)}
+func versionCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("version", "version", getenv, stderr)
+	rest, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fs.usageErr("takes no arguments, got %q", rest)
 	}
 	v, c := buildVersion()
 	fmt.Fprintf(stdout, "statusd %s\ncommit  %s\ngo      %s %s/%s\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)

@@ -3,7 +3,6 @@ package admin
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -61,8 +60,8 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string)
 	var bad problems
 	bad.requireText("name", body.Name, false)
 	if body.URL != nil {
-		if u, err := url.Parse(*body.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad.add("url", "%q must be an absolute http or https URL", *body.URL)
+		if err := statusd.CheckPageURL(*body.URL); err != nil {
+			bad.add("url", "%v", err)
 		}
 	}
 	if err := bad.err(); err != nil {
@@ -230,12 +229,15 @@ func placeComponent(comps []statusd.Component, c statusd.Component, body compone
 		for _, o := range rest {
 			parents[o.ID] = o.ParentID
 		}
-		if _, ok := parents[*c.ParentID]; !ok {
+		switch _, ok := parents[*c.ParentID]; {
+		case *c.ParentID == c.ID:
+			bad.add("parent_id", "a component cannot be its own parent")
+		case !ok:
 			bad.add("parent_id", "no component has id %d", *c.ParentID)
-		} else {
+		default:
 			for p := c.ParentID; p != nil; p = parents[*p] {
 				if *p == c.ID {
-					bad.add("parent_id", "component %d is inside component %d: that would make a cycle", *c.ParentID, c.ID)
+					bad.add("parent_id", "a component cannot be moved under its own descendant %d", *c.ParentID)
 					break
 				}
 			}

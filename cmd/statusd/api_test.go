@@ -145,11 +145,13 @@ func TestComponents(t *testing.T) {
 		t.Run(variant, func(t *testing.T) {
 			srv, now := fixtureServer(t, variant)
 			m := maint(variant)
-			// Maintenance 200 lists 30 and 20; incident 100 lists 11. Parents
-			// do not inherit: 10 stays operational.
+			// Maintenance 200 lists 30 and 20; incident 100 lists 11. A
+			// parent is the worst of its subtree (CONTRACT C3): 10 is
+			// degraded with 11; 30 stays under maintenance, its child 31
+			// being operational.
 			all := []obj{
 				componentWant(variant, 20, m, "Dashboard", "Web dashboard", nil, 1, 0, false, now),
-				componentWant(variant, 10, "operational", "API", "Public REST API", nil, 2, 2, true, now),
+				componentWant(variant, 10, "degraded", "API", "Public REST API", nil, 2, 2, true, now),
 				componentWant(variant, 12, "operational", "API US", "API in the US", 10, 3, 0, false, now),
 				componentWant(variant, 11, "degraded", "API EU", "API in the EU", 10, 4, 0, true, now),
 				componentWant(variant, 30, m, "Database", "Primary database", nil, 5, 1, true, now),
@@ -311,7 +313,7 @@ func TestNoticeDetail(t *testing.T) {
 				id     int64
 				state  string
 				parent any
-			}{{20, m, nil}, {10, "operational", nil}, {12, "operational", 10}, {11, "degraded", 10}, {30, m, nil}, {31, "operational", 30}} {
+			}{{20, m, nil}, {10, "degraded", nil}, {12, "operational", 10}, {11, "degraded", 10}, {30, m, nil}, {31, "operational", 30}} {
 				for _, dc := range doc.Components {
 					if dc.ID == c.id {
 						// Exactly the seven keys of SPEC §2.

@@ -563,8 +563,9 @@ func TestBadges(t *testing.T) {
 		{"11", "API EU", "degraded", "orange"},
 		{"30", "Database", "under maintenance", "blue"},
 		{"12", "API US", "operational", "brightgreen"},
-		// A parent keeps its own state, as in statusd's own API.
-		{"10", "API", "operational", "brightgreen"},
+		// A parent is the worst of its subtree, as in statusd's own API
+		// (CONTRACT C3): 10 with its child 11.
+		{"10", "API", "degraded", "orange"},
 	} {
 		r := srv.get("/badge/components/"+tc.id+".json", 200)
 		assertJSON(t, tc.id+".json", r.JSON, obj{"schemaVersion": 1, "label": tc.label, "message": tc.message, "color": tc.color})

@@ -387,10 +387,10 @@ func TestWebStatusPage(t *testing.T) {
 				t.Error("underway maintenance without its latest update")
 			}
 			// Component states (CONTRACT C3): 11 is listed by current
-			// incident 100; 20 and 30 by underway 200; the rest operational,
-			// parents not inheriting.
+			// incident 100; 20 and 30 by underway 200; 10 is degraded with
+			// its child 11; the rest operational.
 			maint := "Under maintenance"
-			for id, want := range map[int]string{20: maint, 10: "Operational", 12: "Operational", 11: "Degraded", 30: maint, 31: "Operational"} {
+			for id, want := range map[int]string{20: maint, 10: "Degraded", 12: "Operational", 11: "Degraded", 30: maint, 31: "Operational"} {
 				c := webByID(t, p, fmt.Sprintf("component-%d", id))
 				var badge string
 				webWalk(c, func(n *html.Node) {
@@ -599,7 +599,7 @@ func TestWebNoticePage(t *testing.T) {
 				t.Errorf("update times %v, want %v", times, want)
 			}
 			affected := webSection(t, p, "affected-title")
-			if got := webText(affected); got != "Affected components API Operational Database Under maintenance" {
+			if got := webText(affected); got != "Affected components API Degraded Database Under maintenance" {
 				t.Errorf("affected %q", got)
 			}
 			facts := webText(p.Doc)

@@ -212,7 +212,7 @@ func (b builder) schemas() obj {
 		}),
 		"EmbeddedComponent": closed("A component impacted by a notice: exactly these seven keys.", obj{
 			"id":          integer("The component id."),
-			"state":       schema("State"),
+			"state":       with(schema("State"), "description", componentStateText),
 			"name":        str("The component name."),
 			"description": str("The component description."),
 			"parent_id":   obj{"type": []string{"integer", "null"}, "description": "The parent component's id; null for a top-level component."},
@@ -306,10 +306,15 @@ func (b builder) schemas() obj {
 	return s
 }
 
+// componentStateText says how a component's state follows from notices
+// (CONTRACT C3).
+const componentStateText = "degraded while a current incident lists it (it wins), else maintenance while an underway maintenance lists it, else operational; " +
+	"then the worst over the component and its descendants, so that a group whose child is degraded is degraded."
+
 func (b builder) component() obj {
 	props := obj{
 		"id":          integer("The component id."),
-		"state":       with(schema("State"), "description", "degraded while a current incident lists it (it wins), else maintenance while an underway maintenance lists it, else operational."),
+		"state":       with(schema("State"), "description", componentStateText),
 		"name":        str("The component name."),
 		"description": str("The component description."),
 		"parent_id":   obj{"type": []string{"integer", "null"}, "description": "The parent component's id; null for a top-level component."},

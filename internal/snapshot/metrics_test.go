@@ -515,14 +515,18 @@ func mFollowHref(s *Snapshot, id int64, tf statusd.Timeframe) []int64 {
 	}
 }
 
-func TestComponentStateParentsDoNotInherit(t *testing.T) {
+// TestComponentStateRollsUp checks CONTRACT C3 (revised 2026-11-25): a
+// component's state is the worst over itself and its descendants. 5 is
+// degraded, so are 2 (its parent) and 1 (its grandparent, whose other
+// child 3 is only under maintenance); 4 is alone.
+func TestComponentStateRollsUp(t *testing.T) {
 	doc := mDoc(
 		mInc(1, mComps(5), mUp{statusd.Investigating, "2028-03-10T08:00:00Z"}),
 		mNotice(2, statusd.Planned, mComps(3), mUp{statusd.Scheduled, "2028-03-09T08:00:00Z"}, mUp{statusd.Underway, "2028-03-10T08:00:00Z"}),
 	)
 	s := Build(doc, 1, mNow, Options{Variant: statusd.VariantA})
 	want := map[int64]statusd.PageState{
-		1: statusd.PageOperational, 2: statusd.PageOperational, 5: statusd.PageDegraded,
+		1: statusd.PageDegraded, 2: statusd.PageDegraded, 5: statusd.PageDegraded,
 		3: statusd.PageUnderMaintenance, 4: statusd.PageOperational,
 	}
 	for id, st := range want {

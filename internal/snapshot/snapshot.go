@@ -354,8 +354,6 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 // indexNotices fills the notice indexes, the page state and ValidUntil, and
 // returns the component states (CONTRACT C3).
 func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
-	s.PageState = statusd.PageOperational
-	states := map[int64]statusd.PageState{}
 	var first *Notice // the first to change by itself
 	for _, n := range s.AllNotices() {
 		if n.hasNext && (first == nil || n.next.compare(first.next) < 0) {
@@ -364,31 +362,21 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		if n.open {
 			s.open = append(s.open, n)
 		}
-		switch st := n.State(); {
-		case n.IsCurrentIncident():
-			s.PageState = statusd.PageDegraded
-			for _, id := range n.ComponentIDs() {
-				states[id] = statusd.PageDegraded
-			}
-		case n.IsUnderway():
-			if s.PageState != statusd.PageDegraded {
-				s.PageState = statusd.PageUnderMaintenance
-			}
-			for _, id := range n.ComponentIDs() {
-				if states[id] != statusd.PageDegraded {
-					states[id] = statusd.PageUnderMaintenance
-				}
-			}
-			if n.Automate() {
-				s.Automated = append(s.Automated, n)
-			}
-		case n.Type() == statusd.Planned && n.Automate() && st == statusd.Scheduled:
+		if n.Type() == statusd.Planned && n.Automate() && (n.IsUnderway() || n.State() == statusd.Scheduled) {
 			s.Automated = append(s.Automated, n)
 		}
 	}
 	if first != nil {
 		s.ValidUntil = first.nextChange()
 	}
+	page, states := statusd.DeriveStates(s.Doc.Components, func(yield func(statusd.StateNotice, []int64) bool) {
+		for _, n := range s.AllNotices() {
+			if !yield(n, n.ComponentIDs()) {
+				return
+			}
+		}
+	})
+	s.PageState = page
 	return states
 }
 

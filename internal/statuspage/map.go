@@ -113,31 +113,6 @@ type view struct {
 	maintenances []Maintenance // every listed maintenance, newest first
 }
 
-// severity orders component states for a group's rollup.
-func severity(s statusd.PageState) int {
-	switch s {
-	case statusd.PageDegraded:
-		return 2
-	case statusd.PageUnderMaintenance:
-		return 1
-	}
-	return 0
-}
-
-// rollup is the worst state of c and its descendants: on Statuspage a
-// group's status is its worst member's, so a tool that watches a group sees
-// an incident on any member. statusd's own API keeps a parent's state its
-// own (CONTRACT C3).
-func rollup(c *snapshot.Component) statusd.PageState {
-	worst := c.State
-	for _, ch := range c.Children {
-		if s := rollup(ch); severity(s) > severity(worst) {
-			worst = s
-		}
-	}
-	return worst
-}
-
 func ts(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) }
 
 func optTS(t *time.Time) *string {
@@ -183,7 +158,6 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		if len(c.Children) > 0 {
 			out.Group = true
-			out.Status = ComponentStatus(rollup(c))
 			out.Components = make([]string, len(c.Children))
 			for i, ch := range c.Children {
 				out.Components[i] = id(ch.ID)

@@ -236,8 +236,9 @@ func TestClient(t *testing.T) {
 		if got := componentIDs(top.Components); !slices.Equal(got, []int64{1, 3}) || top.Meta.TotalCount != 2 || top.Meta.NextPage != nil {
 			t.Errorf("top level: %v, meta %+v", got, top.Meta)
 		}
+		// API is degraded with its child API EU (CONTRACT C3).
 		api := top.Components[0]
-		if api.Name != "API" || api.State != "operational" || api.ParentID != nil || api.Links.Children.Count != 1 ||
+		if api.Name != "API" || api.State != "degraded" || api.ParentID != nil || api.Links.Children.Count != 1 ||
 			api.Links.Children.Href != "/api/v1/components?filter[parent_id_eq]=1" {
 			t.Errorf("API: %+v", api)
 		}

@@ -239,7 +239,7 @@ func TestClient(t *testing.T) {
 		// API is degraded with its child API EU (CONTRACT C3).
 		api := top.Components[0]
 		if api.Name != "API" || api.State != "degraded" || api.ParentID != nil || api.Links.Children.Count != 1 ||
-			api.Links.Children.Href != "/api/v1/components?filter[parent_id_eq]=1" {
+			api.Links.Children.Href != "/api/v1/components?filter%5Bparent_id_eq%5D=1" {
 			t.Errorf("API: %+v", api)
 		}
 		if !api.MetricsSummary.Set || api.MetricsSummary.Value == nil || api.MetricsSummary.Value.PercentageUptime.Percent >= 100 {

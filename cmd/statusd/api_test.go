@@ -120,7 +120,7 @@ func TestPageStates(t *testing.T) {
 func componentWant(variant string, id int64, state, name, desc string, parent any, position, children int, metrics bool, now time.Time) obj {
 	o := obj{
 		"id": id, "state": state, "name": name, "description": desc, "parent_id": parent, "position": position,
-		"links":      obj{"children": obj{"href": fmt.Sprintf("/api/v1/components?filter[parent_id_eq]=%d", id), "count": children}},
+		"links":      obj{"children": obj{"href": fmt.Sprintf("/api/v1/components?filter%%5Bparent_id_eq%%5D=%d", id), "count": children}},
 		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z",
 	}
 	if variant == "a" {
@@ -393,6 +393,62 @@ func TestNoticeFilters(t *testing.T) {
 			t.Errorf("%s: ids %v, want %v", c.query, got, c.ids)
 		}
 		assertJSON(t, c.query+" meta", at(t, r.JSON, "meta"), obj{"count": len(c.ids), "total_count": len(c.ids), "next_page": nil})
+	}
+}
+
+// TestEmittedHrefsEncoded checks CONTRACT C1 (revised 2026-11-25): the
+// query strings statusd emits write their brackets percent-encoded, as the
+// real service does, and a plain GET of each answers exactly what the same
+// query with raw brackets answers.
+func TestEmittedHrefsEncoded(t *testing.T) {
+	srv, now := fixtureServer(t, "a")
+	// same follows an emitted path and checks that it lists what the same
+	// query with raw brackets lists (the records' ids and the meta block:
+	// their metrics move with the clock between two requests).
+	same := func(srv *testServer, collection, emitted, raw string) response {
+		t.Helper()
+		got, want := srv.get(emitted, 200), srv.get(raw, 200)
+		if g, w := fmt.Sprint(ids(t, got, collection), at(t, got.JSON, "meta")), fmt.Sprint(ids(t, want, collection), at(t, want.JSON, "meta")); g != w {
+			t.Errorf("GET %s lists %s; GET %s lists %s", emitted, g, raw, w)
+		}
+		return got
+	}
+	// links.children.href of every component.
+	for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
+		id := int64(c.(map[string]any)["id"].(float64))
+		href := at(t, c, "links.children.href")
+		if want := fmt.Sprintf("/api/v1/components?filter%%5Bparent_id_eq%%5D=%d", id); href != want {
+			t.Errorf("component %d: children href %v, want %s", id, href, want)
+		}
+		same(srv, "components", href.(string), fmt.Sprintf("/api/v1/components?filter[parent_id_eq]=%d", id))
+	}
+	// The metrics notices href: the default timeframe, today - 30 days to
+	// today; 10 counts 100 (open) and 104 (20 days ago), not 102 (40).
+	r := srv.get("/api/v1/components/10/metrics?show_calculations=true", 200)
+	start, end := day(now.AddDate(0, 0, -30)), day(now)
+	href := at(t, r.JSON, "calculation_data_in_timeframe.notices.href")
+	want := "/api/v1/notices?filter%5Bmetrics_component_id%5D=10&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + start +
+		"T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + end + "T23:59:59"
+	if href != want {
+		t.Errorf("metrics notices href %v, want %s", href, want)
+	}
+	listed := same(srv, "notices", href.(string), "/api/v1/notices?filter[metrics_component_id]=10&filter[impact_timeframe_overlaps][]="+
+		start+"T00:00:00&filter[impact_timeframe_overlaps][]="+end+"T23:59:59")
+	if got := fmt.Sprint(ids(t, listed, "notices")); got != "[100 104]" {
+		t.Errorf("the metrics href lists %s, want [100 104]", got)
+	}
+	// next_page keeps every applied filter, in the fixed order, encoded:
+	// 30 past notices, the 5 last on page 2.
+	big := startServer(t, bigDoc(now))
+	r = big.get("/api/v1/notices?filter[timeline_state_eq]=past&filter[type_in][]=general&filter[type_in][]=unplanned", 200)
+	next := at(t, r.JSON, "meta.next_page")
+	want = "/api/v1/notices?filter%5Btype_in%5D%5B%5D=general&filter%5Btype_in%5D%5B%5D=unplanned&filter%5Btimeline_state_eq%5D=past&page=2"
+	if next != want {
+		t.Fatalf("next_page %v, want %s", next, want)
+	}
+	page2 := same(big, "notices", want, "/api/v1/notices?filter[type_in][]=general&filter[type_in][]=unplanned&filter[timeline_state_eq]=past&page=2")
+	if got := fmt.Sprint(ids(t, page2, "notices")); got != fmt.Sprint(seq(51, 59, 2)) {
+		t.Errorf("page 2 lists %s, want %v", got, seq(51, 59, 2))
 	}
 }
 

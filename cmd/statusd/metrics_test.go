@@ -21,7 +21,7 @@ func TestMetricsPastTimeframe(t *testing.T) {
 	srv, now := fixtureServer(t, "a")
 	start, end := day(now.AddDate(0, 0, -45)), day(now.AddDate(0, 0, -15))
 	href := func(id int) string {
-		return fmt.Sprintf("/api/v1/notices?filter[metrics_component_id]=%d&filter[impact_timeframe_overlaps][]=%sT00:00:00&filter[impact_timeframe_overlaps][]=%sT23:59:59", id, start, end)
+		return fmt.Sprintf("/api/v1/notices?filter%%5Bmetrics_component_id%%5D=%d&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT00:00:00&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT23:59:59", id, start, end)
 	}
 	url := func(id int) string {
 		return fmt.Sprintf("https://status.acme.test/components/%d/metrics?timeframe_start=%s&timeframe_end=%s", id, start, end)

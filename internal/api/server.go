@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -274,15 +275,16 @@ func (s *Server) ignored(w http.ResponseWriter, q listQuery) {
 	}
 }
 
-// meta is the pagination block: next_page keeps every applied filter and
-// changes only page; it is null on the last page and past it.
+// meta is the pagination block: next_page keeps every applied filter, its
+// brackets percent-encoded (CONTRACT C1), and changes only page; it is null
+// on the last page and past it.
 func meta(collection string, q listQuery, count, total int) statusd.Meta {
 	m := statusd.Meta{Count: count, TotalCount: total}
 	if q.page < int64(total+snapshot.PageSize-1)/snapshot.PageSize {
 		var b strings.Builder
 		b.WriteString("/api/v1/" + collection + "?")
 		for _, p := range q.applied {
-			b.WriteString(p.key + "=" + escapeValue(p.value) + "&")
+			b.WriteString(url.QueryEscape(p.key) + "=" + escapeValue(p.value) + "&")
 		}
 		b.WriteString("page=" + strconv.FormatInt(q.page+1, 10))
 		next := b.String()

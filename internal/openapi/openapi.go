@@ -88,7 +88,8 @@ func (b builder) info() obj {
 			"- Every path the API emits (`href`, `next_page`, `links`) resolves on the same server: the API is served at " +
 			"`/api/v1/...` and at the aliases `/v1/...` and `/api/notices/{id}`, all described here.\n" +
 			"- Timestamps are UTC `yyyy-mm-ddThh:mm:ss.sssZ`; dates `yyyy-mm-dd`.\n" +
-			"- Filter parameters are named with brackets (`filter[type_eq]`); brackets may be sent raw or percent-encoded. " +
+			"- Filter parameters are named with brackets (`filter[type_eq]`); brackets may be sent raw or percent-encoded, and " +
+			"the paths the API emits write them percent-encoded (`filter%5Btype_eq%5D`). " +
 			"Unknown parameters and unknown `filter[...]` keys are ignored and the ignored filter keys are named in the " +
 			"`X-Ignored-Filters` header; a filter given a blank value is ignored too. A bad value of a known filter, or a `page` " +
 			"that is not an integer >= 1, answers 400 `invalid_parameter` naming the parameter.\n" +
@@ -203,7 +204,7 @@ func (b builder) schemas() obj {
 			"count":       count("Records on this page."),
 			"total_count": count("Records across all pages."),
 			"next_page": obj{"type": []string{"string", "null"}, "pattern": `^/api/v1/`,
-				"description": "The relative path of the next page: /api/v1/<collection>?<applied filters>&page=<n+1>; null on the last page and past it."},
+				"description": "The relative path of the next page: /api/v1/<collection>?<applied filters>&page=<n+1>, brackets percent-encoded; null on the last page and past it."},
 		}),
 		"Component": b.component(),
 		"ComponentsResponse": closed("The body of GET /api/v1/components.", obj{
@@ -292,8 +293,8 @@ func (b builder) schemas() obj {
 				p["calculation_data_in_timeframe"] = closed("The data behind the equations.", obj{
 					"total_time":        with(schema("Duration"), "description", "The timeframe's length, cut at now."),
 					"total_impact_time": with(schema("Duration"), "description", "The union of the counted notices' impacts, clipped to the timeframe."),
-					"notices": with(schema("Link"), "description", "The counted notices: /api/v1/notices?filter[metrics_component_id]=<id>"+
-						"&filter[impact_timeframe_overlaps][]=<start>T00:00:00&filter[impact_timeframe_overlaps][]=<end>T23:59:59."),
+					"notices": with(schema("Link"), "description", "The counted notices: /api/v1/notices?filter%5Bmetrics_component_id%5D=<id>"+
+						"&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=<start>T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=<end>T23:59:59."),
 				})
 			}
 			return p
@@ -320,7 +321,7 @@ func (b builder) component() obj {
 		"parent_id":   obj{"type": []string{"integer", "null"}, "description": "The parent component's id; null for a top-level component."},
 		"position":    integer("Display order, lowest first."),
 		"links": closed("The component's children.", obj{
-			"children": with(schema("Link"), "description", "/api/v1/components?filter[parent_id_eq]=<id>, with the number of children."),
+			"children": with(schema("Link"), "description", "/api/v1/components?filter%5Bparent_id_eq%5D=<id>, with the number of children."),
 		}),
 		"created_at": schema("Timestamp"),
 		"updated_at": schema("Timestamp"),

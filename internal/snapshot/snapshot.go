@@ -421,7 +421,7 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 			ID: c.ID, State: state, Name: c.Name, Description: c.Description, ParentID: c.ParentID,
 			Position: c.Position,
 			Links: statusd.ComponentLinks{Children: statusd.Link{
-				Href:  "/api/v1/components?filter[parent_id_eq]=" + strconv.FormatInt(c.ID, 10),
+				Href:  "/api/v1/components?filter%5Bparent_id_eq%5D=" + strconv.FormatInt(c.ID, 10),
 				Count: len(c.Children),
 			}},
 			CreatedAt: statusd.Time{Time: c.CreatedAt}, UpdatedAt: statusd.Time{Time: c.UpdatedAt},

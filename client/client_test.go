@@ -217,7 +217,8 @@ func TestClient(t *testing.T) {
 		if p.Name != "Client Test Status" || p.State != "degraded" || p.URL != "https://status.client.test" {
 			t.Errorf("page %+v", p)
 		}
-		if p.Links.Components != (statusd.Link{Href: "/v1/components", Count: 30}) || p.Links.Notices != (statusd.Link{Href: "/v1/notices", Count: 46}) {
+		if p.Links.Self != "/api/v1" || p.Links.Components != (statusd.Link{Href: "/v1/components", Count: 30}) ||
+			p.Links.Notices != (statusd.Link{Href: "/v1/notices", Count: 46}) {
 			t.Errorf("links %+v", p.Links)
 		}
 		if !p.CreatedAt.Equal(created) {

@@ -241,6 +241,7 @@ func TestAdminPage(t *testing.T) {
 		"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 		"url": "https://status.acme.test",
 		"links": obj{
+			"self":       "/api/v1",
 			"components": obj{"href": "/v1/components", "count": 6},
 			"notices":    obj{"href": "/v1/notices", "count": 15},
 		},

@@ -38,6 +38,7 @@ func TestStatus(t *testing.T) {
 					"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 					"url": "https://status.acme.test",
 					"links": obj{
+						"self":       "/api/v1",
 						"components": obj{"href": "/v1/components", "count": 6},
 						"notices":    obj{"href": "/v1/notices", "count": 15},
 					},
@@ -51,6 +52,47 @@ func TestStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAPIIndex checks CONTRACT C1's page.links.self: /api/v1 (and its
+// alias /v1) answers an index of the API's resources, with the headers of
+// every API answer, HEAD and 304 as for the others, and 405 for writes.
+func TestAPIIndex(t *testing.T) {
+	srv, _ := fixtureServer(t, "a", "--rate-limit", "100")
+	self := at(t, srv.get("/api/v1/status", 200).JSON, "page.links.self").(string)
+	if self != "/api/v1" {
+		t.Fatalf("page.links.self %q, want /api/v1", self)
+	}
+	want := obj{"links": obj{"status": "/api/v1/status", "components": "/api/v1/components", "notices": "/api/v1/notices"}}
+	for _, path := range []string{self, "/v1"} {
+		r := srv.get(path, 200)
+		assertJSON(t, path, r.JSON, want)
+		for name, value := range map[string]string{"Content-Type": "application/json; charset=utf-8",
+			"Access-Control-Allow-Origin": "*", "RateLimit-Limit": "100"} {
+			if got := r.Header.Get(name); got != value {
+				t.Errorf("%s: %s %q, want %q", path, name, got, value)
+			}
+		}
+		etag := r.Header.Get("ETag")
+		if etag == "" || !strings.HasPrefix(r.Header.Get("Cache-Control"), "public, max-age=") {
+			t.Errorf("%s: ETag %q, Cache-Control %q", path, etag, r.Header.Get("Cache-Control"))
+		}
+		if r := srv.do(http.MethodGet, path, "If-None-Match", etag); r.Status != 304 {
+			t.Errorf("%s with If-None-Match: status %d, want 304", path, r.Status)
+		}
+		if r := srv.do(http.MethodHead, path); r.Status != 200 || len(r.Body) != 0 || r.Header.Get("ETag") == "" {
+			t.Errorf("HEAD %s: status %d, %d bytes, ETag %q", path, r.Status, len(r.Body), r.Header.Get("ETag"))
+		}
+		r = srv.do(http.MethodPost, path)
+		assertErrorBody(t, "POST "+path, r, 405, "method_not_allowed")
+		if got := r.Header.Get("Allow"); got != "GET, HEAD, OPTIONS" {
+			t.Errorf("POST %s: Allow %q", path, got)
+		}
+		// Every link of the index resolves on statusd itself.
+		for _, link := range want["links"].(obj) {
+			srv.get(link.(string), 200)
+		}
 	}
 }
 

@@ -61,7 +61,8 @@ func New(cfg Config) *Server {
 // Register adds the API's routes to mux: every path under /api/ and /v1/,
 // including a JSON catch-all for unknown paths.
 func (s *Server) Register(mux *http.ServeMux) {
-	for _, prefix := range []string{"/api/v1", "/v1"} {
+	for _, prefix := range []string{statusd.APIRoot, "/v1"} {
+		mux.Handle(prefix, s.get(s.index))
 		mux.Handle(prefix+"/status", s.get(s.status))
 		mux.Handle(prefix+"/components", s.get(s.components))
 		mux.Handle(prefix+"/components/{id}/metrics", s.get(s.metrics))
@@ -150,6 +151,14 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+}
+
+// index answers the API's index, the target of page.links.self.
+func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	return s.answer(w, r, snap, "index", true, func(time.Time) (any, time.Time, error) {
+		return statusd.IndexResponse{Links: statusd.IndexLinks{Status: statusd.APIRoot + "/status",
+			Components: statusd.APIRoot + "/components", Notices: statusd.APIRoot + "/notices"}}, time.Time{}, nil
+	})
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {

@@ -192,7 +192,8 @@ func (b builder) schemas() obj {
 			"state":      with(schema("State"), "description", "The page state: degraded while an incident is current (it wins), else maintenance while one is underway, else operational."),
 			"state_text": str("Human-readable text for the state."),
 			"url":        str("The public URL of the page."),
-			"links": closed("The page's collections.", obj{
+			"links": closed("The page's links: the API's index and its collections.", obj{
+				"self":       constant("Always /api/v1, the API's index.", statusd.APIRoot),
 				"components": with(schema("Link"), "description", "Always /v1/components, with the number of components."),
 				"notices":    with(schema("Link"), "description", "Always /v1/notices, with the number of notices."),
 			}),
@@ -200,6 +201,13 @@ func (b builder) schemas() obj {
 			"updated_at": schema("Timestamp"),
 		}),
 		"StatusResponse": closed("The body of GET /api/v1/status.", obj{"page": schema("Page")}),
+		"IndexResponse": closed("The body of GET /api/v1: the paths of the API's resources.", obj{
+			"links": closed("", obj{
+				"status":     constant("The page and its state.", statusd.APIRoot+"/status"),
+				"components": constant("The components list.", statusd.APIRoot+"/components"),
+				"notices":    constant("The notices list.", statusd.APIRoot+"/notices"),
+			}),
+		}),
 		"PaginationMeta": closed("The pagination block of a collection.", obj{
 			"count":       count("Records on this page."),
 			"total_count": count("Records across all pages."),
@@ -569,6 +577,9 @@ func (b builder) paths() obj {
 		{"/api/v1", "", ""},
 		{"/v1", "V1", " Alias of the /api/v1 path, for clients that build paths from SPEC's samples (the page links use it)."},
 	} {
+		paths[a.prefix] = obj{"get": operation("getIndex"+a.suffix, "page", "The API's index",
+			"The paths of the page, the components and the notices: the target of page.links.self."+a.note, nil,
+			okJSON("The index.", "IndexResponse"), nil)}
 		paths[a.prefix+"/status"] = obj{"get": operation("getStatus"+a.suffix, "page", "The page and its overall state",
 			"The page: name, state, state text, url, links to its collections."+a.note, nil,
 			okJSON("The page.", "StatusResponse"), nil)}

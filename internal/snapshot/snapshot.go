@@ -254,6 +254,7 @@ func (s *Snapshot) finish() {
 		StateText: s.Doc.Page.StateTexts.Text(s.PageState),
 		URL:       s.PageURL,
 		Links: statusd.PageLinks{
+			Self:       statusd.APIRoot,
 			Components: statusd.Link{Href: "/v1/components", Count: len(s.AllComponents)},
 			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.order)},
 		},

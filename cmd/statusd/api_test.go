@@ -410,8 +410,8 @@ func TestNoticeFilters(t *testing.T) {
 		{"filter[timeline_state_in][]=future&filter[timeline_state_in][]=past_recent", []int64{201, 101, 202, 302}},
 		{"filter[timeline_state_in][]=past&filter[type_eq]=planned", []int64{202, 203, 204}},
 		{"filter[type_eq]=planned&filter[type_in][]=general", []int64{}},
-		// Notices that count for a component: unplanned, not false alarms,
-		// listing it or a descendant (CONTRACT C4).
+		// Notices that count for a component: unplanned with an impact (not
+		// false alarms), listing it or a descendant (CONTRACT C4).
 		{"filter[metrics_component_id]=10", []int64{100, 104, 102}},
 		{"filter[metrics_component_id]=11", []int64{100, 104}},
 		{"filter[metrics_component_id]=12", []int64{}},

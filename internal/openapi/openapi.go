@@ -440,7 +440,7 @@ func (b builder) parameters() obj {
 		"filterTimelineStateIn": filter("filter[timeline_state_in][]", "Only notices in one of these timeline states (repeat the parameter).",
 			obj{"type": "array", "items": obj{"type": "string", "enum": timelines}}),
 		"filterMetricsComponentId": filter("filter[metrics_component_id]", "Only the notices that count for this component's metrics at any time: "+
-			"unplanned, not false alarms, listing the component or one of its descendants.", obj{"type": "integer"}),
+			"unplanned notices with an impact (not false alarms, not impact_seconds 0), listing the component or one of its descendants.", obj{"type": "integer"}),
 		"filterImpactTimeframeOverlaps": filter("filter[impact_timeframe_overlaps][]", "Given exactly twice, start then end (UTC yyyy-mm-ddThh:mm:ss[.sss][Z]): "+
 			"only unplanned notices whose impact meets the closed range; an end without milliseconds counts to the end of its second.",
 			obj{"type": "array", "items": overlapTime, "minItems": 2, "maxItems": 2}),

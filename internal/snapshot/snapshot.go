@@ -91,8 +91,7 @@ type Component struct {
 	resource statusd.ComponentResource
 	embedded statusd.EmbeddedComponent
 	// counting lists, in list order, the notices that count for the
-	// component's metrics: unplanned, not false alarms, listing it or a
-	// descendant.
+	// component's metrics (see counts), listing it or a descendant.
 	counting []int32             // slots
 	raw      [][2]int64          // the counting notices' impacts, in CompareIntervals order
 	impacts  statusd.IntervalSet // their union
@@ -522,9 +521,11 @@ func duration(seconds int64) *statusd.Duration {
 }
 
 // counts reports whether a notice counts for the metrics of the components
-// it lists and their ancestors.
+// it lists and their ancestors: an unplanned notice with an impact. A false
+// alarm has none, nor has a notice whose impact_seconds is 0 (CONTRACT C4),
+// nor one that was never current.
 func counts(n *Notice) bool {
-	return n.Type() == statusd.Unplanned && n.State() != statusd.FalseAlarm
+	return n.Type() == statusd.Unplanned && len(n.impacts()) > 0
 }
 
 // ancestors returns the components whose counting notices include n: the

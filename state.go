@@ -126,6 +126,26 @@ func (n *Notice) EndedAt() *time.Time {
 	return &t
 }
 
+// ChangedAt returns when the notice last changed: the latest of its
+// updated_at and its updates' created_at and updated_at.
+func (n *Notice) ChangedAt() time.Time {
+	t := n.UpdatedAt
+	for _, u := range n.Updates {
+		t = Latest(t, u.CreatedAt, u.UpdatedAt)
+	}
+	return t
+}
+
+// Latest returns the latest of the times.
+func Latest(t time.Time, more ...time.Time) time.Time {
+	for _, m := range more {
+		if m.After(t) {
+			t = m
+		}
+	}
+	return t
+}
+
 // Timeline returns the notice's timeline state at now and the next moment
 // after now at which it changes by itself (zero when it never does without a
 // write).

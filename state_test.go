@@ -406,3 +406,19 @@ func TestDeriveComponentStates(t *testing.T) {
 		})
 	}
 }
+
+func TestNoticeChangedAt(t *testing.T) {
+	n := tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(30)))
+	n.UpdatedAt = tAt(40)
+	if got := n.ChangedAt(); !got.Equal(tAt(40)) {
+		t.Errorf("notice updated last: ChangedAt %v, want %v", got, tAt(40))
+	}
+	n.Updates[0].UpdatedAt = tAt(50) // the first update edited later
+	if got := n.ChangedAt(); !got.Equal(tAt(50)) {
+		t.Errorf("update edited last: ChangedAt %v, want %v", got, tAt(50))
+	}
+	n.Updates[1].CreatedAt, n.Updates[1].UpdatedAt = tAt(60), tAt(60)
+	if got := n.ChangedAt(); !got.Equal(tAt(60)) {
+		t.Errorf("update posted last: ChangedAt %v, want %v", got, tAt(60))
+	}
+}

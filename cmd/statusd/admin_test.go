@@ -236,7 +236,8 @@ func TestAdminPage(t *testing.T) {
 	tok := admToken(t, srv, "ops")
 	audit0 := admAuditTotal(srv, tok) // entries written before (an import may write one)
 
-	// Incident 100 is identified: degraded (SPEC §3); default texts (C2).
+	// Incident 100 is identified: degraded (SPEC §3); default texts (C2);
+	// updated_at is the latest change, 100's and 200's last updates.
 	page := obj{
 		"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 		"url": "https://status.acme.test",
@@ -245,7 +246,7 @@ func TestAdminPage(t *testing.T) {
 			"components": obj{"href": "/v1/components", "count": 6},
 			"notices":    obj{"href": "/v1/notices", "count": 15},
 		},
-		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": ts(now.Add(-time.Hour)),
 		"state_texts": obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
 			"under_maintenance": "Maintenance is underway"},
 	}

@@ -29,11 +29,12 @@ func fixtureServer(t *testing.T, variant string, flags ...string) (*testServer, 
 func TestStatus(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, _ := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant)
 			for _, path := range []string{"/api/v1/status", "/v1/status"} {
 				r := srv.get(path, 200)
 				// Incident 100 is identified: the page is degraded even though
-				// maintenance 200 is underway (SPEC §3).
+				// maintenance 200 is underway (SPEC §3). updated_at is the
+				// latest change: 100's and 200's last updates, an hour ago.
 				assertJSON(t, path, r.JSON, obj{"page": obj{
 					"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 					"url": "https://status.acme.test",
@@ -42,7 +43,7 @@ func TestStatus(t *testing.T) {
 						"components": obj{"href": "/v1/components", "count": 6},
 						"notices":    obj{"href": "/v1/notices", "count": 15},
 					},
-					"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+					"created_at": "2026-01-01T00:00:00.000Z", "updated_at": ts(now.Add(-time.Hour)),
 				}})
 				if got := r.Header.Get("Content-Type"); got != "application/json; charset=utf-8" {
 					t.Errorf("Content-Type %q", got)
@@ -94,6 +95,42 @@ func TestAPIIndex(t *testing.T) {
 			srv.get(link.(string), 200)
 		}
 	}
+}
+
+// TestPageUpdatedAt checks that page.updated_at is the time of the latest
+// change to the page, its components or its notices (their updated_at and
+// their updates' times), and that the v1 API and Statuspage v2 agree.
+func TestPageUpdatedAt(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	doc := fixture(now)
+	// An update edited after its notice's updated_at: 101's last update,
+	// half an hour ago, later than anything else (an hour ago at most).
+	for i := range doc.Notices {
+		if n := &doc.Notices[i]; n.ID == 101 {
+			n.Updates[len(n.Updates)-1].UpdatedAt = now.Add(-30 * time.Minute)
+		}
+	}
+	srv := startServer(t, doc)
+	check := func(what string, want time.Time) {
+		t.Helper()
+		v1 := at(t, srv.get("/api/v1/status", 200).JSON, "page.updated_at")
+		v2 := at(t, srv.get("/api/v2/status.json", 200).JSON, "page.updated_at")
+		if v1 != ts(want) || v2 != ts(want) {
+			t.Errorf("%s: v1 page.updated_at %v, v2 %v, want %s", what, v1, v2, ts(want))
+		}
+	}
+	check("imported", now.Add(-30*time.Minute))
+	tok := admToken(t, srv, "ops")
+	t0 := time.Now()
+	got := admOK(srv, http.MethodPost, "/notices/100/updates", tok, `{"content": "Rolled back; watching."}`, 201)
+	ups := got["updates"].([]any)
+	check("after an update", admTime(t, at(t, ups[len(ups)-1], "created_at"), t0, time.Now()))
+	t0 = time.Now()
+	got = admOK(srv, http.MethodPatch, "/components/31", tok, `{"description": "Read replica, EU"}`, 200)
+	check("after a component edit", admTime(t, got["updated_at"], t0, time.Now()))
+	t0 = time.Now()
+	got = admOK(srv, http.MethodPatch, "/page", tok, `{"name": "Acme Cloud Status"}`, 200)
+	check("after a page edit", admTime(t, got["updated_at"], t0, time.Now()))
 }
 
 // TestPageStates checks SPEC §3's page state table and the state texts.

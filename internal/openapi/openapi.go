@@ -198,7 +198,7 @@ func (b builder) schemas() obj {
 				"notices":    with(schema("Link"), "description", "Always /v1/notices, with the number of notices."),
 			}),
 			"created_at": schema("Timestamp"),
-			"updated_at": schema("Timestamp"),
+			"updated_at": with(schema("Timestamp"), "description", "The latest change to the page, its components or its notices (their updates included)."),
 		}),
 		"StatusResponse": closed("The body of GET /api/v1/status.", obj{"page": schema("Page")}),
 		"IndexResponse": closed("The body of GET /api/v1: the paths of the API's resources.", obj{

@@ -55,6 +55,10 @@ type Snapshot struct {
 
 	PageURL   string
 	PageState statusd.PageState
+	// UpdatedAt is when the page, a component or a notice last changed
+	// (for a notice, statusd.Notice.ChangedAt): the page's updated_at, in
+	// the v1 API as in Statuspage v2.
+	UpdatedAt time.Time
 	page      statusd.PageResource
 
 	AllComponents []*Component // position order
@@ -258,7 +262,7 @@ func (s *Snapshot) finish() {
 			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.order)},
 		},
 		CreatedAt: statusd.Time{Time: s.Doc.Page.CreatedAt},
-		UpdatedAt: statusd.Time{Time: s.Doc.Page.UpdatedAt},
+		UpdatedAt: statusd.Time{Time: s.UpdatedAt},
 	}
 }
 
@@ -351,11 +355,15 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 	return out
 }
 
-// indexNotices fills the notice indexes, the page state and ValidUntil, and
-// returns the component states (CONTRACT C3).
+// indexNotices fills the notice indexes, the page state, UpdatedAt and
+// ValidUntil, and returns the component states (CONTRACT C3).
 func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	var first *Notice // the first to change by itself
+	var changed instant
 	for _, n := range s.AllNotices() {
+		if n.changed.compare(changed) > 0 {
+			changed = n.changed
+		}
 		if n.hasNext && (first == nil || n.next.compare(first.next) < 0) {
 			first = n
 		}
@@ -368,6 +376,10 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 	}
 	if first != nil {
 		s.ValidUntil = first.nextChange()
+	}
+	s.UpdatedAt = statusd.Latest(s.Doc.Page.UpdatedAt, changed.time())
+	for _, c := range s.Doc.Components {
+		s.UpdatedAt = statusd.Latest(s.UpdatedAt, c.UpdatedAt)
 	}
 	page, states := statusd.DeriveStates(s.Doc.Components, func(yield func(statusd.StateNotice, []int64) bool) {
 		for _, n := range s.AllNotices() {

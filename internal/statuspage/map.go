@@ -129,7 +129,6 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 func newView(snap *snapshot.Snapshot) *view {
 	pageID := PageID(snap.PageURL)
 	p := snap.Doc.Page
-	updated := p.UpdatedAt
 	v := &view{
 		status: Status{Indicator: Indicator(snap.PageState), Description: p.StateTexts.Text(snap.PageState)},
 		// Never null: an empty list is [].
@@ -163,9 +162,6 @@ func newView(snap *snapshot.Snapshot) *view {
 				out.Components[i] = id(ch.ID)
 			}
 		}
-		if c.UpdatedAt.After(updated) {
-			updated = c.UpdatedAt
-		}
 		v.components = append(v.components, out)
 		byID[c.ID] = out
 	}
@@ -173,9 +169,6 @@ func newView(snap *snapshot.Snapshot) *view {
 	for _, n := range snap.AllNotices() {
 		if n.Type() == statusd.General {
 			continue // Statuspage has no announcements
-		}
-		if n.UpdatedAt().After(updated) {
-			updated = n.UpdatedAt()
 		}
 		if n.Type() == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
 			continue
@@ -239,7 +232,7 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		v.maintenances = append(v.maintenances, m)
 	}
-	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(updated)}
+	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(snap.UpdatedAt)}
 	return v
 }
 

@@ -2,6 +2,7 @@ package statusd
 
 import (
 	"fmt"
+	"iter"
 	"time"
 )
 
@@ -125,6 +126,26 @@ func (n *Notice) EndedAt() *time.Time {
 	return &t
 }
 
+// ChangedAt returns when the notice last changed: the latest of its
+// updated_at and its updates' created_at and updated_at.
+func (n *Notice) ChangedAt() time.Time {
+	t := n.UpdatedAt
+	for _, u := range n.Updates {
+		t = Latest(t, u.CreatedAt, u.UpdatedAt)
+	}
+	return t
+}
+
+// Latest returns the latest of the times.
+func Latest(t time.Time, more ...time.Time) time.Time {
+	for _, m := range more {
+		if m.After(t) {
+			t = m
+		}
+	}
+	return t
+}
+
 // Timeline returns the notice's timeline state at now and the next moment
 // after now at which it changes by itself (zero when it never does without a
 // write).
@@ -164,42 +185,69 @@ func MatchesTimeline(s TimelineState, f string) bool {
 	return string(s) == f
 }
 
-// DerivePageState applies SPEC §3: a current incident makes the page
-// degraded, otherwise an underway maintenance puts it under maintenance.
-func DerivePageState(notices []Notice) PageState {
-	state := PageOperational
-	for i := range notices {
-		switch {
-		case notices[i].IsCurrentIncident():
-			return PageDegraded
-		case notices[i].IsUnderway():
-			state = PageUnderMaintenance
-		}
-	}
-	return state
+// StateNotice is a notice as the state rules read it: a *Notice, or a read
+// model's own form of one.
+type StateNotice interface {
+	IsCurrentIncident() bool
+	IsUnderway() bool
 }
 
-// DeriveComponentStates applies CONTRACT C3: a component listed by a current
-// incident is degraded, else one listed by an underway maintenance is under
-// maintenance. Components missing from the map are operational.
-func DeriveComponentStates(notices []Notice) map[int64]PageState {
+// severity orders states from best to worst: operational (or none), the
+// maintenance state, degraded.
+func severity(s PageState) int {
+	switch s {
+	case PageDegraded:
+		return 2
+	case PageUnderMaintenance:
+		return 1
+	}
+	return 0
+}
+
+// Worse returns the worse of two states: degraded over the maintenance state
+// over operational.
+func Worse(a, b PageState) PageState {
+	if severity(b) > severity(a) {
+		return b
+	}
+	return a
+}
+
+// DeriveStates applies SPEC §3 and CONTRACT C3 to a page. notices yields
+// every notice with the ids of the components it lists; components is the
+// component tree. A current incident makes the page and the components it
+// lists degraded; otherwise an underway maintenance puts them under
+// maintenance. A component's state is the worst over itself and its
+// descendants. Components missing from the returned map are operational.
+func DeriveStates(components []Component, notices iter.Seq2[StateNotice, []int64]) (PageState, map[int64]PageState) {
+	parents := make(map[int64]int64, len(components))
+	for _, c := range components {
+		if c.ParentID != nil {
+			parents[c.ID] = *c.ParentID
+		}
+	}
+	page := PageOperational
 	states := make(map[int64]PageState)
-	for i := range notices {
-		n := &notices[i]
+	for n, ids := range notices {
+		var s PageState
 		switch {
 		case n.IsCurrentIncident():
-			for _, id := range n.ComponentIDs {
-				states[id] = PageDegraded
-			}
+			s = PageDegraded
 		case n.IsUnderway():
-			for _, id := range n.ComponentIDs {
-				if states[id] != PageDegraded {
-					states[id] = PageUnderMaintenance
-				}
+			s = PageUnderMaintenance
+		default:
+			continue
+		}
+		page = Worse(page, s)
+		for _, id := range ids {
+			// Up the tree, until a component already as bad, whose
+			// ancestors then are too.
+			for id, ok := id, true; ok && severity(states[id]) < severity(s); id, ok = parents[id] {
+				states[id] = s
 			}
 		}
 	}
-	return states
+	return page, states
 }
 
 // AutomationDue returns the state an automated planned notice must move to

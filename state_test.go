@@ -1,6 +1,7 @@
 package statusd
 
 import (
+	"iter"
 	"maps"
 	"testing"
 	"time"
@@ -280,6 +281,18 @@ func tWithComps(n *Notice, ids ...int64) *Notice {
 	return n
 }
 
+// tListed yields the notices with the components they list, as DeriveStates
+// takes them.
+func tListed(ns []Notice) iter.Seq2[StateNotice, []int64] {
+	return func(yield func(StateNotice, []int64) bool) {
+		for i := range ns {
+			if !yield(&ns[i], ns[i].ComponentIDs) {
+				return
+			}
+		}
+	}
+}
+
 func TestDerivePageState(t *testing.T) {
 	open := func() *Notice { return tIncident(tUp(Investigating, tAt(0))) }
 	identified := func() *Notice { return tIncident(tUp(Investigating, tAt(0)), tUp(Identified, tAt(5))) }
@@ -309,8 +322,8 @@ func TestDerivePageState(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := DerivePageState(tc.ns); got != tc.want {
-				t.Errorf("DerivePageState() = %q, want %q", got, tc.want)
+			if got, _ := DeriveStates(nil, tListed(tc.ns)); got != tc.want {
+				t.Errorf("DeriveStates() page = %q, want %q", got, tc.want)
 			}
 		})
 	}
@@ -332,32 +345,80 @@ func TestDeriveComponentStates(t *testing.T) {
 		deg   = PageDegraded
 		maint = PageUnderMaintenance
 	)
+	// The tree of the roll-up cases (CONTRACT C3: a component's state is
+	// the worst over itself and its descendants):
+	//
+	//	1
+	//	├── 11
+	//	│   └── 111
+	//	└── 12
+	//	2
+	//	└── 21
+	comp := func(id int64, parent ...int64) Component {
+		c := Component{ID: id}
+		if len(parent) > 0 {
+			c.ParentID = &parent[0]
+		}
+		return c
+	}
+	tree := []Component{comp(1), comp(11, 1), comp(111, 11), comp(12, 1), comp(2), comp(21, 2)}
 	tests := []struct {
 		name string
+		tree []Component
 		ns   []Notice
 		want map[int64]PageState
 	}{
-		{"no notices", nil, map[int64]PageState{}},
-		{"incident lists two components", tNotices(open(1, 2)), map[int64]PageState{1: deg, 2: deg}},
-		{"maintenance lists a component", tNotices(underway(3)), map[int64]PageState{3: maint}},
-		{"degraded wins over maintenance (maintenance first)", tNotices(underway(1, 2), open(1)), map[int64]PageState{1: deg, 2: maint}},
-		{"degraded wins over maintenance (incident first)", tNotices(open(1), underway(1, 2)), map[int64]PageState{1: deg, 2: maint}},
-		{"recovering incident is not current", tNotices(recovering(1)), map[int64]PageState{}},
-		{"recovering incident does not beat maintenance", tNotices(recovering(1), underway(1)), map[int64]PageState{1: maint}},
-		{"resolved incident", tNotices(resolved(1)), map[int64]PageState{}},
-		{"scheduled maintenance", tNotices(scheduled(1)), map[int64]PageState{}},
-		{"general notice listing components changes nothing", tNotices(tWithComps(tGeneral(nil), 1)), map[int64]PageState{}},
-		// The function has no tree: a child listed alone (11, child of 1)
-		// changes only the child, so parents do not inherit.
-		{"parents do not inherit", tNotices(open(11), underway(12)), map[int64]PageState{11: deg, 12: maint}},
-		{"incident without components", tNotices(open()), map[int64]PageState{}},
+		{"no notices", nil, nil, map[int64]PageState{}},
+		{"incident lists two components", nil, tNotices(open(1, 2)), map[int64]PageState{1: deg, 2: deg}},
+		{"maintenance lists a component", nil, tNotices(underway(3)), map[int64]PageState{3: maint}},
+		{"degraded wins over maintenance (maintenance first)", nil, tNotices(underway(1, 2), open(1)), map[int64]PageState{1: deg, 2: maint}},
+		{"degraded wins over maintenance (incident first)", nil, tNotices(open(1), underway(1, 2)), map[int64]PageState{1: deg, 2: maint}},
+		{"recovering incident is not current", nil, tNotices(recovering(1)), map[int64]PageState{}},
+		{"recovering incident does not beat maintenance", nil, tNotices(recovering(1), underway(1)), map[int64]PageState{1: maint}},
+		{"resolved incident", nil, tNotices(resolved(1)), map[int64]PageState{}},
+		{"scheduled maintenance", nil, tNotices(scheduled(1)), map[int64]PageState{}},
+		{"general notice listing components changes nothing", nil, tNotices(tWithComps(tGeneral(nil), 1)), map[int64]PageState{}},
+		// Without a tree, a child listed alone (11, child of 1) changes
+		// only itself.
+		{"no tree: only the listed components", nil, tNotices(open(11), underway(12)), map[int64]PageState{11: deg, 12: maint}},
+		{"incident without components", nil, tNotices(open()), map[int64]PageState{}},
+		{"a degraded grandchild degrades its ancestors only", tree, tNotices(open(111)),
+			map[int64]PageState{111: deg, 11: deg, 1: deg}},
+		{"maintenance on a child puts its group under maintenance", tree, tNotices(underway(21)),
+			map[int64]PageState{21: maint, 2: maint}},
+		{"a degraded child wins over its group's own maintenance", tree, tNotices(underway(1), open(12)),
+			map[int64]PageState{1: deg, 12: deg}},
+		{"a degraded child wins, whatever the order", tree, tNotices(open(12), underway(1)),
+			map[int64]PageState{1: deg, 12: deg}},
+		{"a group's own degradation stays over a child's maintenance", tree, tNotices(open(1), underway(11)),
+			map[int64]PageState{1: deg, 11: maint}},
+		{"siblings: maintenance, then degraded", tree, tNotices(underway(11), open(12)),
+			map[int64]PageState{1: deg, 11: maint, 12: deg}},
+		{"closed notices roll nothing up", tree, tNotices(resolved(111)), map[int64]PageState{}},
+		{"a group's state does not go down to its children", tree, tNotices(open(2)), map[int64]PageState{2: deg}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := DeriveComponentStates(tc.ns)
+			_, got := DeriveStates(tc.tree, tListed(tc.ns))
 			if !maps.Equal(got, tc.want) {
-				t.Errorf("DeriveComponentStates() = %v, want %v", got, tc.want)
+				t.Errorf("DeriveStates() components = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestNoticeChangedAt(t *testing.T) {
+	n := tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(30)))
+	n.UpdatedAt = tAt(40)
+	if got := n.ChangedAt(); !got.Equal(tAt(40)) {
+		t.Errorf("notice updated last: ChangedAt %v, want %v", got, tAt(40))
+	}
+	n.Updates[0].UpdatedAt = tAt(50) // the first update edited later
+	if got := n.ChangedAt(); !got.Equal(tAt(50)) {
+		t.Errorf("update edited last: ChangedAt %v, want %v", got, tAt(50))
+	}
+	n.Updates[1].CreatedAt, n.Updates[1].UpdatedAt = tAt(60), tAt(60)
+	if got := n.ChangedAt(); !got.Equal(tAt(60)) {
+		t.Errorf("update posted last: ChangedAt %v, want %v", got, tAt(60))
 	}
 }

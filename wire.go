@@ -134,10 +134,28 @@ type PageResource struct {
 	UpdatedAt Time      `json:"updated_at"`
 }
 
-// PageLinks are the page's links to its collections.
+// PageLinks are the page's links: to the API's index and to its
+// collections.
 type PageLinks struct {
-	Components Link `json:"components"`
-	Notices    Link `json:"notices"`
+	Self       string `json:"self"`
+	Components Link   `json:"components"`
+	Notices    Link   `json:"notices"`
+}
+
+// APIRoot is the path of the API's index, GET /api/v1 (CONTRACT C1).
+const APIRoot = "/api/v1"
+
+// IndexResponse is the body of GET /api/v1: the paths of the API's
+// resources.
+type IndexResponse struct {
+	Links IndexLinks `json:"links"`
+}
+
+// IndexLinks are the paths of the API's resources.
+type IndexLinks struct {
+	Status     string `json:"status"`
+	Components string `json:"components"`
+	Notices    string `json:"notices"`
 }
 
 // Meta is the pagination block of list responses.

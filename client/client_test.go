@@ -217,7 +217,8 @@ func TestClient(t *testing.T) {
 		if p.Name != "Client Test Status" || p.State != "degraded" || p.URL != "https://status.client.test" {
 			t.Errorf("page %+v", p)
 		}
-		if p.Links.Components != (statusd.Link{Href: "/v1/components", Count: 30}) || p.Links.Notices != (statusd.Link{Href: "/v1/notices", Count: 46}) {
+		if p.Links.Self != "/api/v1" || p.Links.Components != (statusd.Link{Href: "/v1/components", Count: 30}) ||
+			p.Links.Notices != (statusd.Link{Href: "/v1/notices", Count: 46}) {
 			t.Errorf("links %+v", p.Links)
 		}
 		if !p.CreatedAt.Equal(created) {
@@ -236,9 +237,10 @@ func TestClient(t *testing.T) {
 		if got := componentIDs(top.Components); !slices.Equal(got, []int64{1, 3}) || top.Meta.TotalCount != 2 || top.Meta.NextPage != nil {
 			t.Errorf("top level: %v, meta %+v", got, top.Meta)
 		}
+		// API is degraded with its child API EU (CONTRACT C3).
 		api := top.Components[0]
-		if api.Name != "API" || api.State != "operational" || api.ParentID != nil || api.Links.Children.Count != 1 ||
-			api.Links.Children.Href != "/api/v1/components?filter[parent_id_eq]=1" {
+		if api.Name != "API" || api.State != "degraded" || api.ParentID != nil || api.Links.Children.Count != 1 ||
+			api.Links.Children.Href != "/api/v1/components?filter%5Bparent_id_eq%5D=1" {
 			t.Errorf("API: %+v", api)
 		}
 		if !api.MetricsSummary.Set || api.MetricsSummary.Value == nil || api.MetricsSummary.Value.PercentageUptime.Percent >= 100 {

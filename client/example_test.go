@@ -18,7 +18,7 @@ func fakePage() *httptest.Server {
 	answers := map[string]string{
 		"/api/v1/status": `{"page": {"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 			"url": "https://status.acme.test",
-			"links": {"components": {"href": "/v1/components", "count": 2}, "notices": {"href": "/v1/notices", "count": 2}},
+			"links": {"self": "/api/v1", "components": {"href": "/v1/components", "count": 2}, "notices": {"href": "/v1/notices", "count": 2}},
 			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}}`,
 		"/api/v1/notices?filter%5Btimeline_state_eq%5D=present&filter%5Btype_eq%5D=unplanned": `{"notices": [
 			{"id": 100, "type": "unplanned", "timeline_state": "present", "state": "identified", "subject": "Elevated error rates",
@@ -28,8 +28,8 @@ func fakePage() *httptest.Server {
 			 "latest_update": {"state": "identified", "content": "A bad deploy; rolling back.",
 			  "created_at": "2026-02-01T10:30:00.000Z", "updated_at": "2026-02-01T10:30:00.000Z"}}],
 			"meta": {"count": 1, "total_count": 2,
-			 "next_page": "/api/v1/notices?filter[type_eq]=unplanned&filter[timeline_state_eq]=present&page=2"}}`,
-		"/api/v1/notices?filter[type_eq]=unplanned&filter[timeline_state_eq]=present&page=2": `{"notices": [
+			 "next_page": "/api/v1/notices?filter%5Btype_eq%5D=unplanned&filter%5Btimeline_state_eq%5D=present&page=2"}}`,
+		"/api/v1/notices?filter%5Btype_eq%5D=unplanned&filter%5Btimeline_state_eq%5D=present&page=2": `{"notices": [
 			{"id": 99, "type": "unplanned", "timeline_state": "present", "state": "investigating", "subject": "Slow dashboard",
 			 "url": "https://status.acme.test/notices/99", "began_at": "2026-02-01T09:00:00.000Z", "ended_at": null,
 			 "created_at": "2026-02-01T09:00:00.000Z", "updated_at": "2026-02-01T09:00:00.000Z", "tag_list": [],

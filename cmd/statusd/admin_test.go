@@ -236,15 +236,17 @@ func TestAdminPage(t *testing.T) {
 	tok := admToken(t, srv, "ops")
 	audit0 := admAuditTotal(srv, tok) // entries written before (an import may write one)
 
-	// Incident 100 is identified: degraded (SPEC §3); default texts (C2).
+	// Incident 100 is identified: degraded (SPEC §3); default texts (C2);
+	// updated_at is the latest change, 100's and 200's last updates.
 	page := obj{
 		"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 		"url": "https://status.acme.test",
 		"links": obj{
+			"self":       "/api/v1",
 			"components": obj{"href": "/v1/components", "count": 6},
 			"notices":    obj{"href": "/v1/notices", "count": 15},
 		},
-		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": ts(now.Add(-time.Hour)),
 		"state_texts": obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
 			"under_maintenance": "Maintenance is underway"},
 	}
@@ -335,9 +337,10 @@ func TestAdminComponents(t *testing.T) {
 	srv := startServer(t, fixture(now))
 	tok := admToken(t, srv, "ops")
 	m := maint("a")
-	// Maintenance 200 (underway) lists 20 and 30, incident 100 lists 11.
+	// Maintenance 200 (underway) lists 20 and 30, incident 100 lists 11,
+	// whose parent 10 is degraded with it (CONTRACT C3).
 	c := &admComponentsTest{now: now,
-		state: map[int64]string{20: m, 10: "operational", 12: "operational", 11: "degraded", 30: m, 31: "operational"},
+		state: map[int64]string{20: m, 10: "degraded", 12: "operational", 11: "degraded", 30: m, 31: "operational"},
 		name:  map[int64]string{20: "Dashboard", 10: "API", 12: "API US", 11: "API EU", 30: "Database", 31: "Replica"},
 		desc: map[int64]string{20: "Web dashboard", 10: "Public REST API", 12: "API in the US", 11: "API in the EU",
 			30: "Primary database", 31: "Read replica"},
@@ -752,7 +755,9 @@ func TestAdminNotices(t *testing.T) {
 	if pub["state"] != "resolved" || pub["timeline_state"] != "past_recent" || pub["ended_at"] != ts(ups[3].at) || pub["began_at"] != ts(created) {
 		t.Errorf("resolved 304: state %v timeline %v began %v ended %v", pub["state"], pub["timeline_state"], pub["began_at"], pub["ended_at"])
 	}
-	for id, want := range map[float64]string{10: "operational", 30: m} {
+	// 30 is back under maintenance; 10 stays degraded, as its child 11 is
+	// (incident 100, CONTRACT C3).
+	for id, want := range map[float64]string{10: "degraded", 30: m} {
 		if s := compState(id); s != want {
 			t.Errorf("component %v is %v after 304 resolved, want %s", id, s, want)
 		}

@@ -29,19 +29,21 @@ func fixtureServer(t *testing.T, variant string, flags ...string) (*testServer, 
 func TestStatus(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, _ := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant)
 			for _, path := range []string{"/api/v1/status", "/v1/status"} {
 				r := srv.get(path, 200)
 				// Incident 100 is identified: the page is degraded even though
-				// maintenance 200 is underway (SPEC §3).
+				// maintenance 200 is underway (SPEC §3). updated_at is the
+				// latest change: 100's and 200's last updates, an hour ago.
 				assertJSON(t, path, r.JSON, obj{"page": obj{
 					"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 					"url": "https://status.acme.test",
 					"links": obj{
+						"self":       "/api/v1",
 						"components": obj{"href": "/v1/components", "count": 6},
 						"notices":    obj{"href": "/v1/notices", "count": 15},
 					},
-					"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-02T00:00:00.000Z",
+					"created_at": "2026-01-01T00:00:00.000Z", "updated_at": ts(now.Add(-time.Hour)),
 				}})
 				if got := r.Header.Get("Content-Type"); got != "application/json; charset=utf-8" {
 					t.Errorf("Content-Type %q", got)
@@ -52,6 +54,83 @@ func TestStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAPIIndex checks CONTRACT C1's page.links.self: /api/v1 (and its
+// alias /v1) answers an index of the API's resources, with the headers of
+// every API answer, HEAD and 304 as for the others, and 405 for writes.
+func TestAPIIndex(t *testing.T) {
+	srv, _ := fixtureServer(t, "a", "--rate-limit", "100")
+	self := at(t, srv.get("/api/v1/status", 200).JSON, "page.links.self").(string)
+	if self != "/api/v1" {
+		t.Fatalf("page.links.self %q, want /api/v1", self)
+	}
+	want := obj{"links": obj{"status": "/api/v1/status", "components": "/api/v1/components", "notices": "/api/v1/notices"}}
+	for _, path := range []string{self, "/v1"} {
+		r := srv.get(path, 200)
+		assertJSON(t, path, r.JSON, want)
+		for name, value := range map[string]string{"Content-Type": "application/json; charset=utf-8",
+			"Access-Control-Allow-Origin": "*", "RateLimit-Limit": "100"} {
+			if got := r.Header.Get(name); got != value {
+				t.Errorf("%s: %s %q, want %q", path, name, got, value)
+			}
+		}
+		etag := r.Header.Get("ETag")
+		if etag == "" || !strings.HasPrefix(r.Header.Get("Cache-Control"), "public, max-age=") {
+			t.Errorf("%s: ETag %q, Cache-Control %q", path, etag, r.Header.Get("Cache-Control"))
+		}
+		if r := srv.do(http.MethodGet, path, "If-None-Match", etag); r.Status != 304 {
+			t.Errorf("%s with If-None-Match: status %d, want 304", path, r.Status)
+		}
+		if r := srv.do(http.MethodHead, path); r.Status != 200 || len(r.Body) != 0 || r.Header.Get("ETag") == "" {
+			t.Errorf("HEAD %s: status %d, %d bytes, ETag %q", path, r.Status, len(r.Body), r.Header.Get("ETag"))
+		}
+		r = srv.do(http.MethodPost, path)
+		assertErrorBody(t, "POST "+path, r, 405, "method_not_allowed")
+		if got := r.Header.Get("Allow"); got != "GET, HEAD, OPTIONS" {
+			t.Errorf("POST %s: Allow %q", path, got)
+		}
+		// Every link of the index resolves on statusd itself.
+		for _, link := range want["links"].(obj) {
+			srv.get(link.(string), 200)
+		}
+	}
+}
+
+// TestPageUpdatedAt checks that page.updated_at is the time of the latest
+// change to the page, its components or its notices (their updated_at and
+// their updates' times), and that the v1 API and Statuspage v2 agree.
+func TestPageUpdatedAt(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	doc := fixture(now)
+	// An update edited after its notice's updated_at: 101's last update,
+	// half an hour ago, later than anything else (an hour ago at most).
+	for i := range doc.Notices {
+		if n := &doc.Notices[i]; n.ID == 101 {
+			n.Updates[len(n.Updates)-1].UpdatedAt = now.Add(-30 * time.Minute)
+		}
+	}
+	srv := startServer(t, doc)
+	check := func(what string, want time.Time) {
+		t.Helper()
+		v1 := at(t, srv.get("/api/v1/status", 200).JSON, "page.updated_at")
+		v2 := at(t, srv.get("/api/v2/status.json", 200).JSON, "page.updated_at")
+		if v1 != ts(want) || v2 != ts(want) {
+			t.Errorf("%s: v1 page.updated_at %v, v2 %v, want %s", what, v1, v2, ts(want))
+		}
+	}
+	check("imported", now.Add(-30*time.Minute))
+	tok := admToken(t, srv, "ops")
+	t0 := time.Now()
+	got := admOK(srv, http.MethodPost, "/notices/100/updates", tok, `{"content": "Rolled back; watching."}`, 201)
+	ups := got["updates"].([]any)
+	check("after an update", admTime(t, at(t, ups[len(ups)-1], "created_at"), t0, time.Now()))
+	t0 = time.Now()
+	got = admOK(srv, http.MethodPatch, "/components/31", tok, `{"description": "Read replica, EU"}`, 200)
+	check("after a component edit", admTime(t, got["updated_at"], t0, time.Now()))
+	t0 = time.Now()
+	got = admOK(srv, http.MethodPatch, "/page", tok, `{"name": "Acme Cloud Status"}`, 200)
+	check("after a page edit", admTime(t, got["updated_at"], t0, time.Now()))
 }
 
 // TestPageStates checks SPEC §3's page state table and the state texts.
@@ -120,7 +199,7 @@ func TestPageStates(t *testing.T) {
 func componentWant(variant string, id int64, state, name, desc string, parent any, position, children int, metrics bool, now time.Time) obj {
 	o := obj{
 		"id": id, "state": state, "name": name, "description": desc, "parent_id": parent, "position": position,
-		"links":      obj{"children": obj{"href": fmt.Sprintf("/api/v1/components?filter[parent_id_eq]=%d", id), "count": children}},
+		"links":      obj{"children": obj{"href": fmt.Sprintf("/api/v1/components?filter%%5Bparent_id_eq%%5D=%d", id), "count": children}},
 		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z",
 	}
 	if variant == "a" {
@@ -145,11 +224,13 @@ func TestComponents(t *testing.T) {
 		t.Run(variant, func(t *testing.T) {
 			srv, now := fixtureServer(t, variant)
 			m := maint(variant)
-			// Maintenance 200 lists 30 and 20; incident 100 lists 11. Parents
-			// do not inherit: 10 stays operational.
+			// Maintenance 200 lists 30 and 20; incident 100 lists 11. A
+			// parent is the worst of its subtree (CONTRACT C3): 10 is
+			// degraded with 11; 30 stays under maintenance, its child 31
+			// being operational.
 			all := []obj{
 				componentWant(variant, 20, m, "Dashboard", "Web dashboard", nil, 1, 0, false, now),
-				componentWant(variant, 10, "operational", "API", "Public REST API", nil, 2, 2, true, now),
+				componentWant(variant, 10, "degraded", "API", "Public REST API", nil, 2, 2, true, now),
 				componentWant(variant, 12, "operational", "API US", "API in the US", 10, 3, 0, false, now),
 				componentWant(variant, 11, "degraded", "API EU", "API in the EU", 10, 4, 0, true, now),
 				componentWant(variant, 30, m, "Database", "Primary database", nil, 5, 1, true, now),
@@ -311,7 +392,7 @@ func TestNoticeDetail(t *testing.T) {
 				id     int64
 				state  string
 				parent any
-			}{{20, m, nil}, {10, "operational", nil}, {12, "operational", 10}, {11, "degraded", 10}, {30, m, nil}, {31, "operational", 30}} {
+			}{{20, m, nil}, {10, "degraded", nil}, {12, "operational", 10}, {11, "degraded", 10}, {30, m, nil}, {31, "operational", 30}} {
 				for _, dc := range doc.Components {
 					if dc.ID == c.id {
 						// Exactly the seven keys of SPEC §2.
@@ -366,8 +447,8 @@ func TestNoticeFilters(t *testing.T) {
 		{"filter[timeline_state_in][]=future&filter[timeline_state_in][]=past_recent", []int64{201, 101, 202, 302}},
 		{"filter[timeline_state_in][]=past&filter[type_eq]=planned", []int64{202, 203, 204}},
 		{"filter[type_eq]=planned&filter[type_in][]=general", []int64{}},
-		// Notices that count for a component: unplanned, not false alarms,
-		// listing it or a descendant (CONTRACT C4).
+		// Notices that count for a component: unplanned with an impact (not
+		// false alarms), listing it or a descendant (CONTRACT C4).
 		{"filter[metrics_component_id]=10", []int64{100, 104, 102}},
 		{"filter[metrics_component_id]=11", []int64{100, 104}},
 		{"filter[metrics_component_id]=12", []int64{}},
@@ -391,6 +472,62 @@ func TestNoticeFilters(t *testing.T) {
 			t.Errorf("%s: ids %v, want %v", c.query, got, c.ids)
 		}
 		assertJSON(t, c.query+" meta", at(t, r.JSON, "meta"), obj{"count": len(c.ids), "total_count": len(c.ids), "next_page": nil})
+	}
+}
+
+// TestEmittedHrefsEncoded checks CONTRACT C1 (revised 2026-11-25): the
+// query strings statusd emits write their brackets percent-encoded, as the
+// real service does, and a plain GET of each answers exactly what the same
+// query with raw brackets answers.
+func TestEmittedHrefsEncoded(t *testing.T) {
+	srv, now := fixtureServer(t, "a")
+	// same follows an emitted path and checks that it lists what the same
+	// query with raw brackets lists (the records' ids and the meta block:
+	// their metrics move with the clock between two requests).
+	same := func(srv *testServer, collection, emitted, raw string) response {
+		t.Helper()
+		got, want := srv.get(emitted, 200), srv.get(raw, 200)
+		if g, w := fmt.Sprint(ids(t, got, collection), at(t, got.JSON, "meta")), fmt.Sprint(ids(t, want, collection), at(t, want.JSON, "meta")); g != w {
+			t.Errorf("GET %s lists %s; GET %s lists %s", emitted, g, raw, w)
+		}
+		return got
+	}
+	// links.children.href of every component.
+	for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
+		id := int64(c.(map[string]any)["id"].(float64))
+		href := at(t, c, "links.children.href")
+		if want := fmt.Sprintf("/api/v1/components?filter%%5Bparent_id_eq%%5D=%d", id); href != want {
+			t.Errorf("component %d: children href %v, want %s", id, href, want)
+		}
+		same(srv, "components", href.(string), fmt.Sprintf("/api/v1/components?filter[parent_id_eq]=%d", id))
+	}
+	// The metrics notices href: the default timeframe, today - 30 days to
+	// today; 10 counts 100 (open) and 104 (20 days ago), not 102 (40).
+	r := srv.get("/api/v1/components/10/metrics?show_calculations=true", 200)
+	start, end := day(now.AddDate(0, 0, -30)), day(now)
+	href := at(t, r.JSON, "calculation_data_in_timeframe.notices.href")
+	want := "/api/v1/notices?filter%5Bmetrics_component_id%5D=10&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + start +
+		"T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + end + "T23:59:59"
+	if href != want {
+		t.Errorf("metrics notices href %v, want %s", href, want)
+	}
+	listed := same(srv, "notices", href.(string), "/api/v1/notices?filter[metrics_component_id]=10&filter[impact_timeframe_overlaps][]="+
+		start+"T00:00:00&filter[impact_timeframe_overlaps][]="+end+"T23:59:59")
+	if got := fmt.Sprint(ids(t, listed, "notices")); got != "[100 104]" {
+		t.Errorf("the metrics href lists %s, want [100 104]", got)
+	}
+	// next_page keeps every applied filter, in the fixed order, encoded:
+	// 30 past notices, the 5 last on page 2.
+	big := startServer(t, bigDoc(now))
+	r = big.get("/api/v1/notices?filter[timeline_state_eq]=past&filter[type_in][]=general&filter[type_in][]=unplanned", 200)
+	next := at(t, r.JSON, "meta.next_page")
+	want = "/api/v1/notices?filter%5Btype_in%5D%5B%5D=general&filter%5Btype_in%5D%5B%5D=unplanned&filter%5Btimeline_state_eq%5D=past&page=2"
+	if next != want {
+		t.Fatalf("next_page %v, want %s", next, want)
+	}
+	page2 := same(big, "notices", want, "/api/v1/notices?filter[type_in][]=general&filter[type_in][]=unplanned&filter[timeline_state_eq]=past&page=2")
+	if got := fmt.Sprint(ids(t, page2, "notices")); got != fmt.Sprint(seq(51, 59, 2)) {
+		t.Errorf("page 2 lists %s, want %v", got, seq(51, 59, 2))
 	}
 }
 

@@ -21,7 +21,7 @@ func TestMetricsPastTimeframe(t *testing.T) {
 	srv, now := fixtureServer(t, "a")
 	start, end := day(now.AddDate(0, 0, -45)), day(now.AddDate(0, 0, -15))
 	href := func(id int) string {
-		return fmt.Sprintf("/api/v1/notices?filter[metrics_component_id]=%d&filter[impact_timeframe_overlaps][]=%sT00:00:00&filter[impact_timeframe_overlaps][]=%sT23:59:59", id, start, end)
+		return fmt.Sprintf("/api/v1/notices?filter%%5Bmetrics_component_id%%5D=%d&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT00:00:00&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT23:59:59", id, start, end)
 	}
 	url := func(id int) string {
 		return fmt.Sprintf("https://status.acme.test/components/%d/metrics?timeframe_start=%s&timeframe_end=%s", id, start, end)
@@ -191,5 +191,43 @@ func TestImpactOverlapFilter(t *testing.T) {
 		if got := fmt.Sprint(ids(t, srv.get(c.path, 200), "notices")); got != c.want {
 			t.Errorf("%s: %s, want %s", c.path, got, c.want)
 		}
+	}
+}
+
+// TestMetricsFilterSkipsNoImpact checks CONTRACT C4's "0 means no impact":
+// a notice whose impact_seconds is 0, like one that was never current, never
+// counts, so filter[metrics_component_id] alone does not list it, and the
+// metrics' notices.count and href agree.
+func TestMetricsFilterSkipsNoImpact(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	doc := fixture(now)
+	d5 := now.AddDate(0, 0, -5)
+	zero := statusd.Notice{ID: 106, Type: statusd.Unplanned, Subject: "No impact", ComponentIDs: []int64{11}, TagList: []string{},
+		ImpactSeconds: ptr(int64(0)), CreatedAt: d5, UpdatedAt: d5.Add(time.Hour),
+		Updates: []statusd.Update{upd(statusd.Investigating, d5, "Looking."), upd(statusd.Resolved, d5.Add(time.Hour), "Fine.")}}
+	never := statusd.Notice{ID: 107, Type: statusd.Unplanned, Subject: "Already fixed", ComponentIDs: []int64{12}, TagList: []string{},
+		CreatedAt: d5.Add(2 * time.Hour), UpdatedAt: d5.Add(2 * time.Hour),
+		Updates: []statusd.Update{upd(statusd.Resolved, d5.Add(2*time.Hour), "Fixed before we told you.")}}
+	doc.Notices = append(doc.Notices, zero, never)
+	srv := startServer(t, doc, "--variant", "a")
+	// By hand, as TestNoticeFilters has them: 106 and 107 add nothing.
+	for id, want := range map[int]string{10: "[100 104 102]", 11: "[100 104]", 12: "[]"} {
+		path := fmt.Sprintf("/api/v1/notices?filter[metrics_component_id]=%d", id)
+		if got := fmt.Sprint(ids(t, srv.get(path, 200), "notices")); got != want {
+			t.Errorf("%s: %s, want %s", path, got, want)
+		}
+	}
+	// The default timeframe holds 100 and 104 for 11 (106 is 5 days old).
+	r := srv.get("/api/v1/components/11/metrics?show_calculations=true", 200)
+	if got := at(t, r.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
+		t.Errorf("notices.count %v, want 2", got)
+	}
+	href := at(t, r.JSON, "calculation_data_in_timeframe.notices.href").(string)
+	if got := fmt.Sprint(ids(t, srv.get(href, 200), "notices")); got != "[100 104]" {
+		t.Errorf("%s lists %s, want [100 104]", href, got)
+	}
+	// The notice itself still shows its impact of 0.
+	if got := at(t, srv.get("/api/v1/notices/106", 200).JSON, "notice.impact_time"); fmt.Sprint(got) != fmt.Sprint(map[string]any{"seconds": 0.0, "words": "0 seconds"}) {
+		t.Errorf("impact_time of 106: %v", got)
 	}
 }

@@ -304,20 +304,24 @@ func TestOpenAPIEmittedPaths(t *testing.T) {
 				seen[path] = true
 				r := spec.oaCheck(t, srv, http.MethodGet, path, 200)
 				for _, p := range oaEmitted(r.JSON) {
+					if strings.ContainsAny(p, "[]") {
+						t.Errorf("%s emits %s, with raw brackets", path, p)
+					}
 					emitted = append(emitted, p)
 					queue = append(queue, p)
 				}
 			}
-			// The crawl met every kind of emitted path.
-			for _, prefix := range []string{"/v1/components", "/v1/notices", "/api/v1/components?filter[parent_id_eq]=",
+			// The crawl met every kind of emitted path, brackets
+			// percent-encoded (CONTRACT C1).
+			for _, prefix := range []string{"/v1/components", "/v1/notices", "/api/v1/components?filter%5Bparent_id_eq%5D=",
 				"/api/notices/", "/api/v1/components?page=2", "/api/v1/notices?page=2",
-				"/api/v1/notices?filter[type_in][]=general&filter[type_in][]=unplanned&filter[timeline_state_eq]=past&page=2"} {
+				"/api/v1/notices?filter%5Btype_in%5D%5B%5D=general&filter%5Btype_in%5D%5B%5D=unplanned&filter%5Btimeline_state_eq%5D=past&page=2"} {
 				if !slices.ContainsFunc(emitted, func(p string) bool { return strings.HasPrefix(p, prefix) }) {
 					t.Errorf("no emitted path starts with %s", prefix)
 				}
 			}
 			if variant.HasMetrics() && !slices.ContainsFunc(emitted, func(p string) bool {
-				return strings.Contains(p, "filter[impact_timeframe_overlaps][]=")
+				return strings.Contains(p, "filter%5Bimpact_timeframe_overlaps%5D%5B%5D=")
 			}) {
 				t.Error("no metrics notices href was followed")
 			}

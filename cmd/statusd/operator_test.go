@@ -183,11 +183,11 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 	after := time.Now()
 	id := opMatch(t, "open", out, `^opened incident (\d+) "Replica lag is growing" \(investigating\) on Replica\n$`)
 
-	// A current incident on Replica: the page is degraded, Replica alone
-	// (its parent does not inherit), the notice present.
+	// A current incident on Replica: the page is degraded, Replica and its
+	// parent Database (CONTRACT C3), the notice present.
 	p := opRead(t, srv, id)
 	opCheckPage(t, "open", p, "degraded", "Some systems are degraded",
-		map[string]string{"1": "operational", "2": "operational", "3": "operational", "4": "degraded"})
+		map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
 	n := p.notice
 	assertJSON(t, "open: notice", obj{"type": n["type"], "timeline_state": n["timeline_state"], "state": n["state"],
 		"subject": n["subject"], "ended_at": n["ended_at"], "tag_list": n["tag_list"], "component": at(t, n, "components.0.name"),
@@ -209,7 +209,7 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 	opMatch(t, "update", out, `^updated incident `+id+` "Replica lag is growing" \(identified\) on Replica\n$`)
 	p = opRead(t, srv, id)
 	opCheckPage(t, "identified", p, "degraded", "Some systems are degraded",
-		map[string]string{"1": "operational", "2": "operational", "3": "operational", "4": "degraded"})
+		map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
 	n = p.notice
 	assertJSON(t, "identified: notice", obj{"timeline_state": n["timeline_state"], "state": n["state"], "ended_at": n["ended_at"],
 		"began_at": n["began_at"]},

@@ -84,9 +84,9 @@ func TestPagination(t *testing.T) {
 		{"/v1/components?page=2", compOrder[25:], 30, nil, "components"},
 		{"/api/v1/components?page=3", nil, 30, nil, "components"},
 		{"/api/v1/components?filter[parent_id_eq]=1", compOrder[1:26], 29,
-			next("/api/v1/components?filter[parent_id_eq]=1&page=2"), "components"},
+			next("/api/v1/components?filter%5Bparent_id_eq%5D=1&page=2"), "components"},
 		{"/api/v1/components?page=1&filter%5Bparent_id_eq%5D=1&filter[parent_id_null]=false&foo=1", compOrder[1:26], 29,
-			next("/api/v1/components?filter[parent_id_null]=false&filter[parent_id_eq]=1&page=2"), "components"},
+			next("/api/v1/components?filter%5Bparent_id_null%5D=false&filter%5Bparent_id_eq%5D=1&page=2"), "components"},
 		{"/api/v1/notices", seq(1, 25, 1), 60, next("/api/v1/notices?page=2"), "notices"},
 		{"/api/v1/notices?page=2", seq(26, 50, 1), 60, next("/api/v1/notices?page=3"), "notices"},
 		{"/api/v1/notices?page=3", seq(51, 60, 1), 60, nil, "notices"},
@@ -95,14 +95,14 @@ func TestPagination(t *testing.T) {
 		{"/api/v1/notices?page=0002", seq(26, 50, 1), 60, next("/api/v1/notices?page=3"), "notices"},
 		// next_page keeps every applied filter and changes only page.
 		{"/api/v1/notices?filter[type_eq]=unplanned&filter[foo]=1", seq(1, 49, 2), 30,
-			next("/api/v1/notices?filter[type_eq]=unplanned&page=2"), "notices"},
+			next("/api/v1/notices?filter%5Btype_eq%5D=unplanned&page=2"), "notices"},
 		{"/api/v1/notices?page=2&filter[type_eq]=unplanned", seq(51, 59, 2), 30, nil, "notices"},
 		{"/api/v1/notices?filter[timeline_state_eq]=past&filter[metrics_component_id]=1", seq(1, 49, 2), 30,
-			next("/api/v1/notices?filter[timeline_state_eq]=past&filter[metrics_component_id]=1&page=2"), "notices"},
+			next("/api/v1/notices?filter%5Btimeline_state_eq%5D=past&filter%5Bmetrics_component_id%5D=1&page=2"), "notices"},
 		{"/api/v1/notices?filter[type_in][]=general&filter[type_in][]=unplanned", seq(1, 25, 1), 60,
-			next("/api/v1/notices?filter[type_in][]=general&filter[type_in][]=unplanned&page=2"), "notices"},
+			next("/api/v1/notices?filter%5Btype_in%5D%5B%5D=general&filter%5Btype_in%5D%5B%5D=unplanned&page=2"), "notices"},
 		{"/api/v1/notices?filter[timeline_state_eq]=present", seq(2, 50, 2), 30,
-			next("/api/v1/notices?filter[timeline_state_eq]=present&page=2"), "notices"},
+			next("/api/v1/notices?filter%5Btimeline_state_eq%5D=present&page=2"), "notices"},
 	}
 	for _, c := range cases {
 		r := srv.get(c.path, 200)

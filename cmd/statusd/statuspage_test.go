@@ -335,12 +335,16 @@ func TestStatuspageV2(t *testing.T) {
 			}
 
 			// page: the fixture's name and url; updated_at is the latest
-			// change to the page, a component or a notice that is listed.
+			// change to the page, a component or a notice (the fixture's
+			// notices change last, at their last update), as in the v1 API.
 			latest := st.doc.Page.UpdatedAt
 			for _, n := range st.doc.Notices {
-				if n.Type != statusd.General && n.UpdatedAt.After(latest) {
+				if n.UpdatedAt.After(latest) {
 					latest = n.UpdatedAt
 				}
+			}
+			if v1 := at(t, srv.get("/api/v1/status", 200).JSON, "page.updated_at"); v1 != ts(latest) {
+				t.Errorf("v1 page.updated_at %v, want %s", v1, ts(latest))
 			}
 			assertJSON(t, "page", summary["page"], obj{"id": pageID, "name": "Acme Status", "url": "https://status.acme.test",
 				"time_zone": "Etc/UTC", "updated_at": ts(latest)})
@@ -563,8 +567,9 @@ func TestBadges(t *testing.T) {
 		{"11", "API EU", "degraded", "orange"},
 		{"30", "Database", "under maintenance", "blue"},
 		{"12", "API US", "operational", "brightgreen"},
-		// A parent keeps its own state, as in statusd's own API.
-		{"10", "API", "operational", "brightgreen"},
+		// A parent is the worst of its subtree, as in statusd's own API
+		// (CONTRACT C3): 10 with its child 11.
+		{"10", "API", "degraded", "orange"},
 	} {
 		r := srv.get("/badge/components/"+tc.id+".json", 200)
 		assertJSON(t, tc.id+".json", r.JSON, obj{"schemaVersion": 1, "label": tc.label, "message": tc.message, "color": tc.color})

@@ -244,8 +244,9 @@ func TestPrometheusMetrics(t *testing.T) {
 		}
 	}
 	// By hand from the fixture: incident 100 (identified) lists 11;
-	// maintenance 200 (underway) lists 30 and 20; the rest is operational.
-	want := map[string]string{"20": "under_maintenance", "10": "operational", "12": "operational", "11": "degraded",
+	// maintenance 200 (underway) lists 30 and 20; 10 is degraded with its
+	// child 11 (CONTRACT C3); the rest is operational.
+	want := map[string]string{"20": "under_maintenance", "10": "degraded", "12": "operational", "11": "degraded",
 		"30": "under_maintenance", "31": "operational"}
 	if got := tmComponentStates(t, fams); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("component states %v, want %v", got, want)
@@ -264,7 +265,7 @@ func TestPrometheusMetrics(t *testing.T) {
 		t.Fatalf("resolving incident 100: %d %s", r.Status, r.Body)
 	}
 	fams = tmScrape(t, srv.URL, tok)
-	want["11"] = "operational"
+	want["11"], want["10"] = "operational", "operational"
 	if got := tmComponentStates(t, fams); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the write: component states %v, want %v", got, want)
 	}

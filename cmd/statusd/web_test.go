@@ -387,10 +387,10 @@ func TestWebStatusPage(t *testing.T) {
 				t.Error("underway maintenance without its latest update")
 			}
 			// Component states (CONTRACT C3): 11 is listed by current
-			// incident 100; 20 and 30 by underway 200; the rest operational,
-			// parents not inheriting.
+			// incident 100; 20 and 30 by underway 200; 10 is degraded with
+			// its child 11; the rest operational.
 			maint := "Under maintenance"
-			for id, want := range map[int]string{20: maint, 10: "Operational", 12: "Operational", 11: "Degraded", 30: maint, 31: "Operational"} {
+			for id, want := range map[int]string{20: maint, 10: "Degraded", 12: "Operational", 11: "Degraded", 30: maint, 31: "Operational"} {
 				c := webByID(t, p, fmt.Sprintf("component-%d", id))
 				var badge string
 				webWalk(c, func(n *html.Node) {
@@ -599,7 +599,7 @@ func TestWebNoticePage(t *testing.T) {
 				t.Errorf("update times %v, want %v", times, want)
 			}
 			affected := webSection(t, p, "affected-title")
-			if got := webText(affected); got != "Affected components API Operational Database Under maintenance" {
+			if got := webText(affected); got != "Affected components API Degraded Database Under maintenance" {
 				t.Errorf("affected %q", got)
 			}
 			facts := webText(p.Doc)
@@ -943,5 +943,84 @@ func TestWebFeeds(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWebNoDataBeforeCreated checks that the days wholly before a
+// component's created_at are drawn as "no data", on the status page and on
+// the metrics page, while the metrics figures stay the API's (SPEC §4.3).
+// API EU (11) is added two days ago: of its 90 bars the 87 up to three days
+// ago have no data, the day it was added and the two after have figures.
+func TestWebNoDataBeforeCreated(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	doc := fixture(now)
+	added := now.AddDate(0, 0, -2)
+	for i := range doc.Components {
+		if c := &doc.Components[i]; c.ID == 11 {
+			c.CreatedAt, c.UpdatedAt = added, added
+		}
+	}
+	srv := startServer(t, doc)
+	today := statusd.Day(now)
+	has := func(n *html.Node, key string) bool {
+		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
+	}
+	checkBars := func(what string, bars []*html.Node, first time.Time) {
+		t.Helper()
+		for i, b := range bars {
+			date := first.AddDate(0, 0, i)
+			k := date.Format("2 Jan 2006")
+			noData := date.Before(statusd.Day(added))
+			title := b.FirstChild.FirstChild.Data // <title>'s text
+			if got := webAttr(b, "data-date"); got != k {
+				t.Fatalf("%s bar %d: date %s, want %s", what, i, got, k)
+			}
+			flagged, uptime := has(b, "data-nodata"), has(b, "data-uptime")
+			switch {
+			case noData && (webAttr(b, "class") != "bar nodata" || !flagged || uptime || title != k+": no data, before API EU was added"):
+				t.Errorf("%s, %s: want no data, got class %q, title %q, %v", what, k, webAttr(b, "class"), title, b.Attr)
+			case !noData && (strings.Contains(webAttr(b, "class"), "nodata") || flagged || !uptime || !strings.Contains(title, "uptime")):
+				t.Errorf("%s, %s: want figures, got class %q, title %q", what, k, webAttr(b, "class"), title)
+			}
+		}
+	}
+	barsIn := func(n *html.Node) []*html.Node {
+		var bars []*html.Node
+		webWalk(n, func(n *html.Node) {
+			if n.Data == "g" && strings.HasPrefix(webAttr(n, "class"), "bar") {
+				bars = append(bars, n)
+			}
+		})
+		return bars
+	}
+	p := webGet(t, srv, "/", 200)
+	bars := barsIn(webByID(t, p, "component-11"))
+	if len(bars) != 90 {
+		t.Fatalf("status page: %d bars, want 90", len(bars))
+	}
+	checkBars("status page", bars, today.AddDate(0, 0, -89))
+	if !strings.Contains(p.Body, "No data: before the component was added") {
+		t.Error("the legend does not say what a grey bar is")
+	}
+
+	// The metrics page over the default 31 days: 28 days without data; the
+	// day of 104 (20 days ago) is one of them, so it is not in the table of
+	// bad days, though the figures, the API's, still count it.
+	p = webGet(t, srv, "/components/11/metrics", 200)
+	chart := webSection(t, p, "chart-title")
+	bars = barsIn(chart)
+	if len(bars) != 31 {
+		t.Fatalf("metrics page: %d bars, want 31", len(bars))
+	}
+	checkBars("metrics page", bars, today.AddDate(0, 0, -30))
+	if table := webText(chart); strings.Contains(table, "Slow EU responses") || !strings.Contains(table, "API errors") {
+		t.Errorf("days with downtime or incidents: %q, want today's API errors only", table)
+	}
+	api := srv.get("/api/v1/components/11/metrics?show_calculations=true", 200)
+	if got := at(t, api.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
+		t.Errorf("API notices.count %v, want 2 (100 and 104): the API keeps its equations", got)
+	}
+	if !strings.Contains(webText(webSection(t, p, "figures-title")), "Incidents counted 2") {
+		t.Errorf("figures: %q", webText(webSection(t, p, "figures-title")))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -60,7 +61,8 @@ func New(cfg Config) *Server {
 // Register adds the API's routes to mux: every path under /api/ and /v1/,
 // including a JSON catch-all for unknown paths.
 func (s *Server) Register(mux *http.ServeMux) {
-	for _, prefix := range []string{"/api/v1", "/v1"} {
+	for _, prefix := range []string{statusd.APIRoot, "/v1"} {
+		mux.Handle(prefix, s.get(s.index))
 		mux.Handle(prefix+"/status", s.get(s.status))
 		mux.Handle(prefix+"/components", s.get(s.components))
 		mux.Handle(prefix+"/components/{id}/metrics", s.get(s.metrics))
@@ -149,6 +151,14 @@ func (s *Server) wrap(next http.Handler) http.Handler {
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+}
+
+// index answers the API's index, the target of page.links.self.
+func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+	return s.answer(w, r, snap, "index", true, func(time.Time) (any, time.Time, error) {
+		return statusd.IndexResponse{Links: statusd.IndexLinks{Status: statusd.APIRoot + "/status",
+			Components: statusd.APIRoot + "/components", Notices: statusd.APIRoot + "/notices"}}, time.Time{}, nil
+	})
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
@@ -260,15 +270,16 @@ func (s *Server) ignored(w http.ResponseWriter, q listQuery) {
 	}
 }
 
-// meta is the pagination block: next_page keeps every applied filter and
-// changes only page; it is null on the last page and past it.
+// meta is the pagination block: next_page keeps every applied filter, its
+// brackets percent-encoded (CONTRACT C1), and changes only page; it is null
+// on the last page and past it.
 func meta(collection string, q listQuery, count, total int) statusd.Meta {
 	m := statusd.Meta{Count: count, TotalCount: total}
 	if q.page < int64(total+snapshot.PageSize-1)/snapshot.PageSize {
 		var b strings.Builder
 		b.WriteString("/api/v1/" + collection + "?")
 		for _, p := range q.applied {
-			b.WriteString(p.key + "=" + escapeValue(p.value) + "&")
+			b.WriteString(url.QueryEscape(p.key) + "=" + escapeValue(p.value) + "&")
 		}
 		b.WriteString("page=" + strconv.FormatInt(q.page+1, 10))
 		next := b.String()

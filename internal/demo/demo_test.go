@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
 )
 
 func nows() []time.Time {
@@ -138,7 +139,7 @@ func checkDocument(t *testing.T, doc *statusd.Document, now time.Time) {
 			t.Errorf("no notice is %s at %v", ts, now)
 		}
 	}
-	if got := statusd.DerivePageState(doc.Notices); got != statusd.PageDegraded {
+	if got := snapshot.Build(doc, 1, now, snapshot.Options{Variant: statusd.VariantA}).PageState; got != statusd.PageDegraded {
 		t.Errorf("page state %q, want %q", got, statusd.PageDegraded)
 	}
 }

@@ -88,7 +88,8 @@ func (b builder) info() obj {
 			"- Every path the API emits (`href`, `next_page`, `links`) resolves on the same server: the API is served at " +
 			"`/api/v1/...` and at the aliases `/v1/...` and `/api/notices/{id}`, all described here.\n" +
 			"- Timestamps are UTC `yyyy-mm-ddThh:mm:ss.sssZ`; dates `yyyy-mm-dd`.\n" +
-			"- Filter parameters are named with brackets (`filter[type_eq]`); brackets may be sent raw or percent-encoded. " +
+			"- Filter parameters are named with brackets (`filter[type_eq]`); brackets may be sent raw or percent-encoded, and " +
+			"the paths the API emits write them percent-encoded (`filter%5Btype_eq%5D`). " +
 			"Unknown parameters and unknown `filter[...]` keys are ignored and the ignored filter keys are named in the " +
 			"`X-Ignored-Filters` header; a filter given a blank value is ignored too. A bad value of a known filter, or a `page` " +
 			"that is not an integer >= 1, answers 400 `invalid_parameter` naming the parameter.\n" +
@@ -191,19 +192,27 @@ func (b builder) schemas() obj {
 			"state":      with(schema("State"), "description", "The page state: degraded while an incident is current (it wins), else maintenance while one is underway, else operational."),
 			"state_text": str("Human-readable text for the state."),
 			"url":        str("The public URL of the page."),
-			"links": closed("The page's collections.", obj{
+			"links": closed("The page's links: the API's index and its collections.", obj{
+				"self":       constant("Always /api/v1, the API's index.", statusd.APIRoot),
 				"components": with(schema("Link"), "description", "Always /v1/components, with the number of components."),
 				"notices":    with(schema("Link"), "description", "Always /v1/notices, with the number of notices."),
 			}),
 			"created_at": schema("Timestamp"),
-			"updated_at": schema("Timestamp"),
+			"updated_at": with(schema("Timestamp"), "description", "The latest change to the page, its components or its notices (their updates included)."),
 		}),
 		"StatusResponse": closed("The body of GET /api/v1/status.", obj{"page": schema("Page")}),
+		"IndexResponse": closed("The body of GET /api/v1: the paths of the API's resources.", obj{
+			"links": closed("", obj{
+				"status":     constant("The page and its state.", statusd.APIRoot+"/status"),
+				"components": constant("The components list.", statusd.APIRoot+"/components"),
+				"notices":    constant("The notices list.", statusd.APIRoot+"/notices"),
+			}),
+		}),
 		"PaginationMeta": closed("The pagination block of a collection.", obj{
 			"count":       count("Records on this page."),
 			"total_count": count("Records across all pages."),
 			"next_page": obj{"type": []string{"string", "null"}, "pattern": `^/api/v1/`,
-				"description": "The relative path of the next page: /api/v1/<collection>?<applied filters>&page=<n+1>; null on the last page and past it."},
+				"description": "The relative path of the next page: /api/v1/<collection>?<applied filters>&page=<n+1>, brackets percent-encoded; null on the last page and past it."},
 		}),
 		"Component": b.component(),
 		"ComponentsResponse": closed("The body of GET /api/v1/components.", obj{
@@ -212,7 +221,7 @@ func (b builder) schemas() obj {
 		}),
 		"EmbeddedComponent": closed("A component impacted by a notice: exactly these seven keys.", obj{
 			"id":          integer("The component id."),
-			"state":       schema("State"),
+			"state":       with(schema("State"), "description", componentStateText),
 			"name":        str("The component name."),
 			"description": str("The component description."),
 			"parent_id":   obj{"type": []string{"integer", "null"}, "description": "The parent component's id; null for a top-level component."},
@@ -292,8 +301,8 @@ func (b builder) schemas() obj {
 				p["calculation_data_in_timeframe"] = closed("The data behind the equations.", obj{
 					"total_time":        with(schema("Duration"), "description", "The timeframe's length, cut at now."),
 					"total_impact_time": with(schema("Duration"), "description", "The union of the counted notices' impacts, clipped to the timeframe."),
-					"notices": with(schema("Link"), "description", "The counted notices: /api/v1/notices?filter[metrics_component_id]=<id>"+
-						"&filter[impact_timeframe_overlaps][]=<start>T00:00:00&filter[impact_timeframe_overlaps][]=<end>T23:59:59."),
+					"notices": with(schema("Link"), "description", "The counted notices: /api/v1/notices?filter%5Bmetrics_component_id%5D=<id>"+
+						"&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=<start>T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=<end>T23:59:59."),
 				})
 			}
 			return p
@@ -306,16 +315,21 @@ func (b builder) schemas() obj {
 	return s
 }
 
+// componentStateText says how a component's state follows from notices
+// (CONTRACT C3).
+const componentStateText = "degraded while a current incident lists it (it wins), else maintenance while an underway maintenance lists it, else operational; " +
+	"then the worst over the component and its descendants, so that a group whose child is degraded is degraded."
+
 func (b builder) component() obj {
 	props := obj{
 		"id":          integer("The component id."),
-		"state":       with(schema("State"), "description", "degraded while a current incident lists it (it wins), else maintenance while an underway maintenance lists it, else operational."),
+		"state":       with(schema("State"), "description", componentStateText),
 		"name":        str("The component name."),
 		"description": str("The component description."),
 		"parent_id":   obj{"type": []string{"integer", "null"}, "description": "The parent component's id; null for a top-level component."},
 		"position":    integer("Display order, lowest first."),
 		"links": closed("The component's children.", obj{
-			"children": with(schema("Link"), "description", "/api/v1/components?filter[parent_id_eq]=<id>, with the number of children."),
+			"children": with(schema("Link"), "description", "/api/v1/components?filter%5Bparent_id_eq%5D=<id>, with the number of children."),
 		}),
 		"created_at": schema("Timestamp"),
 		"updated_at": schema("Timestamp"),
@@ -426,7 +440,7 @@ func (b builder) parameters() obj {
 		"filterTimelineStateIn": filter("filter[timeline_state_in][]", "Only notices in one of these timeline states (repeat the parameter).",
 			obj{"type": "array", "items": obj{"type": "string", "enum": timelines}}),
 		"filterMetricsComponentId": filter("filter[metrics_component_id]", "Only the notices that count for this component's metrics at any time: "+
-			"unplanned, not false alarms, listing the component or one of its descendants.", obj{"type": "integer"}),
+			"unplanned notices with an impact (not false alarms, not impact_seconds 0), listing the component or one of its descendants.", obj{"type": "integer"}),
 		"filterImpactTimeframeOverlaps": filter("filter[impact_timeframe_overlaps][]", "Given exactly twice, start then end (UTC yyyy-mm-ddThh:mm:ss[.sss][Z]): "+
 			"only unplanned notices whose impact meets the closed range; an end without milliseconds counts to the end of its second.",
 			obj{"type": "array", "items": overlapTime, "minItems": 2, "maxItems": 2}),
@@ -563,6 +577,9 @@ func (b builder) paths() obj {
 		{"/api/v1", "", ""},
 		{"/v1", "V1", " Alias of the /api/v1 path, for clients that build paths from SPEC's samples (the page links use it)."},
 	} {
+		paths[a.prefix] = obj{"get": operation("getIndex"+a.suffix, "page", "The API's index",
+			"The paths of the page, the components and the notices: the target of page.links.self."+a.note, nil,
+			okJSON("The index.", "IndexResponse"), nil)}
 		paths[a.prefix+"/status"] = obj{"get": operation("getStatus"+a.suffix, "page", "The page and its overall state",
 			"The page: name, state, state text, url, links to its collections."+a.note, nil,
 			okJSON("The page.", "StatusResponse"), nil)}

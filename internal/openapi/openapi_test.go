@@ -55,15 +55,16 @@ func TestVariants(t *testing.T) {
 	}
 }
 
-// TestPaths checks that every path of SPEC §4 and its aliases (CONTRACT C1)
-// is described, with the parameters of the SPEC.
+// TestPaths checks that every path of SPEC §4 and its aliases (CONTRACT C1),
+// and the index that page.links.self names, is described, with the
+// parameters of the SPEC.
 func TestPaths(t *testing.T) {
 	want := map[statusd.Variant][]string{
-		statusd.VariantA: {"/api/v1/status", "/v1/status", "/api/v1/components", "/v1/components",
+		statusd.VariantA: {"/api/v1", "/v1", "/api/v1/status", "/v1/status", "/api/v1/components", "/v1/components",
 			"/api/v1/components/{component_id}/metrics", "/v1/components/{component_id}/metrics",
 			"/api/v1/notices", "/v1/notices", "/api/v1/notices/{id}", "/v1/notices/{id}", "/api/notices/{id}",
 			"/api/v1/openapi.json"},
-		statusd.VariantB: {"/api/v1/status", "/v1/status", "/api/v1/components", "/v1/components",
+		statusd.VariantB: {"/api/v1", "/v1", "/api/v1/status", "/v1/status", "/api/v1/components", "/v1/components",
 			"/api/v1/notices", "/v1/notices", "/api/v1/notices/{id}", "/v1/notices/{id}", "/api/notices/{id}",
 			"/api/v1/openapi.json"},
 	}

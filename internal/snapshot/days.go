@@ -10,6 +10,10 @@ import (
 type Day struct {
 	// Date is midnight UTC of the day.
 	Date time.Time
+	// NoData is set on a day that ends before the component was created:
+	// the page has no record of it, and Metrics and Incidents are left
+	// zero.
+	NoData bool
 	// Metrics are exactly Snapshot.Metrics for the one-day timeframe
 	// [Date, Date]: the uptime of the day is Metrics.UptimePercent and
 	// Metrics.UptimeWords.
@@ -23,7 +27,8 @@ type Day struct {
 // included, at now: one Day per date, oldest first. Days after today are
 // left out, so the result is empty when first is after today. Every figure
 // is the one the metrics of a one-day timeframe give, so the days agree with
-// the metrics API. It does not check that c has Metrics enabled.
+// the metrics API; days wholly before c's created_at have none (NoData). It
+// does not check that c has Metrics enabled.
 func (s *Snapshot) Days(c *Component, first, last, now time.Time) []Day {
 	first, last = statusd.Day(first), statusd.Day(last)
 	if today := statusd.Day(now); last.After(today) {
@@ -43,6 +48,10 @@ func (s *Snapshot) Days(c *Component, first, last, now time.Time) []Day {
 	}
 	var days []Day
 	for d := first; !d.After(last); d = d.AddDate(0, 0, 1) {
+		if !d.AddDate(0, 0, 1).After(c.CreatedAt) {
+			days = append(days, Day{Date: d, NoData: true})
+			continue
+		}
 		day := Day{Date: d, Metrics: s.Metrics(c, statusd.Timeframe{Start: d, End: d}, now)}
 		from, to := d.UnixMilli(), d.AddDate(0, 0, 1).UnixMilli()
 		for _, n := range inRange {

@@ -128,4 +128,23 @@ func TestDaysByHand(t *testing.T) {
 	if got := s.Days(s.Component(1), at("2028-03-11T00:00:00Z"), at("2028-03-12T00:00:00Z"), now); len(got) != 0 {
 		t.Errorf("future days: %d, want none", len(got))
 	}
+
+	// The same component added on 8 March at 10:00: 6 and 7 March end
+	// before it existed and have no data, though incident 7 began on the
+	// 7th; the 8th, the day it was added, has its figures as before.
+	later := *doc
+	later.Components = []statusd.Component{{ID: 1, Position: 1, Name: "A", MetricsEnabled: true, CreatedAt: at("2028-03-08T10:00:00Z")}}
+	s = Build(&later, 1, now, Options{Variant: statusd.VariantA})
+	days = s.Days(s.Component(1), at("2028-03-06T00:00:00Z"), at("2028-03-20T00:00:00Z"), now)
+	if len(days) != len(wants) {
+		t.Fatalf("%d days, want %d", len(days), len(wants))
+	}
+	for i, w := range wants {
+		d := days[i]
+		noData := i < 2
+		if d.NoData != noData || (noData && (d.Metrics != statusd.Metrics{} || d.Incidents != nil)) ||
+			(!noData && (d.Metrics.ImpactSeconds != w.impact || !slices.Equal(noticeIDs(d.Incidents), w.ids))) {
+			t.Errorf("added on the 8th, %s: NoData %v, %+v %v", d.Date.Format(statusd.DateLayout), d.NoData, d.Metrics, noticeIDs(d.Incidents))
+		}
+	}
 }

@@ -182,9 +182,9 @@ func (s *Snapshot) MetricsResponse(c *Component, tf statusd.Timeframe, now time.
 		TotalTime:       *duration(m.TotalSeconds),
 		TotalImpactTime: *duration(m.ImpactSeconds),
 		Notices: statusd.Link{
-			Href: "/api/v1/notices?filter[metrics_component_id]=" + strconv.FormatInt(c.ID, 10) +
-				"&filter[impact_timeframe_overlaps][]=" + tf.Start.Format(statusd.DateLayout) + "T00:00:00" +
-				"&filter[impact_timeframe_overlaps][]=" + tf.End.Format(statusd.DateLayout) + "T23:59:59",
+			Href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=" + strconv.FormatInt(c.ID, 10) +
+				"&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + tf.Start.Format(statusd.DateLayout) + "T00:00:00" +
+				"&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=" + tf.End.Format(statusd.DateLayout) + "T23:59:59",
 			Count: int(m.Count),
 		},
 	}

@@ -98,9 +98,9 @@ func TestMetricsByHand(t *testing.T) {
 	// Window [2028-02-01T00:00, 2028-02-11T00:00) = 10 days = 864000 s.
 	const a1, a2 = "2028-02-01", "2028-02-10"
 	hrefA := func(id int) string {
-		return fmt.Sprintf("/api/v1/notices?filter[metrics_component_id]=%d"+
-			"&filter[impact_timeframe_overlaps][]=2028-02-01T00:00:00"+
-			"&filter[impact_timeframe_overlaps][]=2028-02-10T23:59:59", id)
+		return fmt.Sprintf("/api/v1/notices?filter%%5Bmetrics_component_id%%5D=%d"+
+			"&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=2028-02-01T00:00:00"+
+			"&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=2028-02-10T23:59:59", id)
 	}
 
 	twoChildren := []statusd.Notice{
@@ -263,7 +263,7 @@ func TestMetricsByHand(t *testing.T) {
 				mUp{inv, "2028-03-10T08:00:00Z"}, mUp{idf, "2028-03-10T09:00:00Z"})},
 			comp: 2, start: "2028-03-01", end: "2028-03-10",
 			total: 820800, impact: 14400, count: 1, words: "98.24%", mttr: 14400, mtbf: 806400,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2028-03-01T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-10T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-01T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-10T23:59:59",
 			ids:  []int64{50},
 		},
 		{
@@ -272,7 +272,7 @@ func TestMetricsByHand(t *testing.T) {
 			notices: []statusd.Notice{mInc(51, mComps(2), mUp{inv, "2028-02-28T12:00:00Z"})},
 			comp:    2, start: "2028-03-01", end: "2028-03-10",
 			total: 820800, impact: 820800, count: 1, words: "0.00%", mttr: 820800, mtbf: 0,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2028-03-01T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-10T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-01T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-10T23:59:59",
 			ids:  []int64{51},
 		},
 		{
@@ -370,7 +370,7 @@ func TestMetricsByHand(t *testing.T) {
 			},
 			comp: 2, start: "2027-03-10", end: "2028-03-10",
 			total: 31665600, impact: 93600, count: 2, words: "99.70%", mttr: 46800, mtbf: 15786000,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2027-03-10T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-10T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2027-03-10T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-10T23:59:59",
 			ids:  []int64{102, 101},
 		},
 		{
@@ -382,7 +382,7 @@ func TestMetricsByHand(t *testing.T) {
 			notices: []statusd.Notice{mSimple(110, mComps(2), "2028-02-29T12:00:00Z", "2028-02-29T13:00:00Z")},
 			comp:    2,
 			total:   2635200, impact: 3600, count: 1, words: "99.86%", mttr: 3600, mtbf: 2631600,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2028-02-09T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-10T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-02-09T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-10T23:59:59",
 			ids:  []int64{110},
 		},
 		{
@@ -394,7 +394,7 @@ func TestMetricsByHand(t *testing.T) {
 			notices: []statusd.Notice{mSimple(120, mComps(2), "2028-03-06T00:00:00Z", "2028-03-06T00:30:00Z")},
 			comp:    2, start: "2028-03-05", end: "2028-03-20",
 			total: 475200, impact: 1800, count: 1, words: "99.62%", mttr: 1800, mtbf: 473400,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2028-03-05T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-20T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-05T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-20T23:59:59",
 			ids:  []int64{120},
 		},
 		{
@@ -409,7 +409,7 @@ func TestMetricsByHand(t *testing.T) {
 			},
 			comp: 2, start: "2028-02-28", end: "2028-03-01",
 			total: 259200, impact: 28800, count: 2, words: "88.88%", mttr: 14400, mtbf: 115200,
-			href: "/api/v1/notices?filter[metrics_component_id]=2&filter[impact_timeframe_overlaps][]=2028-02-28T00:00:00&filter[impact_timeframe_overlaps][]=2028-03-01T23:59:59",
+			href: "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-02-28T00:00:00&filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-03-01T23:59:59",
 			ids:  []int64{131, 130},
 		},
 	}
@@ -515,14 +515,18 @@ func mFollowHref(s *Snapshot, id int64, tf statusd.Timeframe) []int64 {
 	}
 }
 
-func TestComponentStateParentsDoNotInherit(t *testing.T) {
+// TestComponentStateRollsUp checks CONTRACT C3 (revised 2026-11-25): a
+// component's state is the worst over itself and its descendants. 5 is
+// degraded, so are 2 (its parent) and 1 (its grandparent, whose other
+// child 3 is only under maintenance); 4 is alone.
+func TestComponentStateRollsUp(t *testing.T) {
 	doc := mDoc(
 		mInc(1, mComps(5), mUp{statusd.Investigating, "2028-03-10T08:00:00Z"}),
 		mNotice(2, statusd.Planned, mComps(3), mUp{statusd.Scheduled, "2028-03-09T08:00:00Z"}, mUp{statusd.Underway, "2028-03-10T08:00:00Z"}),
 	)
 	s := Build(doc, 1, mNow, Options{Variant: statusd.VariantA})
 	want := map[int64]statusd.PageState{
-		1: statusd.PageOperational, 2: statusd.PageOperational, 5: statusd.PageDegraded,
+		1: statusd.PageDegraded, 2: statusd.PageDegraded, 5: statusd.PageDegraded,
 		3: statusd.PageUnderMaintenance, 4: statusd.PageOperational,
 	}
 	for id, st := range want {

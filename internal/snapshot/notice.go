@@ -48,6 +48,7 @@ type Notice struct {
 	hasBeginsAt, hasEndsAt      bool
 	hasExpiresAt, hasImpactSet  bool
 	created, updated            instant
+	changed                     instant // see ChangedAt
 	beginsAt, endsAt, expiresAt instant
 	began, ended                instant
 	next                        instant // when the timeline state changes by itself (hasNext)
@@ -181,7 +182,7 @@ func newNotice(src statusd.Notice, now time.Time) *Notice {
 // derive fills n with src derived at now, its parts appended to a.
 func derive(n *Notice, src statusd.Notice, now time.Time, a *arena) {
 	*n = Notice{ID: src.ID, arena: a, automate: src.Automate,
-		created: instantOf(src.CreatedAt), updated: instantOf(src.UpdatedAt),
+		created: instantOf(src.CreatedAt), updated: instantOf(src.UpdatedAt), changed: instantOf(src.ChangedAt()),
 		currentIncident: src.IsCurrentIncident(), underway: src.IsUnderway(),
 		impactEnded: src.ImpactSecondsAt(forever)}
 	n.subject = a.addText(src.Subject)
@@ -308,6 +309,10 @@ func (n *Notice) CreatedAt() time.Time { return n.created.time() }
 
 // UpdatedAt is when the notice was last changed.
 func (n *Notice) UpdatedAt() time.Time { return n.updated.time() }
+
+// ChangedAt is the latest of the notice's updated_at and its updates'
+// times (statusd.Notice.ChangedAt).
+func (n *Notice) ChangedAt() time.Time { return n.changed.time() }
 
 // Full returns the notice with its updates, as statusd.Notice.
 func (n *Notice) Full() statusd.Notice {

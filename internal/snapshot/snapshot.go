@@ -55,6 +55,10 @@ type Snapshot struct {
 
 	PageURL   string
 	PageState statusd.PageState
+	// UpdatedAt is when the page, a component or a notice last changed
+	// (for a notice, statusd.Notice.ChangedAt): the page's updated_at, in
+	// the v1 API as in Statuspage v2.
+	UpdatedAt time.Time
 	page      statusd.PageResource
 
 	AllComponents []*Component // position order
@@ -91,8 +95,7 @@ type Component struct {
 	resource statusd.ComponentResource
 	embedded statusd.EmbeddedComponent
 	// counting lists, in list order, the notices that count for the
-	// component's metrics: unplanned, not false alarms, listing it or a
-	// descendant.
+	// component's metrics (see counts), listing it or a descendant.
 	counting []int32             // slots
 	raw      [][2]int64          // the counting notices' impacts, in CompareIntervals order
 	impacts  statusd.IntervalSet // their union
@@ -254,11 +257,12 @@ func (s *Snapshot) finish() {
 		StateText: s.Doc.Page.StateTexts.Text(s.PageState),
 		URL:       s.PageURL,
 		Links: statusd.PageLinks{
+			Self:       statusd.APIRoot,
 			Components: statusd.Link{Href: "/v1/components", Count: len(s.AllComponents)},
 			Notices:    statusd.Link{Href: "/v1/notices", Count: len(s.order)},
 		},
 		CreatedAt: statusd.Time{Time: s.Doc.Page.CreatedAt},
-		UpdatedAt: statusd.Time{Time: s.Doc.Page.UpdatedAt},
+		UpdatedAt: statusd.Time{Time: s.UpdatedAt},
 	}
 }
 
@@ -351,44 +355,40 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 	return out
 }
 
-// indexNotices fills the notice indexes, the page state and ValidUntil, and
-// returns the component states (CONTRACT C3).
+// indexNotices fills the notice indexes, the page state, UpdatedAt and
+// ValidUntil, and returns the component states (CONTRACT C3).
 func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
-	s.PageState = statusd.PageOperational
-	states := map[int64]statusd.PageState{}
 	var first *Notice // the first to change by itself
+	var changed instant
 	for _, n := range s.AllNotices() {
+		if n.changed.compare(changed) > 0 {
+			changed = n.changed
+		}
 		if n.hasNext && (first == nil || n.next.compare(first.next) < 0) {
 			first = n
 		}
 		if n.open {
 			s.open = append(s.open, n)
 		}
-		switch st := n.State(); {
-		case n.IsCurrentIncident():
-			s.PageState = statusd.PageDegraded
-			for _, id := range n.ComponentIDs() {
-				states[id] = statusd.PageDegraded
-			}
-		case n.IsUnderway():
-			if s.PageState != statusd.PageDegraded {
-				s.PageState = statusd.PageUnderMaintenance
-			}
-			for _, id := range n.ComponentIDs() {
-				if states[id] != statusd.PageDegraded {
-					states[id] = statusd.PageUnderMaintenance
-				}
-			}
-			if n.Automate() {
-				s.Automated = append(s.Automated, n)
-			}
-		case n.Type() == statusd.Planned && n.Automate() && st == statusd.Scheduled:
+		if n.Type() == statusd.Planned && n.Automate() && (n.IsUnderway() || n.State() == statusd.Scheduled) {
 			s.Automated = append(s.Automated, n)
 		}
 	}
 	if first != nil {
 		s.ValidUntil = first.nextChange()
 	}
+	s.UpdatedAt = statusd.Latest(s.Doc.Page.UpdatedAt, changed.time())
+	for _, c := range s.Doc.Components {
+		s.UpdatedAt = statusd.Latest(s.UpdatedAt, c.UpdatedAt)
+	}
+	page, states := statusd.DeriveStates(s.Doc.Components, func(yield func(statusd.StateNotice, []int64) bool) {
+		for _, n := range s.AllNotices() {
+			if !yield(n, n.ComponentIDs()) {
+				return
+			}
+		}
+	})
+	s.PageState = page
 	return states
 }
 
@@ -433,7 +433,7 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 			ID: c.ID, State: state, Name: c.Name, Description: c.Description, ParentID: c.ParentID,
 			Position: c.Position,
 			Links: statusd.ComponentLinks{Children: statusd.Link{
-				Href:  "/api/v1/components?filter[parent_id_eq]=" + strconv.FormatInt(c.ID, 10),
+				Href:  "/api/v1/components?filter%5Bparent_id_eq%5D=" + strconv.FormatInt(c.ID, 10),
 				Count: len(c.Children),
 			}},
 			CreatedAt: statusd.Time{Time: c.CreatedAt}, UpdatedAt: statusd.Time{Time: c.UpdatedAt},
@@ -533,9 +533,11 @@ func duration(seconds int64) *statusd.Duration {
 }
 
 // counts reports whether a notice counts for the metrics of the components
-// it lists and their ancestors.
+// it lists and their ancestors: an unplanned notice with an impact. A false
+// alarm has none, nor has a notice whose impact_seconds is 0 (CONTRACT C4),
+// nor one that was never current.
 func counts(n *Notice) bool {
-	return n.Type() == statusd.Unplanned && n.State() != statusd.FalseAlarm
+	return n.Type() == statusd.Unplanned && len(n.impacts()) > 0
 }
 
 // ancestors returns the components whose counting notices include n: the

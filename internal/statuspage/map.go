@@ -113,31 +113,6 @@ type view struct {
 	maintenances []Maintenance // every listed maintenance, newest first
 }
 
-// severity orders component states for a group's rollup.
-func severity(s statusd.PageState) int {
-	switch s {
-	case statusd.PageDegraded:
-		return 2
-	case statusd.PageUnderMaintenance:
-		return 1
-	}
-	return 0
-}
-
-// rollup is the worst state of c and its descendants: on Statuspage a
-// group's status is its worst member's, so a tool that watches a group sees
-// an incident on any member. statusd's own API keeps a parent's state its
-// own (CONTRACT C3).
-func rollup(c *snapshot.Component) statusd.PageState {
-	worst := c.State
-	for _, ch := range c.Children {
-		if s := rollup(ch); severity(s) > severity(worst) {
-			worst = s
-		}
-	}
-	return worst
-}
-
 func ts(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) }
 
 func optTS(t *time.Time) *string {
@@ -154,7 +129,6 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 func newView(snap *snapshot.Snapshot) *view {
 	pageID := PageID(snap.PageURL)
 	p := snap.Doc.Page
-	updated := p.UpdatedAt
 	v := &view{
 		status: Status{Indicator: Indicator(snap.PageState), Description: p.StateTexts.Text(snap.PageState)},
 		// Never null: an empty list is [].
@@ -183,14 +157,10 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		if len(c.Children) > 0 {
 			out.Group = true
-			out.Status = ComponentStatus(rollup(c))
 			out.Components = make([]string, len(c.Children))
 			for i, ch := range c.Children {
 				out.Components[i] = id(ch.ID)
 			}
-		}
-		if c.UpdatedAt.After(updated) {
-			updated = c.UpdatedAt
 		}
 		v.components = append(v.components, out)
 		byID[c.ID] = out
@@ -199,9 +169,6 @@ func newView(snap *snapshot.Snapshot) *view {
 	for _, n := range snap.AllNotices() {
 		if n.Type() == statusd.General {
 			continue // Statuspage has no announcements
-		}
-		if n.UpdatedAt().After(updated) {
-			updated = n.UpdatedAt()
 		}
 		if n.Type() == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
 			continue
@@ -265,7 +232,7 @@ func newView(snap *snapshot.Snapshot) *view {
 		}
 		v.maintenances = append(v.maintenances, m)
 	}
-	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(updated)}
+	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(snap.UpdatedAt)}
 	return v
 }
 

@@ -96,7 +96,9 @@ func TestMappings(t *testing.T) {
 func TestView(t *testing.T) {
 	snap := snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})
 	v := newView(snap)
-	if v.page.UpdatedAt != "2026-03-01T11:00:00.000Z" { // notice 20's underway, the latest write; general notices do not count
+	// The latest change to the page, a component or a notice, as in the v1
+	// API: general notice 30's updated_at, a minute before t0.
+	if v.page.UpdatedAt != "2026-03-01T11:59:00.000Z" {
 		t.Errorf("page updated_at %s", v.page.UpdatedAt)
 	}
 	if v.page.URL != "https://status.acme.test/" || v.page.TimeZone != "Etc/UTC" {

@@ -303,8 +303,9 @@ func TestPageCollector(t *testing.T) {
 	}
 	h.snap = snapshot.Build(doc, 42, now, snapshot.Options{Variant: statusd.VariantB})
 	fams = scrape(t, m.Handler())
+	// 1 is degraded with its child 2 (CONTRACT C3).
 	want := map[[2]string]float64{
-		{"1", "operational"}: 1, {"1", "degraded"}: 0, {"1", "under_maintenance"}: 0,
+		{"1", "operational"}: 0, {"1", "degraded"}: 1, {"1", "under_maintenance"}: 0,
 		{"2", "operational"}: 0, {"2", "degraded"}: 1, {"2", "under_maintenance"}: 0,
 		{"3", "operational"}: 0, {"3", "degraded"}: 0, {"3", "under_maintenance"}: 1,
 	}

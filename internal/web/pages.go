@@ -148,7 +148,8 @@ type barsView struct {
 // barView is one day.
 type barView struct {
 	X         int
-	Class     string // ok, minor (uptime 99% or more) or major
+	Class     string // ok, minor (uptime 99% or more), major, or nodata (before the component was created)
+	NoData    bool
 	Label     string // the whole day in one sentence
 	Date      time.Time
 	Uptime    string
@@ -169,6 +170,11 @@ func bars(snap *snapshot.Snapshot, c *snapshot.Component, tf statusd.Timeframe, 
 	b := &barsView{Label: label, From: tf.Start, To: tf.End}
 	b.Uptime = snap.Metrics(c, tf, now).UptimeWords()
 	for i, d := range days {
+		if d.NoData {
+			b.Bars = append(b.Bars, barView{X: i * barStep, Date: d.Date, Class: "nodata", NoData: true,
+				Label: d.Date.Format("2 Jan 2006") + ": no data, before " + c.Name + " was added"})
+			continue
+		}
 		m := d.Metrics
 		bar := barView{X: i * barStep, Date: d.Date, Uptime: m.UptimeWords(), Count: len(d.Incidents), Class: "ok"}
 		switch {

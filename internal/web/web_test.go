@@ -434,7 +434,7 @@ func TestMetricsPageByHand(t *testing.T) {
 	if got := noticeLinks(byID(doc, "counted-title").Parent); !slices.Equal(got, []string{"1"}) {
 		t.Errorf("counted notices %v", got)
 	}
-	href := "/api/v1/notices?filter[metrics_component_id]=2&amp;filter[impact_timeframe_overlaps][]=2028-06-10T00:00:00&amp;filter[impact_timeframe_overlaps][]=2028-06-11T23:59:59"
+	href := "/api/v1/notices?filter%5Bmetrics_component_id%5D=2&amp;filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-06-10T00:00:00&amp;filter%5Bimpact_timeframe_overlaps%5D%5B%5D=2028-06-11T23:59:59"
 	if !strings.Contains(a.body, href) && !strings.Contains(a.body, strings.NewReplacer("[", "%5b", "]", "%5d").Replace(href)) {
 		t.Errorf("no link to the counted notices in the API")
 	}

@@ -50,14 +50,11 @@
     tip.appendChild(date);
     var up = document.createElement("p");
     var down = bar.getAttribute("data-down");
-    up.textContent = bar.getAttribute("data-uptime") + " uptime" + (down ? ", down " + down : "");
+    var nodata = bar.hasAttribute("data-nodata");
+    up.textContent = nodata ? "No data" : bar.getAttribute("data-uptime") + " uptime" + (down ? ", down " + down : "");
     tip.appendChild(up);
     var incidents = (bar.getAttribute("data-incidents") || "").split("\n").filter(Boolean);
-    if (incidents.length === 0) {
-      var none = document.createElement("p");
-      none.textContent = "No incidents";
-      tip.appendChild(none);
-    } else {
+    if (incidents.length > 0) {
       var list = document.createElement("ul");
       incidents.forEach(function (s) {
         var li = document.createElement("li");
@@ -65,6 +62,10 @@
         list.appendChild(li);
       });
       tip.appendChild(list);
+    } else if (!nodata) {
+      var none = document.createElement("p");
+      none.textContent = "No incidents";
+      tip.appendChild(none);
     }
     tip.hidden = false;
     var r = bar.getBoundingClientRect();

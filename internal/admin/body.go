@@ -16,7 +16,8 @@ import (
 
 // decode reads a JSON object body into dst, refusing unknown keys: 413 for
 // a body over MaxBody, 400 for one that is not JSON, 422 naming the field
-// for a value of the wrong type.
+// for a value of the wrong type, a key given twice or a NUL character
+// (statusd.DecodeJSON).
 func decode(r *http.Request, dst any) error {
 	body, err := io.ReadAll(r.Body)
 	var maxErr *http.MaxBytesError
@@ -28,28 +29,27 @@ func decode(r *http.Request, dst any) error {
 	case !utf8.Valid(body):
 		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid UTF-8")
 	}
+	_, found, err := statusd.DecodeJSON(body)
+	if err != nil {
+		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid JSON: %v", err)
+	}
+	var bad problems
+	bad.addAll(found)
+	if err := bad.err(); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(dst)
-	if err == nil {
-		_, err = dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err == nil {
-			return statusd.Errorf(statusd.EInvalidBody, "the body holds more than one JSON value")
-		}
-	}
 	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
 	switch {
+	case err == nil:
+		return nil
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return statusd.Errorf(statusd.EInvalidBody, "the body must be a JSON object")
 		}
 		return statusd.Errorf(statusd.EInvalidField, "%s: must be %s, not %s", typeErr.Field, jsonType(typeErr.Type.String()), typeErr.Value)
-	case errors.As(err, &syntaxErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid JSON: %v", err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return statusd.Errorf(statusd.EInvalidField, "%s: unknown field", field)

@@ -506,8 +506,12 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 		}
 		seen[id] = true
 	}
-	if n.ImpactSeconds != nil && *n.ImpactSeconds < 0 {
+	switch {
+	case n.ImpactSeconds == nil:
+	case *n.ImpactSeconds < 0:
 		r.add(join(p, "impact_seconds"), "must be 0 or more")
+	case *n.ImpactSeconds > MaxImpactSeconds:
+		r.add(join(p, "impact_seconds"), "must be at most %d (100 years)", MaxImpactSeconds)
 	}
 	if n.Type == Planned {
 		switch {

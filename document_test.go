@@ -274,6 +274,12 @@ func TestDecodeDocumentRules(t *testing.T) {
 			want: []c5Want{{"notices[0].impact_seconds", "must be 0 or more"}}},
 		{name: "impact_seconds 1.5", edit: func(d c5obj) { c5Notice(d, 0)["impact_seconds"] = 1.5 },
 			want: []c5Want{{"notices[0].impact_seconds", "not an integer"}}},
+		// 100 years (36,525 days of 86,400 s) is the most; 300 years used
+		// to wrap around to a negative impact.
+		{name: "impact_seconds over 100 years", edit: func(d c5obj) { c5Notice(d, 0)["impact_seconds"] = 3_155_760_001 },
+			want: []c5Want{{"notices[0].impact_seconds", "must be at most 3155760000 (100 years)"}}},
+		{name: "impact_seconds of 300 years", edit: func(d c5obj) { c5Notice(d, 0)["impact_seconds"] = 300 * 31_557_600 },
+			want: []c5Want{{"notices[0].impact_seconds", "must be at most 3155760000"}}},
 
 		// Updates.
 		{name: "update not an object", edit: func(d c5obj) { c5Notice(d, 0)["updates"].([]any)[1] = "Fixed." },
@@ -742,6 +748,15 @@ func TestDecodeDocumentRefusesWhatDecodeJSONRefuses(t *testing.T) {
 	// Line 3 is `  "components": [` and the bracket is missing its value.
 	syntax := strings.Replace(c5BaseDoc, `"components": [`, `"components": [,`, 1)
 	c5CheckProblems(t, c5Problems(t, syntax), c5Want{"", "not a JSON document: line 4, column 18: invalid character ','"})
+}
+
+// TestDecodeDocumentImpactBound: 100 years of impact, 36,525 days of
+// 86,400 s, is the most a notice may claim.
+func TestDecodeDocumentImpactBound(t *testing.T) {
+	doc := c5MustDecode(t, c5Mutate(t, func(d c5obj) { c5Notice(d, 0)["impact_seconds"] = 3_155_760_000 }))
+	if got := doc.Notices[0].ImpactSecondsAt(time.Now()); got != 3_155_760_000 {
+		t.Errorf("impact of 100 years: %d seconds", got)
+	}
 }
 
 // TestDecodeDocumentLinear: a document of 40,000 notices, or components,

@@ -10,7 +10,7 @@ import (
 )
 
 // Black-box tests of bad input (issue 24): NUL characters, keys given
-// twice and JSON syntax errors, refused the
+// twice, impacts too long to represent and JSON syntax errors, refused the
 // same way by the admin API and by statusd import, on SQLite and on
 // PostgreSQL. Every helper here starts with in.
 
@@ -105,6 +105,21 @@ func TestInputDuplicateKeys(t *testing.T) {
 		422, "invalid_field", "state: "+twice)
 	inImportRefused(t, srv, inChange(`"subject": "Down",`, `"subject": "Down", "subject": "Up",`),
 		"notices[0].subject: "+twice+"; give it once")
+}
+
+// TestInputImpactBound: impact_seconds is at most 100 years (36,525 days
+// of 86,400 s); 300 years used to wrap around to a negative impact_time.
+// The most allowed shows as itself.
+func TestInputImpactBound(t *testing.T) {
+	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
+	tok := admToken(t, srv, "ops")
+	admRefuse(srv, tok, http.MethodPatch, "/notices/100", `{"impact_seconds": 9467280000}`, 422, "invalid_field",
+		"impact_seconds: must be at most 3155760000 (100 years)")
+	inImportRefused(t, srv, inChange(`"component_ids": [1],`, `"component_ids": [1], "impact_seconds": 9467280000,`),
+		"notices[0].impact_seconds: must be at most 3155760000 (100 years)")
+	admOK(srv, http.MethodPatch, "/notices/100", tok, `{"impact_seconds": 3155760000}`, 200)
+	assertJSON(t, "impact_time of 100 years", admPublicNotice(t, srv, 100)["impact_time"],
+		obj{"seconds": 3155760000, "words": "36525 days"})
 }
 
 // TestInputSyntaxError: an import that is not JSON says on which line and

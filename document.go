@@ -43,22 +43,26 @@ func (e *ValidationError) Error() string {
 // of omitted keys, gives ids to updates that have none, and validates it. On
 // any problem it returns a *ValidationError listing every problem found.
 func DecodeDocument(r io.Reader) (*Document, error) {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	var raw any
-	if err := dec.Decode(&raw); err != nil {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &ValidationError{[]Problem{{"", "the document could not be read: " + err.Error()}}}
+	}
+	raw, problems, err := DecodeJSON(data)
+	if err != nil {
 		return nil, &ValidationError{[]Problem{{"", "not a JSON document: " + err.Error()}}}
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &ValidationError{[]Problem{{"", "trailing data after the JSON document"}}}
-	}
-	var d reader
+	d := reader{problems: problems}
 	doc := d.document(raw)
 	// The rules that span the document are checked too, except where a
 	// problem was already found at the same place or above it.
+	reported := make(map[string]bool, len(d.problems))
+	for _, p := range d.problems {
+		reported[p.Path] = true
+	}
 	for _, p := range doc.Validate() {
-		if !d.reportedAt(p.Path) {
+		if !reportedAt(reported, p.Path) {
 			d.problems = append(d.problems, p)
+			reported[p.Path] = true
 		}
 	}
 	if len(d.problems) > 0 {
@@ -77,11 +81,14 @@ func (r *reader) add(path, format string, args ...any) {
 	r.problems = append(r.problems, Problem{path, fmt.Sprintf(format, args...)})
 }
 
-// reportedAt reports whether a problem was already found at path or at a
-// path that contains it.
-func (r *reader) reportedAt(path string) bool {
-	for _, p := range r.problems {
-		if p.Path == path || p.Path == "" || strings.HasPrefix(path, p.Path+".") || strings.HasPrefix(path, p.Path+"[") {
+// reportedAt reports whether reported holds path or a path that contains
+// it: the root (""), or path up to a "." or a "[".
+func reportedAt(reported map[string]bool, path string) bool {
+	if reported[""] || reported[path] {
+		return true
+	}
+	for i := 0; i < len(path); i++ {
+		if (path[i] == '.' || path[i] == '[') && reported[path[:i]] {
 			return true
 		}
 	}
@@ -402,13 +409,14 @@ func (doc *Document) Validate() []Problem {
 			r.add(join(p, "position"), "must be %d", i+1)
 		}
 	}
+	cycle := onCycle(doc.Components, comps)
 	for i, c := range doc.Components {
 		if c.ParentID == nil {
 			continue
 		}
 		if _, ok := comps[*c.ParentID]; !ok {
 			r.add(join(index("components", i), "parent_id"), "no component has id %d", *c.ParentID)
-		} else if cyclic(doc.Components, comps, i) {
+		} else if cycle[i] {
 			r.add(join(index("components", i), "parent_id"), "%d makes a cycle in the component tree", *c.ParentID)
 		}
 	}
@@ -462,21 +470,36 @@ func CheckPageURL(s string) error {
 	return nil
 }
 
-// cyclic reports whether following parents from component i comes back to it.
-func cyclic(cs []Component, byID map[int64]int, i int) bool {
-	seen := map[int]bool{i: true}
-	for j := i; cs[j].ParentID != nil; {
-		k, ok := byID[*cs[j].ParentID]
-		if !ok {
-			return false
+// onCycle tells for each component whether following parents from it comes
+// back to it. It takes linear time: a walk up the tree stops at the first
+// component that an earlier walk passed.
+func onCycle(cs []Component, byID map[int64]int) []bool {
+	cycle := make([]bool, len(cs))
+	walk := make([]int, len(cs)) // the walk that passed each component, from 1; 0 for none yet
+	parent := func(i int) (int, bool) {
+		if cs[i].ParentID == nil {
+			return 0, false
 		}
-		if seen[k] {
-			return k == i
-		}
-		seen[k] = true
-		j = k
+		k, ok := byID[*cs[i].ParentID]
+		return k, ok
 	}
-	return false
+	for start := range cs {
+		for i := start; walk[i] == 0; {
+			walk[i] = start + 1
+			k, ok := parent(i)
+			if !ok {
+				break
+			}
+			if walk[k] == start+1 { // back on this walk: k is on a cycle, and so is every parent up from it
+				for j := k; !cycle[j]; j, _ = parent(j) {
+					cycle[j] = true
+				}
+				break
+			}
+			i = k
+		}
+	}
+	return cycle
 }
 
 func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, updateIDs map[int64]bool) {
@@ -498,8 +521,12 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 		}
 		seen[id] = true
 	}
-	if n.ImpactSeconds != nil && *n.ImpactSeconds < 0 {
+	switch {
+	case n.ImpactSeconds == nil:
+	case *n.ImpactSeconds < 0:
 		r.add(join(p, "impact_seconds"), "must be 0 or more")
+	case *n.ImpactSeconds > MaxImpactSeconds:
+		r.add(join(p, "impact_seconds"), "must be at most %d (100 years)", MaxImpactSeconds)
 	}
 	if n.Type == Planned {
 		switch {

@@ -10,6 +10,11 @@ type Interval struct {
 	Start, End time.Time
 }
 
+// MaxImpactSeconds bounds an ImpactSeconds override: 100 years (36,525
+// days), far more than any incident, and little enough that the impact, as
+// a time.Duration (at most 292 years), and its end stay representable.
+const MaxImpactSeconds = 36525 * 24 * 60 * 60
+
 // Impact returns the periods during which an unplanned notice was current
 // (investigating or identified), oldest first, as CONTRACT C4 defines them:
 // the last period runs up to now while the notice is still current, periods
@@ -24,8 +29,10 @@ func (n *Notice) Impact(now time.Time) []Interval {
 		if *n.ImpactSeconds <= 0 {
 			return nil
 		}
+		// A store may hold a larger override from before it was bounded.
+		seconds := min(*n.ImpactSeconds, MaxImpactSeconds)
 		began := n.Updates[0].CreatedAt
-		return []Interval{{began, began.Add(time.Duration(*n.ImpactSeconds) * time.Second)}}
+		return []Interval{{began, began.Add(time.Duration(seconds) * time.Second)}}
 	}
 	var out []Interval
 	var start time.Time
@@ -55,13 +62,18 @@ func (n *Notice) Impact(now time.Time) []Interval {
 }
 
 // ImpactSecondsAt returns the whole seconds, rounded down, of a notice's impact
-// at now.
+// at now. It adds seconds and nanoseconds apart, not time.Durations, which
+// stop at 292 years, as the periods of updates dated centuries apart pass.
 func (n *Notice) ImpactSecondsAt(now time.Time) int64 {
-	var d time.Duration
+	var secs, nanos int64
 	for _, iv := range n.Impact(now) {
-		d += iv.End.Sub(iv.Start)
+		s, ns := iv.End.Unix()-iv.Start.Unix(), iv.End.Nanosecond()-iv.Start.Nanosecond()
+		if ns < 0 {
+			s, ns = s-1, ns+1e9
+		}
+		secs, nanos = secs+s, nanos+int64(ns)
 	}
-	return int64(d / time.Second)
+	return secs + nanos/1e9
 }
 
 // IntervalSet is a sorted list of disjoint intervals, in Unix milliseconds,

@@ -126,6 +126,19 @@ func TestNoticeImpactSecondsAt(t *testing.T) {
 		{"false alarm is 0", tIncident(tUp(Investigating, tAt(0)), tUp(FalseAlarm, tAt(30))), now, 0},
 		{"override", override(tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(60))), 3600), now, 3600},
 		{"override 0", override(tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(60))), 0), now, 0},
+		// 100 years are 36,525 days of 86,400 s.
+		{"override of 100 years", override(tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(60))), 3_155_760_000), now, 3_155_760_000},
+		// An override over the bound, stored before it was refused, counts
+		// as the bound, not as a figure wrapped around (300 years gave
+		// -8446744073).
+		{"override over 100 years counts 100 years", override(tIncident(tUp(Investigating, tAt(0)), tUp(Resolved, tAt(60))), 300*31_557_600), now, 3_155_760_000},
+		// Two periods of 400 Gregorian years, 146,097 days each: 2 x
+		// 146,097 x 86,400 s, where time.Durations (292 years at most)
+		// would wrap around.
+		{"periods of centuries add up",
+			tIncident(tUp(Investigating, time.Date(1200, 1, 1, 0, 0, 0, 0, time.UTC)), tUp(Resolved, time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)),
+				tUp(Investigating, time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC)), tUp(Resolved, time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))),
+			now, 25_245_561_600},
 		{"first update already resolved is 0", tIncident(tUp(Resolved, tAt(0))), now, 0},
 		{"general is 0", tGeneral(nil), now, 0},
 		{"planned is 0", tMaintenance(tUp(Underway, tAt(0)), tUp(Complete, tAt(60))), now, 0},

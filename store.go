@@ -43,6 +43,9 @@ type Tx interface {
 	PutComponent(c *Component) error
 	// DeleteComponents deletes components; notices lose their links to them.
 	DeleteComponents(ids []int64) error
+	// NoticesListing returns the ids of the notices that list any of the
+	// components, in id order, each once.
+	NoticesListing(componentIDs []int64) ([]int64, error)
 	// Notice returns a notice with its updates, or nil when there is none.
 	Notice(id int64) (*Notice, error)
 	// PutNotice inserts or replaces a notice with its links and updates.

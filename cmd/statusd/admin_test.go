@@ -461,9 +461,21 @@ func TestAdminComponents(t *testing.T) {
 		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
 	admRefuse(srv, tok, http.MethodGet, "/components/33", "", 404, "not_found")
 
-	// The subtree of 10: 10, 12, 11.
-	admOK(srv, http.MethodDelete, "/components/10?recursive=true", tok, "", 204)
+	// Notices list components of the subtree of 10 (10, 12, 11): 100 (11),
+	// 102 (30 and 10), 103 (12), 104 (11) and 201 (10), in id order. They
+	// go only with detach=true, which takes them out of those notices. 31
+	// alone is listed by 101 and 203.
+	admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=true", "", 409, "conflict",
+		`component 10 or a component below it is listed by notices 100 ("API errors"), 102 ("Outage, reopened"), `+
+			`103 ("US alarm"), 104 ("Slow EU responses"), 201 ("API maintenance"); pass detach=true`)
+	admRefuse(srv, tok, http.MethodDelete, "/components/31", "", 409, "conflict",
+		`component 31 is listed by notices 101 ("Replica lag"), 203 ("Cancelled work"); pass detach=true to remove it from those notices`)
+	admRefuse(srv, tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
+	admOK(srv, http.MethodDelete, "/components/10?recursive=true&detach=true", tok, "", 204)
 	writes++
+	if e := at(t, admOK(srv, http.MethodGet, "/audit", tok, "", 200), "audit.0"); at(t, e, "detail") != "deleted 3 component(s), detached from 5 notice(s)" {
+		t.Errorf("audit of the detaching delete: %v", e)
+	}
 	c.check(t, srv, "after deleting the subtree of 10",
 		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
 	for _, id := range []string{"10", "11", "12"} {

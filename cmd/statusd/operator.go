@@ -646,7 +646,7 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 const componentSynopsis = `  statusd component add NAME [--description D] [--parent C] [--position N] [--metrics]
   statusd component list
   statusd component move C [--parent C | --top] [--position N]
-  statusd component rm C [--recursive]
+  statusd component rm C [--recursive] [--detach]
   C is a component's id or its name (case-insensitive).
 `
 
@@ -803,9 +803,10 @@ func (e opEnv) componentMove(ctx context.Context, args []string) error {
 }
 
 func (e opEnv) componentRm(ctx context.Context, args []string) error {
-	cmd := e.command("component rm", "component rm C [--recursive]")
-	var recursive bool
+	cmd := e.command("component rm", "component rm C [--recursive] [--detach]")
+	var recursive, detach bool
 	cmd.fs.BoolVar(&recursive, "recursive", false, "also remove every component below it")
+	cmd.fs.BoolVar(&detach, "detach", false, "also remove it from the notices that list it (open incidents, maintenance, history); without it, such a component is not removed")
 	rest, err := cmd.parse(args, "C")
 	if err != nil {
 		return err
@@ -826,13 +827,24 @@ func (e opEnv) componentRm(ctx context.Context, args []string) error {
 			}
 		}
 	}
-	path := fmt.Sprintf("/components/%d", c.ID)
+	query := url.Values{}
 	if recursive {
-		path += "?" + url.Values{"recursive": {"true"}}.Encode()
+		query.Set("recursive", "true")
+	}
+	if detach {
+		query.Set("detach", "true")
+	}
+	path := fmt.Sprintf("/components/%d", c.ID)
+	if len(query) > 0 {
+		path += "?" + query.Encode()
 	}
 	raw, err := cmd.c.do(ctx, "DELETE", path, nil, nil)
 	if err != nil {
-		err = opWithHint(err, exitCodeRefused, fmt.Sprintf("pass --recursive to remove %q with everything below it", c.Name))
+		hint := fmt.Sprintf("pass --recursive to remove %q with everything below it", c.Name)
+		if recursive || below == 0 {
+			hint = fmt.Sprintf("pass --detach to remove %q from those notices as well", c.Name)
+		}
+		err = opWithHint(err, exitCodeRefused, hint)
 		return opWithHint(err, exitCodeNotFound, "statusd component list shows the components")
 	}
 	return cmd.answer(raw, func(w io.Writer) error {

@@ -487,6 +487,23 @@ func TestOperatorComponents(t *testing.T) {
 	out = opMust(t, srv, token, "component", "rm", "database", "--recursive")
 	opMatch(t, "rm --recursive", out, `^removed component 3 "Database" and the 1 component\(s\) below it\n$`)
 	assertJSON(t, "after rm --recursive", comps(), []string{"1 Website - 1", "2 API - 2"})
+
+	// API is listed by incident 50: it goes only with --detach, which takes
+	// it out of the incident too.
+	_, _, err := opCLI(t, srv, token, "component", "rm", "API")
+	if opExitCode(err) != exitCodeRefused {
+		t.Fatalf("rm API: exit %d (%v), want 5", opExitCode(err), err)
+	}
+	for _, want := range []string{`component 2 is listed by notice 50 ("API errors")`, "--detach"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("rm API: error %q does not say %q", err, want)
+		}
+	}
+	assertJSON(t, "after the refused rm of API", comps(), []string{"1 Website - 1", "2 API - 2"})
+	out = opMust(t, srv, token, "component", "rm", "API", "--detach")
+	opMatch(t, "rm --detach", out, `^removed component 2 "API"\n$`)
+	assertJSON(t, "after rm --detach", comps(), []string{"1 Website - 1"})
+	assertJSON(t, "notice 50 after rm --detach", opRead(t, srv, "50").notice["components"], []any{})
 }
 
 func TestOperatorSubject(t *testing.T) {

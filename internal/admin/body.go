@@ -16,7 +16,8 @@ import (
 
 // decode reads a JSON object body into dst, refusing unknown keys: 413 for
 // a body over MaxBody, 400 for one that is not JSON, 422 naming the field
-// for a value of the wrong type.
+// for a value of the wrong type, a key given twice or a NUL character
+// (statusd.DecodeJSON).
 func decode(r *http.Request, dst any) error {
 	body, err := io.ReadAll(r.Body)
 	var maxErr *http.MaxBytesError
@@ -25,92 +26,36 @@ func decode(r *http.Request, dst any) error {
 		return statusd.Errorf(statusd.ETooLarge, "the body is over %d bytes", MaxBody)
 	case err != nil:
 		return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
-	case !utf8.Valid(body):
-		if field := notUTF8(body); field != "" {
-			return statusd.Errorf(statusd.EInvalidField, "%s: is not valid UTF-8", field)
-		}
+	}
+	_, found, err := statusd.DecodeJSON(body)
+	switch {
+	case err != nil && !utf8.Valid(body):
 		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid UTF-8")
+	case err != nil:
+		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid JSON: %v", err)
+	}
+	var bad problems
+	bad.addAll(found)
+	if err := bad.err(); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	err = dec.Decode(dst)
-	if err == nil {
-		_, err = dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err == nil {
-			return statusd.Errorf(statusd.EInvalidBody, "the body holds more than one JSON value")
-		}
-	}
 	var typeErr *json.UnmarshalTypeError
-	var syntaxErr *json.SyntaxError
 	switch {
+	case err == nil:
+		return nil
 	case errors.As(err, &typeErr):
 		if typeErr.Field == "" {
 			return statusd.Errorf(statusd.EInvalidBody, "the body must be a JSON object")
 		}
 		return statusd.Errorf(statusd.EInvalidField, "%s: must be %s, not %s", typeErr.Field, jsonType(typeErr.Type.String()), typeErr.Value)
-	case errors.As(err, &syntaxErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return statusd.Errorf(statusd.EInvalidBody, "the body is not valid JSON: %v", err)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return statusd.Errorf(statusd.EInvalidField, "%s: unknown field", field)
 	}
 	return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
-}
-
-// notUTF8 returns the JSON path (subject, tag_list[1]) of the first key or
-// string of body whose bytes are not UTF-8, which encoding/json would read
-// as U+FFFD; "" when the body is not JSON up to there or the first such
-// bytes are outside any string.
-func notUTF8(body []byte) string {
-	type level struct {
-		array bool
-		key   string // the key read last, in an object
-		index int    // the index of the value read last, in an array
-		atKey bool   // the next token of an object is a key
-	}
-	var path []level
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		start := dec.InputOffset()
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		if tok == json.Delim('}') || tok == json.Delim(']') {
-			path = path[:len(path)-1]
-			continue
-		}
-		if n := len(path); n > 0 {
-			top := &path[n-1]
-			switch {
-			case top.array:
-				top.index++
-			case top.atKey:
-				top.key = tok.(string)
-			}
-			top.atKey = !top.atKey
-		}
-		if _, ok := tok.(string); ok && !utf8.Valid(body[start:dec.InputOffset()]) {
-			var name strings.Builder
-			for _, l := range path {
-				if l.array {
-					fmt.Fprintf(&name, "[%d]", l.index)
-				} else {
-					if name.Len() > 0 {
-						name.WriteByte('.')
-					}
-					name.WriteString(l.key)
-				}
-			}
-			return name.String()
-		}
-		if d, ok := tok.(json.Delim); ok {
-			path = append(path, level{array: d == '[', index: -1, atKey: true})
-		}
-	}
 }
 
 func jsonType(goType string) string {

@@ -339,13 +339,13 @@ func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor s
 	if err != nil {
 		return err
 	}
-	recursive := false
-	switch v := r.URL.Query().Get("recursive"); v {
-	case "", "false", "0":
-	case "true", "1":
-		recursive = true
-	default:
-		return statusd.Errorf(statusd.EInvalidParameter, "recursive: %q is not true or false", v)
+	recursive, err := boolParam(r, "recursive")
+	if err != nil {
+		return err
+	}
+	detach, err := boolParam(r, "detach")
+	if err != nil {
+		return err
 	}
 	err = s.write(r.Context(), func(tx statusd.Tx) error {
 		comps, err := tx.Components()
@@ -360,6 +360,13 @@ func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor s
 			return statusd.Errorf(statusd.EConflict,
 				"component %d has %d components below it; delete them first, or delete the subtree with ?recursive=true", id, len(doomed)-1)
 		}
+		listing, err := tx.NoticesListing(doomed)
+		if err != nil {
+			return err
+		}
+		if len(listing) > 0 && !detach {
+			return listedConflict(tx, id, len(doomed) > 1, listing)
+		}
 		if err := tx.DeleteComponents(doomed); err != nil {
 			return err
 		}
@@ -367,14 +374,63 @@ func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor s
 		if err := savePositions(tx, comps, rest, 0); err != nil {
 			return err
 		}
-		return tx.Audit(s.entry(actor, "component.delete", fmt.Sprintf("component %d", id),
-			fmt.Sprintf("deleted %d component(s)", len(doomed))))
+		detail := fmt.Sprintf("deleted %d component(s)", len(doomed))
+		if len(listing) > 0 {
+			detail += fmt.Sprintf(", detached from %d notice(s)", len(listing))
+		}
+		return tx.Audit(s.entry(actor, "component.delete", fmt.Sprintf("component %d", id), detail))
 	})
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// boolParam reads a true-or-false query parameter; absent is false.
+func boolParam(r *http.Request, name string) (bool, error) {
+	switch v := r.URL.Query().Get(name); v {
+	case "", "false", "0":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	default:
+		return false, statusd.Errorf(statusd.EInvalidParameter, "%s: %q is not true or false", name, v)
+	}
+}
+
+// listedConflict refuses to delete component id (and, in a subtree, the
+// components below it) while the notices listing lists it: deleting it
+// would silently take it out of their history. It names the first ten
+// notices with their subjects.
+func listedConflict(tx statusd.Tx, id int64, subtree bool, listing []int64) error {
+	const named = 10
+	var b strings.Builder
+	for i, nid := range listing[:min(len(listing), named)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%d", nid)
+		n, err := tx.Notice(nid)
+		if err != nil {
+			return err
+		}
+		if n != nil {
+			fmt.Fprintf(&b, " (%q)", n.Subject)
+		}
+	}
+	if len(listing) > named {
+		fmt.Fprintf(&b, " and %d more", len(listing)-named)
+	}
+	what, it := fmt.Sprintf("component %d is", id), "it"
+	if subtree {
+		what, it = fmt.Sprintf("component %d or a component below it is", id), "them"
+	}
+	notices, those := "notices", "those notices"
+	if len(listing) == 1 {
+		notices, those = "notice", "that notice"
+	}
+	return statusd.Errorf(statusd.EConflict, "%s listed by %s %s; pass detach=true to remove %s from %s", what, notices, b.String(), it, those)
 }
 
 // subtree returns id and the ids of every component below it, children

@@ -203,22 +203,12 @@ func (t *sqlTx) PutComponent(c *statusd.Component) error {
 func (t *sqlTx) DeleteComponents(ids []int64) error {
 	t.components = true
 	// The notices that list them lose their links: they change too.
-	for _, id := range ids {
-		rows, err := t.t.query(`SELECT notice_id FROM notice_components WHERE component_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var nid int64
-			if err := rows.Scan(&nid); err != nil {
-				rows.Close()
-				return err
-			}
-			t.notices[nid] = true
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
+	listing, err := t.NoticesListing(ids)
+	if err != nil {
+		return err
+	}
+	for _, nid := range listing {
+		t.notices[nid] = true
 	}
 	for _, id := range ids {
 		if _, err := t.t.exec(`UPDATE components SET parent_id = NULL WHERE id = ?`, id); err != nil {
@@ -231,6 +221,28 @@ func (t *sqlTx) DeleteComponents(ids []int64) error {
 		}
 	}
 	return nil
+}
+
+func (t *sqlTx) NoticesListing(componentIDs []int64) ([]int64, error) {
+	listing := map[int64]bool{}
+	for _, id := range componentIDs {
+		rows, err := t.t.query(`SELECT notice_id FROM notice_components WHERE component_id = ?`, id)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var nid int64
+			if err := rows.Scan(&nid); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			listing[nid] = true
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Sorted(maps.Keys(listing)), nil
 }
 
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {

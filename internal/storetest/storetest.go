@@ -216,6 +216,12 @@ func testWrite(t *testing.T, s statusd.Store) {
 		if !reflect.DeepEqual(n, &want.Notices[0]) {
 			t.Errorf("Tx.Notice(100) %+v", n)
 		}
+		// 100 lists 3 and 7, 101 lists 7, 102 none.
+		for _, tc := range []struct{ comps, want []int64 }{{[]int64{7, 3}, []int64{100, 101}}, {[]int64{3}, []int64{100}}, {[]int64{999}, nil}} {
+			if got, err := tx.NoticesListing(tc.comps); err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Tx.NoticesListing(%v) = %v, %v; want %v", tc.comps, got, err, tc.want)
+			}
+		}
 		if err := tx.DeleteComponents([]int64{3}); err != nil {
 			return err
 		}

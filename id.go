@@ -22,3 +22,18 @@ func ParseID(what, v string) (int64, error) {
 	}
 	return id, nil
 }
+
+// ParsePage reads a list's page parameter, the one rule for every list: an
+// integer >= 1 written in decimal digits, else 400 invalid_parameter naming
+// page. One too large for 64 bits is simply past the end: 1<<62, which no
+// list reaches and whose offset in 25s still fits in int64.
+func ParsePage(v string) (int64, error) {
+	if v == "" || strings.Trim(v, "0123456789") != "" || strings.Trim(v, "0") == "" {
+		return 0, Errorf(EInvalidParameter, "page: %q is not an integer >= 1", v)
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return 1 << 62, nil
+	}
+	return n, nil
+}

@@ -46,8 +46,8 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	}
 	page := int64(1)
 	if v := r.URL.Query().Get("page"); v != "" {
-		if page, err = strconv.ParseInt(v, 10, 64); err != nil || page < 1 {
-			return statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
+		if page, err = statusd.ParsePage(v); err != nil {
+			return err
 		}
 	}
 	total := snap.NoticeCount()
@@ -384,10 +384,11 @@ func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor stri
 func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
 	page := 1
 	if v := r.URL.Query().Get("page"); v != "" {
-		var err error
-		if page, err = strconv.Atoi(v); err != nil || page < 1 {
-			return statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
+		p, err := statusd.ParsePage(v)
+		if err != nil {
+			return err
 		}
+		page = int(p)
 	}
 	entries, total, err := s.store.Audit(r.Context(), page, snapshot.PageSize)
 	if err != nil {

@@ -70,7 +70,7 @@ func collect(params []param, known ...string) (*collector, error) {
 	for _, p := range params {
 		switch {
 		case p.key == "page":
-			page, err := parsePage(p.value)
+			page, err := statusd.ParsePage(p.value)
 			if err != nil {
 				return nil, err
 			}
@@ -136,19 +136,6 @@ func (c *collector) apply(key string, values ...string) {
 	for _, v := range values {
 		c.q.applied = append(c.q.applied, param{key, v})
 	}
-}
-
-// parsePage accepts an integer >= 1 written in digits; one too large for
-// int64 is simply past the end.
-func parsePage(v string) (int64, error) {
-	if v == "" || strings.Trim(v, "0123456789") != "" || strings.Trim(v, "0") == "" {
-		return 0, statusd.Errorf(statusd.EInvalidParameter, "page: %q is not an integer >= 1", v)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 1 << 62, nil
-	}
-	return n, nil
 }
 
 func parseID(name, v string) (int64, error) {

@@ -115,6 +115,11 @@ type AdminAuditEntry struct {
 	Detail string `json:"detail"`
 }
 
+// AdminAuditEntryOf returns the wire form of an audit log entry.
+func AdminAuditEntryOf(e AuditEntry) AdminAuditEntry {
+	return AdminAuditEntry{ID: e.ID, At: Time{e.At}, Actor: e.Actor, Action: e.Action, Target: e.Target, Detail: e.Detail}
+}
+
 // AdminAuditResponse is the body of GET /audit: a page of the audit log,
 // newest first.
 type AdminAuditResponse struct {

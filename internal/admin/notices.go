@@ -362,7 +362,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
 	pages := (total + snapshot.PageSize - 1) / snapshot.PageSize
 	list := make([]statusd.AdminAuditEntry, len(entries))
 	for i, e := range entries {
-		list[i] = statusd.AdminAuditEntry{ID: e.ID, At: statusd.Time{Time: e.At}, Actor: e.Actor, Action: e.Action, Target: e.Target, Detail: e.Detail}
+		list[i] = statusd.AdminAuditEntryOf(e)
 	}
 	meta := statusd.Meta{Count: len(list), TotalCount: total}
 	if page < pages {

@@ -2,6 +2,7 @@
 // status page (or of any service with the same interface): the page and its
 // overall state, the tree of components, notices (incidents, maintenance,
 // announcements) with their updates, and, in Variant A, component metrics.
+// [Admin] is the client of the admin API, which changes them.
 //
 // Answers are decoded into the wire types of package statusd, the same types
 // the server encodes, so a field means here what it means on the wire; fields
@@ -28,6 +29,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,6 +63,8 @@ type Client struct {
 	http       *http.Client
 	userAgent  string
 	maxRetries int
+	token      string       // the admin API's bearer token; see NewAdmin
+	onAnswer   func([]byte) // see WithAnswers
 }
 
 // Option configures a Client.
@@ -82,6 +86,11 @@ func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua
 // WithMaxRetries sets how many times a request answered 429 is tried again
 // after waiting Retry-After; 0 returns the 429 as an error at once.
 func WithMaxRetries(n int) Option { return func(c *Client) { c.maxRetries = max(0, n) } }
+
+// WithAnswers makes the client call f with the body of every successful
+// answer, before decoding it: for tools that show the server's own JSON.
+// f is called on the goroutine that made the call.
+func WithAnswers(f func(body []byte)) Option { return func(c *Client) { c.onAnswer = f } }
 
 // New returns a client of the status page at baseURL, for example
 // https://status.example.com; the API paths (/api/v1/...) are appended to it,
@@ -282,14 +291,28 @@ func withQuery(path string, v url.Values) string {
 // get fetches the relative path (with its query) and decodes the JSON answer
 // into out, waiting and retrying on 429.
 func (c *Client) get(ctx context.Context, path string, out any) error {
+	return c.send(ctx, http.MethodGet, path, nil, out)
+}
+
+// send sends method to the relative path (with its query), with in as its
+// JSON body unless in is nil, and decodes a JSON answer into out unless out
+// is nil, waiting and retrying on 429.
+func (c *Client) send(ctx context.Context, method, path string, in, out any) error {
 	if c.baseErr != nil {
 		return c.baseErr
 	}
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("statusd client: %q is not a relative path", path)
 	}
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("statusd client: %s %s: %w", method, path, err)
+		}
+	}
 	for attempt := 0; ; attempt++ {
-		err := c.once(ctx, path, out)
+		err := c.once(ctx, method, path, body, out)
 		var apiErr *Error
 		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests || attempt >= c.maxRetries {
 			return err
@@ -308,30 +331,46 @@ func (c *Client) get(ctx context.Context, path string, out any) error {
 	}
 }
 
-// once sends one request.
-func (c *Client) once(ctx context.Context, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+// once sends one request. Any 2xx answer is a success.
+func (c *Client) once(ctx context.Context, method, path string, body []byte, out any) error {
+	var reqBody io.Reader
+	if body != nil {
+		reqBody = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, reqBody)
 	if err != nil {
 		return fmt.Errorf("statusd client: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)
 	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	res, err := c.http.Do(req)
 	if err != nil {
-		return fmt.Errorf("statusd client: GET %s: %w", path, err)
+		return fmt.Errorf("statusd client: %s %s: %w", method, path, err)
 	}
 	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
+	answer, err := io.ReadAll(io.LimitReader(res.Body, maxBody))
 	if err != nil {
-		return fmt.Errorf("statusd client: GET %s: reading the answer: %w", path, err)
+		return fmt.Errorf("statusd client: %s %s: reading the answer: %w", method, path, err)
 	}
-	if res.StatusCode != http.StatusOK {
-		return newError(res, body)
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return newError(res, answer)
 	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("statusd client: GET %s: decoding the answer: %w", path, err)
+	if c.onAnswer != nil {
+		c.onAnswer(answer)
+	}
+	if out == nil || len(answer) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(answer, out); err != nil {
+		return fmt.Errorf("statusd client: %s %s: decoding the answer: %w", method, path, err)
 	}
 	return nil
 }

@@ -74,6 +74,12 @@ var listening = regexp.MustCompile(`msg="statusd listening" url=(http://\S+)`)
 // flags; the process is stopped when the test ends. It returns the base URL.
 func serve(t *testing.T, doc *statusd.Document, flags ...string) string {
 	t.Helper()
+	return serveDB(t, importPage(t, doc), flags...)
+}
+
+// importPage imports doc into a fresh database and returns its path.
+func importPage(t *testing.T, doc *statusd.Document) string {
+	t.Helper()
 	bin := statusdBinary(t)
 	dir := t.TempDir()
 	db, docPath := filepath.Join(dir, "statusd.db"), filepath.Join(dir, "page.json")
@@ -87,6 +93,14 @@ func serve(t *testing.T, doc *statusd.Document, flags ...string) string {
 	if out, err := exec.Command(bin, "import", "--db", db, docPath).CombinedOutput(); err != nil {
 		t.Fatalf("statusd import: %v\n%s", err, out)
 	}
+	return db
+}
+
+// serveDB serves the database at db with the extra flags; the process is
+// stopped when the test ends. It returns the base URL.
+func serveDB(t *testing.T, db string, flags ...string) string {
+	t.Helper()
+	bin := statusdBinary(t)
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--rate-limit", "0"}, flags...)
 	cmd := exec.Command(bin, args...)
 	stderr, err := cmd.StderrPipe()

@@ -24,6 +24,9 @@ type Error struct {
 	// RetryAfter is the wait the server asked for with a 429 (zero
 	// otherwise).
 	RetryAfter time.Duration
+	// Location is where a redirect points, for the redirects the [Admin]
+	// client does not follow ("" otherwise).
+	Location string
 }
 
 // Error implements the error interface.
@@ -34,23 +37,35 @@ func (e *Error) Error() string {
 // Sentinels for [errors.Is]: an *Error is one of them when its code is the
 // sentinel's.
 var (
-	ErrInvalidParameter = errors.New("statusd: " + statusd.EInvalidParameter)
-	ErrNotFound         = errors.New("statusd: " + statusd.ENotFound)
-	ErrMetricsDisabled  = errors.New("statusd: " + statusd.EMetricsDisabled)
-	ErrMethodNotAllowed = errors.New("statusd: " + statusd.EMethodNotAllowed)
-	ErrRateLimited      = errors.New("statusd: " + statusd.ERateLimited)
-	ErrInternal         = errors.New("statusd: " + statusd.EInternal)
-	ErrUnavailable      = errors.New("statusd: " + statusd.EUnavailable)
+	ErrInvalidParameter  = errors.New("statusd: " + statusd.EInvalidParameter)
+	ErrInvalidBody       = errors.New("statusd: " + statusd.EInvalidBody)
+	ErrInvalidField      = errors.New("statusd: " + statusd.EInvalidField)
+	ErrInvalidTransition = errors.New("statusd: " + statusd.EInvalidTransition)
+	ErrUnauthorized      = errors.New("statusd: " + statusd.EUnauthorized)
+	ErrConflict          = errors.New("statusd: " + statusd.EConflict)
+	ErrTooLarge          = errors.New("statusd: " + statusd.ETooLarge)
+	ErrNotFound          = errors.New("statusd: " + statusd.ENotFound)
+	ErrMetricsDisabled   = errors.New("statusd: " + statusd.EMetricsDisabled)
+	ErrMethodNotAllowed  = errors.New("statusd: " + statusd.EMethodNotAllowed)
+	ErrRateLimited       = errors.New("statusd: " + statusd.ERateLimited)
+	ErrInternal          = errors.New("statusd: " + statusd.EInternal)
+	ErrUnavailable       = errors.New("statusd: " + statusd.EUnavailable)
 )
 
 var sentinels = map[string]error{
-	statusd.EInvalidParameter: ErrInvalidParameter,
-	statusd.ENotFound:         ErrNotFound,
-	statusd.EMetricsDisabled:  ErrMetricsDisabled,
-	statusd.EMethodNotAllowed: ErrMethodNotAllowed,
-	statusd.ERateLimited:      ErrRateLimited,
-	statusd.EInternal:         ErrInternal,
-	statusd.EUnavailable:      ErrUnavailable,
+	statusd.EInvalidParameter:  ErrInvalidParameter,
+	statusd.EInvalidBody:       ErrInvalidBody,
+	statusd.EInvalidField:      ErrInvalidField,
+	statusd.EInvalidTransition: ErrInvalidTransition,
+	statusd.EUnauthorized:      ErrUnauthorized,
+	statusd.EConflict:          ErrConflict,
+	statusd.ETooLarge:          ErrTooLarge,
+	statusd.ENotFound:          ErrNotFound,
+	statusd.EMetricsDisabled:   ErrMetricsDisabled,
+	statusd.EMethodNotAllowed:  ErrMethodNotAllowed,
+	statusd.ERateLimited:       ErrRateLimited,
+	statusd.EInternal:          ErrInternal,
+	statusd.EUnavailable:       ErrUnavailable,
 }
 
 // Is reports whether target is the sentinel of e's code, so that
@@ -77,8 +92,8 @@ func hasStatus(err error, status int) bool {
 // codeOfStatus is the statusd code of an error status, for answers whose
 // body is not a statusd error.
 func codeOfStatus(status int) string {
-	for _, code := range []string{statusd.EInvalidParameter, statusd.ENotFound, statusd.EMethodNotAllowed,
-		statusd.ERateLimited, statusd.EUnavailable} {
+	for _, code := range []string{statusd.EInvalidParameter, statusd.EUnauthorized, statusd.ENotFound, statusd.EMethodNotAllowed,
+		statusd.EConflict, statusd.ETooLarge, statusd.EInvalidField, statusd.ERateLimited, statusd.EUnavailable} {
 		if statusd.ErrorStatus(code) == status {
 			return code
 		}
@@ -97,6 +112,9 @@ func newError(res *http.Response, body []byte) *Error {
 		if e.Message == "" {
 			e.Message = res.Status
 		}
+	}
+	if loc, err := res.Location(); err == nil && res.StatusCode >= 300 && res.StatusCode < 400 {
+		e.Location = loc.String()
 	}
 	if res.StatusCode == http.StatusTooManyRequests {
 		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"), time.Now())

@@ -56,6 +56,22 @@ var cliCommands = []struct {
 	{[]string{"notice"}, nil},
 	{[]string{"notice", "list"}, []string{"--page", "0"}},
 	{[]string{"notice", "show"}, nil},
+	{[]string{"incident", "edit"}, []string{"1"}},      // nothing to change
+	{[]string{"maintenance", "update"}, []string{"1"}}, // no -m
+	{[]string{"maintenance", "reschedule"}, []string{"1"}},
+	{[]string{"maintenance", "edit"}, []string{"1", "--expires", "+1h"}},
+	{[]string{"announcement"}, nil},
+	{[]string{"announcement", "withdraw"}, nil},
+	{[]string{"announcement", "edit"}, []string{"1"}},
+	{[]string{"notice", "edit"}, []string{"1"}},
+	{[]string{"notice", "update"}, []string{"1"}},
+	{[]string{"notice", "reopen"}, []string{"1"}},
+	{[]string{"notice", "rm"}, nil},
+	{[]string{"component", "show"}, nil},
+	{[]string{"component", "edit"}, []string{"API"}},
+	{[]string{"page"}, nil},
+	{[]string{"page", "show"}, []string{"extra"}},
+	{[]string{"page", "edit"}, nil},
 }
 
 // cliRun runs statusd in the process with env and returns its stdout,

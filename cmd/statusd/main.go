@@ -52,11 +52,15 @@ Usage:
   statusd version                 print the version, commit and Go version
 
 Operator commands, clients of a running server's admin API:
-  statusd incident open|update|resolve|reopen        publish an incident and its progress
-  statusd maintenance schedule|start|complete|cancel  publish planned maintenance
+  statusd incident open|update|resolve|reopen|edit    publish an incident and its progress
+  statusd maintenance schedule|start|complete|cancel|update|reschedule|edit
+                                                      publish planned maintenance
   statusd announce -m MESSAGE [--expires T]           publish a general notice
-  statusd component add|list|move|rm                  manage the page's components
-  statusd notice list|show                            read notices
+  statusd announcement withdraw|edit                  take it off the page, change it
+  statusd notice list|show|edit|update|reopen|rm      read and change any notice
+  statusd component add|list|show|edit|move|rm        manage the page's components
+  statusd page show|edit                              the page's name, URL and state texts
+  statusd audit --url URL                             the audit log, from the server
 Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
 server's JSON answer instead of a summary). Components are named by id or name.
@@ -121,6 +125,10 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 		return maintenanceCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "announce":
 		return announceCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "announcement":
+		return announcementCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "page":
+		return pageCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "component":
 		return componentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "notice":

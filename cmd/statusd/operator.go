@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 )
 
 // opEnv is what every operator command, and token, gets from run.
@@ -26,13 +26,16 @@ type opEnv struct {
 }
 
 // opCommand is one operator command being run: its flags, the common
-// --url, --token and --json among them, and, once parsed, its client.
+// --url, --token and --json among them, and, once parsed, its admin client
+// and the body of the client's last answer.
 type opCommand struct {
 	fs             *flagSet
 	url, token     string
 	json           bool
 	stdout, stderr io.Writer
-	c              *opClient
+	base           string // the checked --url
+	adm            *client.Admin
+	last           opBody
 }
 
 const opCommonFlags = "[--url URL] [--token TOKEN] [--json]"
@@ -61,9 +64,9 @@ func (cmd *opCommand) parseID(args []string) (int64, error) {
 }
 
 // said prints a one-line summary of a notice after a verb ("updated").
-func said(verb string) func(io.Writer, *opNotice) error {
-	return func(w io.Writer, n *opNotice) error {
-		_, err := fmt.Fprintf(w, "%s %s %d %q (%s)%s\n", verb, n.noun(), n.ID, n.Subject, n.state(), n.on())
+func said(verb string) func(io.Writer, *statusd.AdminNotice) error {
+	return func(w io.Writer, n *statusd.AdminNotice) error {
+		_, err := fmt.Fprintf(w, "%s %s %d %q (%s)%s\n", verb, opNoun(n), n.ID, n.Subject, opState(n), opOn(n))
 		return err
 	}
 }
@@ -86,20 +89,23 @@ func (cmd *opCommand) parse(args []string, positional ...string) ([]string, erro
 		}
 		return nil, cmd.usageErr("takes %s, got %q", strings.Join(positional, " "), rest)
 	}
-	if cmd.c, err = newOpClient(cmd.url, cmd.token); err != nil {
+	if cmd.base, err = opServer(cmd.url); err != nil {
 		return nil, err
 	}
+	cmd.adm = newOpAdmin(cmd.base, cmd.token, cmd.last.set)
 	return rest, nil
 }
 
-// answer prints the server's JSON answer with --json, else the summary.
-func (cmd *opCommand) answer(raw []byte, summary func(w io.Writer) error) error {
+// fail turns an error of the admin client into one that says what to do.
+func (cmd *opCommand) fail(ctx context.Context, err error) error {
+	return opFailure(ctx, cmd.base, err)
+}
+
+// answer prints the server's last JSON answer with --json, else the
+// summary.
+func (cmd *opCommand) answer(summary func(w io.Writer) error) error {
 	if cmd.json {
-		if len(raw) == 0 {
-			return nil
-		}
-		_, err := fmt.Fprintf(cmd.stdout, "%s\n", raw)
-		return err
+		return cmd.last.print(cmd.stdout)
 	}
 	return summary(cmd.stdout)
 }
@@ -213,50 +219,8 @@ func opDuration(s string) (time.Duration, error) {
 	return days + d, nil
 }
 
-// Wire shapes of the admin API, with the fields the summaries need.
-
-type opComponent struct {
-	ID             int64  `json:"id"`
-	Name           string `json:"name"`
-	State          string `json:"state"`
-	Description    string `json:"description"`
-	ParentID       *int64 `json:"parent_id"`
-	Position       int    `json:"position"`
-	MetricsEnabled bool   `json:"metrics_enabled"`
-}
-
-type opUpdate struct {
-	ID        int64   `json:"id"`
-	State     *string `json:"state"`
-	Content   string  `json:"content"`
-	CreatedAt string  `json:"created_at"`
-}
-
-type opNotice struct {
-	ID            int64    `json:"id"`
-	Type          string   `json:"type"`
-	TimelineState string   `json:"timeline_state"`
-	State         *string  `json:"state"`
-	Subject       string   `json:"subject"`
-	URL           string   `json:"url"`
-	BeganAt       *string  `json:"began_at"`
-	EndedAt       *string  `json:"ended_at"`
-	BeginsAt      *string  `json:"begins_at"`
-	EndsAt        *string  `json:"ends_at"`
-	CreatedAt     string   `json:"created_at"`
-	UpdatedAt     string   `json:"updated_at"`
-	TagList       []string `json:"tag_list"`
-	ImpactTime    *struct {
-		Words string `json:"words"`
-	} `json:"impact_time"`
-	Components []opComponent `json:"components"`
-	Updates    []opUpdate    `json:"updates"`
-	Automate   *bool         `json:"automate"`
-	ExpiresAt  *string       `json:"expires_at"`
-}
-
-// noun names the notice's type as operators say it.
-func (n *opNotice) noun() string {
+// opNoun names the notice's type as operators say it.
+func opNoun(n *statusd.AdminNotice) string {
 	switch n.Type {
 	case "unplanned":
 		return "incident"
@@ -266,16 +230,16 @@ func (n *opNotice) noun() string {
 	return "notice"
 }
 
-// state is the notice's state, printable.
-func (n *opNotice) state() string {
-	if n.State == nil {
+// opState is the notice's state, printable.
+func opState(n *statusd.AdminNotice) string {
+	if n.State.Value == nil {
 		return printable(n.TimelineState)
 	}
-	return printable(*n.State)
+	return printable(*n.State.Value)
 }
 
-// on lists the notice's components: " on API, Database", or "".
-func (n *opNotice) on() string {
+// opOn lists the notice's components: " on API, Database", or "".
+func opOn(n *statusd.AdminNotice) string {
 	if len(n.Components) == 0 {
 		return ""
 	}
@@ -287,44 +251,47 @@ func (n *opNotice) on() string {
 }
 
 // opShortTime shows an API timestamp without milliseconds; "-" for none.
-func opShortTime(s *string) string {
-	if s == nil || *s == "" {
+func opShortTime(t *statusd.Time) string {
+	if t == nil {
 		return "-"
-	}
-	t, err := time.Parse(time.RFC3339Nano, *s)
-	if err != nil {
-		return printable(*s)
 	}
 	return t.UTC().Format(time.RFC3339)
 }
 
 // components fetches the component list.
-func (cmd *opCommand) components(ctx context.Context) ([]opComponent, []byte, error) {
-	var list struct {
-		Components []opComponent `json:"components"`
+func (cmd *opCommand) components(ctx context.Context) ([]statusd.AdminComponent, error) {
+	list, err := cmd.adm.Components(ctx)
+	if err != nil {
+		return nil, cmd.fail(ctx, err)
 	}
-	raw, err := cmd.c.do(ctx, "GET", "/components", nil, &list)
-	return list.Components, raw, err
+	return list, nil
 }
 
 // opDescribe names a component for messages: 12 "API EU" (under 10 "API").
-func opDescribe(list []opComponent, c opComponent) string {
+func opDescribe(list []statusd.AdminComponent, c statusd.AdminComponent) string {
 	where := "top level"
-	if c.ParentID != nil {
+	if p := opParent(list, c); p != nil {
+		where = fmt.Sprintf("under %d %q", p.ID, p.Name)
+	} else if c.ParentID != nil {
 		where = fmt.Sprintf("under %d", *c.ParentID)
-		for _, p := range list {
-			if p.ID == *c.ParentID {
-				where = fmt.Sprintf("under %d %q", p.ID, p.Name)
-			}
-		}
 	}
 	return fmt.Sprintf("%d %q (%s)", c.ID, c.Name, where)
+}
+
+// opParent returns c's parent in list, or nil.
+func opParent(list []statusd.AdminComponent, c statusd.AdminComponent) *statusd.AdminComponent {
+	for i := range list {
+		if c.ParentID != nil && list[i].ID == *c.ParentID {
+			return &list[i]
+		}
+	}
+	return nil
 }
 
 // opResolve finds the component ref names: an existing id, else a name
 // compared case-insensitively. An ambiguous name is a usage error listing
 // the candidates; an unknown one is not found (exit 4).
-func opResolve(list []opComponent, ref string) (opComponent, error) {
+func opResolve(list []statusd.AdminComponent, ref string) (statusd.AdminComponent, error) {
 	ref = strings.TrimSpace(ref)
 	if id, err := strconv.ParseInt(strings.TrimPrefix(ref, "#"), 10, 64); err == nil {
 		for _, c := range list {
@@ -334,7 +301,7 @@ func opResolve(list []opComponent, ref string) (opComponent, error) {
 		}
 	}
 	var matches, near []string
-	var match opComponent
+	var match statusd.AdminComponent
 	for _, c := range list {
 		switch {
 		case strings.EqualFold(strings.TrimSpace(c.Name), ref):
@@ -352,33 +319,33 @@ func opResolve(list []opComponent, ref string) (opComponent, error) {
 		if len(near) > 0 && len(near) <= 5 {
 			hint = "; did you mean " + strings.Join(near, ", ") + "?"
 		}
-		return opComponent{}, exitErrorf(exitCodeNotFound, "no component has the id or name %q%s; statusd component list shows them all", ref, hint)
+		return statusd.AdminComponent{}, exitErrorf(exitCodeNotFound, "no component has the id or name %q%s; statusd component list shows them all", ref, hint)
 	}
-	return opComponent{}, exitErrorf(exitCodeUsage, "%q names %d components: %s; name the one you mean by its id", ref, len(matches), strings.Join(matches, ", "))
+	return statusd.AdminComponent{}, exitErrorf(exitCodeUsage, "%q names %d components: %s; name the one you mean by its id", ref, len(matches), strings.Join(matches, ", "))
 }
 
-// listing adds to a new notice's body the components it lists (named by
-// id or name) and its tags, when there are any.
-func (cmd *opCommand) listing(ctx context.Context, body map[string]any, comps, tags []string) error {
+// listing adds to a notice's body the components it lists (named by id or
+// name) and its tags, when there are any.
+func (cmd *opCommand) listing(ctx context.Context, body *statusd.AdminNoticeRequest, comps, tags []string) error {
 	ids, _, err := cmd.resolve(ctx, comps)
 	if err != nil {
 		return err
 	}
 	if ids != nil {
-		body["component_ids"] = ids
+		body.ComponentIDs = &ids
 	}
 	if len(tags) > 0 {
-		body["tag_list"] = tags
+		body.TagList = &tags
 	}
 	return nil
 }
 
 // resolve turns component refs into ids, fetching the list when needed.
-func (cmd *opCommand) resolve(ctx context.Context, refs []string) ([]int64, []opComponent, error) {
+func (cmd *opCommand) resolve(ctx context.Context, refs []string) ([]int64, []statusd.AdminComponent, error) {
 	if len(refs) == 0 {
 		return nil, nil, nil
 	}
-	list, _, err := cmd.components(ctx)
+	list, err := cmd.components(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -393,14 +360,12 @@ func (cmd *opCommand) resolve(ctx context.Context, refs []string) ([]int64, []op
 	return ids, list, nil
 }
 
-// notice sends a request that answers a notice and prints it.
-func (cmd *opCommand) notice(ctx context.Context, method, path string, body any, summary func(w io.Writer, n *opNotice) error) error {
-	var n opNotice
-	raw, err := cmd.c.do(ctx, method, path, body, &n)
+// notice prints the notice a request answered, or says what went wrong.
+func (cmd *opCommand) notice(ctx context.Context, n *statusd.AdminNotice, err error, summary func(w io.Writer, n *statusd.AdminNotice) error) error {
 	if err != nil {
-		return opWithHint(err, exitCodeNotFound, "statusd notice list shows the notices")
+		return opWithHint(cmd.fail(ctx, err), exitCodeNotFound, "statusd notice list shows the notices")
 	}
-	return cmd.answer(raw, func(w io.Writer) error { return summary(w, &n) })
+	return cmd.answer(func(w io.Writer) error { return summary(w, n) })
 }
 
 // subcommand dispatches "statusd GROUP SUB ..." to one of subs.
@@ -420,21 +385,49 @@ func (e opEnv) subcommand(ctx context.Context, group string, args []string, syno
 	return exitErrorf(exitCodeUsage, "%s: unknown subcommand %q", group, args[0])
 }
 
+// opOptBool is a boolean flag that knows whether it was given: --automate
+// sets it, --automate=false clears it.
+type opOptBool struct {
+	set, v bool
+}
+
+func (o *opOptBool) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.FormatBool(o.v)
+}
+func (o *opOptBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not true or false")
+	}
+	o.set, o.v = true, v
+	return nil
+}
+func (o *opOptBool) IsBoolFlag() bool { return true }
+
 // ---- incident ----
 
 const incidentSynopsis = `  statusd incident open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...]
   statusd incident update ID [--state STATE] -m MESSAGE
   statusd incident resolve ID -m MESSAGE
   statusd incident reopen ID -m MESSAGE
+  statusd incident edit ID [--subject S] [--component C ...] [--tag T ...] [--impact-seconds N] ...
 `
 
 func incidentCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	e := opEnv{getenv, stdout, stderr}
 	return e.subcommand(ctx, "incident", args, incidentSynopsis, map[string]func(context.Context, []string) error{
-		"open":    e.incidentOpen,
-		"update":  func(ctx context.Context, args []string) error { return e.incidentUpdate(ctx, "update", args) },
-		"resolve": func(ctx context.Context, args []string) error { return e.incidentUpdate(ctx, "resolve", args) },
-		"reopen":  e.incidentReopen,
+		"open":   e.incidentOpen,
+		"update": func(ctx context.Context, args []string) error { return e.noticeUpdate(ctx, "incident", "update", args) },
+		"resolve": func(ctx context.Context, args []string) error {
+			return e.noticeUpdate(ctx, "incident", "resolve", args)
+		},
+		"reopen": func(ctx context.Context, args []string) error { return e.noticeReopen(ctx, "incident", args) },
+		"edit": func(ctx context.Context, args []string) error {
+			return e.noticeEdit(ctx, "incident edit", statusd.Unplanned, args)
+		},
 	})
 }
 
@@ -461,26 +454,35 @@ func (e opEnv) incidentOpen(ctx context.Context, args []string) error {
 	if subject == "" {
 		subject = opSubject(msg)
 	}
-	body := map[string]any{"type": "unplanned", "subject": subject, "state": state, "content": msg}
-	if err := cmd.listing(ctx, body, comps, tags); err != nil {
+	body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Content: &msg}
+	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 		return err
 	}
-	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
-		_, err := fmt.Fprintf(w, "opened %s %d %q (%s)%s\n", n.noun(), n.ID, n.Subject, n.state(), n.on())
+	n, err := cmd.adm.CreateNotice(ctx, body)
+	return cmd.notice(ctx, n, err, func(w io.Writer, n *statusd.AdminNotice) error {
+		_, err := fmt.Fprintf(w, "opened %s %d %q (%s)%s\n", opNoun(n), n.ID, n.Subject, opState(n), opOn(n))
 		return err
 	})
 }
 
-func (e opEnv) incidentUpdate(ctx context.Context, sub string, args []string) error {
-	synopsis := "incident update ID [--state STATE] -m MESSAGE"
+// opStates says which states a group's notices take.
+var opStates = map[string]string{
+	"incident":    "investigating, identified, recovering, resolved or false_alarm",
+	"maintenance": "scheduled, underway, complete or cancelled",
+	"notice":      "one of the notice type's states",
+}
+
+// noticeUpdate posts a progress update: GROUP update, or incident resolve.
+func (e opEnv) noticeUpdate(ctx context.Context, group, sub string, args []string) error {
+	synopsis := group + " update ID [--state STATE] -m MESSAGE"
 	if sub == "resolve" {
-		synopsis = "incident resolve ID -m MESSAGE"
+		synopsis = group + " resolve ID -m MESSAGE"
 	}
-	cmd := e.command("incident "+sub, synopsis)
+	cmd := e.command(group+" "+sub, synopsis)
 	var msg, state string
 	cmd.message(&msg, "", "what changed: the update's text, shown on the page")
 	if sub == "update" {
-		cmd.fs.StringVar(&state, "state", "", "new `state`: investigating, identified, recovering, resolved or false_alarm (default: unchanged)")
+		cmd.fs.StringVar(&state, "state", "", "new `state`: "+opStates[group]+" (default: unchanged)")
 	}
 	id, err := cmd.parseID(args)
 	if err != nil {
@@ -489,22 +491,21 @@ func (e opEnv) incidentUpdate(ctx context.Context, sub string, args []string) er
 	if strings.TrimSpace(msg) == "" {
 		return cmd.usageErr("say what changed with -m MESSAGE")
 	}
-	if sub == "resolve" {
-		state = "resolved"
-	}
-	body := map[string]any{"content": msg}
-	if state != "" {
-		body["state"] = state
-	}
 	verb := "updated"
 	if sub == "resolve" {
-		verb = "resolved"
+		state, verb = "resolved", "resolved"
 	}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, said(verb))
+	body := statusd.AdminUpdateRequest{Content: &msg}
+	if state != "" {
+		body.State = &state
+	}
+	n, err := cmd.adm.PostUpdate(ctx, id, body)
+	return cmd.notice(ctx, n, err, said(verb))
 }
 
-func (e opEnv) incidentReopen(ctx context.Context, args []string) error {
-	cmd := e.command("incident reopen", "incident reopen ID -m MESSAGE")
+// noticeReopen reopens a closed incident.
+func (e opEnv) noticeReopen(ctx context.Context, group string, args []string) error {
+	cmd := e.command(group+" reopen", group+" reopen ID -m MESSAGE")
 	var msg string
 	cmd.message(&msg, "", "why it is back: the update's text, shown on the page")
 	id, err := cmd.parseID(args)
@@ -514,7 +515,121 @@ func (e opEnv) incidentReopen(ctx context.Context, args []string) error {
 	if strings.TrimSpace(msg) == "" {
 		return cmd.usageErr("say why the incident is back with -m MESSAGE")
 	}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/reopen", id), map[string]any{"content": msg}, said("reopened"))
+	n, err := cmd.adm.Reopen(ctx, id, msg)
+	return cmd.notice(ctx, n, err, said("reopened"))
+}
+
+// noticeEdit changes a notice's settings, those of notices of type typ
+// (every type when typ is ""); its state changes only with an update.
+func (e opEnv) noticeEdit(ctx context.Context, name string, typ statusd.NoticeType, args []string) error {
+	has := func(t statusd.NoticeType) bool { return typ == "" || typ == t }
+	synopsis := name + " ID [--subject S] [--component C ... | --no-components] [--tag T ... | --no-tags]"
+	if has(statusd.Planned) {
+		synopsis += " [--begins T] [--ends T] [--automate=true|false]"
+	}
+	if has(statusd.General) {
+		synopsis += " [--expires T | --no-expiry]"
+	}
+	if has(statusd.Unplanned) {
+		synopsis += " [--impact-seconds N | --no-impact-override]"
+	}
+	cmd := e.command(name, synopsis)
+	var comps, tags opStrings
+	var subject, begins, ends, expires string
+	var noComps, noTags, noExpiry, noImpact bool
+	var automate opOptBool
+	var impact opOptInt
+	cmd.fs.StringVar(&subject, "subject", "", "new `title`")
+	cmd.fs.Var(&comps, "component", "the components it concerns, by `id or name` (repeat for several; replaces the list)")
+	cmd.fs.BoolVar(&noComps, "no-components", false, "it concerns no component")
+	cmd.fs.Var(&tags, "tag", "its `tag`s (repeat for several; replaces the list)")
+	cmd.fs.BoolVar(&noTags, "no-tags", false, "remove every tag")
+	if has(statusd.Planned) {
+		cmd.fs.StringVar(&begins, "begins", "", "maintenance: new start `time`, RFC 3339 or a duration from now (+90s, +2h, +1d)")
+		cmd.fs.StringVar(&ends, "ends", "", "maintenance: new end `time`")
+		cmd.fs.Var(&automate, "automate", "maintenance: let statusd move it underway and complete on time (--automate=false: by hand)")
+	}
+	if has(statusd.General) {
+		cmd.fs.StringVar(&expires, "expires", "", "announcement: when it stops being current, a `time`")
+		cmd.fs.BoolVar(&noExpiry, "no-expiry", false, "announcement: current until removed")
+	}
+	if has(statusd.Unplanned) {
+		cmd.fs.Var(&impact, "impact-seconds", "incident: its impact for the metrics, `N` seconds from began_at (0: none)")
+		cmd.fs.BoolVar(&noImpact, "no-impact-override", false, "incident: its impact is from began_at to ended_at again")
+	}
+	id, err := cmd.parseID(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(comps) > 0 && noComps:
+		return cmd.usageErr("give --component C or --no-components, not both")
+	case len(tags) > 0 && noTags:
+		return cmd.usageErr("give --tag T or --no-tags, not both")
+	case expires != "" && noExpiry:
+		return cmd.usageErr("give --expires T or --no-expiry, not both")
+	case impact.set && noImpact:
+		return cmd.usageErr("give --impact-seconds N or --no-impact-override, not both")
+	}
+	var body statusd.AdminNoticeRequest
+	now := time.Now()
+	for _, t := range []struct {
+		flag, v string
+		dst     *statusd.Field[string]
+	}{{"begins", begins, &body.BeginsAt}, {"ends", ends, &body.EndsAt}, {"expires", expires, &body.ExpiresAt}} {
+		if t.v != "" {
+			v, err := cmd.opParseTime(t.flag, t.v, now)
+			if err != nil {
+				return err
+			}
+			*t.dst = statusd.Some(v)
+		}
+	}
+	if subject != "" {
+		body.Subject = &subject
+	}
+	if automate.set {
+		body.Automate = &automate.v
+	}
+	switch {
+	case impact.set:
+		body.ImpactSeconds = statusd.Some(int64(impact.v))
+	case noImpact:
+		body.ImpactSeconds = statusd.Null[int64]()
+	}
+	if noExpiry {
+		body.ExpiresAt = statusd.Null[string]()
+	}
+	if noComps {
+		body.ComponentIDs = &[]int64{}
+	}
+	if noTags {
+		body.TagList = &[]string{}
+	}
+	if body == (statusd.AdminNoticeRequest{}) && len(comps) == 0 && len(tags) == 0 {
+		return cmd.usageErr("say what to change (statusd %s -h lists the flags)", name)
+	}
+	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
+		return err
+	}
+	n, err := cmd.adm.UpdateNotice(ctx, id, body)
+	return cmd.notice(ctx, n, err, opChanged)
+}
+
+// opChanged prints a notice after a change of its settings, with its
+// schedule or expiry.
+func opChanged(w io.Writer, n *statusd.AdminNotice) error {
+	if err := said("changed")(w, n); err != nil {
+		return err
+	}
+	var err error
+	switch n.Type {
+	case string(statusd.Planned):
+		_, err = fmt.Fprintf(w, "  from %s to %s (automated: %t)\n", opShortTime(n.BeginsAt), opShortTime(n.EndsAt), n.Automate != nil && *n.Automate)
+	case string(statusd.General):
+		_, err = fmt.Fprintf(w, "  expires %s\n", opShortTime(n.ExpiresAt.Value))
+	}
+	return err
 }
 
 // ---- maintenance ----
@@ -523,6 +638,9 @@ const maintenanceSynopsis = `  statusd maintenance schedule --subject S --begins
   statusd maintenance start ID [-m MESSAGE]
   statusd maintenance complete ID [-m MESSAGE]
   statusd maintenance cancel ID [-m MESSAGE]
+  statusd maintenance update ID [--state STATE] -m MESSAGE
+  statusd maintenance reschedule ID [--begins T] [--ends T] [--automate=true|false]
+  statusd maintenance edit ID [--subject S] [--component C ...] [--tag T ...] [--begins T] [--ends T] ...
   T is RFC 3339 (2026-03-01T02:00:00Z) or a duration from now (+90s, +2h, +1d).
 `
 
@@ -533,11 +651,21 @@ func maintenanceCmd(ctx context.Context, args []string, getenv func(string) stri
 			return e.maintenanceMove(ctx, sub, state, verb, def, args)
 		}
 	}
+	edit := func(sub string) func(context.Context, []string) error {
+		return func(ctx context.Context, args []string) error {
+			return e.noticeEdit(ctx, "maintenance "+sub, statusd.Planned, args)
+		}
+	}
 	return e.subcommand(ctx, "maintenance", args, maintenanceSynopsis, map[string]func(context.Context, []string) error{
 		"schedule": e.maintenanceSchedule,
 		"start":    move("start", "underway", "started", "The scheduled maintenance has begun."),
 		"complete": move("complete", "complete", "completed", "The scheduled maintenance is complete."),
 		"cancel":   move("cancel", "cancelled", "cancelled", "The scheduled maintenance has been cancelled."),
+		"update": func(ctx context.Context, args []string) error {
+			return e.noticeUpdate(ctx, "maintenance", "update", args)
+		},
+		"reschedule": edit("reschedule"),
+		"edit":       edit("edit"),
 	})
 }
 
@@ -571,18 +699,19 @@ func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"type": "planned", "subject": subject, "state": "scheduled", "content": msg,
-		"begins_at": b, "ends_at": en, "automate": automate}
-	if err := cmd.listing(ctx, body, comps, tags); err != nil {
+	body := statusd.AdminNoticeRequest{Type: new("planned"), Subject: &subject, State: new("scheduled"), Content: &msg,
+		BeginsAt: statusd.Some(b), EndsAt: statusd.Some(en), Automate: &automate}
+	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 		return err
 	}
-	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
+	n, err := cmd.adm.CreateNotice(ctx, body)
+	return cmd.notice(ctx, n, err, func(w io.Writer, n *statusd.AdminNotice) error {
 		auto := ""
 		if n.Automate != nil && *n.Automate {
 			auto = ", automated"
 		}
-		_, err := fmt.Fprintf(w, "scheduled %s %d %q (%s%s) from %s to %s%s\n", n.noun(), n.ID, n.Subject, n.state(), auto,
-			opShortTime(n.BeginsAt), opShortTime(n.EndsAt), n.on())
+		_, err := fmt.Fprintf(w, "scheduled %s %d %q (%s%s) from %s to %s%s\n", opNoun(n), n.ID, n.Subject, opState(n), auto,
+			opShortTime(n.BeginsAt), opShortTime(n.EndsAt), opOn(n))
 		return err
 	})
 }
@@ -595,11 +724,11 @@ func (e opEnv) maintenanceMove(ctx context.Context, sub, state, verb, def string
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"content": msg, "state": state}
-	return cmd.notice(ctx, "POST", fmt.Sprintf("/notices/%d/updates", id), body, said(verb))
+	n, err := cmd.adm.PostUpdate(ctx, id, statusd.AdminUpdateRequest{Content: &msg, State: &state})
+	return cmd.notice(ctx, n, err, said(verb))
 }
 
-// ---- announce ----
+// ---- announce, announcement ----
 
 func announceCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	e := opEnv{getenv, stdout, stderr}
@@ -620,239 +749,63 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 	if subject == "" {
 		subject = opSubject(msg)
 	}
-	body := map[string]any{"type": "general", "subject": subject, "content": msg}
+	body := statusd.AdminNoticeRequest{Type: new("general"), Subject: &subject, Content: &msg}
 	if expires != "" {
 		t, err := cmd.opParseTime("expires", expires, time.Now())
 		if err != nil {
 			return err
 		}
-		body["expires_at"] = t
+		body.ExpiresAt = statusd.Some(t)
 	}
-	if err := cmd.listing(ctx, body, comps, tags); err != nil {
+	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 		return err
 	}
-	return cmd.notice(ctx, "POST", "/notices", body, func(w io.Writer, n *opNotice) error {
+	n, err := cmd.adm.CreateNotice(ctx, body)
+	return cmd.notice(ctx, n, err, func(w io.Writer, n *statusd.AdminNotice) error {
 		until := "until removed"
-		if n.ExpiresAt != nil {
-			until = "until " + opShortTime(n.ExpiresAt)
+		if n.ExpiresAt.Value != nil {
+			until = "until " + opShortTime(n.ExpiresAt.Value)
 		}
-		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", n.noun(), n.ID, n.Subject, printable(n.TimelineState), until, n.on())
+		_, err := fmt.Fprintf(w, "announced %s %d %q (%s, %s)%s\n", opNoun(n), n.ID, n.Subject, printable(n.TimelineState), until, opOn(n))
 		return err
 	})
 }
 
-// ---- component ----
-
-const componentSynopsis = `  statusd component add NAME [--description D] [--parent C] [--position N] [--metrics]
-  statusd component list
-  statusd component move C [--parent C | --top] [--position N]
-  statusd component rm C [--recursive] [--detach]
-  C is a component's id or its name (case-insensitive).
+const announcementSynopsis = `  statusd announcement withdraw ID [--at T]
+  statusd announcement edit ID [--subject S] [--component C ...] [--tag T ...] [--expires T | --no-expiry]
+  Publish one with statusd announce -m MESSAGE.
 `
 
-func componentCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func announcementCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	e := opEnv{getenv, stdout, stderr}
-	return e.subcommand(ctx, "component", args, componentSynopsis, map[string]func(context.Context, []string) error{
-		"add":  e.componentAdd,
-		"list": e.componentList,
-		"ls":   e.componentList,
-		"move": e.componentMove,
-		"rm":   e.componentRm,
+	return e.subcommand(ctx, "announcement", args, announcementSynopsis, map[string]func(context.Context, []string) error{
+		"withdraw": e.announcementWithdraw,
+		"edit": func(ctx context.Context, args []string) error {
+			return e.noticeEdit(ctx, "announcement edit", statusd.General, args)
+		},
 	})
 }
 
-// placement describes where a component is: "at the top level, position 2".
-func opPlacement(list []opComponent, c opComponent) string {
-	where := "at the top level"
-	if c.ParentID != nil {
-		where = fmt.Sprintf("under %d", *c.ParentID)
-		for _, p := range list {
-			if p.ID == *c.ParentID {
-				where = fmt.Sprintf("under %q (%d)", p.Name, p.ID)
-			}
-		}
-	}
-	return fmt.Sprintf("%s, position %d", where, c.Position)
-}
-
-func (e opEnv) componentAdd(ctx context.Context, args []string) error {
-	cmd := e.command("component add", "component add NAME [--description D] [--parent C] [--position N] [--metrics]")
-	var description, parent string
-	var position opOptInt
-	var metrics bool
-	cmd.fs.StringVar(&description, "description", "", "what it is, shown on the page")
-	cmd.fs.StringVar(&parent, "parent", "", "the component it belongs under, by `id or name` (default: top level)")
-	cmd.fs.Var(&position, "position", "display position `N`, 1 first (default: last)")
-	cmd.fs.BoolVar(&metrics, "metrics", false, "publish uptime metrics for it")
-	rest, err := cmd.parse(args, "NAME")
+// announcementWithdraw makes an announcement expire: it leaves the page
+// but stays in the history.
+func (e opEnv) announcementWithdraw(ctx context.Context, args []string) error {
+	cmd := e.command("announcement withdraw", "announcement withdraw ID [--at T]")
+	var at string
+	cmd.fs.StringVar(&at, "at", "", "when it stops being current, a `time` (default: now)")
+	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"name": rest[0], "metrics_enabled": metrics}
-	if description != "" {
-		body["description"] = description
-	}
-	if position.set {
-		body["position"] = position.v
-	}
-	var list []opComponent
-	if parent != "" {
-		ids, l, err := cmd.resolve(ctx, []string{parent})
-		if err != nil {
+	when := time.Now().UTC().Format(statusd.TimeLayout)
+	if at != "" {
+		if when, err = cmd.opParseTime("at", at, time.Now()); err != nil {
 			return err
 		}
-		body["parent_id"], list = ids[0], l
 	}
-	var c opComponent
-	raw, err := cmd.c.do(ctx, "POST", "/components", body, &c)
-	if err != nil {
-		return err
-	}
-	return cmd.answer(raw, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "added component %d %q %s\n", c.ID, c.Name, opPlacement(list, c))
-		return err
-	})
-}
-
-func (e opEnv) componentList(ctx context.Context, args []string) error {
-	cmd := e.command("component list", "component list")
-	if _, err := cmd.parse(args); err != nil {
-		return err
-	}
-	list, raw, err := cmd.components(ctx)
-	if err != nil {
-		return err
-	}
-	return cmd.answer(raw, func(w io.Writer) error {
-		depth := map[int64]int{}
-		parents := map[int64]*int64{}
-		for _, c := range list {
-			parents[c.ID] = c.ParentID
-		}
-		for _, c := range list {
-			for p, n := c.ParentID, 0; p != nil && n < len(list); p, n = parents[*p], n+1 {
-				depth[c.ID]++
-			}
-		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPARENT\tPOS\tMETRICS\tDESCRIPTION")
-		for _, c := range list {
-			parent, metrics := "-", "off"
-			if c.ParentID != nil {
-				parent = strconv.FormatInt(*c.ParentID, 10)
-			}
-			if c.MetricsEnabled {
-				metrics = "on"
-			}
-			fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), printable(c.Name), printable(c.State),
-				parent, c.Position, metrics, printable(c.Description))
-		}
-		return tw.Flush()
-	})
-}
-
-func (e opEnv) componentMove(ctx context.Context, args []string) error {
-	cmd := e.command("component move", "component move C [--parent C | --top] [--position N]")
-	var parent string
-	var top bool
-	var position opOptInt
-	cmd.fs.StringVar(&parent, "parent", "", "the component to move it under, by `id or name`")
-	cmd.fs.BoolVar(&top, "top", false, "move it to the top level")
-	cmd.fs.Var(&position, "position", "new display position `N`, 1 first, counted over the whole page")
-	rest, err := cmd.parse(args, "C")
-	if err != nil {
-		return err
-	}
-	switch {
-	case parent != "" && top:
-		return cmd.usageErr("give --parent C or --top, not both")
-	case parent == "" && !top && !position.set:
-		return cmd.usageErr("say where to with --parent C, --top or --position N")
-	}
-	list, _, err := cmd.components(ctx)
-	if err != nil {
-		return err
-	}
-	c, err := opResolve(list, rest[0])
-	if err != nil {
-		return err
-	}
-	body := map[string]any{}
-	switch {
-	case top:
-		body["parent_id"] = nil
-	case parent != "":
-		p, err := opResolve(list, parent)
-		if err != nil {
-			return err
-		}
-		body["parent_id"] = p.ID
-	}
-	if position.set {
-		body["position"] = position.v
-	}
-	var moved opComponent
-	raw, err := cmd.c.do(ctx, "PATCH", fmt.Sprintf("/components/%d", c.ID), body, &moved)
-	if err != nil {
-		return opWithHint(err, exitCodeNotFound, "statusd component list shows the components")
-	}
-	return cmd.answer(raw, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "moved component %d %q %s\n", moved.ID, moved.Name, opPlacement(list, moved))
-		return err
-	})
-}
-
-func (e opEnv) componentRm(ctx context.Context, args []string) error {
-	cmd := e.command("component rm", "component rm C [--recursive] [--detach]")
-	var recursive, detach bool
-	cmd.fs.BoolVar(&recursive, "recursive", false, "also remove every component below it")
-	cmd.fs.BoolVar(&detach, "detach", false, "also remove it from the notices that list it (open incidents, maintenance, history); without it, such a component is not removed")
-	rest, err := cmd.parse(args, "C")
-	if err != nil {
-		return err
-	}
-	list, _, err := cmd.components(ctx)
-	if err != nil {
-		return err
-	}
-	c, err := opResolve(list, rest[0])
-	if err != nil {
-		return err
-	}
-	below := 0
-	for ids := []int64{c.ID}; len(ids) > 0; ids = ids[1:] {
-		for _, o := range list {
-			if o.ParentID != nil && *o.ParentID == ids[0] {
-				ids, below = append(ids, o.ID), below+1
-			}
-		}
-	}
-	query := url.Values{}
-	if recursive {
-		query.Set("recursive", "true")
-	}
-	if detach {
-		query.Set("detach", "true")
-	}
-	path := fmt.Sprintf("/components/%d", c.ID)
-	if len(query) > 0 {
-		path += "?" + query.Encode()
-	}
-	raw, err := cmd.c.do(ctx, "DELETE", path, nil, nil)
-	if err != nil {
-		hint := fmt.Sprintf("pass --recursive to remove %q with everything below it", c.Name)
-		if recursive || below == 0 {
-			hint = fmt.Sprintf("pass --detach to remove %q from those notices as well", c.Name)
-		}
-		err = opWithHint(err, exitCodeRefused, hint)
-		return opWithHint(err, exitCodeNotFound, "statusd component list shows the components")
-	}
-	return cmd.answer(raw, func(w io.Writer) error {
-		extra := ""
-		if recursive && below > 0 {
-			extra = fmt.Sprintf(" and the %d component(s) below it", below)
-		}
-		_, err := fmt.Fprintf(w, "removed component %d %q%s\n", c.ID, c.Name, extra)
+	n, err := cmd.adm.UpdateNotice(ctx, id, statusd.AdminNoticeRequest{ExpiresAt: statusd.Some(when)})
+	return cmd.notice(ctx, n, err, func(w io.Writer, n *statusd.AdminNotice) error {
+		_, err := fmt.Fprintf(w, "withdrew %s %d %q (%s, expires %s)\n", opNoun(n), n.ID, n.Subject, printable(n.TimelineState),
+			opShortTime(n.ExpiresAt.Value))
 		return err
 	})
 }
@@ -861,14 +814,23 @@ func (e opEnv) componentRm(ctx context.Context, args []string) error {
 
 const noticeSynopsis = `  statusd notice list [--page N]
   statusd notice show ID
+  statusd notice edit ID [--subject S] [--component C ...] [--tag T ...] [--begins T] [--ends T] [--expires T] ...
+  statusd notice update ID [--state STATE] -m MESSAGE
+  statusd notice reopen ID -m MESSAGE
+  statusd notice rm ID
+  Notices are incidents, maintenance and announcements alike.
 `
 
 func noticeCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	e := opEnv{getenv, stdout, stderr}
 	return e.subcommand(ctx, "notice", args, noticeSynopsis, map[string]func(context.Context, []string) error{
-		"list": e.noticeList,
-		"ls":   e.noticeList,
-		"show": e.noticeShow,
+		"list":   e.noticeList,
+		"ls":     e.noticeList,
+		"show":   e.noticeShow,
+		"edit":   func(ctx context.Context, args []string) error { return e.noticeEdit(ctx, "notice edit", "", args) },
+		"update": func(ctx context.Context, args []string) error { return e.noticeUpdate(ctx, "notice", "update", args) },
+		"reopen": func(ctx context.Context, args []string) error { return e.noticeReopen(ctx, "notice", args) },
+		"rm":     e.noticeRm,
 	})
 }
 
@@ -882,25 +844,17 @@ func (e opEnv) noticeList(ctx context.Context, args []string) error {
 	if page < 1 {
 		return cmd.usageErr("--page: %d is not an integer >= 1", page)
 	}
-	var answer struct {
-		Notices []opNotice `json:"notices"`
-		Meta    struct {
-			Count      int     `json:"count"`
-			TotalCount int     `json:"total_count"`
-			NextPage   *string `json:"next_page"`
-		} `json:"meta"`
-	}
-	raw, err := cmd.c.do(ctx, "GET", "/notices?page="+strconv.Itoa(page), nil, &answer)
+	list, err := cmd.adm.Notices(ctx, page)
 	if err != nil {
-		return err
+		return cmd.fail(ctx, err)
 	}
-	return cmd.answer(raw, func(w io.Writer) error {
+	return cmd.answer(func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tTYPE\tSTATE\tTIMELINE\tUPDATED\tSUBJECT")
-		for _, n := range answer.Notices {
+		for _, n := range list.Notices {
 			state := "-"
-			if n.State != nil {
-				state = *n.State
+			if n.State.Value != nil {
+				state = *n.State.Value
 			}
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", n.ID, printable(n.Type), printable(state), printable(n.TimelineState),
 				opShortTime(&n.UpdatedAt), printable(n.Subject))
@@ -909,10 +863,10 @@ func (e opEnv) noticeList(ctx context.Context, args []string) error {
 			return err
 		}
 		more := ""
-		if answer.Meta.NextPage != nil {
+		if list.Meta.NextPage != nil {
 			more = fmt.Sprintf("; next: statusd notice list --page %d", page+1)
 		}
-		fmt.Fprintf(cmd.stderr, "%d of %d notices (page %d)%s\n", answer.Meta.Count, answer.Meta.TotalCount, page, more)
+		fmt.Fprintf(cmd.stderr, "%d of %d notices (page %d)%s\n", list.Meta.Count, list.Meta.TotalCount, page, more)
 		return nil
 	})
 }
@@ -923,14 +877,15 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return cmd.notice(ctx, "GET", fmt.Sprintf("/notices/%d", id), nil, func(w io.Writer, n *opNotice) error {
+	n, err := cmd.adm.Notice(ctx, id)
+	return cmd.notice(ctx, n, err, func(w io.Writer, n *statusd.AdminNotice) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(tw, "%s %d\t%s\n", n.noun(), n.ID, printable(n.Subject))
-		state := "-"
-		if n.State != nil {
-			state = *n.State
-		}
+		fmt.Fprintf(tw, "%s %d\t%s\n", opNoun(n), n.ID, printable(n.Subject))
 		fmt.Fprintf(tw, "type\t%s\n", printable(n.Type))
+		state := "-"
+		if n.State.Value != nil {
+			state = *n.State.Value
+		}
 		fmt.Fprintf(tw, "state\t%s (%s)\n", printable(state), printable(n.TimelineState))
 		names := make([]string, len(n.Components))
 		for i, c := range n.Components {
@@ -939,21 +894,24 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "components\t%s\n", opOrDash(printable(strings.Join(names, ", "))))
 		fmt.Fprintf(tw, "tags\t%s\n", opOrDash(printable(strings.Join(n.TagList, ", "))))
 		switch n.Type {
-		case "planned":
+		case string(statusd.Planned):
 			auto := "no"
 			if n.Automate != nil && *n.Automate {
 				auto = "yes"
 			}
 			fmt.Fprintf(tw, "window\t%s to %s (automated: %s)\n", opShortTime(n.BeginsAt), opShortTime(n.EndsAt), auto)
-		case "general":
-			fmt.Fprintf(tw, "expires\t%s\n", opShortTime(n.ExpiresAt))
+		case string(statusd.General):
+			fmt.Fprintf(tw, "expires\t%s\n", opShortTime(n.ExpiresAt.Value))
 		}
-		if n.Type != "general" {
-			fmt.Fprintf(tw, "began\t%s\n", opShortTime(n.BeganAt))
-			fmt.Fprintf(tw, "ended\t%s\n", opShortTime(n.EndedAt))
+		if n.Type != string(statusd.General) {
+			fmt.Fprintf(tw, "began\t%s\n", opShortTime(n.BeganAt.Value))
+			fmt.Fprintf(tw, "ended\t%s\n", opShortTime(n.EndedAt.Value))
 		}
 		if n.ImpactTime != nil {
 			fmt.Fprintf(tw, "impact\t%s\n", printable(n.ImpactTime.Words))
+		}
+		if n.ImpactSeconds.Value != nil {
+			fmt.Fprintf(tw, "impact override\t%d seconds\n", *n.ImpactSeconds.Value)
 		}
 		fmt.Fprintf(tw, "url\t%s\n", printable(n.URL))
 		if err := tw.Flush(); err != nil {
@@ -970,6 +928,25 @@ func (e opEnv) noticeShow(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", opShortTime(&u.CreatedAt), printable(state), printable(content))
 		}
 		return tw.Flush()
+	})
+}
+
+func (e opEnv) noticeRm(ctx context.Context, args []string) error {
+	cmd := e.command("notice rm", "notice rm ID")
+	id, err := cmd.parseID(args)
+	if err != nil {
+		return err
+	}
+	n, err := cmd.adm.Notice(ctx, id)
+	if err == nil {
+		err = cmd.adm.DeleteNotice(ctx, id)
+	}
+	if err != nil {
+		return opWithHint(cmd.fail(ctx, err), exitCodeNotFound, "statusd notice list shows the notices")
+	}
+	return cmd.answer(func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "removed %s %d %q\n", opNoun(n), n.ID, n.Subject)
+		return err
 	})
 }
 

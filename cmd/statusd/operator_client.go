@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 )
 
 // Exit codes of the operator commands, which scripts can rely on. run
@@ -53,138 +52,90 @@ func opWithHint(err error, code int, hint string) error {
 // opTimeout bounds every request of the operator CLI.
 const opTimeout = 10 * time.Second
 
-// opAdminPrefix is the root of the admin API (CONTRACT C6).
-const opAdminPrefix = "/admin/api/v1"
-
-// opClient is a thin client of the admin API: it sends JSON, reads JSON, and
-// turns every failure into an *exitError whose message says what to do. It
-// is safe for concurrent use.
-type opClient struct {
-	base  string // scheme://host[:port][/prefix], without a trailing slash
-	token string
-	http  *http.Client
-}
-
-// newOpClient returns a client of the server at rawURL, or a usage error
-// when rawURL is not an http or https URL.
-func newOpClient(rawURL, token string) (*opClient, error) {
+// opServer is the server URL --url names, checked.
+func opServer(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, exitErrorf(exitCodeUsage, "--url: %q is not a server URL like http://127.0.0.1:8080 (also $STATUSD_URL)", rawURL)
+		return "", exitErrorf(exitCodeUsage, "--url: %q is not a server URL like http://127.0.0.1:8080 (also $STATUSD_URL)", rawURL)
 	}
-	return &opClient{
-		base:  strings.TrimSuffix(u.String(), "/"),
-		token: strings.TrimSpace(token),
-		// A redirect is answered, not followed: the request carries the
-		// token, which belongs to the server --url names.
-		http: &http.Client{Timeout: opTimeout, CheckRedirect: func(*http.Request, []*http.Request) error {
-			return http.ErrUseLastResponse
-		}},
-	}, nil
+	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
-// do sends method to the admin API path (below /admin/api/v1), with body
-// as JSON unless it is nil, and returns the answer's body; a 2xx JSON body
-// is also decoded into out when out is not nil. Errors are *exitError.
-func (c *opClient) do(ctx context.Context, method, path string, body, out any) ([]byte, error) {
-	var reqBody io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		reqBody = bytes.NewReader(b)
-	}
-	target := c.base + opAdminPrefix + path
-	req, err := http.NewRequestWithContext(ctx, method, target, reqBody)
-	if err != nil {
-		return nil, exitErrorf(exitCodeUsage, "--url: cannot build a request to %s: %v", target, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	res, err := c.http.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("interrupted before %s answered", c.base)
-		}
+// newOpAdmin returns an admin client of the server at base that hands
+// every successful answer's body to answer. It does not retry: a 429 is
+// reported at once.
+func newOpAdmin(base, token string, answer func([]byte)) *client.Admin {
+	return client.NewAdmin(base, strings.TrimSpace(token), client.WithMaxRetries(0), client.WithAnswers(answer),
+		client.WithUserAgent("statusd-cli/1"), client.WithHTTPClient(&http.Client{Timeout: opTimeout}))
+}
+
+// opFailure turns an error of the admin client into an *exitError whose
+// message says what to do about it.
+func opFailure(ctx context.Context, base string, err error) error {
+	var e *client.Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &e):
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted before %s answered", base)
+	case errors.As(err, &ne) && ne.Timeout():
+		return exitErrorf(exitCodeUnavailable, "statusd at %s did not answer within %s; check that it is running and reachable, then try again", base, opTimeout)
+	case errors.As(err, &ne):
 		cause := err
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			cause = ue.Err
-			if ue.Timeout() {
-				return nil, exitErrorf(exitCodeUnavailable, "statusd at %s did not answer within %s; check that it is running and reachable, then try again", c.base, opTimeout)
-			}
 		}
-		return nil, exitErrorf(exitCodeUnavailable, "cannot reach statusd at %s: %v; check --url (or $STATUSD_URL) and that statusd serve is running there", c.base, cause)
+		return exitErrorf(exitCodeUnavailable, "cannot reach statusd at %s: %v; check --url (or $STATUSD_URL) and that statusd serve is running there", base, cause)
+	default:
+		return exitErrorf(exitCodeFailure, "%v; is --url the statusd server?", err)
 	}
-	defer res.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(res.Body, 32<<20))
-	if err != nil {
-		return nil, exitErrorf(exitCodeUnavailable, "statusd at %s broke off its answer: %v; try again", c.base, err)
-	}
-	if res.StatusCode >= 200 && res.StatusCode < 300 {
-		if out != nil && len(answer) > 0 {
-			if err := json.Unmarshal(answer, out); err != nil {
-				return nil, exitErrorf(exitCodeFailure, "%s %s answered something that is not the statusd admin API (%v); is --url the statusd server?", method, target, err)
-			}
-		}
-		return answer, nil
-	}
-	return nil, c.failure(method, target, res, answer)
-}
-
-// failure turns an error answer into an *exitError with the server's
-// message and what to do about it.
-func (c *opClient) failure(method, target string, res *http.Response, answer []byte) error {
-	var e statusd.ErrorResponse
-	fromStatusd := json.Unmarshal(answer, &e) == nil && e.Error.Code != ""
-	msg := e.Error.Message
-	if !fromStatusd {
-		msg = http.StatusText(res.StatusCode)
-		if snippet := strings.TrimSpace(string(answer)); snippet != "" && len(snippet) <= 200 && !strings.ContainsAny(snippet, "<\n") {
-			msg += ": " + snippet
-		}
-	}
-	status := res.StatusCode
+	s := e.Status
 	switch {
-	case status >= 300 && status < 400 && res.Header.Get("Location") != "":
-		return exitErrorf(exitCodeUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(res))
-	case status == http.StatusUnauthorized:
-		return exitErrorf(exitCodeUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", c.base, msg)
-	case status == http.StatusNotFound && !fromStatusd:
-		return exitErrorf(exitCodeNotFound, "%s %s: 404 %s; is --url the statusd server (or its --admin-addr listener)?", method, target, msg)
-	case status == http.StatusNotFound:
-		return exitErrorf(exitCodeNotFound, "%s", msg)
-	case status == http.StatusBadRequest, status == http.StatusConflict,
-		status == http.StatusRequestEntityTooLarge, status == http.StatusUnprocessableEntity:
-		return exitErrorf(exitCodeRefused, "refused by the server: %s", msg)
-	case status == http.StatusTooManyRequests:
-		wait := res.Header.Get("Retry-After")
-		if wait == "" {
-			wait = "a few"
+	case s >= 300 && s < 400 && e.Location != "":
+		return exitErrorf(exitCodeUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(e.Location))
+	case s == http.StatusUnauthorized:
+		return exitErrorf(exitCodeUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", base, e.Message)
+	case s == http.StatusNotFound:
+		return exitErrorf(exitCodeNotFound, "%s", e.Message)
+	case s == http.StatusBadRequest, s == http.StatusConflict, s == http.StatusRequestEntityTooLarge, s == http.StatusUnprocessableEntity:
+		return exitErrorf(exitCodeRefused, "refused by the server: %s", e.Message)
+	case s == http.StatusTooManyRequests:
+		wait := "a few"
+		if e.RetryAfter > 0 {
+			wait = strconv.Itoa(int(e.RetryAfter.Seconds()))
 		}
-		return exitErrorf(exitCodeUnavailable, "statusd at %s is rate limiting this client (%s); try again in %s second(s)", c.base, msg, wait)
-	case status >= 500:
-		return exitErrorf(exitCodeUnavailable, "statusd at %s is unavailable (%d %s); try again shortly, and check the server's log if it persists", c.base, status, msg)
+		return exitErrorf(exitCodeUnavailable, "statusd at %s is rate limiting this client (%s); try again in %s second(s)", base, e.Message, wait)
+	case s >= 500:
+		return exitErrorf(exitCodeUnavailable, "statusd at %s is unavailable (%d %s); try again shortly, and check the server's log if it persists", base, s, e.Message)
 	}
-	return exitErrorf(exitCodeFailure, "%s %s: %d %s", method, target, status, msg)
+	return exitErrorf(exitCodeFailure, "%s: %d %s", base, s, e.Message)
 }
 
 // opRedirectBase is the server URL a redirect of an admin API request
 // points at: its Location without the admin API path and the query when it
 // ends so, else the whole Location.
-func opRedirectBase(res *http.Response) string {
-	loc, err := res.Location()
+func opRedirectBase(location string) string {
+	loc, err := url.Parse(location)
 	if err != nil {
-		return strconv.Quote(res.Header.Get("Location"))
+		return strconv.Quote(location)
 	}
-	if i := strings.Index(loc.Path, opAdminPrefix+"/"); i >= 0 {
+	if i := strings.Index(loc.Path, client.AdminRoot+"/"); i >= 0 {
 		loc.Path, loc.RawPath, loc.RawQuery = loc.Path[:i], "", ""
 	}
 	return loc.String()
+}
+
+// opBody keeps the body of the last answer, for --json.
+type opBody struct{ b []byte }
+
+func (o *opBody) set(b []byte) { o.b = append(o.b[:0], b...) }
+
+// print writes the body, unless it is empty, and a newline.
+func (o *opBody) print(w io.Writer) error {
+	if len(o.b) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%s\n", o.b)
+	return err
 }

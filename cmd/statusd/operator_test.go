@@ -537,3 +537,154 @@ func TestOperatorSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorCoversTheAdminAPI: the commands added so that every admin
+// route has one, each checked through the public API afterwards.
+func TestOperatorCoversTheAdminAPI(t *testing.T) {
+	srv, token := opSetup(t, opDoc(time.Now()))
+	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
+	// pubNotice is the public view of notice id.
+	pubNotice := func(id string) map[string]any {
+		t.Helper()
+		return at(t, srv.get("/api/v1/notices/"+id, 200).JSON, "notice").(map[string]any)
+	}
+	// pubComponent is the public view of component id.
+	pubComponent := func(id float64) map[string]any {
+		t.Helper()
+		for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
+			if at(t, c, "id") == id {
+				return c.(map[string]any)
+			}
+		}
+		t.Fatalf("no component %v", id)
+		return nil
+	}
+
+	t.Run("page", func(t *testing.T) {
+		out := opMust(t, srv, token, "page", "edit", "--name", "Ops Status 2", "--degraded-text", "Partly down")
+		opMatch(t, "page edit", out, `(?m)^name\s+Ops Status 2$`)
+		opMatch(t, "page edit", out, `(?m)^degraded text\s+Partly down$`)
+		opMatch(t, "page edit", out, `(?m)^operational text\s+All systems operational$`)
+		status := srv.get("/api/v1/status", 200).JSON
+		if at(t, status, "page.name") != "Ops Status 2" || at(t, status, "page.url") != "https://status.ops.test" {
+			t.Errorf("public page %v", status)
+		}
+		opMatch(t, "page show", opMust(t, srv, token, "page", "show"), `(?m)^components\s+4$`)
+		// --json is the server's answer, byte for byte.
+		out, _, err := opRun(t, env, "page", "show", "--json")
+		if want := admDo(srv, "GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
+			t.Errorf("page show --json: %v\n%s\nwant\n%s", err, out, want)
+		}
+	})
+
+	t.Run("component", func(t *testing.T) {
+		out := opMust(t, srv, token, "component", "edit", "api", "--name", "Public API", "--description", "REST", "--metrics")
+		opMatch(t, "component edit", out, `^changed component 2 "Public API" at the top level, position 2\n$`)
+		c := pubComponent(2)
+		if c["name"] != "Public API" || c["description"] != "REST" || c["metrics_summary"] == nil {
+			t.Errorf("public component 2 %v, want renamed, described, with metrics", c)
+		}
+		out = opMust(t, srv, token, "component", "show", "public api")
+		for _, re := range []string{`(?m)^component 2\s+Public API$`, `(?m)^description\s+REST$`, `(?m)^metrics\s+true$`} {
+			opMatch(t, "component show", out, re)
+		}
+		opMust(t, srv, token, "component", "edit", "2", "--metrics=false")
+		if c := pubComponent(2); c["metrics_summary"] != nil || c["name"] != "Public API" {
+			t.Errorf("after --metrics=false: %v", c)
+		}
+	})
+
+	t.Run("incident", func(t *testing.T) {
+		id := opMatch(t, "open", opMust(t, srv, token, "incident", "open", "--component", "Website", "-m", "Down."), `^opened incident (\d+) `)
+		out := opMust(t, srv, token, "incident", "edit", id, "--subject", "Website down", "--tag", "web", "--tag", "edge",
+			"--component", "Database", "--impact-seconds", "600")
+		opMatch(t, "incident edit", out, `^changed incident `+id+` "Website down" \(investigating\) on Database\n$`)
+		n := pubNotice(id)
+		assertJSON(t, "edited incident", obj{"subject": n["subject"], "tag_list": n["tag_list"], "component": at(t, n, "components.0.id"),
+			"components": len(n["components"].([]any))},
+			obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "component": 3, "components": 1})
+		out, _, err := opRun(t, env, "notice", "show", id, "--json")
+		var shown map[string]any
+		if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown["impact_seconds"] != 600.0 {
+			t.Errorf("impact_seconds after edit: %v %v", err, shown["impact_seconds"])
+		}
+		opMust(t, srv, token, "incident", "edit", id, "--no-tags", "--no-impact-override")
+		if n := pubNotice(id); len(n["tag_list"].([]any)) != 0 {
+			t.Errorf("tags after --no-tags: %v", n["tag_list"])
+		}
+
+		// The generic notice commands: resolve, reopen, remove.
+		opMatch(t, "notice update", opMust(t, srv, token, "notice", "update", id, "--state", "resolved", "-m", "Up."),
+			`^updated incident `+id+` "Website down" \(resolved\) on Database\n$`)
+		opMatch(t, "notice reopen", opMust(t, srv, token, "notice", "reopen", id, "-m", "Down again."),
+			`^reopened incident `+id+` "Website down" \(investigating\) on Database\n$`)
+		assertJSON(t, "reopened", opUpdates(t, pubNotice(id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
+		opMatch(t, "notice rm", opMust(t, srv, token, "notice", "rm", id), `^removed incident `+id+` "Website down"\n$`)
+		assertErrorBody(t, "removed notice", srv.do("GET", "/api/v1/notices/"+id), 404, "not_found")
+		if _, _, err := opCLI(t, srv, token, "notice", "rm", id); opExitCode(err) != exitCodeNotFound {
+			t.Errorf("notice rm twice: exit %d (%v), want 4", opExitCode(err), err)
+		}
+	})
+
+	t.Run("maintenance", func(t *testing.T) {
+		out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Upgrade", "--begins", "+1h", "--ends", "+2h")
+		id := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) `)
+		before := time.Now()
+		out = opMust(t, srv, token, "maintenance", "reschedule", id, "--begins", "+3h", "--ends", "+4h", "--automate")
+		after := time.Now()
+		opMatch(t, "reschedule", out, `^changed maintenance `+id+` "Upgrade" \(scheduled\)\n  from \S+ to \S+ \(automated: true\)\n$`)
+		n := pubNotice(id)
+		opWithin(t, "rescheduled begins_at", opParseTS(t, n["begins_at"]), before.Add(3*time.Hour), after.Add(3*time.Hour))
+		opWithin(t, "rescheduled ends_at", opParseTS(t, n["ends_at"]), before.Add(4*time.Hour), after.Add(4*time.Hour))
+		out = opMust(t, srv, token, "maintenance", "update", id, "--state", "underway", "-m", "Started early.")
+		opMatch(t, "maintenance update", out, `^updated maintenance `+id+` "Upgrade" \(underway\)\n$`)
+		n = pubNotice(id)
+		if n["state"] != "underway" || n["timeline_state"] != "present" {
+			t.Errorf("after maintenance update: %v %v, want underway, present", n["state"], n["timeline_state"])
+		}
+	})
+
+	t.Run("announcement", func(t *testing.T) {
+		id := opMatch(t, "announce", opMust(t, srv, token, "announce", "-m", "New office. Come by."), `^announced notice (\d+) "New office" \(present, until removed\)\n$`)
+		opMatch(t, "withdraw", opMust(t, srv, token, "announcement", "withdraw", id), `^withdrew notice `+id+` "New office" \(past_recent, expires \S+\)\n$`)
+		if n := pubNotice(id); n["timeline_state"] != "past_recent" {
+			t.Errorf("withdrawn announcement is %v, want past_recent", n["timeline_state"])
+		}
+		// Only an announcement can be withdrawn: notice 50 is an incident.
+		if _, _, err := opCLI(t, srv, token, "announcement", "withdraw", "50"); opExitCode(err) != exitCodeRefused ||
+			!strings.Contains(err.Error(), "only general notices") {
+			t.Errorf("withdraw an incident: exit %d (%v), want 5", opExitCode(err), err)
+		}
+	})
+
+	t.Run("audit", func(t *testing.T) {
+		out, stderr, err := opRun(t, env, "audit")
+		if err != nil {
+			t.Fatalf("audit: %v\n%s", err, stderr)
+		}
+		// Newest first: the withdrawal, then the announcement.
+		opMatch(t, "audit", out, `^TIME\s+ACTOR\s+ACTION\s+TARGET\s+DETAIL\n\S+\s+ops\s+notice\.update\s+notice \d+\s+changed New office\n\S+\s+ops\s+notice\.create\s+notice \d+\s+general: New office\n`)
+		out, _, err = opRun(t, env, "audit", "--json")
+		var a struct {
+			Audit []statusd.AdminAuditEntry `json:"audit"`
+		}
+		if err != nil || json.Unmarshal([]byte(out), &a) != nil || len(a.Audit) == 0 || a.Audit[0].Action != "notice.update" {
+			t.Errorf("audit --json: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("usage", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"notice", "edit", "50"},
+			{"component", "edit", "API"},
+			{"page", "edit"},
+			{"incident", "edit", "50", "--tag", "x", "--no-tags"},
+			{"maintenance", "reschedule", "50", "--expires", "+1h"}, // not a flag of maintenance
+			{"audit", "--db", srv.DB, "--json"},
+		} {
+			if _, _, err := opCLI(t, srv, token, args...); opExitCode(err) != exitCodeUsage {
+				t.Errorf("%q: exit %d (%v), want 2", args, opExitCode(err), err)
+			}
+		}
+	})
+}

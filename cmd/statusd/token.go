@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -88,21 +89,33 @@ func (e opEnv) token(ctx context.Context, sub string, args []string) error {
 	}
 }
 
+// auditCmd prints a page of the audit log: from the database that --db
+// names, or from the server --url names when it is given and --db is not
+// (either also from the environment).
 func auditCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	e := opEnv{getenv, stdout, stderr}
+	cmd := e.command("audit", "audit [--db DATABASE] [--page N]")
 	var db string
 	var page int
-	fs := newFlagSet("audit", "audit [--db DATABASE] [--page N]", getenv, stderr)
-	fs.str(&db, "db", "statusd.db", dbUsage)
-	fs.IntVar(&page, "page", 1, "page `N` of the log, 25 entries a page, newest first")
-	rest, err := fs.parse(args)
-	if err != nil {
+	cmd.fs.str(&db, "db", "statusd.db", dbUsage+"; read when given, else the server --url names, if given")
+	cmd.fs.IntVar(&page, "page", 1, "page `N` of the log, 25 entries a page, newest first")
+	if _, err := cmd.parse(args); err != nil {
 		return err
 	}
-	switch {
-	case len(rest) > 0:
-		return fs.usageErr("takes no arguments, got %q", rest)
-	case page < 1:
-		return fs.usageErr("--page: %d is not an integer >= 1", page)
+	if page < 1 {
+		return cmd.usageErr("--page: %d is not an integer >= 1", page)
+	}
+	given := map[string]bool{}
+	cmd.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["url"] && !given["db"] {
+		a, err := cmd.adm.Audit(ctx, page)
+		if err != nil {
+			return cmd.fail(ctx, err)
+		}
+		return cmd.answer(func(w io.Writer) error { return printAudit(w, stderr, a.Audit, a.Meta.TotalCount, page) })
+	}
+	if cmd.json {
+		return cmd.usageErr("--json prints the server's answer: give --url URL, not --db")
 	}
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
@@ -113,10 +126,20 @@ func auditCmd(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	list := make([]statusd.AdminAuditEntry, len(entries))
+	for i, e := range entries {
+		list[i] = statusd.AdminAuditEntryOf(e)
+	}
+	return printAudit(stdout, stderr, list, total, page)
+}
+
+// printAudit prints a page of the audit log as a table, and its count on
+// stderr.
+func printAudit(stdout, stderr io.Writer, entries []statusd.AdminAuditEntry, total, page int) error {
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tACTOR\tACTION\tTARGET\tDETAIL")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.Format(statusd.TimeLayout), printable(e.Actor), printable(e.Action),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.At.UTC().Format(statusd.TimeLayout), printable(e.Actor), printable(e.Action),
 			printable(e.Target), printable(e.Detail))
 	}
 	if err := tw.Flush(); err != nil {

@@ -11,22 +11,9 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// pageRepr is the page as the admin API shows it: the public fields and the
-// state texts in use.
-type pageRepr struct {
-	statusd.PageResource
-	StateTexts stateTexts `json:"state_texts"`
-}
-
-type stateTexts struct {
-	Operational      string `json:"operational"`
-	Degraded         string `json:"degraded"`
-	UnderMaintenance string `json:"under_maintenance"`
-}
-
-func (s *Server) pageRepr(snap *snapshot.Snapshot) pageRepr {
+func (s *Server) pageRepr(snap *snapshot.Snapshot) statusd.AdminPage {
 	t := snap.Doc.Page.StateTexts
-	return pageRepr{PageResource: snap.Page(), StateTexts: stateTexts{
+	return statusd.AdminPage{PageResource: snap.Page(), StateTexts: statusd.AdminStateTexts{
 		Operational:      t.Text(statusd.PageOperational),
 		Degraded:         t.Text(statusd.PageDegraded),
 		UnderMaintenance: t.Text(statusd.PageUnderMaintenance),
@@ -42,18 +29,8 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ string) error
 	return nil
 }
 
-type pageBody struct {
-	Name       *string `json:"name"`
-	URL        *string `json:"url"`
-	StateTexts *struct {
-		Operational      *string `json:"operational"`
-		Degraded         *string `json:"degraded"`
-		UnderMaintenance *string `json:"under_maintenance"`
-	} `json:"state_texts"`
-}
-
 func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body pageBody
+	var body statusd.AdminPageRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -98,14 +75,8 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string)
 	return s.getPage(w, r, actor)
 }
 
-// componentRepr is a component as the admin API shows it.
-type componentRepr struct {
-	statusd.ComponentResource
-	MetricsEnabled bool `json:"metrics_enabled"`
-}
-
-func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) componentRepr {
-	return componentRepr{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
+func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) statusd.AdminComponent {
+	return statusd.AdminComponent{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
 }
 
 func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string) error {
@@ -113,13 +84,11 @@ func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string
 	if err != nil {
 		return err
 	}
-	list := make([]componentRepr, 0, len(snap.AllComponents))
+	list := make([]statusd.AdminComponent, 0, len(snap.AllComponents))
 	for _, c := range snap.AllComponents {
 		list = append(list, s.componentRepr(snap, c))
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, struct {
-		Components []componentRepr `json:"components"`
-	}{list})
+	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminComponentsResponse{Components: list})
 	return nil
 }
 
@@ -148,16 +117,8 @@ func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, statu
 	return nil
 }
 
-type componentBody struct {
-	Name           *string              `json:"name"`
-	Description    *string              `json:"description"`
-	ParentID       statusd.Field[int64] `json:"parent_id"`
-	Position       *int                 `json:"position"`
-	MetricsEnabled *bool                `json:"metrics_enabled"`
-}
-
 func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body componentBody
+	var body statusd.AdminComponentRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -203,7 +164,7 @@ func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, actor s
 
 // placeComponent returns the components in their new position order with c
 // (new or changed) placed as body asks: under its parent, at its position.
-func placeComponent(comps []statusd.Component, c statusd.Component, body componentBody, maxPos int) ([]statusd.Component, error) {
+func placeComponent(comps []statusd.Component, c statusd.Component, body statusd.AdminComponentRequest, maxPos int) ([]statusd.Component, error) {
 	var bad problems
 	rest := slices.DeleteFunc(slices.Clone(comps), func(o statusd.Component) bool { return o.ID == c.ID })
 	pos := len(rest) + 1
@@ -290,7 +251,7 @@ func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor st
 	if err != nil {
 		return err
 	}
-	var body componentBody
+	var body statusd.AdminComponentRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}

@@ -12,18 +12,8 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// noticeRepr is a notice as the admin API shows it: the public detail and
-// the settings only operators see, each on the notice types it belongs to.
-type noticeRepr struct {
-	statusd.NoticeDetail
-	ComponentIDs  []int64                     `json:"component_ids"`
-	Automate      *bool                       `json:"automate,omitempty"`
-	ExpiresAt     statusd.Field[statusd.Time] `json:"expires_at,omitzero"`
-	ImpactSeconds statusd.Field[int64]        `json:"impact_seconds,omitzero"`
-}
-
-func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) noticeRepr {
-	out := noticeRepr{NoticeDetail: snap.NoticeDetail(n, s.now()), ComponentIDs: n.ComponentIDs()}
+func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) statusd.AdminNotice {
+	out := statusd.AdminNotice{NoticeDetail: snap.NoticeDetail(n, s.now()), ComponentIDs: n.ComponentIDs()}
 	if out.ComponentIDs == nil {
 		out.ComponentIDs = []int64{} // a list, never null
 	}
@@ -52,7 +42,7 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	}
 	total := snap.NoticeCount()
 	pages := int64(total+snapshot.PageSize-1) / snapshot.PageSize
-	list := []noticeRepr{}
+	list := []statusd.AdminNotice{}
 	if page <= pages {
 		for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
 			list = append(list, s.noticeRepr(snap, snap.NoticeAt(int(i))))
@@ -63,10 +53,7 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 		next := "/admin/api/v1/notices?page=" + strconv.FormatInt(page+1, 10)
 		meta.NextPage = &next
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, struct {
-		Notices []noticeRepr `json:"notices"`
-		Meta    statusd.Meta `json:"meta"`
-	}{list, meta})
+	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminNoticesResponse{Notices: list, Meta: meta})
 	return nil
 }
 
@@ -91,25 +78,9 @@ func (s *Server) answerNotice(w http.ResponseWriter, r *http.Request, status int
 	return nil
 }
 
-// noticeBody is the body of POST and PATCH /notices. Type, state and
-// content only go with POST.
-type noticeBody struct {
-	Type          *string               `json:"type"`
-	Subject       *string               `json:"subject"`
-	State         *string               `json:"state"`
-	Content       *string               `json:"content"`
-	ComponentIDs  *[]int64              `json:"component_ids"`
-	TagList       *[]string             `json:"tag_list"`
-	BeginsAt      statusd.Field[string] `json:"begins_at"`
-	EndsAt        statusd.Field[string] `json:"ends_at"`
-	Automate      *bool                 `json:"automate"`
-	ExpiresAt     statusd.Field[string] `json:"expires_at"`
-	ImpactSeconds statusd.Field[int64]  `json:"impact_seconds"`
-}
-
-// apply copies the settable fields of the body onto n, noting problems of
-// fields that do not belong to n's type.
-func (b *noticeBody) apply(n *statusd.Notice, bad *problems) {
+// applyNotice copies the settable fields of the body onto n, noting
+// problems of fields that do not belong to n's type.
+func applyNotice(b *statusd.AdminNoticeRequest, n *statusd.Notice, bad *problems) {
 	if b.Subject != nil {
 		n.Subject = *b.Subject
 	}
@@ -155,7 +126,7 @@ var firstStates = map[statusd.NoticeType]statusd.State{
 }
 
 func (s *Server) createNotice(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body noticeBody
+	var body statusd.AdminNoticeRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -200,7 +171,7 @@ func (s *Server) createNotice(w http.ResponseWriter, r *http.Request, actor stri
 		n := statusd.Notice{ID: id, Type: typ, TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now, UpdatedAt: now,
 			Updates: []statusd.Update{{ID: uid, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now}}}
 		var bad problems
-		body.apply(&n, &bad)
+		applyNotice(&body, &n, &bad)
 		bad.addAll(statusd.ValidateNotice(&n, comps))
 		if err := bad.err(); err != nil {
 			return err
@@ -268,7 +239,7 @@ func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, act
 }
 
 func (s *Server) patchNotice(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body noticeBody
+	var body statusd.AdminNoticeRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -287,18 +258,13 @@ func (s *Server) patchNotice(w http.ResponseWriter, r *http.Request, actor strin
 	}
 	return s.changeNotice(w, r, actor, "notice.update", http.StatusOK, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
 		var bad problems
-		body.apply(n, &bad)
+		applyNotice(&body, n, &bad)
 		return "changed " + n.Subject, bad.err()
 	})
 }
 
-type updateBody struct {
-	Content *string `json:"content"`
-	State   *string `json:"state"`
-}
-
 func (s *Server) postUpdate(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body updateBody
+	var body statusd.AdminUpdateRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -320,7 +286,7 @@ func (s *Server) postUpdate(w http.ResponseWriter, r *http.Request, actor string
 }
 
 func (s *Server) reopen(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body updateBody
+	var body statusd.AdminUpdateRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
@@ -395,26 +361,15 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
 		return err
 	}
 	pages := (total + snapshot.PageSize - 1) / snapshot.PageSize
-	type entry struct {
-		ID     int64        `json:"id"`
-		At     statusd.Time `json:"at"`
-		Actor  string       `json:"actor"`
-		Action string       `json:"action"`
-		Target string       `json:"target"`
-		Detail string       `json:"detail"`
-	}
-	list := make([]entry, len(entries))
+	list := make([]statusd.AdminAuditEntry, len(entries))
 	for i, e := range entries {
-		list[i] = entry{e.ID, statusd.Time{Time: e.At}, e.Actor, e.Action, e.Target, e.Detail}
+		list[i] = statusd.AdminAuditEntryOf(e)
 	}
 	meta := statusd.Meta{Count: len(list), TotalCount: total}
 	if page < pages {
 		next := "/admin/api/v1/audit?page=" + strconv.Itoa(page+1)
 		meta.NextPage = &next
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, struct {
-		Audit []entry      `json:"audit"`
-		Meta  statusd.Meta `json:"meta"`
-	}{list, meta})
+	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
 	return nil
 }

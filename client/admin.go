@@ -1,0 +1,168 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/statusd/statusd"
+)
+
+// AdminRoot is the path of the admin API (CONTRACT C6).
+const AdminRoot = "/admin/api/v1"
+
+// Admin calls the admin API of one statusd server, with a bearer token made
+// by `statusd token create`: the page, its components, notices and their
+// updates, and the audit log. Requests and answers are the Admin* wire types
+// of package statusd, the ones the server decodes and encodes. Errors the
+// server answers are *[Error] values, as with [Client]: a refused change is
+// an *Error with status 422 and code invalid_field or invalid_transition
+// whose message names what is wrong.
+//
+// An Admin never follows a redirect, whatever http.Client [WithHTTPClient]
+// gives it: the request carries the token, which belongs to the server at
+// the base URL. A redirect is an *Error with the redirect's status and its
+// target in Location. It is safe for concurrent use.
+type Admin struct {
+	c *Client
+}
+
+// NewAdmin returns a client of the admin API of the statusd server at
+// baseURL (http://127.0.0.1:8080, or the --admin-addr listener) that sends
+// token with every request. The options are those of [New].
+func NewAdmin(baseURL, token string, opts ...Option) *Admin {
+	c := New(baseURL, opts...)
+	c.token = token
+	hc := *c.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = &hc
+	return &Admin{c: c}
+}
+
+// call sends method to the admin API path, relative to [AdminRoot], with in
+// as the JSON body unless it is nil, and decodes the answer into a new R.
+func call[R any](ctx context.Context, a *Admin, method, path string, in any) (*R, error) {
+	out := new(R)
+	if err := a.c.send(ctx, method, AdminRoot+path, in, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func componentPath(id int64) string { return "/components/" + strconv.FormatInt(id, 10) }
+func noticePath(id int64) string    { return "/notices/" + strconv.FormatInt(id, 10) }
+
+func pageQuery(path string, page int) string {
+	if page > 1 {
+		return path + "?page=" + strconv.Itoa(page)
+	}
+	return path
+}
+
+// Page returns the page with its state texts (GET /page).
+func (a *Admin) Page(ctx context.Context) (*statusd.AdminPage, error) {
+	return call[statusd.AdminPage](ctx, a, http.MethodGet, "/page", nil)
+}
+
+// UpdatePage changes the page's name, URL or state texts, those set in r
+// (PATCH /page).
+func (a *Admin) UpdatePage(ctx context.Context, r statusd.AdminPageRequest) (*statusd.AdminPage, error) {
+	return call[statusd.AdminPage](ctx, a, http.MethodPatch, "/page", r)
+}
+
+// Components returns every component, in position order (GET /components).
+func (a *Admin) Components(ctx context.Context) ([]statusd.AdminComponent, error) {
+	r, err := call[statusd.AdminComponentsResponse](ctx, a, http.MethodGet, "/components", nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Components, nil
+}
+
+// Component returns one component (GET /components/{id}).
+func (a *Admin) Component(ctx context.Context, id int64) (*statusd.AdminComponent, error) {
+	return call[statusd.AdminComponent](ctx, a, http.MethodGet, componentPath(id), nil)
+}
+
+// CreateComponent adds a component; r.Name is required (POST /components).
+func (a *Admin) CreateComponent(ctx context.Context, r statusd.AdminComponentRequest) (*statusd.AdminComponent, error) {
+	return call[statusd.AdminComponent](ctx, a, http.MethodPost, "/components", r)
+}
+
+// UpdateComponent changes the settings of a component set in r: renames,
+// describes or moves it, turns its metrics on or off (PATCH
+// /components/{id}).
+func (a *Admin) UpdateComponent(ctx context.Context, id int64, r statusd.AdminComponentRequest) (*statusd.AdminComponent, error) {
+	return call[statusd.AdminComponent](ctx, a, http.MethodPatch, componentPath(id), r)
+}
+
+// DeleteComponentOptions are the choices of [Admin.DeleteComponent]: without
+// them, a component with components below it, or listed by a notice, is not
+// deleted (an *Error with code conflict).
+type DeleteComponentOptions struct {
+	// Recursive deletes the components below it too.
+	Recursive bool
+	// Detach removes it from the notices that list it.
+	Detach bool
+}
+
+// DeleteComponent deletes a component (DELETE /components/{id}).
+func (a *Admin) DeleteComponent(ctx context.Context, id int64, o DeleteComponentOptions) error {
+	q := url.Values{}
+	if o.Recursive {
+		q.Set("recursive", "true")
+	}
+	if o.Detach {
+		q.Set("detach", "true")
+	}
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+withQuery(componentPath(id), q), nil, nil)
+}
+
+// Notices returns one page of notices, newest first, 25 a page, with the
+// pagination meta (GET /notices); page 0 is the first.
+func (a *Admin) Notices(ctx context.Context, page int) (*statusd.AdminNoticesResponse, error) {
+	return call[statusd.AdminNoticesResponse](ctx, a, http.MethodGet, pageQuery("/notices", page), nil)
+}
+
+// Notice returns one notice with its updates (GET /notices/{id}).
+func (a *Admin) Notice(ctx context.Context, id int64) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodGet, noticePath(id), nil)
+}
+
+// CreateNotice publishes a notice: an incident, maintenance or announcement
+// by r.Type, with r.Subject and the first update's r.Content (POST
+// /notices).
+func (a *Admin) CreateNotice(ctx context.Context, r statusd.AdminNoticeRequest) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodPost, "/notices", r)
+}
+
+// UpdateNotice changes the settings of a notice set in r: subject, tags,
+// components, schedule, automation, expiry, impact (PATCH /notices/{id}).
+// Its state changes only with [Admin.PostUpdate].
+func (a *Admin) UpdateNotice(ctx context.Context, id int64, r statusd.AdminNoticeRequest) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodPatch, noticePath(id), r)
+}
+
+// DeleteNotice deletes a notice and its updates (DELETE /notices/{id}).
+func (a *Admin) DeleteNotice(ctx context.Context, id int64) error {
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+noticePath(id), nil, nil)
+}
+
+// PostUpdate posts a progress update on a notice, moving it to r.State
+// when set (POST /notices/{id}/updates).
+func (a *Admin) PostUpdate(ctx context.Context, id int64, r statusd.AdminUpdateRequest) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodPost, noticePath(id)+"/updates", r)
+}
+
+// Reopen reopens a closed incident with an update saying why; it is
+// investigating again (POST /notices/{id}/reopen).
+func (a *Admin) Reopen(ctx context.Context, id int64, content string) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodPost, noticePath(id)+"/reopen", statusd.AdminUpdateRequest{Content: &content})
+}
+
+// Audit returns one page of the audit log, newest first, 25 entries a page
+// (GET /audit); page 0 is the first.
+func (a *Admin) Audit(ctx context.Context, page int) (*statusd.AdminAuditResponse, error) {
+	return call[statusd.AdminAuditResponse](ctx, a, http.MethodGet, pageQuery("/audit", page), nil)
+}

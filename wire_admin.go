@@ -1,0 +1,128 @@
+package statusd
+
+// This file holds the wire types of the admin API (CONTRACT C6), beside
+// those of the public API that they extend: the server decodes the request
+// bodies and encodes the answers, the admin client of package client does
+// the reverse, and the CLI prints them.
+//
+// In a request body a nil pointer, or an unset Field, is a field left out:
+// it is not sent, and the server leaves that setting as it is. A Field set
+// to null clears the setting. Timestamps in request bodies are RFC 3339
+// strings (TimeLayout is one).
+
+// AdminPage is the page as the admin API shows it (GET and PATCH /page): the
+// public fields and the state texts in use.
+type AdminPage struct {
+	PageResource
+	StateTexts AdminStateTexts `json:"state_texts"`
+}
+
+// AdminStateTexts are the texts of the three page states.
+type AdminStateTexts struct {
+	Operational      string `json:"operational"`
+	Degraded         string `json:"degraded"`
+	UnderMaintenance string `json:"under_maintenance"`
+}
+
+// AdminPageRequest is the body of PATCH /page.
+type AdminPageRequest struct {
+	Name       *string                 `json:"name,omitempty"`
+	URL        *string                 `json:"url,omitempty"`
+	StateTexts *AdminStateTextsRequest `json:"state_texts,omitempty"`
+}
+
+// AdminStateTextsRequest changes some of the page state texts; an empty
+// text is the default of CONTRACT C2.
+type AdminStateTextsRequest struct {
+	Operational      *string `json:"operational,omitempty"`
+	Degraded         *string `json:"degraded,omitempty"`
+	UnderMaintenance *string `json:"under_maintenance,omitempty"`
+}
+
+// AdminComponent is a component as the admin API shows it.
+type AdminComponent struct {
+	ComponentResource
+	MetricsEnabled bool `json:"metrics_enabled"`
+}
+
+// AdminComponentsResponse is the body of GET /components: every component,
+// in position order.
+type AdminComponentsResponse struct {
+	Components []AdminComponent `json:"components"`
+}
+
+// AdminComponentRequest is the body of POST /components (Name required) and
+// of PATCH /components/{id}. Moving a component is setting ParentID (null
+// for the top level) or Position, or both.
+type AdminComponentRequest struct {
+	Name           *string      `json:"name,omitempty"`
+	Description    *string      `json:"description,omitempty"`
+	ParentID       Field[int64] `json:"parent_id,omitzero"`
+	Position       *int         `json:"position,omitempty"`
+	MetricsEnabled *bool        `json:"metrics_enabled,omitempty"`
+}
+
+// AdminNotice is a notice as the admin API shows it: the public detail and
+// the settings only operators see, each on the notice types it belongs to
+// (Automate on planned, ExpiresAt on general, ImpactSeconds on unplanned
+// notices).
+type AdminNotice struct {
+	NoticeDetail
+	ComponentIDs  []int64      `json:"component_ids"`
+	Automate      *bool        `json:"automate,omitempty"`
+	ExpiresAt     Field[Time]  `json:"expires_at,omitzero"`
+	ImpactSeconds Field[int64] `json:"impact_seconds,omitzero"`
+}
+
+// AdminNoticesResponse is the body of GET /notices: a page of notices,
+// newest first.
+type AdminNoticesResponse struct {
+	Notices []AdminNotice `json:"notices"`
+	Meta    Meta          `json:"meta"`
+}
+
+// AdminNoticeRequest is the body of POST /notices (Type, Subject and
+// Content required) and of PATCH /notices/{id} (without Type, State and
+// Content, which change only through updates).
+type AdminNoticeRequest struct {
+	Type          *string       `json:"type,omitempty"`
+	Subject       *string       `json:"subject,omitempty"`
+	State         *string       `json:"state,omitempty"`
+	Content       *string       `json:"content,omitempty"`
+	ComponentIDs  *[]int64      `json:"component_ids,omitempty"`
+	TagList       *[]string     `json:"tag_list,omitempty"`
+	BeginsAt      Field[string] `json:"begins_at,omitzero"`
+	EndsAt        Field[string] `json:"ends_at,omitzero"`
+	Automate      *bool         `json:"automate,omitempty"`
+	ExpiresAt     Field[string] `json:"expires_at,omitzero"`
+	ImpactSeconds Field[int64]  `json:"impact_seconds,omitzero"`
+}
+
+// AdminUpdateRequest is the body of POST /notices/{id}/updates (State
+// left out: unchanged) and of POST /notices/{id}/reopen (Content only).
+type AdminUpdateRequest struct {
+	Content *string `json:"content,omitempty"`
+	State   *string `json:"state,omitempty"`
+}
+
+// AdminAuditEntry is one record of the audit log.
+type AdminAuditEntry struct {
+	ID     int64  `json:"id"`
+	At     Time   `json:"at"`
+	Actor  string `json:"actor"`
+	Action string `json:"action"`
+	Target string `json:"target"`
+	Detail string `json:"detail"`
+}
+
+// AdminAuditEntryOf returns the wire form of an audit log entry.
+func AdminAuditEntryOf(e AuditEntry) AdminAuditEntry {
+	return AdminAuditEntry{ID: e.ID, At: Time{e.At}, Actor: e.Actor, Action: e.Action, Target: e.Target, Detail: e.Detail}
+}
+
+// AdminAuditResponse is the body of GET /audit: a page of the audit log,
+// newest first.
+type AdminAuditResponse struct {
+	Audit []AdminAuditEntry `json:"audit"`
+	Meta  Meta              `json:"meta"`
+}

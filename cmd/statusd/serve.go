@@ -24,7 +24,7 @@ import (
 	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
-	"github.com/statusd/statusd/internal/shed"
+	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/statuspage"
@@ -42,7 +42,6 @@ const defaultGCPercent = 50
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
 	maxInFlight, maxConns, maxConnsPerClient                                      int
-	shedQueueTarget                                                               time.Duration
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
 	logFormat                                                                     string // issue 9
@@ -66,10 +65,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
-	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
+	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once, answers already cached not counted; past it, 503 at once (0: no bound)")
 	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
 	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
-	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux); and 503 at once for a computation that would wait longer than half of it (0: both off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -155,13 +153,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
-	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
+	// The admin API, the probes and the metrics are never refused for
+	// load: they matter most when the server is busy.
+	gate := server.NewGate(c.maxInFlight, "/admin/", "/healthz", "/readyz", "/metrics")
 	mux := http.NewServeMux()
 	publicAPI := api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
 		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		Now:   time.Now, Log: log, Admit: shedder.Admit})
+		Now:   time.Now, Log: log})
 	publicAPI.Register(mux)
-	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log, Admit: shedder.Admit})
+	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log})
 	pages.Register(mux)
 	adminMux := mux
 	if c.adminAddr != "" {
@@ -176,7 +176,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	// is mux otherwise), behind an admin token unless --metrics-public; a
 	// request id, metrics and a debug log line for every request.
 	bv, bc := buildVersion()
-	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
+	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
 	probes := health.New(holder, store, health.DefaultTimeout, log)
@@ -186,7 +186,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	statuspageV2 := statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log})
 	statuspageV2.Register(mux)
-	shedder.Cached(publicAPI.Cached, pages.Cached, statuspageV2.Cached)
 	badge.New(badge.Config{Snapshots: holder, MaxAge: c.maxAge, Log: log}).Register(mux)
 	metricsHandler := metrics.Handler()
 	if !c.metricsPublic {
@@ -194,13 +193,19 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	adminMux.Handle("/metrics", metricsHandler)
 
-	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
-	// Every answer of both listeners, the refusals made before net/http
-	// included, goes through noSniff and the metrics.
+	// Every answer of both listeners, the gate's refusals included, goes
+	// through noSniff and the metrics. The answers already cached are
+	// served before the gate, which refuses in the shape of the path:
+	// JSON for the API, an HTML page elsewhere.
 	everyAnswer := func(h http.Handler) http.Handler { return noSniff(metrics.Middleware(h)) }
-	shedder.AnswerThrough(everyAnswer, telemetry.RequestIDHeader)
-	public := newHTTPServer(everyAnswer(shedder.Wrap(publicAPI.Front(mux))), log)
-	public.ConnContext = shed.ConnContext
+	refuse := func(w http.ResponseWriter, r *http.Request, err error) {
+		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/v1/") {
+			httpjson.Error(w, r, log, err)
+			return
+		}
+		pages.Error(w, r, err)
+	}
+	public := newHTTPServer(everyAnswer(publicAPI.Front(gate.Wrap(mux, refuse))), log)
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
@@ -218,9 +223,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		listeners = append(listeners, ln)
 	}
-	// The public listener's connections carry the times their requests
-	// arrived, for queue-time shedding.
-	listeners[0] = shedder.Listen(listeners[0])
 	// Both listeners' connections hold descriptors of the one process:
 	// one cap for both.
 	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, trusted, log)
@@ -232,7 +234,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go holder.Watch(bgCtx, watchInterval)
 	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
 	go runner.Run(bgCtx)
-	go shedder.Watch(bgCtx)
 
 	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {

@@ -32,9 +32,6 @@ type Config struct {
 	Cache CacheControl
 	Now   func() time.Time
 	Log   *slog.Logger
-	// Admit runs or refuses the computation of each answer not cached
-	// (see respcache.PerSource); nil runs them all.
-	Admit func(compute func()) error
 }
 
 // Server is the public API. It is safe for concurrent use.
@@ -52,10 +49,8 @@ type Server struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
+	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, cacheControl: respcache.CacheControl(cfg.Cache.header())}
-	s.cache.Admit = cfg.Admit
-	return s
 }
 
 // Register adds the API's routes to mux: every path under /api/ and /v1/,
@@ -98,14 +93,6 @@ func (s *Server) get(h handler) http.Handler {
 	}))
 }
 
-// Cached reports whether r would be answered from the cache as it is,
-// without parsing it: such an answer costs about what refusing the request
-// would, which load shedding needs to know (see shed.Limiter.Cached).
-func (s *Server) Cached(r *http.Request) bool {
-	e, _ := s.lookup(r)
-	return e != nil
-}
-
 // lookup returns the cached answer to r's target (path and raw query), when
 // a GET or HEAD for it was answered from the current snapshot before and
 // the answer still holds, and the route that answered it.
@@ -121,7 +108,7 @@ func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
 	return s.cache.For(snap).Lookup(r.RequestURI, now)
 }
 
-// Front answers the requests whose answers are cached (see Cached)
+// Front answers the requests whose answers are cached (see lookup)
 // before next, the ServeMux of the routes, is asked: the route of a target
 // was found when it was first answered, and is set as the request's
 // Pattern, as the ServeMux would, for telemetry. Such an answer gets all

@@ -90,7 +90,7 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 }
 
 // RetryAfter sets the Retry-After header when err says when to retry, as
-// a refusal for load (shed.ErrBusy) does, and reports whether it did.
+// a refusal for load (server.ErrBusy) does, and reports whether it did.
 func RetryAfter(w http.ResponseWriter, err error) bool {
 	var retry interface{ RetryAfter() int }
 	if !errors.As(err, &retry) {

@@ -148,19 +148,6 @@ func (s *Server) serve(path string) http.Handler {
 	})
 }
 
-// Cached reports whether r asks for one of the answers already made for
-// the current snapshot: such an answer costs about what refusing the
-// request would, which load shedding needs to know (see
-// shed.Limiter.Cached).
-func (s *Server) Cached(r *http.Request) bool {
-	a := s.cache.Load()
-	if a == nil || a.snap != s.snaps.Current() {
-		return false
-	}
-	_, ok := a.bodies[r.URL.Path]
-	return ok
-}
-
 // etagMatch reports whether an If-None-Match header names the etag (weak
 // comparison, as RFC 9110 asks for If-None-Match).
 func etagMatch(header, etag string) bool {

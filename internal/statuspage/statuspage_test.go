@@ -273,27 +273,3 @@ func TestServer(t *testing.T) {
 		t.Errorf("after a new snapshot: %v %s", rec.Header(), rec.Body)
 	}
 }
-
-// TestCached: the answers are cached once made for a snapshot, for the
-// v2 paths only, and no longer once the snapshot is replaced.
-func TestCached(t *testing.T) {
-	h := &holder{snap: snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})}
-	srv := New(Config{Snapshots: h, Limiter: ratelimit.New(0, 0)})
-	mux := http.NewServeMux()
-	srv.Register(mux)
-	status := httptest.NewRequest(http.MethodGet, "/api/v2/status.json", nil)
-	if srv.Cached(status) {
-		t.Fatal("cached before any answer was made")
-	}
-	mux.ServeHTTP(httptest.NewRecorder(), status)
-	if !srv.Cached(status) || !srv.Cached(httptest.NewRequest(http.MethodGet, "/api/v2/incidents.json", nil)) {
-		t.Error("the snapshot's answers are not cached once made")
-	}
-	if srv.Cached(httptest.NewRequest(http.MethodGet, "/api/v2/nothing.json", nil)) {
-		t.Error("a path that has no answer is cached")
-	}
-	h.snap = snapshot.Build(doc(), 4, t0, snapshot.Options{Variant: statusd.VariantA})
-	if srv.Cached(status) {
-		t.Error("the answers of a replaced snapshot are taken as cached")
-	}
-}

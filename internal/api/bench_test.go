@@ -16,7 +16,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -139,9 +138,7 @@ func BenchmarkRequestUncached(b *testing.B) {
 		// measures through the handler).
 		{"NoticesJSON", func() {
 			list, total := snap.Notices(snapshot.NoticeFilter{}, 3, now)
-			if _, err := httpjson.Marshal(statusd.NoticesResponse{Notices: list, Meta: statusd.Meta{Count: len(list), TotalCount: total}}); err != nil {
-				b.Fatal(err)
-			}
+			snapshot.AppendNoticesJSON(nil, statusd.NoticesResponse{Notices: list, Meta: statusd.Meta{Count: len(list), TotalCount: total}})
 		}},
 		{"NoticesFiltered", func() {
 			snap.Notices(snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Unplanned}}}, 3, now)

@@ -15,21 +15,15 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
-	"github.com/statusd/statusd/internal/badge"
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/health"
-	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
-	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
-	"github.com/statusd/statusd/internal/web"
 )
 
 // watchInterval is how often the server checks the store for writes made by
@@ -153,64 +147,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
-	// The admin API, the probes and the metrics are never refused for
-	// load: they matter most when the server is busy.
-	gate := server.NewGate(c.maxInFlight, "/admin/", "/healthz", "/readyz", "/metrics")
-	mux := http.NewServeMux()
-	publicAPI := api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
-		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		Now:   time.Now, Log: log})
-	publicAPI.Register(mux)
-	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log})
-	pages.Register(mux)
-	adminMux := mux
-	if c.adminAddr != "" {
-		adminMux = http.NewServeMux()
-		adminMux.Handle("/", httpjson.NotFound(log, "this listener serves only the admin API"))
-		mux.Handle("/admin/", httpjson.NotFound(log, "the admin API is on its own listener (--admin-addr)"))
-	}
-	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
-
-	// Issue 9: health probes, Statuspage v2 and badges on the public
-	// listener; /metrics on the admin listener when there is one (adminMux
-	// is mux otherwise), behind an admin token unless --metrics-public; a
-	// request id, metrics and a debug log line for every request.
+	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
-	probes := health.New(holder, store, health.DefaultTimeout, log)
-	probes.Register(mux)
-	if adminMux != mux {
-		probes.Register(adminMux)
-	}
-	statuspageV2 := statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log})
-	statuspageV2.Register(mux)
-	badge.New(badge.Config{Snapshots: holder, MaxAge: c.maxAge, Log: log}).Register(mux)
-	metricsHandler := metrics.Handler()
-	if !c.metricsPublic {
-		metricsHandler = telemetry.RequireToken(store.Tokens(), trusted, time.Now, log, metricsHandler)
-	}
-	adminMux.Handle("/metrics", metricsHandler)
-
-	// Every answer of both listeners, the gate's refusals included, goes
-	// through noSniff and the metrics. The answers already cached are
-	// served before the gate, which refuses in the shape of the path:
-	// JSON for the API, an HTML page elsewhere.
-	everyAnswer := func(h http.Handler) http.Handler { return noSniff(metrics.Middleware(h)) }
-	refuse := func(w http.ResponseWriter, r *http.Request, err error) {
-		if strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/v1/") {
-			httpjson.Error(w, r, log, err)
-			return
-		}
-		pages.Error(w, r, err)
-	}
-	public := newHTTPServer(everyAnswer(publicAPI.Front(gate.Wrap(mux, refuse))), log)
+	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
+		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
+		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic})
+	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
-		servers = append(servers, newHTTPServer(everyAnswer(adminMux), log))
+		servers = append(servers, newHTTPServer(adminHandler, log))
 		addrs = append(addrs, c.adminAddr)
 	}
 	for _, addr := range addrs {
@@ -285,15 +236,6 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-}
-
-// noSniff has every answer carry X-Content-Type-Options: nosniff, so that
-// no browser takes a JSON, text or feed answer for HTML or script.
-func noSniff(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // publishDemo writes the demo page, timed around now, unless the database

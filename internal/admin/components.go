@@ -33,7 +33,8 @@ func (s *Server) pageRepr(snap *snapshot.Snapshot) pageRepr {
 	}}
 }
 
-func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ string) error {
+// GetPage answers the page's settings.
+func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	snap, err := s.current()
 	if err != nil {
 		return err
@@ -52,7 +53,8 @@ type pageBody struct {
 	} `json:"state_texts"`
 }
 
-func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchPage changes the page's settings.
+func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body pageBody
 	if err := decode(r, &body); err != nil {
 		return err
@@ -95,7 +97,7 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string)
 	if err != nil {
 		return err
 	}
-	return s.getPage(w, r, actor)
+	return s.GetPage(w, r, actor)
 }
 
 // componentRepr is a component as the admin API shows it.
@@ -108,7 +110,8 @@ func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) c
 	return componentRepr{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
 }
 
-func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string) error {
+// ListComponents answers every component.
+func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ string) error {
 	snap, err := s.current()
 	if err != nil {
 		return err
@@ -123,7 +126,8 @@ func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string
 	return nil
 }
 
-func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, _ string) error {
+// GetComponent answers one component.
+func (s *Server) GetComponent(w http.ResponseWriter, r *http.Request, _ string) error {
 	return s.answerComponent(w, r, http.StatusOK)
 }
 
@@ -156,7 +160,8 @@ type componentBody struct {
 	MetricsEnabled *bool                `json:"metrics_enabled"`
 }
 
-func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// CreateComponent adds a component.
+func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body componentBody
 	if err := decode(r, &body); err != nil {
 		return err
@@ -285,7 +290,8 @@ func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int
 	return nil
 }
 
-func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchComponent changes a component.
+func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -334,7 +340,8 @@ func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor st
 	return s.answerComponent(w, r, http.StatusOK)
 }
 
-func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// DeleteComponent removes a component (with ?recursive=true, its subtree).
+func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err

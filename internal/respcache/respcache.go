@@ -421,15 +421,27 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
 	}
-	if MatchesETag(r.Header.Get("If-None-Match"), f.etag()) {
+	h["Content-Length"] = f.values[1:2:2]
+	ServeConditional(w, r, f.etag(), f.body) // the body written out, or copied, when it returns
+}
+
+// ServeConditional is the one conditional GET of statusd, for every
+// cached answer: it ends an answer whose headers are set (its ETag, etag,
+// and Content-Length among them) with 304 Not Modified, without
+// Content-Type and Content-Length, when r's If-None-Match names etag
+// (MatchesETag), and otherwise with 200 and body, only the headers for
+// HEAD.
+func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
+	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
+		h := w.Header()
 		delete(h, "Content-Type")
+		delete(h, "Content-Length")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h["Content-Length"] = f.values[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(f.body) // written out, or copied, when Write returns
+		w.Write(body)
 	}
 }
 

@@ -1,5 +1,3 @@
-// Package server assembles the HTTP handlers of statusd.
-
 package server
 
 import (
@@ -15,7 +13,7 @@ import (
 // waiting, or is refused at once with 503 and Retry-After. A refusal costs
 // next to nothing, so that under a flood the requests served stay fast
 // instead of queueing. The answers already cached never reach the gate
-// (see Config.Front), and the paths of Exempt pass it uncounted. It is safe
+// (see routes.go), and the paths of ungated pass it uncounted. It is safe
 // for concurrent use.
 type Gate struct {
 	places chan struct{} // nil: no bound
@@ -23,11 +21,9 @@ type Gate struct {
 	shed   atomic.Int64
 }
 
-// NewGate returns a gate of max places; 0 or less means no bound. Paths
-// with one of the exempt prefixes are never refused: the admin API, the
-// probes and the metrics must answer most of all when the server is busy.
-func NewGate(max int, exempt ...string) *Gate {
-	g := &Gate{exempt: exempt}
+// NewGate returns a gate of max places; 0 or less means no bound.
+func NewGate(max int) *Gate {
+	g := &Gate{exempt: ungated}
 	if max > 0 {
 		g.places = make(chan struct{}, max)
 	}

@@ -12,7 +12,7 @@ import (
 // and lets the exempt paths through; once the place is given back, a
 // request is let through again.
 func TestGate(t *testing.T) {
-	g := NewGate(1, "/healthz")
+	g := NewGate(1)
 	entered, release := make(chan struct{}), make(chan struct{})
 	served := 0
 	h := g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

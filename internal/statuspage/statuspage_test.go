@@ -212,8 +212,7 @@ func TestMaxListed(t *testing.T) {
 func TestServer(t *testing.T) {
 	h := &holder{}
 	srv := New(Config{Snapshots: h, Limiter: ratelimit.New(1, 3), MaxAge: 5 * time.Second})
-	mux := http.NewServeMux()
-	srv.Register(mux)
+	mux := serveMux(srv)
 	do := func(method, path string, header ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, nil)
 		req.RemoteAddr = "192.0.2.1:1"
@@ -250,8 +249,7 @@ func TestServer(t *testing.T) {
 		t.Errorf("preflight: %d %v", rec.Code, rec.Header())
 	}
 	srv2 := New(Config{Snapshots: h})
-	mux2 := http.NewServeMux()
-	srv2.Register(mux2)
+	mux2 := serveMux(srv2)
 	rec = httptest.NewRecorder()
 	mux2.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v2/summary.json", nil))
 	if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD, OPTIONS" || !strings.Contains(rec.Body.String(), `"code":"method_not_allowed"`) {
@@ -272,4 +270,13 @@ func TestServer(t *testing.T) {
 	if rec.Header().Get("ETag") == before || !strings.Contains(rec.Body.String(), `"indicator":"maintenance"`) {
 		t.Errorf("after a new snapshot: %v %s", rec.Header(), rec.Body)
 	}
+}
+
+// serveMux serves every endpoint of s, as internal/server does.
+func serveMux(s *Server) *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, p := range Paths {
+		mux.Handle(p, s.Serve(p))
+	}
+	return mux
 }

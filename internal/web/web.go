@@ -63,26 +63,14 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Register adds the page's routes to mux. "/" is the catch-all: any path
-// that no other handler of mux claims answers an HTML 404.
-func (s *Server) Register(mux *http.ServeMux) {
-	mux.Handle("/", s.page(s.index))
-	mux.Handle("/notices/{id}", s.page(s.notice))
-	mux.Handle("/history", s.page(s.history))
-	mux.Handle("/history.atom", s.page(s.atom))
-	mux.Handle("/history.rss", s.page(s.rss))
-	mux.Handle("/components/{id}/metrics", s.page(s.metrics))
-	mux.Handle("/assets/{name}", s.assets())
-	mux.Handle("/favicon.ico", s.assets())
-}
-
-// handler answers a request from a snapshot at now. It returns an *Error
+// Handler answers a request from a snapshot at now. It returns an *Error
 // for the answers that are error pages.
-type handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
+type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
 
-// page adapts a handler: only GET and HEAD, a snapshot to answer from, error
-// pages for the errors it returns, and a 500 page when it panics.
-func (s *Server) page(h handler) http.Handler {
+// Page adapts a Handler: only GET and HEAD, a snapshot to answer from, the
+// page kept for PageTTL, error pages for the errors it returns, and a 500
+// page when it panics.
+func (s *Server) Page(h Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {

@@ -72,8 +72,16 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 		t.Fatal(err)
 	}
 	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log})
+	// The page's routes, as internal/server registers them.
 	mux := http.NewServeMux()
-	s.Register(mux)
+	mux.Handle("/", s.Page(s.Index))
+	mux.Handle("/notices/{id}", s.Page(s.Notice))
+	mux.Handle("/history", s.Page(s.History))
+	mux.Handle("/history.atom", s.Page(s.Atom))
+	mux.Handle("/history.rss", s.Page(s.RSS))
+	mux.Handle("/components/{id}/metrics", s.Page(s.Metrics))
+	mux.Handle("/assets/{name}", s.Assets())
+	mux.Handle("/favicon.ico", s.Assets())
 	for _, f := range extra {
 		f(s, mux)
 	}
@@ -222,7 +230,7 @@ func checkHTMLHeaders(t *testing.T, what string, a answer) {
 // style, with the security headers, and the right status.
 func TestErrorPages(t *testing.T) {
 	srv := site(t, smallDoc(t), statusd.VariantA, func(s *Server, mux *http.ServeMux) {
-		mux.Handle("/boom", s.page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
+		mux.Handle("/boom", s.Page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
 			panic("a bug")
 		}))
 	})

@@ -18,13 +18,13 @@ type Time struct{ time.Time }
 
 // MarshalJSON implements json.Marshaler.
 func (t Time) MarshalJSON() ([]byte, error) {
-	return appendTime(make([]byte, 0, len(TimeLayout)+2), t.Time), nil
+	return AppendTime(make([]byte, 0, len(TimeLayout)+2), t.Time), nil
 }
 
-// appendTime appends t as a JSON string in TimeLayout, in UTC. It writes
+// AppendTime appends t as a JSON string in TimeLayout, in UTC. It writes
 // the digits itself, without the allocations of time.Time.AppendFormat,
 // for the years of four digits; AppendFormat writes the others.
-func appendTime(b []byte, t time.Time) []byte {
+func AppendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {

@@ -328,60 +328,9 @@ CAPACITY=$("$BIN/report" -results "$RESULTS" -median status/plain/statusd)
 log "overload: 2 x $CAPACITY req/s (the wrk median of /api/v1/status) for ${OVER_D}s"
 run_load "overload status" "$S/api/v1/status" -rate $((2 * CAPACITY)) -duration ${OVER_D}s -conns 256 -max-conns 1024
 
-# A cached answer costs about what a refusal does, so shedding can only show
-# its worth where serving costs more: a flood of list pages the cache cannot
-# hold. The answer cache of the snapshot (20,000 answers) is filled first
-# with pages past the last, so that every page of the list is computed
-# anew, as under a cache-busting flood. (A time-based transition during the
-# run would start a new, empty cache.)
-PAGES=$((NOTICES / 25))
-seq 100001 120000 | sed "s#^#$S/api/v1/notices?page=#" >"$WORK/fill.txt"
-seq 1 $PAGES | sed "s#^#$S/api/v1/notices?page=#" >"$WORK/pages.txt"
-cat >"$WORK/pages.lua" <<EOF
-counter = 0
-request = function()
-  counter = counter + 1
-  return wrk.format("GET", "/api/v1/notices?page=" .. (counter % $PAGES + 1))
-end
-EOF
-log "overload on list pages the cache cannot hold: filling the cache, then their capacity (wrk) and 2x it"
-timeout 60 taskset -c 1 "$BIN/load" -urls "$WORK/fill.txt" -rate 5000 -duration 5s >/dev/null 2>&1 || note "filling the cache failed"
-settle $SPID
-# wrk_pages CONNS SECONDS PHASE ROUND: wrk on the list pages in turn,
-# recorded as what was served: the shedder's 503s (16 requests at once
-# already queue for milliseconds) are not counted. Fails when wrk
-# measured nothing.
-wrk_pages() {
-	local conns=$1 duration=$2 phase=$3 round=$4 out counts
-	out=$(timeout $((duration + 30)) taskset -c 1 wrk -t1 -c$conns -d${duration}s -s "$WORK/pages.lua" "$S" 2>&1) || true
-	counts=$(awk '/ requests in / {n = $1; d = $4; sub(/s,$/, "", d)} /Non-2xx or 3xx responses:/ {bad = $NF}
-		END {if (d > 0) printf "\"rps\":%d,\"non2xx\":%d,\"seconds\":%s", (n - bad) / d, bad, d}' <<<"$out")
-	[ -n "$counts" ] || return 1
-	record "{\"kind\":\"wrk\",\"phase\":\"$phase\",\"req\":\"pages\",\"variant\":\"plain\",\"server\":\"statusd\",\"round\":$round,$counts,\"conns\":$conns,\"errors\":\"\"}"
-}
-# Their capacity is the median of three wrk runs: one run of a few seconds
-# varies by several per cent from the next, and the flood is offered at
-# twice it.
-for round in 1 2 3; do
-	wrk_pages 16 $WRK_D overload $round || true
-	settle $SPID
-done
-PAGES_CAPACITY=$("$BIN/report" -results "$RESULTS" -median overload/pages/plain/statusd 2>/dev/null) || PAGES_CAPACITY=0
-if [ "${PAGES_CAPACITY:-0}" -gt 0 ]; then
-	run_load "overload pages" "$S/api/v1/notices?page=1" -urls "$WORK/pages.txt" -rate $((2 * PAGES_CAPACITY)) -duration ${OVER_D}s -conns 256 -max-conns 1024
-	# A retry storm, reported beside the targets: clients that send their
-	# next request as soon as an answer arrives, a 503 included (a closed
-	# loop, ignoring Retry-After), would have the server spend all its time
-	# refusing them but for the pauses of internal/shed/pause.go.
-	log "retry storm: 256 clients retrying at once on the list pages (wrk -c256, ${OVER_D}s)"
-	wrk_pages 256 $OVER_D storm 1 || note "wrk measured nothing in the retry storm"
-else
-	note "wrk measured no capacity for the list pages: the overload on them is not measured"
-fi
-# The writes are timed on a server at rest: the overload's backlog drained,
-# and the shedder's refusals faded out (within about half a second of the
-# queue emptying), so that a 503 left over from the overload is not taken
-# for the answer after a write.
+# The writes are timed on a server at rest, the overload's backlog
+# drained, so that a 503 left over from the overload is not taken for the
+# answer after a write.
 settle $SPID
 sleep 1
 

@@ -25,7 +25,7 @@ func main() {
 	var (
 		path   = flag.String("results", "results.jsonl", "measurements `file`")
 		out    = flag.String("o", "", "also write the table to `file`")
-		median = flag.String("median", "", "print the median req/s of `[phase/]request/variant/server` (phase main by default) and exit")
+		median = flag.String("median", "", "print the median req/s of `request/variant/server` in the main rounds and exit")
 	)
 	flag.Parse()
 	rs, err := load(*path)
@@ -53,17 +53,14 @@ func main() {
 	}
 }
 
-// wrkKind splits -median's [phase/]request/variant/server into phase,
-// request, variant and server; the phase is main when not given.
+// wrkKind splits -median's request/variant/server into phase (main),
+// request, variant and server.
 func wrkKind(s string) ([4]string, error) {
 	parts := strings.Split(s, "/")
-	if len(parts) == 3 {
-		parts = append([]string{"main"}, parts...)
+	if len(parts) != 3 || slices.Contains(parts, "") {
+		return [4]string{}, fmt.Errorf("-median wants request/variant/server, not %q", s)
 	}
-	if len(parts) != 4 || slices.Contains(parts, "") {
-		return [4]string{}, fmt.Errorf("-median wants [phase/]request/variant/server, not %q", s)
-	}
-	return [4]string(parts), nil
+	return [4]string{"main", parts[0], parts[1], parts[2]}, nil
 }
 
 func fail(err error) {
@@ -79,15 +76,13 @@ type record struct {
 	Meta map[string]string `json:"meta"`
 
 	// wrk: one throughput run; check: the status a kind answered
-	Phase   string  `json:"phase"` // main, control, overload (the list pages' capacity) or storm
+	Phase   string  `json:"phase"` // main or control
 	Req     string  `json:"req"`
 	Variant string  `json:"variant"`
 	Server  string  `json:"server"`
 	Round   int     `json:"round"`
 	RPS     float64 `json:"rps"`
 	Non2xx  int64   `json:"non2xx"`
-	Seconds float64 `json:"seconds"` // how long it ran (storm)
-	Conns   int     `json:"conns"`   // its connections (storm)
 	Errors  string  `json:"errors"`
 	Status  int     `json:"status"`
 

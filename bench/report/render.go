@@ -234,7 +234,6 @@ func render(rs *results) string {
 			label, target, r.Rate, capacity, r.SentRate, r.ServedRate, 100*frac, r.LatencyServed.P99, r.ServiceServed.P99, r.Shed, r.LatencyShed.P99, r.ErrorCount, verdict(ok))
 	}
 	overloadRow("`/api/v1/status`", "overload status", rs.medianRPS("main", "status", "plain", "statusd"))
-	overloadRow("list pages the cache cannot hold", "overload pages", rs.medianRPS("overload", "pages", "plain", "statusd"))
 	if r := rs.probe("first_request_after_write"); r != nil {
 		p("| 12-month metrics, first request after a write | ≤ 10 ms | %.2f ms (median of %d; max %.2f; the next request %.2f ms) | %s |\n",
 			r.MS, len(r.Trials), r.MaxMS, r.SecondMS, verdict(r.MS <= afterWriteMS))
@@ -262,7 +261,6 @@ func render(rs *results) string {
 	} else {
 		p("| a write visible in the public API | ≤ 50 ms | not measured | |\n")
 	}
-	stormParagraph(p, rs)
 
 	// Details.
 	p("\n### Throughput (wrk), req/s\n\n")
@@ -286,7 +284,7 @@ func render(rs *results) string {
 	}
 	var errs []string
 	for _, r := range rs.filter(func(r *record) bool {
-		return r.Kind == "wrk" && r.Phase != "storm" && (r.Non2xx > 0 || r.Errors != "")
+		return r.Kind == "wrk" && (r.Non2xx > 0 || r.Errors != "")
 	}) {
 		errs = append(errs, fmt.Sprintf("%s %s %s round %d: %d non-2xx/3xx, socket errors %q", r.Server, r.Req, r.Variant, r.Round, r.Non2xx, r.Errors))
 	}
@@ -351,20 +349,4 @@ func joinFloats(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.2f", x)
 	}
 	return strings.Join(parts, " ")
-}
-
-// stormParagraph reports the retry storm, which has no target: what was
-// served of the list pages while clients that retry a 503 at once, in a
-// closed loop, asked for them.
-func stormParagraph(p func(string, ...any), rs *results) {
-	storm := rs.filter(func(r *record) bool { return r.Kind == "wrk" && r.Phase == "storm" })
-	capacity := rs.medianRPS("overload", "pages", "plain", "statusd")
-	if len(storm) == 0 || capacity == 0 || storm[0].Seconds <= 0 {
-		return
-	}
-	r := storm[0]
-	p("\nBeyond the targets, a retry storm: %d clients (wrk -c%d, %.0f s), each sending its next request as soon as "+
-		"an answer arrives, a 503 included, on the list pages the cache cannot hold: %.0f req/s served (%.0f%% of "+
-		"their capacity), %.0f refused (503) a second.\n",
-		r.Conns, r.Conns, r.Seconds, r.RPS, 100*r.RPS/capacity, float64(r.Non2xx)/r.Seconds)
 }

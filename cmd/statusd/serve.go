@@ -15,21 +15,15 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
-	"github.com/statusd/statusd/internal/badge"
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/health"
-	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
-	"github.com/statusd/statusd/internal/shed"
+	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
-	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
-	"github.com/statusd/statusd/internal/web"
 )
 
 // watchInterval is how often the server checks the store for writes made by
@@ -42,7 +36,6 @@ const defaultGCPercent = 50
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
 	maxInFlight, maxConns, maxConnsPerClient                                      int
-	shedQueueTarget                                                               time.Duration
 	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
 	demo                                                                          bool
 	logFormat                                                                     string // issue 9
@@ -66,10 +59,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
 	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
-	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once; past it, 503 at once (0: no bound)")
+	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once, answers already cached not counted; past it, 503 at once (0: no bound)")
 	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
 	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
-	fs.duration(&c.shedQueueTarget, "shed-queue-target", 5*time.Millisecond, "once most requests have waited longer than this from their arrival for 75 ms, 503 at once for each that did (Linux); and 503 at once for a computation that would wait longer than half of it (0: both off)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -155,57 +147,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
-	shedder := shed.New(c.maxInFlight, c.shedQueueTarget, log)
-	mux := http.NewServeMux()
-	publicAPI := api.New(api.Config{Snapshots: holder, Variant: variant, Limiter: limiter, TrustedProxies: trusted,
-		Cache: api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		Now:   time.Now, Log: log, Admit: shedder.Admit})
-	publicAPI.Register(mux)
-	pages := web.New(web.Config{Snapshots: holder, Variant: variant, Now: time.Now, Log: log, Admit: shedder.Admit})
-	pages.Register(mux)
-	adminMux := mux
-	if c.adminAddr != "" {
-		adminMux = http.NewServeMux()
-		adminMux.Handle("/", httpjson.NotFound(log, "this listener serves only the admin API"))
-		mux.Handle("/admin/", httpjson.NotFound(log, "the admin API is on its own listener (--admin-addr)"))
-	}
-	admin.New(admin.Config{Store: store, Snapshots: holder, TrustedProxies: trusted, Now: time.Now, Log: log}).Register(adminMux)
-
-	// Issue 9: health probes, Statuspage v2 and badges on the public
-	// listener; /metrics on the admin listener when there is one (adminMux
-	// is mux otherwise), behind an admin token unless --metrics-public; a
-	// request id, metrics and a debug log line for every request.
+	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
-	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: shedder.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
+	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
-	probes := health.New(holder, store, health.DefaultTimeout, log)
-	probes.Register(mux)
-	if adminMux != mux {
-		probes.Register(adminMux)
-	}
-	statuspageV2 := statuspage.New(statuspage.Config{Snapshots: holder, Limiter: limiter, TrustedProxies: trusted, MaxAge: c.maxAge, Log: log})
-	statuspageV2.Register(mux)
-	shedder.Cached(publicAPI.Cached, pages.Cached, statuspageV2.Cached)
-	badge.New(badge.Config{Snapshots: holder, MaxAge: c.maxAge, Log: log}).Register(mux)
-	metricsHandler := metrics.Handler()
-	if !c.metricsPublic {
-		metricsHandler = telemetry.RequireToken(store.Tokens(), trusted, time.Now, log, metricsHandler)
-	}
-	adminMux.Handle("/metrics", metricsHandler)
-
-	shedder.Exempt("/admin/", "/healthz", "/readyz", "/metrics")
-	// Every answer of both listeners, the refusals made before net/http
-	// included, goes through noSniff and the metrics.
-	everyAnswer := func(h http.Handler) http.Handler { return noSniff(metrics.Middleware(h)) }
-	shedder.AnswerThrough(everyAnswer, telemetry.RequestIDHeader)
-	public := newHTTPServer(everyAnswer(shedder.Wrap(publicAPI.Front(mux))), log)
-	public.ConnContext = shed.ConnContext
+	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
+		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
+		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic})
+	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
-		servers = append(servers, newHTTPServer(everyAnswer(adminMux), log))
+		servers = append(servers, newHTTPServer(adminHandler, log))
 		addrs = append(addrs, c.adminAddr)
 	}
 	for _, addr := range addrs {
@@ -218,9 +174,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		listeners = append(listeners, ln)
 	}
-	// The public listener's connections carry the times their requests
-	// arrived, for queue-time shedding.
-	listeners[0] = shedder.Listen(listeners[0])
 	// Both listeners' connections hold descriptors of the one process:
 	// one cap for both.
 	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, trusted, log)
@@ -232,7 +185,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	go holder.Watch(bgCtx, watchInterval)
 	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
 	go runner.Run(bgCtx)
-	go shedder.Watch(bgCtx)
 
 	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {
@@ -284,15 +236,6 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-}
-
-// noSniff has every answer carry X-Content-Type-Options: nosniff, so that
-// no browser takes a JSON, text or feed answer for HTML or script.
-func noSniff(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // publishDemo writes the demo page, timed around now, unless the database

@@ -20,7 +20,8 @@ func (s *Server) pageRepr(snap *snapshot.Snapshot) statusd.AdminPage {
 	}}
 }
 
-func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ string) error {
+// GetPage answers the page's settings.
+func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ string) error {
 	snap, err := s.current()
 	if err != nil {
 		return err
@@ -29,7 +30,8 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, _ string) error
 	return nil
 }
 
-func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchPage changes the page's settings.
+func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminPageRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -72,14 +74,15 @@ func (s *Server) patchPage(w http.ResponseWriter, r *http.Request, actor string)
 	if err != nil {
 		return err
 	}
-	return s.getPage(w, r, actor)
+	return s.GetPage(w, r, actor)
 }
 
 func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) statusd.AdminComponent {
 	return statusd.AdminComponent{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
 }
 
-func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string) error {
+// ListComponents answers every component.
+func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ string) error {
 	snap, err := s.current()
 	if err != nil {
 		return err
@@ -92,7 +95,8 @@ func (s *Server) listComponents(w http.ResponseWriter, r *http.Request, _ string
 	return nil
 }
 
-func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, _ string) error {
+// GetComponent answers one component.
+func (s *Server) GetComponent(w http.ResponseWriter, r *http.Request, _ string) error {
 	return s.answerComponent(w, r, http.StatusOK)
 }
 
@@ -117,7 +121,8 @@ func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, statu
 	return nil
 }
 
-func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// CreateComponent adds a component.
+func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminComponentRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -246,7 +251,8 @@ func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int
 	return nil
 }
 
-func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchComponent changes a component.
+func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -295,7 +301,8 @@ func (s *Server) patchComponent(w http.ResponseWriter, r *http.Request, actor st
 	return s.answerComponent(w, r, http.StatusOK)
 }
 
-func (s *Server) deleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// DeleteComponent removes a component (with ?recursive=true, its subtree).
+func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err

@@ -29,7 +29,8 @@ func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) statusd
 	return out
 }
 
-func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) error {
+// ListNotices answers a page of the notices.
+func (s *Server) ListNotices(w http.ResponseWriter, r *http.Request, _ string) error {
 	snap, err := s.current()
 	if err != nil {
 		return err
@@ -57,7 +58,8 @@ func (s *Server) listNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	return nil
 }
 
-func (s *Server) getNotice(w http.ResponseWriter, r *http.Request, _ string) error {
+// GetNotice answers one notice with its updates.
+func (s *Server) GetNotice(w http.ResponseWriter, r *http.Request, _ string) error {
 	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -125,7 +127,8 @@ var firstStates = map[statusd.NoticeType]statusd.State{
 	statusd.Unplanned: statusd.Investigating, statusd.Planned: statusd.Scheduled,
 }
 
-func (s *Server) createNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+// CreateNotice publishes a notice.
+func (s *Server) CreateNotice(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminNoticeRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -238,7 +241,8 @@ func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, act
 	return s.answerNotice(w, r, status, id)
 }
 
-func (s *Server) patchNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchNotice edits a notice.
+func (s *Server) PatchNotice(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminNoticeRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -263,7 +267,8 @@ func (s *Server) patchNotice(w http.ResponseWriter, r *http.Request, actor strin
 	})
 }
 
-func (s *Server) postUpdate(w http.ResponseWriter, r *http.Request, actor string) error {
+// PostUpdate adds an update to a notice.
+func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminUpdateRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -285,7 +290,8 @@ func (s *Server) postUpdate(w http.ResponseWriter, r *http.Request, actor string
 	})
 }
 
-func (s *Server) reopen(w http.ResponseWriter, r *http.Request, actor string) error {
+// Reopen reopens a resolved incident.
+func (s *Server) Reopen(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminUpdateRequest
 	if err := decode(r, &body); err != nil {
 		return err
@@ -325,7 +331,8 @@ func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, content st
 	return nil
 }
 
-func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor string) error {
+// DeleteNotice removes a notice.
+func (s *Server) DeleteNotice(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -347,7 +354,8 @@ func (s *Server) deleteNotice(w http.ResponseWriter, r *http.Request, actor stri
 	return nil
 }
 
-func (s *Server) audit(w http.ResponseWriter, r *http.Request, _ string) error {
+// Audit answers the audit log.
+func (s *Server) Audit(w http.ResponseWriter, r *http.Request, _ string) error {
 	page := 1
 	if v := r.URL.Query().Get("page"); v != "" {
 		p, err := statusd.ParsePage(v)

@@ -56,6 +56,12 @@ type pooledNotices struct {
 	room *[]statusd.NoticeListEntry
 }
 
+// AppendJSON appends the answer's JSON, written directly rather than by
+// encoding/json (see snapshot.AppendNoticesJSON).
+func (p pooledNotices) AppendJSON(b []byte) []byte {
+	return snapshot.AppendNoticesJSON(b, p.NoticesResponse)
+}
+
 func (p pooledNotices) release() {
 	*p.room = p.Notices[:0]
 	clear(p.Notices[:cap(p.Notices)]) // nothing of the page kept alive

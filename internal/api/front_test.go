@@ -21,8 +21,7 @@ type frontServer struct {
 }
 
 func newFrontServer(t *testing.T, s *Server) *frontServer {
-	mux := http.NewServeMux()
-	s.Register(mux)
+	mux := routes(s)
 	f := &frontServer{}
 	routes := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()

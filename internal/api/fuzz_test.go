@@ -62,8 +62,24 @@ func FuzzQuery(f *testing.F) {
 
 // fuzzServer serves the demo page from a real SQLite store.
 func fuzzServer(f *testing.F) http.Handler {
+	return routes(demoServer(f, nil))
+}
+
+// routes serves the API's routes, as internal/server registers them.
+func routes(s *Server) *http.ServeMux {
 	mux := http.NewServeMux()
-	demoServer(f, nil).Register(mux)
+	for _, root := range []string{statusd.APIRoot, "/v1"} {
+		mux.Handle(root, s.Read(s.Index))
+		mux.Handle(root+"/status", s.Read(s.Status))
+		mux.Handle(root+"/components", s.Read(s.Components))
+		mux.Handle(root+"/components/{id}/metrics", s.Read(s.Metrics))
+		mux.Handle(root+"/notices", s.Read(s.Notices))
+		mux.Handle(root+"/notices/{id}", s.Read(s.Notice))
+	}
+	mux.Handle("/api/notices/{id}", s.Read(s.Notice))
+	mux.Handle("/api/v1/openapi.json", s.Read(s.OpenAPI))
+	mux.Handle("/api/", s.NotFound())
+	mux.Handle("/v1/", s.NotFound())
 	return mux
 }
 

@@ -8,10 +8,10 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// openAPI answers GET /api/v1/openapi.json: the OpenAPI document of this
+// OpenAPI answers GET /api/v1/openapi.json: the OpenAPI document of this
 // server's variant. The document does not depend on the page, but like every
 // API answer it waits for one (503 before).
-func (s *Server) openAPI(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot) error {
+func (s *Server) OpenAPI(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot) error {
 	body := openapi.Document(s.variant)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")

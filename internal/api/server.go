@@ -32,9 +32,6 @@ type Config struct {
 	Cache CacheControl
 	Now   func() time.Time
 	Log   *slog.Logger
-	// Admit runs or refuses the computation of each answer not cached
-	// (see respcache.PerSource); nil runs them all.
-	Admit func(compute func()) error
 }
 
 // Server is the public API. It is safe for concurrent use.
@@ -52,35 +49,17 @@ type Server struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
+	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, cacheControl: respcache.CacheControl(cfg.Cache.header())}
-	s.cache.Admit = cfg.Admit
-	return s
 }
 
-// Register adds the API's routes to mux: every path under /api/ and /v1/,
-// including a JSON catch-all for unknown paths.
-func (s *Server) Register(mux *http.ServeMux) {
-	for _, prefix := range []string{statusd.APIRoot, "/v1"} {
-		mux.Handle(prefix, s.get(s.index))
-		mux.Handle(prefix+"/status", s.get(s.status))
-		mux.Handle(prefix+"/components", s.get(s.components))
-		mux.Handle(prefix+"/components/{id}/metrics", s.get(s.metrics))
-		mux.Handle(prefix+"/notices", s.get(s.notices))
-		mux.Handle(prefix+"/notices/{id}", s.get(s.notice))
-	}
-	mux.Handle("/api/notices/{id}", s.get(s.notice))
-	mux.Handle("/api/v1/openapi.json", s.get(s.openAPI))
-	mux.Handle("/api/", s.wrap(http.HandlerFunc(s.notFound)))
-	mux.Handle("/v1/", s.wrap(http.HandlerFunc(s.notFound)))
-}
+// Handler answers a request from a snapshot, or returns the error to
+// answer with.
+type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
 
-// handler answers a request from a snapshot.
-type handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
-
-// get adapts a handler to the API's common behaviour: only GET and HEAD,
+// Read adapts a Handler to the API's common behaviour: only GET and HEAD,
 // CORS, the rate limit, a snapshot to answer from, and JSON errors.
-func (s *Server) get(h handler) http.Handler {
+func (s *Server) Read(h Handler) http.Handler {
 	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
@@ -98,14 +77,6 @@ func (s *Server) get(h handler) http.Handler {
 	}))
 }
 
-// Cached reports whether r would be answered from the cache as it is,
-// without parsing it: such an answer costs about what refusing the request
-// would, which load shedding needs to know (see shed.Limiter.Cached).
-func (s *Server) Cached(r *http.Request) bool {
-	e, _ := s.lookup(r)
-	return e != nil
-}
-
 // lookup returns the cached answer to r's target (path and raw query), when
 // a GET or HEAD for it was answered from the current snapshot before and
 // the answer still holds, and the route that answered it.
@@ -121,7 +92,7 @@ func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
 	return s.cache.For(snap).Lookup(r.RequestURI, now)
 }
 
-// Front answers the requests whose answers are cached (see Cached)
+// Front answers the requests whose answers are cached (see lookup)
 // before next, the ServeMux of the routes, is asked: the route of a target
 // was found when it was first answered, and is set as the request's
 // Pattern, as the ServeMux would, for telemetry. Such an answer gets all
@@ -143,31 +114,36 @@ func (s *Server) Front(next http.Handler) http.Handler {
 	})
 }
 
-// wrap adds what every API response gets: panic recovery, CORS and the rate
-// limit.
+// wrap adds what every API response gets: CORS and the rate limit.
 func (s *Server) wrap(next http.Handler) http.Handler {
-	return httpjson.Recover(s.log, httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next)))
+	return httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next))
 }
 
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+// NotFound answers the paths under the API's roots that no route claims:
+// a JSON 404, with CORS and the rate limit.
+func (s *Server) NotFound() http.Handler {
+	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
+	}))
 }
 
-// index answers the API's index, the target of page.links.self.
-func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Index answers the API's index, the target of page.links.self.
+func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	return s.answer(w, r, snap, "index", true, func(time.Time) (any, time.Time, error) {
 		return statusd.IndexResponse{Links: statusd.IndexLinks{Status: statusd.APIRoot + "/status",
 			Components: statusd.APIRoot + "/components", Notices: statusd.APIRoot + "/notices"}}, time.Time{}, nil
 	})
 }
 
-func (s *Server) status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Status answers the page and its state.
+func (s *Server) Status(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	return s.answer(w, r, snap, "status", true, func(time.Time) (any, time.Time, error) {
 		return statusd.StatusResponse{Page: snap.Page()}, time.Time{}, nil
 	})
 }
 
-func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Components answers a page of the components list, filtered.
+func (s *Server) Components(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	f, q, err := parseComponentQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
@@ -179,7 +155,8 @@ func (s *Server) components(w http.ResponseWriter, r *http.Request, snap *snapsh
 	})
 }
 
-func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Notices answers a page of the notices list, filtered.
+func (s *Server) Notices(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	f, q, err := parseNoticeQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
@@ -193,7 +170,8 @@ func (s *Server) notices(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	})
 }
 
-func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Notice answers one notice with its updates.
+func (s *Server) Notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -207,7 +185,8 @@ func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.S
 	})
 }
 
-func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
+// Metrics answers a component's metrics over a timeframe (Variant A).
+func (s *Server) Metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error {
 	if !s.variant.HasMetrics() {
 		return statusd.Errorf(statusd.ENotFound, "no such endpoint: this page has no component metrics")
 	}

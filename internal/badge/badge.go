@@ -55,14 +55,21 @@ func New(cfg Config) *Server {
 		cacheControl: "public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}
 }
 
-// Register adds the badge routes to mux.
-func (s *Server) Register(mux *http.ServeMux) {
-	mux.HandleFunc("/badge/status.json", s.page(writeJSON))
-	mux.HandleFunc("/badge/status.svg", s.page(writeSVG))
-	// A wildcard is a whole path segment, so {file} is "<id>.json" or
-	// "<id>.svg".
-	mux.HandleFunc("/badge/components/{file}", s.component)
-	mux.HandleFunc("/badge/", func(w http.ResponseWriter, r *http.Request) {
+// StatusJSON answers the page's badge as a shields.io endpoint.
+func (s *Server) StatusJSON() http.Handler { return s.page(writeJSON) }
+
+// StatusSVG answers the page's badge as SVG.
+func (s *Server) StatusSVG() http.Handler { return s.page(writeSVG) }
+
+// Component answers a component's badge, /badge/components/{file}: a
+// wildcard is a whole path segment, so {file} is "<id>.json" or
+// "<id>.svg".
+func (s *Server) Component() http.Handler { return http.HandlerFunc(s.component) }
+
+// NotFound answers the other paths under /badge/ with a "not found"
+// badge.
+func (s *Server) NotFound() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.write(w, r, writeJSONorSVG(r.URL.Path), http.StatusNotFound, Badge{Label: "badge", Message: "not found", Color: ColorUnknown})
 	})
 }

@@ -95,8 +95,12 @@ func TestServer(t *testing.T) {
 			}}},
 	}
 	h := &holder{}
+	s := New(Config{Snapshots: h, MaxAge: time.Minute})
 	mux := http.NewServeMux()
-	New(Config{Snapshots: h, MaxAge: time.Minute}).Register(mux)
+	mux.Handle("/badge/status.json", s.StatusJSON())
+	mux.Handle("/badge/status.svg", s.StatusSVG())
+	mux.Handle("/badge/components/{file}", s.Component())
+	mux.Handle("/badge/", s.NotFound())
 	get := func(method, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(method, path, nil))

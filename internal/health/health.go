@@ -54,12 +54,6 @@ func New(snaps Snapshots, store Store, timeout time.Duration, log *slog.Logger) 
 	return &Checker{snaps: snaps, store: store, timeout: timeout, log: log}
 }
 
-// Register adds /healthz and /readyz to mux.
-func (c *Checker) Register(mux *http.ServeMux) {
-	mux.HandleFunc("/healthz", c.Healthz)
-	mux.HandleFunc("/readyz", c.Readyz)
-}
-
 // Answer is the body of both probes.
 type Answer struct {
 	Status  string   `json:"status"` // "ok" or "degraded"

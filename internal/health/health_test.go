@@ -70,7 +70,8 @@ func TestProbes(t *testing.T) {
 			var logs bytes.Buffer
 			c := New(tc.snaps, tc.store, 50*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
 			mux := http.NewServeMux()
-			c.Register(mux)
+			mux.HandleFunc("/healthz", c.Healthz)
+			mux.HandleFunc("/readyz", c.Readyz)
 
 			rec := httptest.NewRecorder()
 			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))

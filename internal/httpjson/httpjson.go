@@ -90,7 +90,7 @@ func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) 
 }
 
 // RetryAfter sets the Retry-After header when err says when to retry, as
-// a refusal for load (shed.ErrBusy) does, and reports whether it did.
+// a refusal for load (server.ErrBusy) does, and reports whether it did.
 func RetryAfter(w http.ResponseWriter, err error) bool {
 	var retry interface{ RetryAfter() int }
 	if !errors.As(err, &retry) {
@@ -108,32 +108,6 @@ func send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
-}
-
-// Recover answers a panic in next with a 500 JSON error instead of a
-// dropped connection, and logs it once.
-func Recover(log *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", v,
-					"request_id", w.Header().Get("X-Request-Id"))
-				Error(w, r, log, statusd.Errorf(statusd.EInternal, "internal error"))
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// NotFound answers every request with a JSON 404, for the paths of an API
-// that are not served on a listener.
-func NotFound(log *slog.Logger, message string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		Error(w, r, log, statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path))
-	})
 }
 
 // The CORS headers of every answer, made once: the values are shared, never

@@ -202,7 +202,6 @@ func (e *Entry) form(acceptEncoding string) *form {
 // other's answer: the key that comes second is not kept.
 type Cache struct {
 	source  any
-	admit   func(compute func()) error
 	seed    maphash.Seed
 	mu      sync.RWMutex
 	entries map[uint64]*Entry // by the hash of their key
@@ -324,8 +323,7 @@ func (c *Cache) sameAlias(a alias, target, key, route string) bool {
 }
 
 // Get returns the answer under key, computing it with build when it is not
-// kept or has expired. An error from build, or a refusal to compute (see
-// PerSource.Admit), is returned and never kept.
+// kept or has expired. An error from build is returned and never kept.
 func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry, error)) (*Entry, error) {
 	h := c.hash(key)
 	c.mu.RLock()
@@ -335,11 +333,7 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 		return e, nil
 	}
 	v, err, shared := c.flight.Do(key, func() (any, error) {
-		var e *Entry
-		var err error
-		if refused := c.admit(func() { e, err = build(now) }); refused != nil {
-			return nil, refused
-		}
+		e, err := build(now)
 		if err != nil {
 			return nil, err
 		}
@@ -377,17 +371,7 @@ func (c *Cache) Get(key string, now time.Time, build func(now time.Time) (*Entry
 // PerSource keeps the cache of the current source, starting an empty one
 // whenever the source changes. It is safe for concurrent use.
 type PerSource struct {
-	// Admit, when set, runs each computation of an answer (build, in Get)
-	// or refuses it with an error, which Get returns (see
-	// shed.Limiter.Admit). Set it before the first use.
-	Admit func(compute func()) error
-	cur   atomic.Pointer[Cache]
-}
-
-// run is the Admit of a PerSource without one: it runs compute.
-func run(compute func()) error {
-	compute()
-	return nil
+	cur atomic.Pointer[Cache]
 }
 
 // For returns the cache of source.
@@ -397,10 +381,7 @@ func (p *PerSource) For(source any) *Cache {
 		if c != nil && c.source == source {
 			return c
 		}
-		fresh := &Cache{source: source, admit: p.Admit, seed: maphash.MakeSeed(), entries: map[uint64]*Entry{}, aliases: map[uint64]alias{}}
-		if fresh.admit == nil {
-			fresh.admit = run
-		}
+		fresh := &Cache{source: source, seed: maphash.MakeSeed(), entries: map[uint64]*Entry{}, aliases: map[uint64]alias{}}
 		if p.cur.CompareAndSwap(c, fresh) {
 			return fresh
 		}
@@ -440,15 +421,27 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
 	}
-	if MatchesETag(r.Header.Get("If-None-Match"), f.etag()) {
+	h["Content-Length"] = f.values[1:2:2]
+	ServeConditional(w, r, f.etag(), f.body) // the body written out, or copied, when it returns
+}
+
+// ServeConditional is the one conditional GET of statusd, for every
+// cached answer: it ends an answer whose headers are set (its ETag, etag,
+// and Content-Length among them) with 304 Not Modified, without
+// Content-Type and Content-Length, when r's If-None-Match names etag
+// (MatchesETag), and otherwise with 200 and body, only the headers for
+// HEAD.
+func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
+	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
+		h := w.Header()
 		delete(h, "Content-Type")
+		delete(h, "Content-Length")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	h["Content-Length"] = f.values[1:2:2]
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
-		w.Write(f.body) // written out, or copied, when Write returns
+		w.Write(body)
 	}
 }
 

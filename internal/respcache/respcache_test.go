@@ -3,7 +3,6 @@ package respcache
 import (
 	"bytes"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -247,42 +246,6 @@ func TestBytesBounded(t *testing.T) {
 	c.Get("x", now.Add(2*time.Second), build(now.Add(time.Hour), len(body)))
 	if builds != 1 {
 		t.Error("an answer made again that no longer fits was kept past MaxBytes")
-	}
-}
-
-// TestAdmit: Get hands each computation to PerSource.Admit. A refusal is
-// returned without building or keeping anything; an admitted computation
-// is built and kept, and the kept answer asks Admit nothing.
-func TestAdmit(t *testing.T) {
-	refusal := errors.New("refused")
-	refuse, asked, built := true, 0, 0
-	p := PerSource{Admit: func(compute func()) error {
-		asked++
-		if refuse {
-			return refusal
-		}
-		compute()
-		return nil
-	}}
-	c := p.For("snapshot 1")
-	now := time.Date(2028, 6, 15, 12, 0, 0, 0, time.UTC)
-	build := func(time.Time) (*Entry, error) {
-		built++
-		return NewEntry([]byte(`{}`), http.Header{}, time.Time{}), nil
-	}
-	if e, err := c.Get("k", now, build); err != refusal || e != nil || built != 0 || c.Holds("k", now) {
-		t.Fatalf("refused: %v, %v, built %d", e, err, built)
-	}
-	refuse = false
-	if e, err := c.Get("k", now, build); err != nil || e == nil || built != 1 {
-		t.Fatalf("admitted: %v, %v, built %d", e, err, built)
-	}
-	if _, err := c.Get("k", now, build); err != nil || asked != 2 || built != 1 {
-		t.Fatalf("kept: %v, asked %d, built %d; want 2 asked, 1 built", err, asked, built)
-	}
-	refuse = true
-	if _, err := p.For("snapshot 2").Get("k", now, build); err != refusal {
-		t.Errorf("the next source's cache: %v, want the refusal of Admit", err)
 	}
 }
 

@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +34,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -101,17 +101,10 @@ var Paths = []string{
 	"/api/v2/scheduled-maintenances/active.json",
 }
 
-// Register adds the endpoints to mux. Other paths under /api/v2/ are left
-// to the mux's /api/ catch-all (the v1 API's JSON 404).
-func (s *Server) Register(mux *http.ServeMux) {
-	for _, p := range Paths {
-		mux.Handle(p, s.wrap(s.serve(p)))
-	}
-}
-
-// wrap adds panic recovery, CORS and the rate limit.
-func (s *Server) wrap(next http.Handler) http.Handler {
-	return httpjson.Recover(s.log, httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next)))
+// Serve answers the endpoint at path, one of Paths, with CORS and the
+// rate limit.
+func (s *Server) Serve(path string) http.Handler {
+	return httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, s.serve(path)))
 }
 
 func (s *Server) serve(path string) http.Handler {
@@ -135,42 +128,10 @@ func (s *Server) serve(path string) http.Handler {
 		h := w.Header()
 		h.Set("Cache-Control", s.cacheControl)
 		h.Set("ETag", e.etag)
-		if etagMatch(r.Header.Get("If-None-Match"), e.etag) {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(e.data)))
-		w.WriteHeader(http.StatusOK)
-		if r.Method != http.MethodHead {
-			w.Write(e.data)
-		}
+		respcache.ServeConditional(w, r, e.etag, e.data)
 	})
-}
-
-// Cached reports whether r asks for one of the answers already made for
-// the current snapshot: such an answer costs about what refusing the
-// request would, which load shedding needs to know (see
-// shed.Limiter.Cached).
-func (s *Server) Cached(r *http.Request) bool {
-	a := s.cache.Load()
-	if a == nil || a.snap != s.snaps.Current() {
-		return false
-	}
-	_, ok := a.bodies[r.URL.Path]
-	return ok
-}
-
-// etagMatch reports whether an If-None-Match header names the etag (weak
-// comparison, as RFC 9110 asks for If-None-Match).
-func etagMatch(header, etag string) bool {
-	for part := range strings.SplitSeq(header, ",") {
-		part = strings.TrimPrefix(strings.TrimSpace(part), "W/")
-		if part == "*" || part == etag {
-			return true
-		}
-	}
-	return false
 }
 
 // answersFor returns the snapshot's answers, marshalling them the first

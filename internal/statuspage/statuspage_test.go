@@ -212,8 +212,7 @@ func TestMaxListed(t *testing.T) {
 func TestServer(t *testing.T) {
 	h := &holder{}
 	srv := New(Config{Snapshots: h, Limiter: ratelimit.New(1, 3), MaxAge: 5 * time.Second})
-	mux := http.NewServeMux()
-	srv.Register(mux)
+	mux := serveMux(srv)
 	do := func(method, path string, header ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(method, path, nil)
 		req.RemoteAddr = "192.0.2.1:1"
@@ -250,8 +249,7 @@ func TestServer(t *testing.T) {
 		t.Errorf("preflight: %d %v", rec.Code, rec.Header())
 	}
 	srv2 := New(Config{Snapshots: h})
-	mux2 := http.NewServeMux()
-	srv2.Register(mux2)
+	mux2 := serveMux(srv2)
 	rec = httptest.NewRecorder()
 	mux2.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/api/v2/summary.json", nil))
 	if rec.Code != 405 || rec.Header().Get("Allow") != "GET, HEAD, OPTIONS" || !strings.Contains(rec.Body.String(), `"code":"method_not_allowed"`) {
@@ -274,26 +272,11 @@ func TestServer(t *testing.T) {
 	}
 }
 
-// TestCached: the answers are cached once made for a snapshot, for the
-// v2 paths only, and no longer once the snapshot is replaced.
-func TestCached(t *testing.T) {
-	h := &holder{snap: snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})}
-	srv := New(Config{Snapshots: h, Limiter: ratelimit.New(0, 0)})
+// serveMux serves every endpoint of s, as internal/server does.
+func serveMux(s *Server) *http.ServeMux {
 	mux := http.NewServeMux()
-	srv.Register(mux)
-	status := httptest.NewRequest(http.MethodGet, "/api/v2/status.json", nil)
-	if srv.Cached(status) {
-		t.Fatal("cached before any answer was made")
+	for _, p := range Paths {
+		mux.Handle(p, s.Serve(p))
 	}
-	mux.ServeHTTP(httptest.NewRecorder(), status)
-	if !srv.Cached(status) || !srv.Cached(httptest.NewRequest(http.MethodGet, "/api/v2/incidents.json", nil)) {
-		t.Error("the snapshot's answers are not cached once made")
-	}
-	if srv.Cached(httptest.NewRequest(http.MethodGet, "/api/v2/nothing.json", nil)) {
-		t.Error("a path that has no answer is cached")
-	}
-	h.snap = snapshot.Build(doc(), 4, t0, snapshot.Options{Variant: statusd.VariantA})
-	if srv.Cached(status) {
-		t.Error("the answers of a replaced snapshot are taken as cached")
-	}
+	return mux
 }

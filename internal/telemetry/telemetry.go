@@ -51,7 +51,7 @@ type Config struct {
 	// gauges, read at scrape time.
 	Snapshots Snapshots
 	// Shed, when set, reports how many requests load shedding refused so
-	// far (shed.Limiter.Shed).
+	// far (server.Gate.Shed).
 	Shed func() int64
 	// RedisUp, when set, reports whether the rate limit is shared
 	// through Redis now (ratelimit.Shared.Up), rather than kept by each
@@ -132,7 +132,7 @@ func New(cfg Config) *Metrics {
 		shed := cfg.Shed
 		m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "statusd_http_shed_total",
-			Help: "HTTP requests refused at once with 503 because the server was at capacity (--max-in-flight, --shed-queue-target).",
+			Help: "HTTP requests refused at once with 503 because the server was at capacity (--max-in-flight).",
 		}, func() float64 { return float64(shed()) }))
 	}
 	if cfg.RedisUp != nil {

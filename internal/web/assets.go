@@ -8,10 +8,10 @@ import (
 	"net/http"
 	"path"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -64,11 +64,11 @@ func assetURL(name string) string {
 	return "/assets/" + name + "?v=" + a.hash
 }
 
-// assets serves the embedded assets, and the icon as /favicon.ico. A
+// Assets serves the embedded assets, and the icon as /favicon.ico. A
 // request carrying the current version may be cached for a year; any other
 // for five minutes, revalidated with the ETag.
-func (s *Server) assets() http.Handler {
-	notFound := s.page(func(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot, _ time.Time) error {
+func (s *Server) Assets() http.Handler {
+	notFound := s.Page(func(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot, _ time.Time) error {
 		return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -91,12 +91,7 @@ func (s *Server) assets() http.Handler {
 		} else {
 			h.Set("Cache-Control", "public, max-age=300")
 		}
-		if inm := r.Header.Get("If-None-Match"); inm != "" && (inm == "*" || strings.Contains(inm, etag)) {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
 		h.Set("Content-Length", strconv.Itoa(len(a.body)))
-		w.WriteHeader(http.StatusOK)
-		w.Write(a.body)
+		respcache.ServeConditional(w, r, etag, a.body)
 	})
 }

@@ -147,7 +147,8 @@ var feedContent = template.Must(template.New("entry").Funcs(funcs).Parse(
 
 const feedTime = "2006-01-02T15:04:05.000Z"
 
-func (s *Server) atom(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// Atom renders the Atom feed of the notices.
+func (s *Server) Atom(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	items, updated := s.feedItems(snap, now)
 	root := strings.TrimRight(snap.PageURL, "/")
 	name := snap.Doc.Page.Name
@@ -180,7 +181,8 @@ func (s *Server) atom(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 	return s.writeXML(w, "application/atom+xml; charset=utf-8", f)
 }
 
-func (s *Server) rss(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// RSS renders the RSS feed of the notices.
+func (s *Server) RSS(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	items, updated := s.feedItems(snap, now)
 	root := strings.TrimRight(snap.PageURL, "/")
 	name := snap.Doc.Page.Name

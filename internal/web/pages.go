@@ -63,7 +63,8 @@ type dayNotices struct {
 	Notices []noticeView
 }
 
-func (s *Server) index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// Index renders the status page, /.
+func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	if r.URL.Path != "/" {
 		return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
 	}
@@ -218,7 +219,8 @@ type noticePage struct {
 	Notice noticeView
 }
 
-func (s *Server) notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// Notice renders the page of one notice, /notices/{id}.
+func (s *Server) Notice(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	n := snap.Notice(id)
 	if err != nil || n == nil {
@@ -244,7 +246,8 @@ type monthNotices struct {
 	Notices []noticeView
 }
 
-func (s *Server) history(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// History renders the archive of notices, a page of months at a time.
+func (s *Server) History(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	page := 1
 	if v := r.URL.Query().Get("page"); v != "" {
 		p, err := strconv.Atoi(v)
@@ -347,7 +350,8 @@ type rangeLink struct {
 	Current     bool
 }
 
-func (s *Server) metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
+// Metrics renders the metrics page of a component (Variant A).
+func (s *Server) Metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 	if !s.variant.HasMetrics() {
 		return statusd.Errorf(statusd.ENotFound, "This status page does not publish component metrics.")
 	}

@@ -24,7 +24,6 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
-	"github.com/statusd/statusd/internal/shed"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -38,9 +37,6 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the internal errors; nil discards them.
 	Log *slog.Logger
-	// Admit runs or refuses the rendering of each page not cached (see
-	// respcache.PerSource); nil runs them all.
-	Admit func(compute func()) error
 }
 
 // Server renders the status page. It is safe for concurrent use.
@@ -58,7 +54,6 @@ type Server struct {
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log}
-	s.pages.Admit = cfg.Admit
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -68,26 +63,14 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Register adds the page's routes to mux. "/" is the catch-all: any path
-// that no other handler of mux claims answers an HTML 404.
-func (s *Server) Register(mux *http.ServeMux) {
-	mux.Handle("/", s.page(s.index))
-	mux.Handle("/notices/{id}", s.page(s.notice))
-	mux.Handle("/history", s.page(s.history))
-	mux.Handle("/history.atom", s.page(s.atom))
-	mux.Handle("/history.rss", s.page(s.rss))
-	mux.Handle("/components/{id}/metrics", s.page(s.metrics))
-	mux.Handle("/assets/{name}", s.assets())
-	mux.Handle("/favicon.ico", s.assets())
-}
-
-// handler answers a request from a snapshot at now. It returns an *Error
+// Handler answers a request from a snapshot at now. It returns an *Error
 // for the answers that are error pages.
-type handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
+type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
 
-// page adapts a handler: only GET and HEAD, a snapshot to answer from, error
-// pages for the errors it returns, and a 500 page when it panics.
-func (s *Server) page(h handler) http.Handler {
+// Page adapts a Handler: only GET and HEAD, a snapshot to answer from, the
+// page kept for PageTTL, error pages for the errors it returns, and a 500
+// page when it panics.
+func (s *Server) Page(h Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -131,14 +114,6 @@ func (s *Server) page(h handler) http.Handler {
 
 // pageKey is the cache key of the page r asks for.
 func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }
-
-// Cached reports whether the page r asks for is rendered and kept: such an
-// answer costs about what refusing the request would, which load shedding
-// needs to know (see shed.Limiter.Cached).
-func (s *Server) Cached(r *http.Request) bool {
-	snap := s.snaps.Current()
-	return snap != nil && s.pages.For(snap).Holds(pageKey(r), s.now())
-}
 
 // noCache makes browsers revalidate each page (with its ETag).
 var noCache = respcache.CacheControl("no-cache")
@@ -185,6 +160,10 @@ var headings = map[int]string{
 	http.StatusServiceUnavailable:  "Status not available yet",
 }
 
+// Error answers err as an HTML error page, as fail does without a
+// snapshot: for the requests refused before they reach the page's routes.
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, nil, err) }
+
 // fail answers err as an HTML error page. An *statusd.Error is shown as it
 // is; any other error is logged and answered with a generic 500 page.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, err error) {
@@ -194,7 +173,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
 	if httpjson.RetryAfter(w, err) {
-		e = statusd.Errorf(e.Code, shed.BusyText)
+		e = statusd.Errorf(e.Code, busyText)
 	}
 	status := statusd.ErrorStatus(e.Code)
 	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}
@@ -204,6 +183,10 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Sna
 	v.Title = v.Heading
 	s.render(w, status, "error", v)
 }
+
+// busyText is the message of a refusal for load (one that says when to
+// retry), for a person.
+const busyText = "The status page is very busy right now. Please try again in a second."
 
 // securityHeaders are set on every HTML answer. The policy allows nothing
 // but the page's own assets: no inline script or style, no frames, no

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/shed"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
@@ -45,12 +43,6 @@ func up(t *testing.T, st statusd.State, when string) statusd.Update {
 // SQLite store, with the clock fixed at testNow. extra registers more
 // routes on the same mux.
 func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ...func(*Server, *http.ServeMux)) *httptest.Server {
-	t.Helper()
-	return siteAdmit(t, doc, variant, nil, extra...)
-}
-
-// siteAdmit is site with admit as the Config.Admit of its Server.
-func siteAdmit(t *testing.T, doc *statusd.Document, variant statusd.Variant, admit func(func()) error, extra ...func(*Server, *http.ServeMux)) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "web.db"))
@@ -79,9 +71,17 @@ func siteAdmit(t *testing.T, doc *statusd.Document, variant statusd.Variant, adm
 	if err := h.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log, Admit: admit})
+	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log})
+	// The page's routes, as internal/server registers them.
 	mux := http.NewServeMux()
-	s.Register(mux)
+	mux.Handle("/", s.Page(s.Index))
+	mux.Handle("/notices/{id}", s.Page(s.Notice))
+	mux.Handle("/history", s.Page(s.History))
+	mux.Handle("/history.atom", s.Page(s.Atom))
+	mux.Handle("/history.rss", s.Page(s.RSS))
+	mux.Handle("/components/{id}/metrics", s.Page(s.Metrics))
+	mux.Handle("/assets/{name}", s.Assets())
+	mux.Handle("/favicon.ico", s.Assets())
 	for _, f := range extra {
 		f(s, mux)
 	}
@@ -230,7 +230,7 @@ func checkHTMLHeaders(t *testing.T, what string, a answer) {
 // style, with the security headers, and the right status.
 func TestErrorPages(t *testing.T) {
 	srv := site(t, smallDoc(t), statusd.VariantA, func(s *Server, mux *http.ServeMux) {
-		mux.Handle("/boom", s.page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
+		mux.Handle("/boom", s.Page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
 			panic("a bug")
 		}))
 	})
@@ -518,48 +518,5 @@ func TestIndexBarsLargeTree(t *testing.T) {
 		if !strings.Contains(a.body, fmt.Sprintf(`href="/components/%d/metrics"`, id)) {
 			t.Errorf("no link to the metrics page of component %d", id)
 		}
-	}
-}
-
-// TestCached: a page is cached once rendered, for the same path and
-// query only, which load shedding asks before refusing a request.
-func TestCached(t *testing.T) {
-	var s *Server
-	srv := site(t, smallDoc(t), statusd.VariantA, func(server *Server, _ *http.ServeMux) { s = server })
-	index := httptest.NewRequest(http.MethodGet, "/", nil)
-	if s.Cached(index) {
-		t.Fatal("/ cached before it was asked for")
-	}
-	if a := fetch(t, http.MethodGet, srv.URL+"/"); a.status != 200 {
-		t.Fatalf("/: %d", a.status)
-	}
-	if !s.Cached(index) {
-		t.Error("/ not cached once rendered")
-	}
-	if s.Cached(httptest.NewRequest(http.MethodGet, "/?x=1", nil)) {
-		t.Error("/?x=1 taken for / in the cache")
-	}
-}
-
-// TestAdmitRefused: a page whose rendering is refused for load
-// (shed.ErrBusy) is the 503 page with Retry-After, and is rendered once
-// renderings are admitted again.
-func TestAdmitRefused(t *testing.T) {
-	var refuse atomic.Bool
-	refuse.Store(true)
-	srv := siteAdmit(t, smallDoc(t), statusd.VariantA, func(compute func()) error {
-		if refuse.Load() {
-			return shed.ErrBusy
-		}
-		compute()
-		return nil
-	})
-	a := fetch(t, http.MethodGet, srv.URL+"/")
-	if a.status != 503 || a.header.Get("Retry-After") != "1" || !strings.Contains(a.body, "The status page is very busy right now. Please try again in a second.") {
-		t.Fatalf("refused: %d, Retry-After %q, body %.300s", a.status, a.header.Get("Retry-After"), a.body)
-	}
-	refuse.Store(false)
-	if a := fetch(t, http.MethodGet, srv.URL+"/"); a.status != 200 || a.header.Get("Retry-After") != "" {
-		t.Fatalf("admitted: %d, Retry-After %q", a.status, a.header.Get("Retry-After"))
 	}
 }

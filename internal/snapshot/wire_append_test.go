@@ -1,4 +1,4 @@
-package statusd
+package snapshot
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/statusd/statusd"
 )
 
 // encodingJSON is v as encoding/json marshals it with HTML escaping off.
@@ -36,32 +38,32 @@ func randomString(rng *rand.Rand) string {
 	return string(b)
 }
 
-func randomTime(rng *rand.Rand) Time {
-	return Time{time.Unix(rng.Int64N(1<<36)-(1<<35), rng.Int64N(1e9)).In(time.FixedZone("Z", (rng.IntN(48)-24)*1800))}
+func randomTime(rng *rand.Rand) statusd.Time {
+	return statusd.Time{Time: time.Unix(rng.Int64N(1<<36)-(1<<35), rng.Int64N(1e9)).In(time.FixedZone("Z", (rng.IntN(48)-24)*1800))}
 }
 
-func randomTimeField(rng *rand.Rand) Field[Time] {
+func randomTimeField(rng *rand.Rand) statusd.Field[statusd.Time] {
 	switch rng.IntN(3) {
 	case 0:
-		return Field[Time]{}
+		return statusd.Field[statusd.Time]{}
 	case 1:
-		return Null[Time]()
+		return statusd.Null[statusd.Time]()
 	}
-	return Some(randomTime(rng))
+	return statusd.Some(randomTime(rng))
 }
 
-func randomEntry(rng *rand.Rand) NoticeListEntry {
+func randomEntry(rng *rand.Rand) statusd.NoticeListEntry {
 	maybe := func() bool { return rng.IntN(2) == 0 }
-	f := NoticeFields{
+	f := statusd.NoticeFields{
 		ID: rng.Int64N(1<<40) - 5, Type: randomString(rng), TimelineState: randomString(rng), Subject: randomString(rng),
 		URL: randomString(rng), BeganAt: randomTimeField(rng), EndedAt: randomTimeField(rng),
-		CreatedAt: randomTime(rng), UpdatedAt: randomTime(rng), Links: NoticeLinks{Self: randomString(rng)},
+		CreatedAt: randomTime(rng), UpdatedAt: randomTime(rng), Links: statusd.NoticeLinks{Self: randomString(rng)},
 	}
 	switch rng.IntN(3) {
 	case 1:
-		f.State = Null[string]()
+		f.State = statusd.Null[string]()
 	case 2:
-		f.State = Some(randomString(rng))
+		f.State = statusd.Some(randomString(rng))
 	}
 	if maybe() {
 		t := randomTime(rng)
@@ -72,7 +74,7 @@ func randomEntry(rng *rand.Rand) NoticeListEntry {
 		f.EndsAt = &t
 	}
 	if maybe() {
-		f.ImpactTime = &Duration{Seconds: rng.Int64N(1 << 30), Words: randomString(rng)}
+		f.ImpactTime = &statusd.Duration{Seconds: rng.Int64N(1 << 30), Words: randomString(rng)}
 		if maybe() {
 			f.ImpactTime.Calculation = randomString(rng)
 		}
@@ -83,7 +85,7 @@ func randomEntry(rng *rand.Rand) NoticeListEntry {
 			f.TagList = append(f.TagList, randomString(rng))
 		}
 	}
-	u := UpdateResource{Content: randomString(rng), CreatedAt: randomTime(rng), UpdatedAt: randomTime(rng)}
+	u := statusd.UpdateResource{Content: randomString(rng), CreatedAt: randomTime(rng), UpdatedAt: randomTime(rng)}
 	if maybe() {
 		u.ID = rng.Int64N(1 << 40)
 	}
@@ -91,18 +93,18 @@ func randomEntry(rng *rand.Rand) NoticeListEntry {
 		s := randomString(rng)
 		u.State = &s
 	}
-	return NoticeListEntry{NoticeFields: f, LatestUpdate: u}
+	return statusd.NoticeListEntry{NoticeFields: f, LatestUpdate: u}
 }
 
-// TestAppendJSONMatchesEncodingJSON checks AppendJSON against encoding/json
+// TestAppendJSONMatchesEncodingJSON checks AppendNoticesJSON against encoding/json
 // on random lists: every field present, absent and null, and texts that
 // need every kind of escape.
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	next := "/api/v1/notices?page=2&filter[type_eq]=<x>"
-	responses := []NoticesResponse{{}, {Notices: []NoticeListEntry{}, Meta: Meta{NextPage: &next}}}
+	responses := []statusd.NoticesResponse{{}, {Notices: []statusd.NoticeListEntry{}, Meta: statusd.Meta{NextPage: &next}}}
 	for range 500 {
-		r := NoticesResponse{Meta: Meta{Count: rng.IntN(26), TotalCount: rng.IntN(1 << 20)}}
+		r := statusd.NoticesResponse{Meta: statusd.Meta{Count: rng.IntN(26), TotalCount: rng.IntN(1 << 20)}}
 		for range rng.IntN(5) {
 			r.Notices = append(r.Notices, randomEntry(rng))
 		}
@@ -114,7 +116,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	}
 	for i, r := range responses {
 		want := encodingJSON(t, r)
-		if got := string(r.AppendJSON(nil)); got != want {
+		if got := string(AppendNoticesJSON(nil, r)); got != want {
 			t.Fatalf("response %d:\n got %s\nwant %s", i, got, want)
 		}
 	}

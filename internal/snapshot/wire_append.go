@@ -1,21 +1,23 @@
-package statusd
+package snapshot
 
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/statusd/statusd"
 )
 
 // A page of the notices list is the answer most often computed anew (every
 // write starts a new snapshot, and a flood over every page of the list
 // finds none of them cached), and encoding/json spent 85% of its time:
 // reflection, and a second pass over what each Time and Field marshals.
-// AppendJSON writes it directly. TestAppendJSONMatchesEncodingJSON holds it
+// AppendNoticesJSON writes it directly. TestAppendJSONMatchesEncodingJSON holds it
 // to exactly the bytes of encoding/json with HTML escaping off (what
 // httpjson.Marshal uses).
 
-// AppendJSON appends r as JSON, as encoding/json marshals it with HTML
-// escaping off.
-func (r NoticesResponse) AppendJSON(b []byte) []byte {
+// AppendNoticesJSON appends r as JSON, as encoding/json marshals it with
+// HTML escaping off.
+func AppendNoticesJSON(b []byte, r statusd.NoticesResponse) []byte {
 	b = append(b, `{"notices":`...)
 	if r.Notices == nil {
 		b = append(b, "null"...)
@@ -25,7 +27,7 @@ func (r NoticesResponse) AppendJSON(b []byte) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = r.Notices[i].appendJSON(b)
+			b = appendEntry(b, &r.Notices[i])
 		}
 		b = append(b, ']')
 	}
@@ -38,17 +40,17 @@ func (r NoticesResponse) AppendJSON(b []byte) []byte {
 	return append(b, "}}"...)
 }
 
-func (e *NoticeListEntry) appendJSON(b []byte) []byte {
-	b = e.NoticeFields.appendFields(b)
+func appendEntry(b []byte, e *statusd.NoticeListEntry) []byte {
+	b = appendFields(b, &e.NoticeFields)
 	b = append(b, `,"latest_update":`...)
-	b = e.LatestUpdate.appendJSON(b)
+	b = appendUpdate(b, &e.LatestUpdate)
 	return append(b, '}')
 }
 
 // appendFields appends the opening brace and the fields of f, in their
 // order, and leaves the object open for the fields of the type that embeds
 // it.
-func (f *NoticeFields) appendFields(b []byte) []byte {
+func appendFields(b []byte, f *statusd.NoticeFields) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, f.ID, 10)
 	b = append(b, `,"type":`...)
@@ -71,13 +73,13 @@ func (f *NoticeFields) appendFields(b []byte) []byte {
 	b = appendTimeField(b, `,"began_at":`, f.BeganAt)
 	b = appendTimeField(b, `,"ended_at":`, f.EndedAt)
 	if f.BeginsAt != nil {
-		b = appendTime(append(b, `,"begins_at":`...), f.BeginsAt.Time)
+		b = statusd.AppendTime(append(b, `,"begins_at":`...), f.BeginsAt.Time)
 	}
 	if f.EndsAt != nil {
-		b = appendTime(append(b, `,"ends_at":`...), f.EndsAt.Time)
+		b = statusd.AppendTime(append(b, `,"ends_at":`...), f.EndsAt.Time)
 	}
-	b = appendTime(append(b, `,"created_at":`...), f.CreatedAt.Time)
-	b = appendTime(append(b, `,"updated_at":`...), f.UpdatedAt.Time)
+	b = statusd.AppendTime(append(b, `,"created_at":`...), f.CreatedAt.Time)
+	b = statusd.AppendTime(append(b, `,"updated_at":`...), f.UpdatedAt.Time)
 	if d := f.ImpactTime; d != nil {
 		b = append(b, `,"impact_time":{"seconds":`...)
 		b = strconv.AppendInt(b, d.Seconds, 10)
@@ -107,7 +109,7 @@ func (f *NoticeFields) appendFields(b []byte) []byte {
 	return append(b, '}')
 }
 
-func (u *UpdateResource) appendJSON(b []byte) []byte {
+func appendUpdate(b []byte, u *statusd.UpdateResource) []byte {
 	b = append(b, '{')
 	if u.ID != 0 {
 		b = append(b, `"id":`...)
@@ -121,13 +123,13 @@ func (u *UpdateResource) appendJSON(b []byte) []byte {
 	}
 	b = append(b, `"content":`...)
 	b = appendString(b, u.Content, false)
-	b = appendTime(append(b, `,"created_at":`...), u.CreatedAt.Time)
-	b = appendTime(append(b, `,"updated_at":`...), u.UpdatedAt.Time)
+	b = statusd.AppendTime(append(b, `,"created_at":`...), u.CreatedAt.Time)
+	b = statusd.AppendTime(append(b, `,"updated_at":`...), u.UpdatedAt.Time)
 	return append(b, '}')
 }
 
 // appendTimeField appends a Field[Time] with its key, unless it is absent.
-func appendTimeField(b []byte, key string, f Field[Time]) []byte {
+func appendTimeField(b []byte, key string, f statusd.Field[statusd.Time]) []byte {
 	if !f.Set {
 		return b
 	}
@@ -135,7 +137,7 @@ func appendTimeField(b []byte, key string, f Field[Time]) []byte {
 	if f.Value == nil {
 		return append(b, "null"...)
 	}
-	return appendTime(b, f.Value.Time)
+	return statusd.AppendTime(b, f.Value.Time)
 }
 
 func appendOptString(b []byte, s *string) []byte {

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/ratelimit"
+)
+
+// bearer is the one bearer-token middleware, of the admin API and of
+// /metrics: a request gets through only with "Authorization: Bearer
+// <token>" naming a valid admin token (statusd token create), and carries
+// the token's name (admin.WithActor). A missing and a wrong token get the
+// same answer, 401 with a JSON error; a client that keeps failing gets 429
+// for a while (ten failures, then one a second), while a valid token
+// always gets through, so that nobody can lock operators out by failing on
+// purpose.
+//
+// The token is looked up in the store on every request, so a revoked token
+// stops working at once. When the store cannot be read (the database is
+// down), a token that this process found valid before still gets through:
+// the metrics and the operators matter most during an outage.
+type bearer struct {
+	tokens   statusd.TokenStore
+	s        *assembly
+	failures *ratelimit.Limiter // failed authentications per client
+	mu       sync.Mutex
+	known    map[[sha256.Size]byte]string // the names of tokens found valid before, by hash
+}
+
+func newBearer(tokens statusd.TokenStore, s *assembly) *bearer {
+	return &bearer{tokens: tokens, s: s, failures: ratelimit.New(1, 10), known: map[[sha256.Size]byte]string{}}
+}
+
+// require lets a request with a valid token through to next; realm names
+// what the token opens, hint tells a client without one what to do.
+func (b *bearer) require(realm, hint string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		name, err := b.authenticate(r)
+		switch {
+		case err != nil:
+			b.s.writeError(w, r, err)
+		case name != "":
+			next.ServeHTTP(w, r.WithContext(admin.WithActor(r.Context(), name)))
+		default:
+			if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
+				w.Header().Set("Retry-After", strconv.Itoa(res.Retry))
+				b.s.writeError(w, r, statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry))
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+			b.s.writeError(w, r, statusd.Errorf(statusd.EUnauthorized, "%s", hint))
+		}
+	})
+}
+
+// authenticate returns the name of r's token, "" when it has none or one
+// that is not valid, or the store's error.
+func (b *bearer) authenticate(r *http.Request) (string, error) {
+	scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	secret = strings.TrimSpace(secret)
+	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return "", nil
+	}
+	sum := sha256.Sum256([]byte(secret))
+	tok, err := b.tokens.Lookup(r.Context(), sum[:], b.s.now())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case err != nil:
+		if name, ok := b.known[sum]; ok {
+			return name, nil
+		}
+		return "", err
+	case tok == nil || subtle.ConstantTimeCompare(tok.Hash, sum[:]) != 1:
+		delete(b.known, sum) // revoked
+		return "", nil
+	}
+	b.known[sum] = tok.Name
+	return tok.Name, nil
+}

@@ -52,15 +52,6 @@ const impOtherDoc = `{
   ]
 }`
 
-func impExport(t *testing.T, db string) string {
-	t.Helper()
-	out, stderr, err := cli(t, "", "export", "--db", db)
-	if err != nil {
-		t.Fatalf("export: %v\n%s", err, stderr)
-	}
-	return out
-}
-
 func impDecode(t *testing.T, doc string) *statusd.Document {
 	t.Helper()
 	d, err := statusd.DecodeDocument(strings.NewReader(doc))
@@ -114,12 +105,12 @@ func TestImportInvalidChangesNothing(t *testing.T) {
 	t.Run("db holding a page", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "statusd.db")
 		importDoc(t, db, fixture(now))
-		before := impExport(t, db)
+		before := export(t, db)
 		for _, extra := range [][]string{nil, {"--replace"}} {
 			args := append(append([]string{"import", "--db", db}, extra...), writeDoc(t, impInvalidDoc))
 			_, stderr, err := cli(t, "", args...)
 			impCheckRejected(t, stderr, err)
-			if after := impExport(t, db); after != before {
+			if after := export(t, db); after != before {
 				t.Errorf("import %v of an invalid document changed the database:\nbefore %s\nafter  %s", extra, before, after)
 			}
 		}
@@ -154,7 +145,7 @@ func TestImportReplace(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, fixture(now))
-	before := impExport(t, db)
+	before := export(t, db)
 	other := writeDoc(t, impOtherDoc)
 
 	_, stderr, err := cli(t, "", "import", "--db", db, other)
@@ -164,14 +155,14 @@ func TestImportReplace(t *testing.T) {
 	if !strings.Contains(err.Error(), "--replace") {
 		t.Errorf("error %q does not mention --replace", err)
 	}
-	if after := impExport(t, db); after != before {
+	if after := export(t, db); after != before {
 		t.Errorf("a refused import changed the database:\nbefore %s\nafter  %s", before, after)
 	}
 
 	if _, stderr, err := cli(t, "", "import", "--db", db, "--replace", other); err != nil {
 		t.Fatalf("import --replace: %v\n%s", err, stderr)
 	}
-	got := impDecode(t, impExport(t, db))
+	got := impDecode(t, export(t, db))
 	want := impDecode(t, impOtherDoc)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after --replace the database holds\n%+v\nwant exactly the new document\n%+v", got, want)
@@ -198,7 +189,7 @@ func TestImportStdin(t *testing.T) {
 	if _, stderr, err := cli(t, impOtherDoc, "import", "--db", db, "-"); err != nil {
 		t.Fatalf("import -: %v\n%s", err, stderr)
 	}
-	if got, want := impDecode(t, impExport(t, db)), impDecode(t, impOtherDoc); !reflect.DeepEqual(got, want) {
+	if got, want := impDecode(t, export(t, db)), impDecode(t, impOtherDoc); !reflect.DeepEqual(got, want) {
 		t.Errorf("import - stored\n%+v\nwant\n%+v", got, want)
 	}
 	// And again over it, with --replace, from stdin.
@@ -210,7 +201,7 @@ func TestImportStdin(t *testing.T) {
 	if _, stderr, err := cli(t, buf.String(), "import", "--db", db, "--replace", "-"); err != nil {
 		t.Fatalf("import --replace -: %v\n%s", err, stderr)
 	}
-	if got := impDecode(t, impExport(t, db)); got.Page.Name != "Acme Status" || len(got.Notices) != 15 {
+	if got := impDecode(t, export(t, db)); got.Page.Name != "Acme Status" || len(got.Notices) != 15 {
 		t.Errorf("after import --replace -: page %q with %d notices", got.Page.Name, len(got.Notices))
 	}
 }
@@ -232,67 +223,34 @@ func impBigFixture(now time.Time) *statusd.Document {
 	return doc
 }
 
-// impSame fetches path from both servers and fails unless the bodies are
-// byte for byte the same. Answers depend on the current time (metrics are
-// cut at now), so a difference is retried a few times before it counts.
-func impSame(t *testing.T, a, b *testServer, path string) response {
-	t.Helper()
-	var ra, rb response
-	for range 5 {
-		ra, rb = a.get(path, 200), b.get(path, 200)
-		if bytes.Equal(ra.Body, rb.Body) {
-			return ra
-		}
-	}
-	t.Errorf("%s differs after export and import:\noriginal %s\nimported %s", path, ra.Body, rb.Body)
-	return ra
-}
-
-// impAllPages fetches every page of a list from both servers, comparing
-// them, and returns the items under key.
-func impAllPages(t *testing.T, a, b *testServer, path, key string) []any {
-	t.Helper()
-	var items []any
-	for pages := 0; path != ""; pages++ {
-		if pages > 20 {
-			t.Fatalf("more than 20 pages of %s", key)
-		}
-		r := impSame(t, a, b, path)
-		items = append(items, at(t, r.JSON, key).([]any)...)
-		next, _ := at(t, r.JSON, "meta.next_page").(string)
-		path = next
-	}
-	return items
-}
-
 func TestExportImportSameAnswers(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	orig := startServer(t, impBigFixture(now))
-	exported := impExport(t, orig.DB)
+	exported := export(t, orig.DB)
 
 	db := filepath.Join(t.TempDir(), "copy.db")
 	if _, stderr, err := cli(t, exported, "import", "--db", db, "-"); err != nil {
 		t.Fatalf("import of the export: %v\n%s", err, stderr)
 	}
-	if again := impExport(t, db); again != exported {
+	if again := export(t, db); again != exported {
 		t.Errorf("export of the imported copy differs from the original export:\n%s\n---\n%s", exported, again)
 	}
 	copied := serveDB(t, db)
 
-	impSame(t, orig, copied, "/api/v1/status")
-	if comps := impAllPages(t, orig, copied, "/api/v1/components", "components"); len(comps) != 6 {
+	same(t, orig, copied, "/api/v1/status")
+	if comps := sameList(t, orig, copied, "/api/v1/components", "components"); len(comps) != 6 {
 		t.Errorf("%d components, want 6", len(comps))
 	}
-	notices := impAllPages(t, orig, copied, "/api/v1/notices", "notices")
+	notices := sameList(t, orig, copied, "/api/v1/notices", "notices")
 	if len(notices) != 45 {
 		t.Errorf("%d notices over all pages, want 45", len(notices))
 	}
 	for _, n := range notices {
 		id := at(t, n, "id")
-		impSame(t, orig, copied, fmt.Sprintf("/api/v1/notices/%v", id))
+		same(t, orig, copied, fmt.Sprintf("/api/v1/notices/%v", id))
 	}
 	for _, id := range []int{10, 11, 30} {
-		impSame(t, orig, copied, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
+		same(t, orig, copied, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
 	}
 }
 

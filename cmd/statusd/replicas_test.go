@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,41 +12,6 @@ import (
 
 	"github.com/statusd/statusd/internal/testenv"
 )
-
-// replica is a statusd serve process, started from the test binary.
-type replica struct {
-	*testServer
-	cmd *exec.Cmd
-}
-
-// startReplica runs `statusd serve` as a child process on a free port.
-func startReplica(t *testing.T, db string, flags ...string) *replica {
-	t.Helper()
-	return startReplicaVia(t, nil, db, flags...)
-}
-
-// startReplicaVia is startReplica with the child started by the command
-// line prefix, which runs the rest of its arguments (such as a shell that
-// lowers a limit and execs them), when not nil.
-func startReplicaVia(t *testing.T, prefix []string, db string, flags ...string) *replica {
-	t.Helper()
-	logs := &logWriter{addr: make(chan string, 1)}
-	argv := append(append(slices.Clip(prefix), os.Args[0], "serve", "--db", db, "--addr", "127.0.0.1:0"), flags...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1")
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	select {
-	case url := <-logs.addr:
-		return &replica{testServer: &testServer{t: t, URL: url, DB: db, logs: logs}, cmd: cmd}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("replica did not start:\n%s", logs)
-	}
-	return nil
-}
 
 // fromClient sends a GET as the client behind the trusted proxy.
 func (r *replica) fromClient(path, client string) int {

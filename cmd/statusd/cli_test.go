@@ -528,10 +528,7 @@ func TestCLIImportDefaultsThePageCreatedAt(t *testing.T) {
 // and decoded.
 func cliExport(t *testing.T, db string) (string, map[string]any) {
 	t.Helper()
-	out, stderr, err := cli(t, "", "export", "--db", db)
-	if err != nil {
-		t.Fatalf("export: %v\n%s", err, stderr)
-	}
+	out := export(t, db)
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)

@@ -554,6 +554,24 @@ func sameList(t *testing.T, a, b *testServer, path, key string) []any {
 	return items
 }
 
+// sameAnswers compares every public answer of two servers on the same page
+// (same): the status, every page of the component and notice lists, every
+// notice, and the metrics of components 10, 11 and 30 (those of the
+// fixture); it returns the components and notices.
+func sameAnswers(t *testing.T, a, b *testServer) (components, notices []any) {
+	t.Helper()
+	same(t, a, b, "/api/v1/status")
+	components = sameList(t, a, b, "/api/v1/components", "components")
+	notices = sameList(t, a, b, "/api/v1/notices", "notices")
+	for _, n := range notices {
+		same(t, a, b, fmt.Sprintf("/api/v1/notices/%v", at(t, n, "id")))
+	}
+	for _, id := range []int{10, 11, 30} {
+		same(t, a, b, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
+	}
+	return components, notices
+}
+
 // --- Assertions --------------------------------------------------------------
 
 // assertError checks a JSON error answer of CONTRACT C2: the status, a JSON

@@ -44,11 +44,7 @@ func opDoc(now time.Time) *statusd.Document {
 func opSetup(t *testing.T, doc any) (*testServer, string) {
 	t.Helper()
 	srv := startServer(t, doc)
-	out, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "ops")
-	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, stderr)
-	}
-	return srv, strings.TrimSpace(out)
+	return srv, newToken(t, srv.DB, "ops")
 }
 
 // opCLI runs an operator command against srv with token.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -54,11 +58,7 @@ func TestReplicas(t *testing.T) {
 	db := cluster.URL
 	now := time.Now().UTC().Truncate(time.Second)
 	importDoc(t, db, fixture(now))
-	token, _, err := cli(t, "", "token", "create", "--db", db, "--name", "ops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token = strings.TrimSpace(token)
+	token := newToken(t, db, "ops")
 	var reps []*replica
 	for i := 0; i < 3; i++ {
 		reps = append(reps, startReplica(t, db, "--redis", redisURL, "--rate-limit", "20", "--trusted-proxies", "127.0.0.1/32"))
@@ -67,15 +67,19 @@ func TestReplicas(t *testing.T) {
 	newClient := func() string { return fmt.Sprintf("198.51.100.%d", clientN.Add(1)%250) }
 
 	// A write through replica 0 is read through all three within a second.
+	// rename renames the page through r's admin API and returns the status
+	// it answered.
 	rename := func(r *replica, name string) int {
-		req, _ := http.NewRequest(http.MethodPatch, r.URL+"/admin/api/v1/page", strings.NewReader(`{"name":"`+name+`"}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		_, err := r.Admin(token).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: &name})
+		var refused *client.Error
+		switch {
+		case err == nil:
+			return http.StatusOK
+		case errors.As(err, &refused):
+			return refused.Status
 		}
-		res.Body.Close()
-		return res.StatusCode
+		t.Fatal(err)
+		return 0
 	}
 	hasName := func(name string) func(*replica) bool {
 		return func(r *replica) bool {
@@ -196,22 +200,12 @@ func TestMigrateToPostgres(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	sqlite := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, sqlite, fixture(now))
-	if _, _, err := cli(t, "", "token", "create", "--db", sqlite, "--name", "ops"); err != nil {
-		t.Fatal(err)
-	}
+	newToken(t, sqlite, "ops")
 	pg := testenv.Postgres(t)
 	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
-	want, _, err := cli(t, "", "export", "--db", sqlite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := cli(t, "", "export", "--db", pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
+	if got, want := export(t, pg), export(t, sqlite); got != want {
 		t.Errorf("export after migrate differs from the source's")
 	}
 	list, _, err := cli(t, "", "token", "list", "--db", pg)

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -19,135 +19,6 @@ import (
 // (fixture_test.go) and the rules; comments give the reasoning. Every helper
 // here starts with adm.
 
-const admPrefix = "/admin/api/v1"
-
-// admToken creates a token named name in the server's database while the
-// server runs and returns the secret (stdout, trimmed).
-func admToken(t *testing.T, srv *testServer, name string) string {
-	t.Helper()
-	out, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", name)
-	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, stderr)
-	}
-	tok := strings.TrimSpace(out)
-	if tok == "" || strings.Contains(tok, "\n") {
-		t.Fatalf("token create: stdout %q, want the token alone", out)
-	}
-	return tok
-}
-
-// admDo sends an admin request with a bearer token (none when token is "")
-// and a JSON body (none when body is "").
-func admDo(srv *testServer, method, path, token, body string) response {
-	srv.t.Helper()
-	return admDoAt(srv.t, srv.URL, method, path, token, body)
-}
-
-// admDoAt is admDo against any base URL.
-func admDoAt(t *testing.T, base, method, path, token, body string) response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := response{Status: res.StatusCode, Header: res.Header, Body: b}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && len(b) > 0 {
-		if err := json.Unmarshal(b, &r.JSON); err != nil {
-			t.Fatalf("%s %s: invalid JSON: %v\n%s", method, path, err, b)
-		}
-	}
-	return r
-}
-
-// admOK sends an admin request and fails the test unless it answers status;
-// it returns the decoded body.
-func admOK(srv *testServer, method, path, token, body string, status int) map[string]any {
-	srv.t.Helper()
-	r := admDo(srv, method, admPrefix+path, token, body)
-	if r.Status != status {
-		srv.t.Fatalf("%s %s %s: status %d, want %d\n%s", method, path, body, r.Status, status, r.Body)
-	}
-	if status == http.StatusNoContent {
-		if len(r.Body) != 0 {
-			srv.t.Errorf("%s %s: 204 with a body: %s", method, path, r.Body)
-		}
-		return nil
-	}
-	m, ok := r.JSON.(map[string]any)
-	if !ok {
-		srv.t.Fatalf("%s %s: body is not a JSON object: %s", method, path, r.Body)
-	}
-	return m
-}
-
-// admAssertError checks a JSON error answer of CONTRACT C2, as
-// assertErrorBody does, except CORS: the admin API carries credentials and
-// is not the public API, so it need not answer Access-Control-Allow-Origin.
-func admAssertError(t *testing.T, what string, r response, status int, code string) {
-	t.Helper()
-	if r.Status != status {
-		t.Errorf("%s: status %d, want %d (%s)", what, r.Status, status, r.Body)
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("%s: Content-Type %q, want JSON", what, ct)
-	}
-	body, ok := r.JSON.(map[string]any)
-	if !ok {
-		t.Errorf("%s: body is not a JSON object: %s", what, r.Body)
-		return
-	}
-	e, _ := body["error"].(map[string]any)
-	msg, _ := e["message"].(string)
-	if len(body) != 1 || len(e) != 3 || e["status"] != float64(status) || e["code"] != code || msg == "" {
-		t.Errorf("%s: error body %s, want status %d code %s and a message", what, r.Body, status, code)
-	}
-}
-
-// admMessage returns the message of a JSON error answer.
-func admMessage(r response) string {
-	body, _ := r.JSON.(map[string]any)
-	e, _ := body["error"].(map[string]any)
-	msg, _ := e["message"].(string)
-	return msg
-}
-
-// admExport is the page document as statusd export writes it.
-func admExport(t *testing.T, srv *testServer) string {
-	t.Helper()
-	out, stderr, err := cli(t, "", "export", "--db", srv.DB)
-	if err != nil {
-		t.Fatalf("export: %v\n%s", err, stderr)
-	}
-	return out
-}
-
-// admAuditTotal is the number of entries in the audit log.
-func admAuditTotal(srv *testServer, token string) float64 {
-	srv.t.Helper()
-	m := admOK(srv, http.MethodGet, "/audit", token, "", 200)
-	return at(srv.t, m, "meta.total_count").(float64)
-}
-
 // admRefuse sends a request that must be refused with status and code, a
 // message that contains each of inMsg (the field's JSON path, a hint), and
 // checks that nothing changed: the exported document is byte for byte the
@@ -155,21 +26,21 @@ func admAuditTotal(srv *testServer, token string) float64 {
 func admRefuse(srv *testServer, token, method, path, body string, status int, code string, inMsg ...string) response {
 	t := srv.t
 	t.Helper()
-	before := admExport(t, srv)
-	audit := admAuditTotal(srv, token)
+	before := export(t, srv.DB)
+	audit := srv.auditTotal(token)
 	what := fmt.Sprintf("%s %s %.60s", method, path, body)
-	r := admDo(srv, method, admPrefix+path, token, body)
-	admAssertError(t, what, r, status, code)
-	msg := admMessage(r)
+	r := srv.admin(method, admPrefix+path, token, body)
+	assertError(t, what, r, status, code)
+	msg := errorMessage(r)
 	for _, s := range inMsg {
 		if !strings.Contains(msg, s) {
 			t.Errorf("%s: message %q does not contain %q", what, msg, s)
 		}
 	}
-	if after := admExport(t, srv); after != before {
+	if after := export(t, srv.DB); after != before {
 		t.Errorf("%s: a refused request changed the page:\nbefore %s\nafter  %s", what, before, after)
 	}
-	if got := admAuditTotal(srv, token); got != audit {
+	if got := srv.auditTotal(token); got != audit {
 		t.Errorf("%s: a refused request wrote %v audit entries", what, got-audit)
 	}
 	return r
@@ -233,8 +104,8 @@ func admRFC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 func TestAdminPage(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
-	audit0 := admAuditTotal(srv, tok) // entries written before (an import may write one)
+	tok := newToken(t, srv.DB, "ops")
+	audit0 := srv.auditTotal(tok) // entries written before (an import may write one)
 
 	// Incident 100 is identified: degraded (SPEC §3); default texts (C2);
 	// updated_at is the latest change, 100's and 200's last updates.
@@ -250,14 +121,14 @@ func TestAdminPage(t *testing.T) {
 		"state_texts": obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
 			"under_maintenance": "Maintenance is underway"},
 	}
-	r := admDo(srv, http.MethodGet, admPrefix+"/page", tok, "")
+	r := srv.admin(http.MethodGet, admPrefix+"/page", tok, "")
 	if r.Status != 200 || r.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("GET /page: status %d, Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
 	}
 	assertJSON(t, "GET /page", r.JSON, page)
 
 	t0 := time.Now()
-	got := admOK(srv, http.MethodPatch, "/page", tok,
+	got := srv.adminOK(http.MethodPatch, "/page", tok,
 		`{"name": "Acme Cloud Status", "url": "https://status.acme.example", "state_texts": {"degraded": "We are on it"}}`, 200)
 	updated := admTime(t, got["updated_at"], t0, time.Now())
 	page["name"], page["url"], page["state_text"], page["updated_at"] = "Acme Cloud Status", "https://status.acme.example", "We are on it", ts(updated)
@@ -278,19 +149,19 @@ func TestAdminPage(t *testing.T) {
 
 	// Only the texts sent change.
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/page", tok,
+	got = srv.adminOK(http.MethodPatch, "/page", tok,
 		`{"state_texts": {"operational": "All good", "under_maintenance": "Planned work"}}`, 200)
 	page["updated_at"] = ts(admTime(t, got["updated_at"], t0, time.Now()))
 	page["state_texts"] = obj{"operational": "All good", "degraded": "We are on it", "under_maintenance": "Planned work"}
 	assertJSON(t, "PATCH /page texts", got, page)
-	assertJSON(t, "GET /page", admOK(srv, http.MethodGet, "/page", tok, "", 200), page)
+	assertJSON(t, "GET /page", srv.adminOK(http.MethodGet, "/page", tok, "", 200), page)
 
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": ""}`, 422, "invalid_field", "name")
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"url": "status.acme.test"}`, 422, "invalid_field", "url")
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": 5}`, 422, "invalid_field", "name")
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"title": "x"}`, 422, "invalid_field", "title")
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"down": "x"}}`, 422, "invalid_field", "down")
-	if n := admAuditTotal(srv, tok) - audit0; n != 2 {
+	if n := srv.auditTotal(tok) - audit0; n != 2 {
 		t.Errorf("audit has %v new entries after two page writes", n)
 	}
 }
@@ -335,7 +206,7 @@ func (c *admComponentsTest) check(t *testing.T, srv *testServer, what string, ro
 func TestAdminComponents(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	m := maint("a")
 	// Maintenance 200 (underway) lists 20 and 30, incident 100 lists 11,
 	// whose parent 10 is degraded with it (CONTRACT C3).
@@ -348,10 +219,10 @@ func TestAdminComponents(t *testing.T) {
 		stamps:  map[int64]string{},
 	}
 	writes := 0
-	audit0 := admAuditTotal(srv, tok)
+	audit0 := srv.auditTotal(tok)
 
 	// The admin list: the public fields plus metrics_enabled.
-	list := admOK(srv, http.MethodGet, "/components", tok, "", 200)
+	list := srv.adminOK(http.MethodGet, "/components", tok, "", 200)
 	comps := at(t, list, "components").([]any)
 	checkSummaries(t, "a", comps)
 	wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]obj)
@@ -359,13 +230,13 @@ func TestAdminComponents(t *testing.T) {
 		o["metrics_enabled"] = c.metrics[o["id"].(int64)]
 	}
 	assertJSON(t, "GET /components", list, obj{"components": wantList})
-	one := admOK(srv, http.MethodGet, "/components/12", tok, "", 200)
+	one := srv.adminOK(http.MethodGet, "/components/12", tok, "", 200)
 	assertJSON(t, "GET /components/12", one, wantList[2])
 
 	// Create at position 2: the new id is 32 (after 31), the others after it
 	// move down one.
 	t0 := time.Now()
-	got := admOK(srv, http.MethodPost, "/components", tok, `{"name": "CDN", "description": "Edge network", "position": 2}`, 201)
+	got := srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN", "description": "Edge network", "position": 2}`, 201)
 	writes++
 	stamp := ts(admTime(t, got["created_at"], t0, time.Now()))
 	c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
@@ -378,7 +249,7 @@ func TestAdminComponents(t *testing.T) {
 	// Without position: last (30's subtree is last, so after it too).
 	// Under 30, with metrics.
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPost, "/components", tok, `{"name": "Status DB", "parent_id": 30, "metrics_enabled": true}`, 201)
+	got = srv.adminOK(http.MethodPost, "/components", tok, `{"name": "Status DB", "parent_id": 30, "metrics_enabled": true}`, 201)
 	writes++
 	stamp = ts(admTime(t, got["created_at"], t0, time.Now()))
 	c.state[33], c.name[33], c.desc[33], c.metrics[33], c.stamps[33] = "operational", "Status DB", "", true, stamp+" "+stamp
@@ -390,11 +261,11 @@ func TestAdminComponents(t *testing.T) {
 
 	// Rename; Metrics on and off (metrics_summary object, then null).
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/components/32", tok, `{"name": "Edge CDN"}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge CDN"}`, 200)
 	writes++
 	c.name[32] = "Edge CDN"
 	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	got = admOK(srv, http.MethodPatch, "/components/20", tok, `{"metrics_enabled": true}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/components/20", tok, `{"metrics_enabled": true}`, 200)
 	writes++
 	c.metrics[20] = true
 	c.stamps[20] = "2026-01-01T00:00:00.000Z " + ts(admTime(t, got["updated_at"], t0, time.Now()))
@@ -404,7 +275,7 @@ func TestAdminComponents(t *testing.T) {
 	c.check(t, srv, "after rename and metrics on",
 		admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/components/20", tok, `{"metrics_enabled": false}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/components/20", tok, `{"metrics_enabled": false}`, 200)
 	writes++
 	c.metrics[20] = false
 	c.stamps[20] = "2026-01-01T00:00:00.000Z " + ts(admTime(t, got["updated_at"], t0, time.Now()))
@@ -414,7 +285,7 @@ func TestAdminComponents(t *testing.T) {
 	// Move 32 under 10 at position 5: without it the order is 20 10 12 11
 	// 30 31 33; it goes fifth.
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/components/32", tok, `{"parent_id": 10, "position": 5}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"parent_id": 10, "position": 5}`, 200)
 	writes++
 	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
 	c.check(t, srv, "after move",
@@ -427,7 +298,7 @@ func TestAdminComponents(t *testing.T) {
 	assertJSON(t, "children of 10", children, []int{12, 11, 32})
 	// Back to the top level, to position 1.
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/components/32", tok, `{"parent_id": null, "position": 1}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"parent_id": null, "position": 1}`, 200)
 	writes++
 	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
 	c.check(t, srv, "after move back",
@@ -455,7 +326,7 @@ func TestAdminComponents(t *testing.T) {
 	admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=perhaps", "", 400, "invalid_parameter", "recursive")
 
 	// Deleting a leaf renumbers the rest.
-	admOK(srv, http.MethodDelete, "/components/33", tok, "", 204)
+	srv.adminOK(http.MethodDelete, "/components/33", tok, "", 204)
 	writes++
 	c.check(t, srv, "after deleting 33",
 		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
@@ -471,9 +342,9 @@ func TestAdminComponents(t *testing.T) {
 	admRefuse(srv, tok, http.MethodDelete, "/components/31", "", 409, "conflict",
 		`component 31 is listed by notices 101 ("Replica lag"), 203 ("Cancelled work"); pass detach=true to remove it from those notices`)
 	admRefuse(srv, tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
-	admOK(srv, http.MethodDelete, "/components/10?recursive=true&detach=true", tok, "", 204)
+	srv.adminOK(http.MethodDelete, "/components/10?recursive=true&detach=true", tok, "", 204)
 	writes++
-	if e := at(t, admOK(srv, http.MethodGet, "/audit", tok, "", 200), "audit.0"); at(t, e, "detail") != "deleted 3 component(s), detached from 5 notice(s)" {
+	if e := at(t, srv.adminOK(http.MethodGet, "/audit", tok, "", 200), "audit.0"); at(t, e, "detail") != "deleted 3 component(s), detached from 5 notice(s)" {
 		t.Errorf("audit of the detaching delete: %v", e)
 	}
 	c.check(t, srv, "after deleting the subtree of 10",
@@ -505,10 +376,10 @@ func TestAdminComponents(t *testing.T) {
 		checkOpenImpact(t, got, now)
 		assertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
 	}
-	if ids := at(t, admOK(srv, http.MethodGet, "/notices/102", tok, "", 200), "component_ids"); !admSame(t, ids, []int{30}) {
+	if ids := at(t, srv.adminOK(http.MethodGet, "/notices/102", tok, "", 200), "component_ids"); !admSame(t, ids, []int{30}) {
 		t.Errorf("notice 102 component_ids %v, want [30]", ids)
 	}
-	if n := admAuditTotal(srv, tok) - audit0; n != float64(writes) {
+	if n := srv.auditTotal(tok) - audit0; n != float64(writes) {
 		t.Errorf("audit has %v new entries after %d writes", n, writes)
 	}
 }
@@ -524,10 +395,10 @@ func admSame(t *testing.T, a, b any) bool {
 func TestAdminNotices(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	m := maint("a")
 	writes := 0
-	audit0 := admAuditTotal(srv, tok)
+	audit0 := srv.auditTotal(tok)
 	emb := func(id int64, state string) obj {
 		names := map[int64][3]any{20: {"Dashboard", "Web dashboard", nil}, 10: {"API", "Public REST API", nil},
 			12: {"API US", "API in the US", 10}, 30: {"Database", "Primary database", nil}}
@@ -547,7 +418,7 @@ func TestAdminNotices(t *testing.T) {
 	// An unplanned notice starts investigating. Ids: notices after 303,
 	// updates after the fixture's 34.
 	t0 := time.Now()
-	got := admOK(srv, http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Login failures",
+	got := srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Login failures",
 		"content": "We are investigating login failures.", "component_ids": [12], "tag_list": ["auth"]}`, 201)
 	writes++
 	created := admTime(t, got["created_at"], t0, time.Now())
@@ -574,7 +445,7 @@ func TestAdminNotices(t *testing.T) {
 	begins := now.Add(72 * time.Hour)
 	ends := begins.Add(2 * time.Hour)
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "planned", "subject": "Cache upgrade",
+	got = srv.adminOK(http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "planned", "subject": "Cache upgrade",
 		"content": "We will upgrade the cache.", "component_ids": [20], "begins_at": %q, "ends_at": %q, "automate": true}`,
 		admRFC(begins), admRFC(ends)), 201)
 	writes++
@@ -592,7 +463,7 @@ func TestAdminNotices(t *testing.T) {
 	// A general notice has no state, in the notice as in its update.
 	expires := now.Add(120 * time.Hour)
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "general", "subject": "New phone line",
+	got = srv.adminOK(http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "general", "subject": "New phone line",
 		"content": "Call us.", "expires_at": %q}`, admRFC(expires)), 201)
 	writes++
 	c = ts(admTime(t, got["created_at"], t0, time.Now()))
@@ -645,7 +516,7 @@ func TestAdminNotices(t *testing.T) {
 	// before 30); an incident that is investigating degrades both, over
 	// 30's maintenance, and 12 is no longer listed.
 	t0 = time.Now()
-	got = admOK(srv, http.MethodPatch, "/notices/304", tok,
+	got = srv.adminOK(http.MethodPatch, "/notices/304", tok,
 		`{"subject": "Login failures for US users", "tag_list": ["auth", "us"], "component_ids": [30, 10]}`, 200)
 	writes++
 	c = ts(admTime(t, got["updated_at"], t0, time.Now()))
@@ -664,13 +535,13 @@ func TestAdminNotices(t *testing.T) {
 	}
 
 	// impact_seconds overrides the impact, and null gives it back.
-	got = admOK(srv, http.MethodPatch, "/notices/304", tok, `{"impact_seconds": 120}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"impact_seconds": 120}`, 200)
 	writes++
 	if got["impact_seconds"] != float64(120) {
 		t.Errorf("impact_seconds %v, want 120", got["impact_seconds"])
 	}
 	assertJSON(t, "impact_time with override", at(t, admPublicNotice(t, srv, 304), "impact_time"), obj{"seconds": 120, "words": "2 minutes"})
-	got = admOK(srv, http.MethodPatch, "/notices/304", tok, `{"impact_seconds": null}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"impact_seconds": null}`, 200)
 	writes++
 	if v, ok := got["impact_seconds"]; !ok || v != nil {
 		t.Errorf("impact_seconds %v (present %v), want null", v, ok)
@@ -679,13 +550,13 @@ func TestAdminNotices(t *testing.T) {
 
 	// Reschedule the maintenance; drop the general notice's expiry.
 	begins, ends = begins.Add(24*time.Hour), ends.Add(25*time.Hour)
-	got = admOK(srv, http.MethodPatch, "/notices/305", tok, fmt.Sprintf(`{"begins_at": %q, "ends_at": %q}`, admRFC(begins), admRFC(ends)), 200)
+	got = srv.adminOK(http.MethodPatch, "/notices/305", tok, fmt.Sprintf(`{"begins_at": %q, "ends_at": %q}`, admRFC(begins), admRFC(ends)), 200)
 	writes++
 	pub = admPublicNotice(t, srv, 305)
 	if got["begins_at"] != ts(begins) || got["ends_at"] != ts(ends) || pub["begins_at"] != ts(begins) || pub["ends_at"] != ts(ends) {
 		t.Errorf("rescheduled: admin %v-%v, public %v-%v, want %s-%s", got["begins_at"], got["ends_at"], pub["begins_at"], pub["ends_at"], ts(begins), ts(ends))
 	}
-	got = admOK(srv, http.MethodPatch, "/notices/306", tok, `{"expires_at": null}`, 200)
+	got = srv.adminOK(http.MethodPatch, "/notices/306", tok, `{"expires_at": null}`, 200)
 	writes++
 	if v, ok := got["expires_at"]; !ok || v != nil {
 		t.Errorf("expires_at %v (present %v), want null", v, ok)
@@ -735,7 +606,7 @@ func TestAdminNotices(t *testing.T) {
 	post := func(path, body string, state, content string) map[string]any {
 		t.Helper()
 		t0 := time.Now()
-		got := admOK(srv, http.MethodPost, path, tok, body, 201)
+		got := srv.adminOK(http.MethodPost, path, tok, body, 201)
 		writes++
 		list := got["updates"].([]any)
 		last := list[len(list)-1].(map[string]any)
@@ -801,7 +672,7 @@ func TestAdminNotices(t *testing.T) {
 	admRefuse(srv, tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
 
 	// An update of a general notice carries no state.
-	admOK(srv, http.MethodPost, "/notices/300/updates", tok, `{"content": "More news."}`, 201)
+	srv.adminOK(http.MethodPost, "/notices/300/updates", tok, `{"content": "More news."}`, 201)
 	writes++
 	pub = admPublicNotice(t, srv, 300)
 	list := pub["updates"].([]any)
@@ -817,14 +688,14 @@ func TestAdminNotices(t *testing.T) {
 	}
 
 	// Delete: 204, then gone from both APIs.
-	admOK(srv, http.MethodDelete, "/notices/305", tok, "", 204)
+	srv.adminOK(http.MethodDelete, "/notices/305", tok, "", 204)
 	writes++
 	assertErrorBody(t, "public 305 after delete", srv.do(http.MethodGet, "/api/v1/notices/305"), 404, "not_found")
 	admRefuse(srv, tok, http.MethodGet, "/notices/305", "", 404, "not_found", "305")
 	admRefuse(srv, tok, http.MethodDelete, "/notices/305", "", 404, "not_found", "305")
 
 	// The admin list: newest first, 15 + 3 - 1 notices.
-	lst := admOK(srv, http.MethodGet, "/notices", tok, "", 200)
+	lst := srv.adminOK(http.MethodGet, "/notices", tok, "", 200)
 	assertJSON(t, "admin list meta", lst["meta"], obj{"count": 17, "total_count": 17, "next_page": nil})
 	var first []any
 	for _, n := range lst["notices"].([]any)[:3] {
@@ -834,7 +705,7 @@ func TestAdminNotices(t *testing.T) {
 	if n := at(t, srv.get("/api/v1/notices", 200).JSON, "meta.total_count"); n != float64(17) {
 		t.Errorf("public total_count %v, want 17", n)
 	}
-	if n := admAuditTotal(srv, tok) - audit0; n != float64(writes) {
+	if n := srv.auditTotal(tok) - audit0; n != float64(writes) {
 		t.Errorf("audit has %v new entries after %d writes", n, writes)
 	}
 }
@@ -844,7 +715,7 @@ func TestAdminNotices(t *testing.T) {
 func TestAdminRefusals(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 
 	// Missing and wrong token: the same answer, and nothing written.
 	noToken := admRefuseAs(srv, tok, "", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
@@ -855,8 +726,8 @@ func TestAdminRefusals(t *testing.T) {
 	if noToken.Header.Get("WWW-Authenticate") == "" || wrong.Header.Get("WWW-Authenticate") == "" {
 		t.Errorf("401 without WWW-Authenticate")
 	}
-	r := admDo(srv, http.MethodGet, admPrefix+"/page", "", "")
-	admAssertError(t, "GET without token", r, 401, "unauthorized")
+	r := srv.admin(http.MethodGet, admPrefix+"/page", "", "")
+	assertError(t, "GET without token", r, 401, "unauthorized")
 	if string(r.Body) != string(noToken.Body) {
 		t.Errorf("GET and PATCH without token answer differently:\n%s\n%s", r.Body, noToken.Body)
 	}
@@ -900,11 +771,11 @@ func TestAdminRefusals(t *testing.T) {
 	admRefuse(srv, tok, http.MethodGet, "/components/abc", "", 400, "invalid_parameter", "id")
 	admRefuse(srv, tok, http.MethodDelete, "/notices/1x", "", 400, "invalid_parameter", "id")
 	admRefuse(srv, tok, http.MethodPost, "/notices/1x/updates", `{"content": "x"}`, 400, "invalid_parameter", "id")
-	r = admDo(srv, http.MethodGet, "/admin/api/v2/page", tok, "")
-	admAssertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
+	r = srv.admin(http.MethodGet, "/admin/api/v2/page", tok, "")
+	assertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
 
 	// The token still works after all this.
-	admOK(srv, http.MethodGet, "/page", tok, "", 200)
+	srv.adminOK(http.MethodGet, "/page", tok, "", 200)
 }
 
 // admRefuseAs is admRefuse with another token for the refused request
@@ -912,14 +783,14 @@ func TestAdminRefusals(t *testing.T) {
 func admRefuseAs(srv *testServer, auditor, token, method, path, body string, status int, code string) response {
 	t := srv.t
 	t.Helper()
-	before := admExport(t, srv)
-	audit := admAuditTotal(srv, auditor)
-	r := admDo(srv, method, admPrefix+path, token, body)
-	admAssertError(t, fmt.Sprintf("%s %s with token %q", method, path, token), r, status, code)
-	if after := admExport(t, srv); after != before {
+	before := export(t, srv.DB)
+	audit := srv.auditTotal(auditor)
+	r := srv.admin(method, admPrefix+path, token, body)
+	assertError(t, fmt.Sprintf("%s %s with token %q", method, path, token), r, status, code)
+	if after := export(t, srv.DB); after != before {
 		t.Errorf("%s %s: a refused request changed the page", method, path)
 	}
-	if got := admAuditTotal(srv, auditor); got != audit {
+	if got := srv.auditTotal(auditor); got != audit {
 		t.Errorf("%s %s: a refused request wrote an audit entry", method, path)
 	}
 	return r
@@ -930,14 +801,14 @@ func admRefuseAs(srv *testServer, auditor, token, method, path, body string, sta
 func TestAdminTokens(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	ops := admToken(t, srv, "ops")
-	admOK(srv, http.MethodGet, "/page", ops, "", 200)
-	audit0 := admAuditTotal(srv, ops)
-	ci := admToken(t, srv, "ci")
+	ops := newToken(t, srv.DB, "ops")
+	srv.adminOK(http.MethodGet, "/page", ops, "", 200)
+	audit0 := srv.auditTotal(ops)
+	ci := newToken(t, srv.DB, "ci")
 	if ci == ops {
 		t.Fatal("two tokens are the same")
 	}
-	admOK(srv, http.MethodPatch, "/page", ci, `{"name": "By CI"}`, 200)
+	srv.adminOK(http.MethodPatch, "/page", ci, `{"name": "By CI"}`, 200)
 	out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
 	if err != nil || !strings.Contains(out, "ops") || !strings.Contains(out, "ci") {
 		t.Errorf("token list: %v\n%s%s", err, out, stderr)
@@ -949,10 +820,10 @@ func TestAdminTokens(t *testing.T) {
 		t.Fatalf("token revoke: %v\n%s", err, stderr)
 	}
 	admRefuseAs(srv, ci, ops, http.MethodPatch, "/page", `{"name": "By ops"}`, 401, "unauthorized")
-	r := admDo(srv, http.MethodGet, admPrefix+"/page", ops, "")
-	admAssertError(t, "GET with a revoked token", r, 401, "unauthorized")
-	admOK(srv, http.MethodGet, "/page", ci, "", 200)
-	a := admOK(srv, http.MethodGet, "/audit", ci, "", 200)
+	r := srv.admin(http.MethodGet, admPrefix+"/page", ops, "")
+	assertError(t, "GET with a revoked token", r, 401, "unauthorized")
+	srv.adminOK(http.MethodGet, "/page", ci, "", 200)
+	a := srv.adminOK(http.MethodGet, "/audit", ci, "", 200)
 	if at(t, a, "audit.0.actor") != "ci" || at(t, a, "audit.0.action") != "page.update" || at(t, a, "meta.total_count") != audit0+1 {
 		t.Errorf("audit %v", a)
 	}
@@ -963,35 +834,35 @@ func TestAdminTokens(t *testing.T) {
 func TestAdminAudit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
-	audit0 := int(admAuditTotal(srv, tok)) // entries written before (an import may write one)
+	tok := newToken(t, srv.DB, "ops")
+	audit0 := int(srv.auditTotal(tok)) // entries written before (an import may write one)
 	type entry struct{ action, target string }
 	var writes []entry
 	t0 := time.Now()
-	admOK(srv, http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
+	srv.adminOK(http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
 	writes = append(writes, entry{"page.update", "page"})
-	admOK(srv, http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
+	srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
 	writes = append(writes, entry{"component.create", "component 32"})
-	admOK(srv, http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
+	srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
 	writes = append(writes, entry{"component.update", "component 32"})
-	admOK(srv, http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
+	srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
 	writes = append(writes, entry{"notice.create", "notice 304"})
-	admOK(srv, http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
+	srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
 	writes = append(writes, entry{"notice.update", "notice 304"})
-	admOK(srv, http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
+	srv.adminOK(http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
 	writes = append(writes, entry{"notice.post_update", "notice 304"})
-	admOK(srv, http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
+	srv.adminOK(http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
 	writes = append(writes, entry{"notice.reopen", "notice 304"})
-	admOK(srv, http.MethodDelete, "/notices/304", tok, "", 204)
+	srv.adminOK(http.MethodDelete, "/notices/304", tok, "", 204)
 	writes = append(writes, entry{"notice.delete", "notice 304"})
-	admOK(srv, http.MethodDelete, "/components/32", tok, "", 204)
+	srv.adminOK(http.MethodDelete, "/components/32", tok, "", 204)
 	writes = append(writes, entry{"component.delete", "component 32"})
 	// Refused writes and reads are not recorded.
-	admDo(srv, http.MethodPatch, admPrefix+"/page", tok, `{"name": ""}`)
-	admDo(srv, http.MethodGet, admPrefix+"/notices", tok, "")
+	srv.admin(http.MethodPatch, admPrefix+"/page", tok, `{"name": ""}`)
+	srv.admin(http.MethodGet, admPrefix+"/notices", tok, "")
 	t1 := time.Now()
 
-	a := admOK(srv, http.MethodGet, "/audit", tok, "", 200)
+	a := srv.adminOK(http.MethodGet, "/audit", tok, "", 200)
 	n := audit0 + len(writes)
 	assertJSON(t, "audit meta", a["meta"], obj{"count": n, "total_count": n, "next_page": nil})
 	list := a["audit"].([]any)
@@ -1032,12 +903,12 @@ func TestAdminAudit(t *testing.T) {
 
 	// 25 a page: 26 entries make two pages, the second holding the oldest.
 	for i := n; i < 26; i++ {
-		admOK(srv, http.MethodPatch, "/page", tok, fmt.Sprintf(`{"name": "Audited %d"}`, i), 200)
+		srv.adminOK(http.MethodPatch, "/page", tok, fmt.Sprintf(`{"name": "Audited %d"}`, i), 200)
 	}
-	a = admOK(srv, http.MethodGet, "/audit", tok, "", 200)
+	a = srv.adminOK(http.MethodGet, "/audit", tok, "", 200)
 	assertJSON(t, "audit page 1 meta", a["meta"], obj{"count": 25, "total_count": 26, "next_page": "/admin/api/v1/audit?page=2"})
 	first := a["audit"].([]any)[0].(map[string]any)["id"].(float64)
-	a = admOK(srv, http.MethodGet, "/audit?page=2", tok, "", 200)
+	a = srv.adminOK(http.MethodGet, "/audit?page=2", tok, "", 200)
 	assertJSON(t, "audit page 2 meta", a["meta"], obj{"count": 1, "total_count": 26, "next_page": nil})
 	if id := at(t, a, "audit.0.id").(float64); id >= first-24 {
 		t.Errorf("page 2 holds entry %v, want one older than page 1's (from %v down)", id, first)
@@ -1050,14 +921,14 @@ func TestAdminAudit(t *testing.T) {
 func TestAdminAuthRateLimit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
-	admOK(srv, http.MethodGet, "/page", tok, "", 200)
+	tok := newToken(t, srv.DB, "ops")
+	srv.adminOK(http.MethodGet, "/page", tok, "", 200)
 	for i := 0; i < 10; i++ {
-		r := admDo(srv, http.MethodGet, admPrefix+"/page", fmt.Sprintf("sdt_wrong%d", i), "")
-		admAssertError(t, fmt.Sprintf("wrong token %d", i+1), r, 401, "unauthorized")
+		r := srv.admin(http.MethodGet, admPrefix+"/page", fmt.Sprintf("sdt_wrong%d", i), "")
+		assertError(t, fmt.Sprintf("wrong token %d", i+1), r, 401, "unauthorized")
 	}
-	r := admDo(srv, http.MethodGet, admPrefix+"/page", "sdt_wrong", "")
-	admAssertError(t, "11th wrong token", r, 429, "rate_limited")
+	r := srv.admin(http.MethodGet, admPrefix+"/page", "sdt_wrong", "")
+	assertError(t, "11th wrong token", r, 429, "rate_limited")
 	if ra := r.Header.Get("Retry-After"); !regexp.MustCompile(`^[1-9][0-9]*$`).MatchString(ra) {
 		t.Errorf("Retry-After %q, want whole seconds >= 1", ra)
 	}
@@ -1070,54 +941,50 @@ func TestAdminAuthRateLimit(t *testing.T) {
 func TestAdminSeparateListener(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0")
-	re := regexp.MustCompile(`msg="statusd admin API listening" url=(http://\S+)`)
-	var adminURL string
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := re.FindStringSubmatch(srv.logs.String()); m != nil {
-			adminURL = m[1]
-			break
-		}
-	}
+	adminURL := srv.AdminURL
 	if adminURL == "" || adminURL == srv.URL {
 		t.Fatalf("admin listener %q (public %s)\n%s", adminURL, srv.URL, srv.logs)
 	}
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
+	ctx := context.Background()
 
-	r := admDoAt(t, adminURL, http.MethodGet, admPrefix+"/page", tok, "")
-	if r.Status != 200 || at(t, r.JSON, "name") != "Acme Status" {
-		t.Fatalf("admin listener GET /page: %d %s", r.Status, r.Body)
-	}
-	r = admDoAt(t, adminURL, http.MethodPatch, admPrefix+"/page", tok, `{"name": "Split Status"}`)
-	if r.Status != 200 {
-		t.Fatalf("admin listener PATCH /page: %d %s", r.Status, r.Body)
-	}
-	// The public listener shows the write, but has no admin API.
-	if n := at(t, srv.get("/api/v1/status", 200).JSON, "page.name"); n != "Split Status" {
-		t.Errorf("public name %v after the admin write", n)
-	}
-	before := admExport(t, srv)
-	r = admDoAt(t, srv.URL, http.MethodGet, admPrefix+"/page", tok, "")
-	if r.Status != 404 {
-		t.Errorf("public listener GET /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
-	}
-	r = admDoAt(t, srv.URL, http.MethodPatch, admPrefix+"/page", tok, `{"name": "Via public"}`)
-	if r.Status != 404 {
-		t.Errorf("public listener PATCH /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
-	}
-	if after := admExport(t, srv); after != before {
-		t.Errorf("a write through the public listener changed the page")
-	}
-	// And the admin listener does not serve the public API.
-	r = admDoAt(t, adminURL, http.MethodGet, "/api/v1/status", "", "")
-	if r.Status != 404 {
-		t.Errorf("admin listener GET /api/v1/status: status %d, want 404", r.Status)
-	}
-
+	t.Run("the admin listener serves the admin API", func(t *testing.T) {
+		page, err := srv.Admin(tok).Page(ctx)
+		if err != nil || page.Name != "Acme Status" {
+			t.Fatalf("admin listener GET /page: %+v %v", page, err)
+		}
+		if _, err := srv.Admin(tok).UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Split Status")}); err != nil {
+			t.Fatalf("admin listener PATCH /page: %v", err)
+		}
+	})
+	t.Run("the public listener shows the write, but has no admin API", func(t *testing.T) {
+		if st, err := srv.API.Status(ctx); err != nil || st.Name != "Split Status" {
+			t.Errorf("public name %+v (%v) after the admin write", st, err)
+		}
+		before := export(t, srv.DB)
+		r := fetch(t, http.MethodGet, srv.URL+admPrefix+"/page", "", bearer(tok)...)
+		if r.Status != 404 {
+			t.Errorf("public listener GET /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
+		}
+		r = fetch(t, http.MethodPatch, srv.URL+admPrefix+"/page", `{"name": "Via public"}`, bearer(tok)...)
+		if r.Status != 404 {
+			t.Errorf("public listener PATCH /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
+		}
+		if after := export(t, srv.DB); after != before {
+			t.Errorf("a write through the public listener changed the page")
+		}
+	})
+	t.Run("the admin listener does not serve the public API", func(t *testing.T) {
+		r := fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
+		if r.Status != 404 {
+			t.Errorf("admin listener GET /api/v1/status: status %d, want 404", r.Status)
+		}
+	})
 	t.Run("errors are JSON under /admin/ and /api/", func(t *testing.T) {
-		r := admDoAt(t, srv.URL, http.MethodGet, admPrefix+"/page", tok, "")
-		r2 := admDoAt(t, adminURL, http.MethodGet, "/api/v1/status", "", "")
-		admAssertError(t, "public listener /admin/", r, 404, "not_found")
-		admAssertError(t, "admin listener /api/", r2, 404, "not_found")
+		r := fetch(t, http.MethodGet, srv.URL+admPrefix+"/page", "", bearer(tok)...)
+		r2 := fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
+		assertError(t, "public listener /admin/", r, 404, "not_found")
+		assertError(t, "admin listener /api/", r2, 404, "not_found")
 	})
 }
 
@@ -1127,12 +994,12 @@ func TestAdminSeparateListener(t *testing.T) {
 func TestAdminTooLargeTrailingSpace(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	body := `{"name": "Big"}` + strings.Repeat(" ", 1<<20)
-	before := admExport(t, srv)
-	r := admDo(srv, http.MethodPatch, admPrefix+"/page", tok, body)
-	if after := admExport(t, srv); after != before {
+	before := export(t, srv.DB)
+	r := srv.admin(http.MethodPatch, admPrefix+"/page", tok, body)
+	if after := export(t, srv.DB); after != before {
 		t.Errorf("a refused request changed the page")
 	}
-	admAssertError(t, "object and 1 MiB of spaces", r, 413, "too_large")
+	assertError(t, "object and 1 MiB of spaces", r, 413, "too_large")
 }

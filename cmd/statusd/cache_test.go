@@ -130,7 +130,7 @@ func TestCacheFollowsWritesAndClock(t *testing.T) {
 	}
 	// A write makes a new snapshot, hence new answers.
 	before := srv.get("/api/v1/status", 200).Header.Get("ETag")
-	importDoc(t, srv.DB, strings.Replace(string(mustExport(t, srv.DB)), `"Acme Status"`, `"Acme Status 2"`, 1), "--replace")
+	importDoc(t, srv.DB, strings.Replace(export(t, srv.DB), `"Acme Status"`, `"Acme Status 2"`, 1), "--replace")
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		r := srv.get("/api/v1/status", 200)
@@ -145,15 +145,6 @@ func TestCacheFollowsWritesAndClock(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func mustExport(t *testing.T, db string) []byte {
-	t.Helper()
-	out, _, err := cli(t, "", "export", "--db", db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []byte(out)
 }
 
 // TestPageCaching checks that the HTML pages are kept as bytes for a few

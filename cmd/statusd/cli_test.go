@@ -78,8 +78,8 @@ var cliCommands = []struct {
 // stderr and exit code.
 func cliRun(t *testing.T, env map[string]string, args ...string) (string, string, int) {
 	t.Helper()
-	stdout, stderr, err := opRun(t, env, args...)
-	return stdout, stderr, opExitCode(err)
+	stdout, stderr, err := cliEnv(t, env, args...)
+	return stdout, stderr, exitCode(err)
 }
 
 // TestCLIHelpAndUsageExitCodes: -h and --help print a command's help and
@@ -134,7 +134,7 @@ func TestCLIExitCodesOfTheBinary(t *testing.T) {
 		{[]string{"import"}, 2},
 		{nil, 2},
 	} {
-		cmd := rbCommand(tc.args...)
+		cmd := statusdCmd(tc.args...)
 		cmd.Dir = t.TempDir()
 		out, err := cmd.CombinedOutput()
 		code := 0
@@ -182,9 +182,9 @@ func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
 		{[]string{"announce", "-m", "Hello.", "--token", "  "}, "--token"},
 		{[]string{"notice", "list", "--url", ""}, "--url"},
 	} {
-		stdout, _, err := opRun(t, env, tc.args...)
-		if opExitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.flag+" is empty") || stdout != "" {
-			t.Errorf("%q: exit %d (%v), stdout %q; want 2 saying %s is empty", tc.args, opExitCode(err), err, stdout, tc.flag)
+		stdout, _, err := cliEnv(t, env, tc.args...)
+		if exitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.flag+" is empty") || stdout != "" {
+			t.Errorf("%q: exit %d (%v), stdout %q; want 2 saying %s is empty", tc.args, exitCode(err), err, stdout, tc.flag)
 		}
 	}
 	if n := len(at(t, srv.get("/api/v1/notices", 200).JSON, "notices").([]any)); n != 2 {
@@ -226,7 +226,7 @@ func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
 			if says == "" {
 				says = "--" + tc.flag + " is empty"
 			}
-			if code := opExitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), says) {
+			if code := exitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), says) {
 				t.Errorf("exit %d (%v), want 2 saying %s\n%s", code, err, says, errOut.String())
 			}
 		})
@@ -246,7 +246,7 @@ func TestCLIComponentOwnParent(t *testing.T) {
 		{"3", `{"parent_id": 4, "position": 1}`, "parent_id: a component cannot be moved under its own descendant 4"},
 	} {
 		r := admRefuse(srv, token, "PATCH", "/components/"+tc.id, tc.body, 422, "invalid_field")
-		if msg := admMessage(r); msg != tc.want {
+		if msg := errorMessage(r); msg != tc.want {
 			t.Errorf("PATCH /components/%s %s: message %q, want %q", tc.id, tc.body, msg, tc.want)
 		}
 	}
@@ -258,8 +258,8 @@ func TestCLIComponentOwnParent(t *testing.T) {
 		{[]string{"component", "move", "database", "--parent", "4"}, "refused by the server: parent_id: a component cannot be moved under its own descendant 4"},
 	} {
 		_, _, err := opCLI(t, srv, token, tc.args...)
-		if opExitCode(err) != exitCodeRefused || fmt.Sprint(err) != tc.want {
-			t.Errorf("%q: exit %d (%v), want 5 with %q", tc.args, opExitCode(err), err, tc.want)
+		if exitCode(err) != exitCodeRefused || fmt.Sprint(err) != tc.want {
+			t.Errorf("%q: exit %d (%v), want 5 with %q", tc.args, exitCode(err), err, tc.want)
 		}
 	}
 }
@@ -296,10 +296,10 @@ func TestCLIDoesNotFollowRedirects(t *testing.T) {
 		{[]string{"incident", "open", "--component", "1", "-m", "Down."}, target.URL},
 		{[]string{"notice", "list", "--page", "2"}, redirector.URL + "/status"},
 	} {
-		stdout, _, err := opRun(t, nil, append(tc.args, "--url", redirector.URL, "--token", "sdt_secret")...)
+		stdout, _, err := cliEnv(t, nil, append(tc.args, "--url", redirector.URL, "--token", "sdt_secret")...)
 		want := "the server answered a redirect to " + tc.to + "; use that URL with --url"
-		if opExitCode(err) != exitCodeUsage || fmt.Sprint(err) != want || stdout != "" {
-			t.Errorf("%q: exit %d (%v), stdout %q; want 2 with %q", tc.args, opExitCode(err), err, stdout, want)
+		if exitCode(err) != exitCodeUsage || fmt.Sprint(err) != want || stdout != "" {
+			t.Errorf("%q: exit %d (%v), stdout %q; want 2 with %q", tc.args, exitCode(err), err, stdout, want)
 		}
 	}
 	mu.Lock()
@@ -334,7 +334,7 @@ func cliAssertPrintable(t *testing.T, what, out string, want ...string) {
 // them exactly.
 func TestCLIEscapesControlCharacters(t *testing.T) {
 	srv, _ := opSetup(t, opDoc(time.Now()))
-	evilToken := admToken(t, srv, "mallory\x1b[1A\x1b[2K")
+	evilToken := newToken(t, srv.DB, "mallory\x1b[1A\x1b[2K")
 	const (
 		name    = "Evil\x1b[2K\rInnocent\u202e"
 		nameEsc = `Evil\x1b[2K\x0dInnocent\u202e`
@@ -342,11 +342,11 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 		subjEsc = `Outage\x1b]0;pwned\x07\u2066`
 	)
 	body, _ := json.Marshal(map[string]any{"name": name, "description": "a\tcolumn\nand a line\u0085"})
-	comp := admOK(srv, "POST", "/components", evilToken, string(body), 201)
+	comp := srv.adminOK("POST", "/components", evilToken, string(body), 201)
 	id := fmt.Sprint(comp["id"])
 	body, _ = json.Marshal(map[string]any{"type": "unplanned", "subject": subject, "state": "investigating",
 		"content": "first\x1b[31m red\x1b[0m", "component_ids": []any{comp["id"]}, "tag_list": []string{"tag\x1b[8m"}})
-	notice := fmt.Sprint(admOK(srv, "POST", "/notices", evilToken, string(body), 201)["id"])
+	notice := fmt.Sprint(srv.adminOK("POST", "/notices", evilToken, string(body), 201)["id"])
 
 	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": evilToken}
 	for _, tc := range []struct {
@@ -360,7 +360,7 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 		{[]string{"audit", "--db", srv.DB}, []string{`mallory\x1b[1A\x1b[2K`, nameEsc}},
 		{[]string{"token", "list", "--db", srv.DB}, []string{`mallory\x1b[1A\x1b[2K`}},
 	} {
-		stdout, stderr, err := opRun(t, env, tc.args...)
+		stdout, stderr, err := cliEnv(t, env, tc.args...)
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", tc.args, err, stderr)
 		}
@@ -368,7 +368,7 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 	}
 
 	// --json is the server's answer, exactly.
-	out, _, err := opRun(t, env, "component", "list", "--json")
+	out, _, err := cliEnv(t, env, "component", "list", "--json")
 	var list struct {
 		Components []struct{ Name string } `json:"components"`
 	}
@@ -378,7 +378,7 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 
 	// The problems of an import document, such as a key of its own.
 	doc := writeDoc(t, `{"page": {"name": "P", "url": "https://p.test", "created_at": "2026-01-01T00:00:00Z", "k\u001b[2K": 1}}`)
-	_, problems, err := opRun(t, nil, "import", "--db", filepath.Join(t.TempDir(), "new.db"), doc)
+	_, problems, err := cliEnv(t, nil, "import", "--db", filepath.Join(t.TempDir(), "new.db"), doc)
 	if err == nil {
 		t.Error("import of a document with an unknown key succeeded")
 	}
@@ -392,7 +392,7 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 			"message": "name: \x1b[2K" + name}})
 	}))
 	defer fake.Close()
-	cmd := rbCommand("component", "add", "X", "--url", fake.URL, "--token", "sdt_x")
+	cmd := statusdCmd("component", "add", "X", "--url", fake.URL, "--token", "sdt_x")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	var ee *exec.ExitError
@@ -433,8 +433,8 @@ func TestCLIServeRefusesABaseURLWithoutScheme(t *testing.T) {
 		err := run(ctx, args, func(k string) string { return env[k] }, nil, io.Discard, &logs)
 		cancel()
 		want := fmt.Sprintf("--base-url: %q must be an absolute http or https URL", tc.base)
-		if opExitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), want) || strings.Contains(logs.String(), "listening") {
-			t.Errorf("--base-url %q (in the environment: %v): exit %d (%v), want 2 at start saying %s\n%s", tc.base, tc.env, opExitCode(err), err, want, logs.String())
+		if exitCode(err) != exitCodeUsage || !strings.Contains(fmt.Sprint(err), want) || strings.Contains(logs.String(), "listening") {
+			t.Errorf("--base-url %q (in the environment: %v): exit %d (%v), want 2 at start saying %s\n%s", tc.base, tc.env, exitCode(err), err, want, logs.String())
 		}
 	}
 	srv := serveDB(t, db, "--base-url", "http://status.example.com:8443/acme")
@@ -480,7 +480,7 @@ func TestCLIInit(t *testing.T) {
 
 	// A database with a page: exit 1 naming the page, nothing changed.
 	_, _, err := cli(t, "", "init", "--db", db, "--name", "Other", "--url", "https://other.test", "X")
-	if code := opExitCode(err); code != exitCodeFailure || !strings.Contains(fmt.Sprint(err), `"Acme Status"`) {
+	if code := exitCode(err); code != exitCodeFailure || !strings.Contains(fmt.Sprint(err), `"Acme Status"`) {
 		t.Errorf("init over a page: exit %d (%v), want 1 naming \"Acme Status\"", code, err)
 	}
 	if again, _, _ := cli(t, "", "export", "--db", db); again != out {
@@ -500,7 +500,7 @@ func TestCLIInit(t *testing.T) {
 		{[]string{"--name", "A", "--url", "https://a.test", "API", ""}, "components[1].name: must not be empty"},
 	} {
 		_, _, err := cli(t, "", append([]string{"init", "--db", fresh}, tc.args...)...)
-		if code := opExitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.says) {
+		if code := exitCode(err); code != exitCodeUsage || !strings.Contains(fmt.Sprint(err), tc.says) {
 			t.Errorf("init %q: exit %d (%v), want 2 saying %s", tc.args, code, err, tc.says)
 		}
 	}
@@ -528,10 +528,7 @@ func TestCLIImportDefaultsThePageCreatedAt(t *testing.T) {
 // and decoded.
 func cliExport(t *testing.T, db string) (string, map[string]any) {
 	t.Helper()
-	out, stderr, err := cli(t, "", "export", "--db", db)
-	if err != nil {
-		t.Fatalf("export: %v\n%s", err, stderr)
-	}
+	out := export(t, db)
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)

@@ -199,8 +199,8 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 // changed.
 func TestPathIDs(t *testing.T) {
 	srv, _ := fixtureServer(t, "a")
-	tok := admToken(t, srv, "ops")
-	before, audit := admExport(t, srv), admAuditTotal(srv, tok)
+	tok := newToken(t, srv.DB, "ops")
+	before, audit := export(t, srv.DB), srv.auditTotal(tok)
 	cases := []struct {
 		id     string // as written in the path
 		status int
@@ -232,8 +232,8 @@ func TestPathIDs(t *testing.T) {
 	for _, c := range cases {
 		check := func(what string, r response) {
 			t.Helper()
-			admAssertError(t, what, r, c.status, code[c.status])
-			if msg := admMessage(r); c.status == 400 && !strings.HasPrefix(msg, "id: ") {
+			assertError(t, what, r, c.status, code[c.status])
+			if msg := errorMessage(r); c.status == 400 && !strings.HasPrefix(msg, "id: ") {
 				t.Errorf("%s: message %q does not name id", what, msg)
 			}
 		}
@@ -243,7 +243,7 @@ func TestPathIDs(t *testing.T) {
 		}
 		for _, rt := range admin {
 			p := admPrefix + path(rt, c.id)
-			check(rt.method+" "+p, admDo(srv, rt.method, p, tok, rt.body))
+			check(rt.method+" "+p, srv.admin(rt.method, p, tok, rt.body))
 		}
 		for _, rt := range pages {
 			p := path(rt, c.id)
@@ -256,12 +256,12 @@ func TestPathIDs(t *testing.T) {
 		assertErrorBody(t, "GET "+p, srv.do("GET", p), 404, "not_found")
 	}
 	for _, p := range []string{"/components/", "/notices/"} {
-		admAssertError(t, "GET "+admPrefix+p, admDo(srv, "GET", admPrefix+p, tok, ""), 404, "not_found")
+		assertError(t, "GET "+admPrefix+p, srv.admin("GET", admPrefix+p, tok, ""), 404, "not_found")
 	}
-	if after := admExport(t, srv); after != before {
+	if after := export(t, srv.DB); after != before {
 		t.Errorf("requests with bad ids changed the page")
 	}
-	if got := admAuditTotal(srv, tok); got != audit {
+	if got := srv.auditTotal(tok); got != audit {
 		t.Errorf("requests with bad ids wrote %v audit entries", got-audit)
 	}
 }

@@ -28,7 +28,7 @@ func inStores(t *testing.T, check func(t *testing.T, srv *testServer, tok string
 				importDoc(t, db, fixture(now))
 				srv = serveDB(t, db)
 			}
-			check(t, srv, admToken(t, srv, "ops"))
+			check(t, srv, newToken(t, srv.DB, "ops"))
 		})
 	}
 }
@@ -38,7 +38,7 @@ func inStores(t *testing.T, check func(t *testing.T, srv *testServer, tok string
 // the page did not change.
 func inImportRefused(t *testing.T, srv *testServer, doc string, lines ...string) {
 	t.Helper()
-	before := admExport(t, srv)
+	before := export(t, srv.DB)
 	_, stderr, err := cli(t, "", "import", "--db", srv.DB, "--replace", writeDoc(t, doc))
 	if err == nil || !strings.Contains(err.Error(), "nothing was imported") {
 		t.Errorf("import: %v, want a refusal that says nothing was imported\n%s", err, stderr)
@@ -48,7 +48,7 @@ func inImportRefused(t *testing.T, srv *testServer, doc string, lines ...string)
 			t.Errorf("import: stderr lacks the line %q:\n%s", line, stderr)
 		}
 	}
-	if after := admExport(t, srv); after != before {
+	if after := export(t, srv.DB); after != before {
 		t.Errorf("a refused import changed the page")
 	}
 }
@@ -94,7 +94,7 @@ func TestInputNUL(t *testing.T) {
 // encoding/json takes for the same field.
 func TestInputDuplicateKeys(t *testing.T) {
 	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	twice := "the key is given twice in the object"
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A", "name": "B"}`, 422, "invalid_field", "name: "+twice)
 	admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"degraded": "A", "degraded": "B"}}`, 422, "invalid_field",
@@ -112,12 +112,12 @@ func TestInputDuplicateKeys(t *testing.T) {
 // The most allowed shows as itself.
 func TestInputImpactBound(t *testing.T) {
 	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	admRefuse(srv, tok, http.MethodPatch, "/notices/100", `{"impact_seconds": 9467280000}`, 422, "invalid_field",
 		"impact_seconds: must be at most 3155760000 (100 years)")
 	inImportRefused(t, srv, inChange(`"component_ids": [1],`, `"component_ids": [1], "impact_seconds": 9467280000,`),
 		"notices[0].impact_seconds: must be at most 3155760000 (100 years)")
-	admOK(srv, http.MethodPatch, "/notices/100", tok, `{"impact_seconds": 3155760000}`, 200)
+	srv.adminOK(http.MethodPatch, "/notices/100", tok, `{"impact_seconds": 3155760000}`, 200)
 	assertJSON(t, "impact_time of 100 years", admPublicNotice(t, srv, 100)["impact_time"],
 		obj{"seconds": 3155760000, "words": "36525 days"})
 }
@@ -130,7 +130,7 @@ func TestInputSyntaxError(t *testing.T) {
 	inImportRefused(t, srv, "{\n  \"page\": {\"name\": \"P\",}\n}",
 		"not a JSON document: line 2, column 24: invalid character '}' looking for beginning of object key string")
 	// An admin body says it too.
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	admRefuse(srv, tok, http.MethodPatch, "/page", "{\n\"name\": \"A\"\n\"url\": \"B\"}", 400, "invalid_body",
 		"line 3, column 1: invalid character '\"' after object key:value pair")
 }

@@ -15,8 +15,8 @@ func TestNoSniffEverywhere(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0",
 		"--rate-limit", "1", "--trusted-proxies", "127.0.0.1/32")
-	adminURL := tmAdminURL(t, srv)
-	auth := "Bearer " + admToken(t, srv, "nosniff")
+	adminURL := srv.AdminURL
+	auth := "Bearer " + newToken(t, srv.DB, "nosniff")
 	// Each request is its own client behind the trusted proxy, so that
 	// only the two of "rate limited" share a bucket of one request.
 	n := 0

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -47,26 +44,13 @@ func opDoc(now time.Time) *statusd.Document {
 func opSetup(t *testing.T, doc any) (*testServer, string) {
 	t.Helper()
 	srv := startServer(t, doc)
-	out, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "ops")
-	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, stderr)
-	}
-	return srv, strings.TrimSpace(out)
-}
-
-// opRun runs statusd with the environment env and returns its stdout,
-// stderr and error.
-func opRun(t *testing.T, env map[string]string, args ...string) (string, string, error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), err
+	return srv, newToken(t, srv.DB, "ops")
 }
 
 // opCLI runs an operator command against srv with token.
 func opCLI(t *testing.T, srv *testServer, token string, args ...string) (string, string, error) {
 	t.Helper()
-	return opRun(t, nil, append(args, "--url", srv.URL, "--token", token)...)
+	return cliEnv(t, nil, append(args, "--url", srv.URL, "--token", token)...)
 }
 
 // opMust runs an operator command that must succeed and returns its stdout.
@@ -77,18 +61,6 @@ func opMust(t *testing.T, srv *testServer, token string, args ...string) string 
 		t.Fatalf("statusd %s: %v\nstderr: %s", strings.Join(args, " "), err, stderr)
 	}
 	return out
-}
-
-// opExitCode is the code main exits with for err.
-func opExitCode(err error) int {
-	var ee *exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.Code
-	}
-	return 1
 }
 
 // opMatch fails unless s matches the regular expression and returns its
@@ -315,9 +287,9 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 	id2 := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Website move" \(scheduled\) from \S+ to \S+\n$`)
 	opMatch(t, "start", opMust(t, srv, token, "maintenance", "start", id2), `^started maintenance `+id2+` "Website move" \(underway\)\n$`)
 	opMatch(t, "complete", opMust(t, srv, token, "maintenance", "complete", id2, "-m", "Moved."), `^completed maintenance `+id2+` "Website move" \(complete\)\n$`)
-	if _, _, err := opCLI(t, srv, token, "maintenance", "cancel", id2); opExitCode(err) != exitCodeRefused ||
+	if _, _, err := opCLI(t, srv, token, "maintenance", "cancel", id2); exitCode(err) != exitCodeRefused ||
 		!strings.Contains(err.Error(), "final") {
-		t.Errorf("cancel after complete: exit %d, %v; want 5 saying complete is final", opExitCode(err), err)
+		t.Errorf("cancel after complete: exit %d, %v; want 5 saying complete is final", exitCode(err), err)
 	}
 	n = opRead(t, srv, id2).notice
 	assertJSON(t, "by hand: updates", opUpdates(t, n), [][2]string{{"scheduled", "Scheduled maintenance."},
@@ -373,8 +345,8 @@ func TestOperatorExitCodes(t *testing.T) {
 		{"bad url", nil, []string{"notice", "list", "--url", "127.0.0.1:8080"}, exitCodeUsage, []string{"--url"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stdout, _, err := opRun(t, tc.env, tc.args...)
-			if code := opExitCode(err); code != tc.code {
+			stdout, _, err := cliEnv(t, tc.env, tc.args...)
+			if code := exitCode(err); code != tc.code {
 				t.Fatalf("exit code %d (%v), want %d", code, err, tc.code)
 			}
 			for _, s := range tc.says {
@@ -405,7 +377,7 @@ func TestOperatorExitCodes(t *testing.T) {
 		{"incident", "update", id, "--state", "identified", "-m", "Found it.", "--json"},
 		{"announce", "-m", "New page! Have a look.", "--expires", "+1d", "--json"},
 	} {
-		out, _, err := opRun(t, env, args...)
+		out, _, err := cliEnv(t, env, args...)
 		if err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
@@ -418,7 +390,7 @@ func TestOperatorExitCodes(t *testing.T) {
 				obj{"type": "general", "subject": "New page", "timeline_state": "present"})
 		}
 	}
-	out, _, _ = opRun(t, env, "notice", "show", id, "--json")
+	out, _, _ = cliEnv(t, env, "notice", "show", id, "--json")
 	var shown map[string]any
 	json.Unmarshal([]byte(out), &shown)
 	if fmt.Sprint(shown["id"]) != id || shown["state"] != "identified" || len(shown["updates"].([]any)) != 4 {
@@ -456,8 +428,8 @@ func TestOperatorComponents(t *testing.T) {
 	out = opMust(t, srv, token, "component", "move", "Cache", "--top", "--position", "1")
 	opMatch(t, "move", out, `^moved component `+cache+` "Cache" at the top level, position 1\n$`)
 	assertJSON(t, "after move", comps(), []string{cache + " Cache - 1", "1 Website - 2", "2 API - 3", "3 Database - 4", "4 Replica 3 5"})
-	if _, _, err := opCLI(t, srv, token, "component", "move", "Cache", "--top", "--parent", "API"); opExitCode(err) != exitCodeUsage {
-		t.Errorf("move with --top and --parent: exit %d, want 2", opExitCode(err))
+	if _, _, err := opCLI(t, srv, token, "component", "move", "Cache", "--top", "--parent", "API"); exitCode(err) != exitCodeUsage {
+		t.Errorf("move with --top and --parent: exit %d, want 2", exitCode(err))
 	}
 
 	// A second "api": the name is ambiguous, and the error lists both.
@@ -465,8 +437,8 @@ func TestOperatorComponents(t *testing.T) {
 	api2 := opMatch(t, "add", out, `^added component (\d+) "api" under "Database" \(3\), position 6\n$`)
 	for _, args := range [][]string{{"component", "rm", "API"}, {"incident", "open", "--component", "Api", "-m", "Down."}} {
 		_, _, err := opCLI(t, srv, token, args...)
-		if opExitCode(err) != exitCodeUsage {
-			t.Fatalf("%v: exit %d (%v), want 2", args, opExitCode(err), err)
+		if exitCode(err) != exitCodeUsage {
+			t.Fatalf("%v: exit %d (%v), want 2", args, exitCode(err), err)
 		}
 		for _, want := range []string{`2 "API" (top level)`, api2 + ` "api" (under 3 "Database")`, "by its id"} {
 			if !strings.Contains(err.Error(), want) {
@@ -480,8 +452,8 @@ func TestOperatorComponents(t *testing.T) {
 	assertJSON(t, "after rm", comps(), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
 
 	// A parent goes only with --recursive, and takes its subtree along.
-	if _, _, err := opCLI(t, srv, token, "component", "rm", "Database"); opExitCode(err) != exitCodeRefused {
-		t.Fatalf("rm Database: exit %d (%v), want 5", opExitCode(err), err)
+	if _, _, err := opCLI(t, srv, token, "component", "rm", "Database"); exitCode(err) != exitCodeRefused {
+		t.Fatalf("rm Database: exit %d (%v), want 5", exitCode(err), err)
 	}
 	assertJSON(t, "after the refused rm", comps(), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
 	out = opMust(t, srv, token, "component", "rm", "database", "--recursive")
@@ -491,8 +463,8 @@ func TestOperatorComponents(t *testing.T) {
 	// API is listed by incident 50: it goes only with --detach, which takes
 	// it out of the incident too.
 	_, _, err := opCLI(t, srv, token, "component", "rm", "API")
-	if opExitCode(err) != exitCodeRefused {
-		t.Fatalf("rm API: exit %d (%v), want 5", opExitCode(err), err)
+	if exitCode(err) != exitCodeRefused {
+		t.Fatalf("rm API: exit %d (%v), want 5", exitCode(err), err)
 	}
 	for _, want := range []string{`component 2 is listed by notice 50 ("API errors")`, "--detach"} {
 		if !strings.Contains(err.Error(), want) {
@@ -571,8 +543,8 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		}
 		opMatch(t, "page show", opMust(t, srv, token, "page", "show"), `(?m)^components\s+4$`)
 		// --json is the server's answer, byte for byte.
-		out, _, err := opRun(t, env, "page", "show", "--json")
-		if want := admDo(srv, "GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
+		out, _, err := cliEnv(t, env, "page", "show", "--json")
+		if want := srv.admin("GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
 			t.Errorf("page show --json: %v\n%s\nwant\n%s", err, out, want)
 		}
 	})
@@ -603,7 +575,7 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		assertJSON(t, "edited incident", obj{"subject": n["subject"], "tag_list": n["tag_list"], "component": at(t, n, "components.0.id"),
 			"components": len(n["components"].([]any))},
 			obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "component": 3, "components": 1})
-		out, _, err := opRun(t, env, "notice", "show", id, "--json")
+		out, _, err := cliEnv(t, env, "notice", "show", id, "--json")
 		var shown map[string]any
 		if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown["impact_seconds"] != 600.0 {
 			t.Errorf("impact_seconds after edit: %v %v", err, shown["impact_seconds"])
@@ -621,8 +593,8 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		assertJSON(t, "reopened", opUpdates(t, pubNotice(id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
 		opMatch(t, "notice rm", opMust(t, srv, token, "notice", "rm", id), `^removed incident `+id+` "Website down"\n$`)
 		assertErrorBody(t, "removed notice", srv.do("GET", "/api/v1/notices/"+id), 404, "not_found")
-		if _, _, err := opCLI(t, srv, token, "notice", "rm", id); opExitCode(err) != exitCodeNotFound {
-			t.Errorf("notice rm twice: exit %d (%v), want 4", opExitCode(err), err)
+		if _, _, err := opCLI(t, srv, token, "notice", "rm", id); exitCode(err) != exitCodeNotFound {
+			t.Errorf("notice rm twice: exit %d (%v), want 4", exitCode(err), err)
 		}
 	})
 
@@ -651,20 +623,20 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 			t.Errorf("withdrawn announcement is %v, want past_recent", n["timeline_state"])
 		}
 		// Only an announcement can be withdrawn: notice 50 is an incident.
-		if _, _, err := opCLI(t, srv, token, "announcement", "withdraw", "50"); opExitCode(err) != exitCodeRefused ||
+		if _, _, err := opCLI(t, srv, token, "announcement", "withdraw", "50"); exitCode(err) != exitCodeRefused ||
 			!strings.Contains(err.Error(), "only general notices") {
-			t.Errorf("withdraw an incident: exit %d (%v), want 5", opExitCode(err), err)
+			t.Errorf("withdraw an incident: exit %d (%v), want 5", exitCode(err), err)
 		}
 	})
 
 	t.Run("audit", func(t *testing.T) {
-		out, stderr, err := opRun(t, env, "audit")
+		out, stderr, err := cliEnv(t, env, "audit")
 		if err != nil {
 			t.Fatalf("audit: %v\n%s", err, stderr)
 		}
 		// Newest first: the withdrawal, then the announcement.
 		opMatch(t, "audit", out, `^TIME\s+ACTOR\s+ACTION\s+TARGET\s+DETAIL\n\S+\s+ops\s+notice\.update\s+notice \d+\s+changed New office\n\S+\s+ops\s+notice\.create\s+notice \d+\s+general: New office\n`)
-		out, _, err = opRun(t, env, "audit", "--json")
+		out, _, err = cliEnv(t, env, "audit", "--json")
 		var a struct {
 			Audit []statusd.AdminAuditEntry `json:"audit"`
 		}
@@ -682,8 +654,8 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 			{"maintenance", "reschedule", "50", "--expires", "+1h"}, // not a flag of maintenance
 			{"audit", "--db", srv.DB, "--json"},
 		} {
-			if _, _, err := opCLI(t, srv, token, args...); opExitCode(err) != exitCodeUsage {
-				t.Errorf("%q: exit %d (%v), want 2", args, opExitCode(err), err)
+			if _, _, err := opCLI(t, srv, token, args...); exitCode(err) != exitCodeUsage {
+				t.Errorf("%q: exit %d (%v), want 2", args, exitCode(err), err)
 			}
 		}
 	})

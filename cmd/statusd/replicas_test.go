@@ -1,55 +1,21 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/testenv"
 )
-
-// replica is a statusd serve process, started from the test binary.
-type replica struct {
-	*testServer
-	cmd *exec.Cmd
-}
-
-// startReplica runs `statusd serve` as a child process on a free port.
-func startReplica(t *testing.T, db string, flags ...string) *replica {
-	t.Helper()
-	return startReplicaVia(t, nil, db, flags...)
-}
-
-// startReplicaVia is startReplica with the child started by the command
-// line prefix, which runs the rest of its arguments (such as a shell that
-// lowers a limit and execs them), when not nil.
-func startReplicaVia(t *testing.T, prefix []string, db string, flags ...string) *replica {
-	t.Helper()
-	logs := &logWriter{addr: make(chan string, 1)}
-	argv := append(append(slices.Clip(prefix), os.Args[0], "serve", "--db", db, "--addr", "127.0.0.1:0"), flags...)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1")
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	select {
-	case url := <-logs.addr:
-		return &replica{testServer: &testServer{t: t, URL: url, DB: db, logs: logs}, cmd: cmd}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("replica did not start:\n%s", logs)
-	}
-	return nil
-}
 
 // fromClient sends a GET as the client behind the trusted proxy.
 func (r *replica) fromClient(path, client string) int {
@@ -92,11 +58,7 @@ func TestReplicas(t *testing.T) {
 	db := cluster.URL
 	now := time.Now().UTC().Truncate(time.Second)
 	importDoc(t, db, fixture(now))
-	token, _, err := cli(t, "", "token", "create", "--db", db, "--name", "ops")
-	if err != nil {
-		t.Fatal(err)
-	}
-	token = strings.TrimSpace(token)
+	token := newToken(t, db, "ops")
 	var reps []*replica
 	for i := 0; i < 3; i++ {
 		reps = append(reps, startReplica(t, db, "--redis", redisURL, "--rate-limit", "20", "--trusted-proxies", "127.0.0.1/32"))
@@ -105,15 +67,19 @@ func TestReplicas(t *testing.T) {
 	newClient := func() string { return fmt.Sprintf("198.51.100.%d", clientN.Add(1)%250) }
 
 	// A write through replica 0 is read through all three within a second.
+	// rename renames the page through r's admin API and returns the status
+	// it answered.
 	rename := func(r *replica, name string) int {
-		req, _ := http.NewRequest(http.MethodPatch, r.URL+"/admin/api/v1/page", strings.NewReader(`{"name":"`+name+`"}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		_, err := r.Admin(token).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: &name})
+		var refused *client.Error
+		switch {
+		case err == nil:
+			return http.StatusOK
+		case errors.As(err, &refused):
+			return refused.Status
 		}
-		res.Body.Close()
-		return res.StatusCode
+		t.Fatal(err)
+		return 0
 	}
 	hasName := func(name string) func(*replica) bool {
 		return func(r *replica) bool {
@@ -234,22 +200,12 @@ func TestMigrateToPostgres(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	sqlite := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, sqlite, fixture(now))
-	if _, _, err := cli(t, "", "token", "create", "--db", sqlite, "--name", "ops"); err != nil {
-		t.Fatal(err)
-	}
+	newToken(t, sqlite, "ops")
 	pg := testenv.Postgres(t)
 	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
-	want, _, err := cli(t, "", "export", "--db", sqlite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := cli(t, "", "export", "--db", pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != want {
+	if got, want := export(t, pg), export(t, sqlite); got != want {
 		t.Errorf("export after migrate differs from the source's")
 	}
 	list, _, err := cli(t, "", "token", "list", "--db", pg)

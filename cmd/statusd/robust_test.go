@@ -35,62 +35,6 @@ import (
 // in, when the database goes away, when it is killed or stopped, under slow
 // and hostile clients, and over a long run. Every helper here starts with rb.
 
-// rbClient is an HTTP client for the tests' own goroutines, with a timeout so
-// that a hung server fails the test instead of hanging it.
-var rbClient = &http.Client{Timeout: 20 * time.Second}
-
-// rbAdmin sends an admin request to base and returns the status and body;
-// the error is set when no answer came (a killed server). Safe to call from
-// any goroutine.
-func rbAdmin(base, method, path, token, body string) (int, []byte, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, base+admPrefix+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := rbClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return 0, nil, err
-	}
-	return res.StatusCode, b, nil
-}
-
-// rbToken creates an admin token in the database db.
-func rbToken(t *testing.T, db, name string) string {
-	t.Helper()
-	out, stderr, err := cli(t, "", "token", "create", "--db", db, "--name", name)
-	if err != nil {
-		t.Fatalf("token create: %v\n%s", err, stderr)
-	}
-	return strings.TrimSpace(out)
-}
-
-// rbExport returns the database's page document.
-func rbExport(t *testing.T, db string) *statusd.Document {
-	t.Helper()
-	out, stderr, err := cli(t, "", "export", "--db", db)
-	if err != nil {
-		t.Fatalf("export: %v\n%s", err, stderr)
-	}
-	doc, err := statusd.DecodeDocument(strings.NewReader(out))
-	if err != nil {
-		t.Fatalf("the export does not decode: %v", err)
-	}
-	return doc
-}
-
 // rbIntegrity fails unless SQLite's integrity and foreign key checks of the
 // database file pass.
 func rbIntegrity(t *testing.T, path string) {
@@ -204,43 +148,6 @@ func rbRace() bool {
 	return false
 }
 
-// rbCommand is the test binary acting as statusd with args.
-func rbCommand(args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1")
-	return cmd
-}
-
-// rbHostPort is the host:port of a server URL.
-func rbHostPort(t *testing.T, base string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}
-
-// rbRaw sends one raw HTTP/1.1 request line (the target exactly as given,
-// nothing cleaned or escaped) and returns the status and body.
-func rbRaw(t *testing.T, base, target string) (int, http.Header, string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", rbHostPort(t, base), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: statusd.test\r\nConnection: close\r\n\r\n", target)
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("GET %q: %v", target, err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(b)
-}
-
 // --- Backup and restore ----------------------------------------------------
 
 // TestRobustBackupRestore takes a backup while a real server runs and writes
@@ -252,11 +159,12 @@ func TestRobustBackupRestore(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "statusd.db")
 	importDoc(t, db, fixture(now))
-	tok := rbToken(t, db, "ops")
+	tok := newToken(t, db, "ops")
 	srv := startReplica(t, db, "--rate-limit", "0")
 
 	// A writer creates notices, each with a second update, without pause.
 	var acked atomic.Int64 // notices whose creation was answered 201
+	admin, ctx := srv.Admin(tok), context.Background()
 	stop := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
@@ -267,17 +175,15 @@ func TestRobustBackupRestore(t *testing.T) {
 				return
 			default:
 			}
-			code, body, err := rbAdmin(srv.URL, "POST", "/notices", tok,
-				fmt.Sprintf(`{"type":"unplanned","subject":"Backup %d","content":"first %d","component_ids":[10]}`, i, i))
-			if err != nil || code != 201 {
-				done <- fmt.Errorf("create %d: %d %v %s", i, code, err, body)
+			n, err := admin.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"),
+				Subject: ptr(fmt.Sprintf("Backup %d", i)), Content: ptr(fmt.Sprintf("first %d", i)), ComponentIDs: &[]int64{10}})
+			if err != nil {
+				done <- fmt.Errorf("create %d: %v", i, err)
 				return
 			}
-			var n struct{ ID int64 }
-			json.Unmarshal(body, &n)
-			if code, body, err := rbAdmin(srv.URL, "POST", fmt.Sprintf("/notices/%d/updates", n.ID), tok,
-				fmt.Sprintf(`{"content":"second %d","state":"resolved"}`, i)); err != nil || code != 201 {
-				done <- fmt.Errorf("update %d: %d %v %s", i, code, err, body)
+			if _, err := admin.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{
+				Content: ptr(fmt.Sprintf("second %d", i)), State: ptr("resolved")}); err != nil {
+				done <- fmt.Errorf("update %d: %v", i, err)
 				return
 			}
 			acked.Add(1)
@@ -304,7 +210,7 @@ func TestRobustBackupRestore(t *testing.T) {
 	// complete: each of its notices has both updates or, if the second was
 	// not yet written, only the first, never anything else.
 	rbIntegrity(t, hot)
-	hotDoc := rbExport(t, hot)
+	hotDoc := exportDoc(t, hot)
 	fixtureIDs := map[int64]bool{}
 	for _, n := range fixture(now).Notices {
 		fixtureIDs[n.ID] = true
@@ -367,7 +273,7 @@ func TestRobustBackupRestore(t *testing.T) {
 	}
 	rbIntegrity(t, cold)
 	copied := serveDB(t, cold)
-	rbSameAnswers(t, srv.testServer, copied)
+	sameAnswers(t, srv.testServer, copied)
 	wantExport, _, _ := cli(t, "", "export", "--db", db)
 
 	// Restore, as the README says, over the files a SIGKILL left: stop,
@@ -385,57 +291,15 @@ func TestRobustBackupRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := startReplica(t, db, "--rate-limit", "0")
-	rbSameAnswers(t, copied, restored.testServer)
+	sameAnswers(t, copied, restored.testServer)
 	if got, _, _ := cli(t, "", "export", "--db", db); got != wantExport {
 		t.Errorf("the restored database exports another document than the original")
 	}
 	// The token was restored too, and writes carry on.
-	if code, body, err := rbAdmin(restored.URL, "PATCH", "/page", tok, `{"name":"Restored"}`); err != nil || code != 200 {
-		t.Errorf("a write after the restore: %d %v %s", code, err, body)
+	if _, err := restored.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Restored")}); err != nil {
+		t.Errorf("a write after the restore: %v", err)
 	}
 	rbIntegrity(t, db)
-}
-
-// rbSameAnswers compares every public answer of two servers on the same
-// page.
-func rbSameAnswers(t *testing.T, a, b *testServer) {
-	t.Helper()
-	rbSame(t, a, b, "/api/v1/status")
-	for _, list := range []string{"/api/v1/components", "/api/v1/notices"} {
-		for path, pages := list, 0; path != ""; pages++ {
-			if pages > 50 {
-				t.Fatalf("more than 50 pages of %s", list)
-			}
-			r := rbSame(t, a, b, path)
-			if list == "/api/v1/notices" {
-				for _, n := range at(t, r.JSON, "notices").([]any) {
-					rbSame(t, a, b, fmt.Sprintf("/api/v1/notices/%v", at(t, n, "id")))
-				}
-			}
-			path, _ = at(t, r.JSON, "meta.next_page").(string)
-		}
-	}
-	for _, id := range []int{10, 11, 30} {
-		rbSame(t, a, b, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
-	}
-}
-
-// rbSame fetches path from both servers and fails unless the bodies are the
-// same. Answers that depend on the clock (open incidents, metrics cut at
-// now) are cached for a moment by each server on its own, so a difference
-// is tried again for up to three seconds before it counts.
-func rbSame(t *testing.T, a, b *testServer, path string) response {
-	t.Helper()
-	var ra, rb response
-	for range 30 {
-		ra, rb = a.get(path, 200), b.get(path, 200)
-		if bytes.Equal(ra.Body, rb.Body) {
-			return ra
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("%s differs:\n%s\n%s", path, ra.Body, rb.Body)
-	return ra
 }
 
 // --- The database goes away -------------------------------------------------
@@ -449,16 +313,16 @@ func TestRobustServeStale(t *testing.T) {
 	db := cluster.URL
 	now := time.Now().UTC().Truncate(time.Second)
 	importDoc(t, db, fixture(now))
-	tok := rbToken(t, db, "ops")
+	tok := newToken(t, db, "ops")
 	srv := serveDB(t, db, "--log-level", "debug")
 	adminOK := func(method, path, body string, want int) {
 		t.Helper()
-		if code, b, err := rbAdmin(srv.URL, method, path, tok, body); err != nil || code != want {
-			t.Fatalf("%s %s: %d %v %s, want %d", method, path, code, err, b, want)
+		if r, err := send(method, srv.URL+admPrefix+path, body, bearer(tok)...); err != nil || r.Status != want {
+			t.Fatalf("%s %s: %d %v %s, want %d", method, path, r.Status, err, r.Body, want)
 		}
 	}
 	adminOK("PATCH", "/page", `{"name":"Before the outage"}`, 200)
-	auditBefore := admAuditTotal(srv, tok)
+	auditBefore := srv.auditTotal(tok)
 	public := []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices", "/api/v1/notices/100",
 		"/api/v1/notices?filter[type_eq]=unplanned", "/api/v1/components/10/metrics", "/v1/notices", "/api/notices/200"}
 	answers := map[string]string{}
@@ -506,9 +370,9 @@ func TestRobustServeStale(t *testing.T) {
 	}
 	for _, w := range writes {
 		start := time.Now()
-		r := admDo(srv, w.method, admPrefix+w.path, tok, w.body)
-		admAssertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
-		if msg := admMessage(r); !strings.Contains(msg, "database") {
+		r := srv.admin(w.method, admPrefix+w.path, tok, w.body)
+		assertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
+		if msg := errorMessage(r); !strings.Contains(msg, "database") {
 			t.Errorf("%s %s: message %q does not say the database is the trouble", w.method, w.path, msg)
 		}
 		if d := time.Since(start); d > 5*time.Second {
@@ -525,12 +389,12 @@ func TestRobustServeStale(t *testing.T) {
 	restarted = true
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		code, _, err := rbAdmin(srv.URL, "PATCH", "/page", tok, `{"name":"After the outage"}`)
-		if err == nil && code == 200 {
+		_, err := srv.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("After the outage")})
+		if err == nil {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("writes did not come back within 15 s of PostgreSQL starting again: %d %v", code, err)
+			t.Fatalf("writes did not come back within 15 s of PostgreSQL starting again: %v", err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -539,10 +403,10 @@ func TestRobustServeStale(t *testing.T) {
 	}
 	// Nothing of the refused writes landed: one audit entry more (the write
 	// after), no notice, component or update "Written while down".
-	if got := admAuditTotal(srv, tok); got != auditBefore+1 {
+	if got := srv.auditTotal(tok); got != auditBefore+1 {
 		t.Errorf("audit entries: %v before the outage, %v after one write, want %v", auditBefore, got, auditBefore+1)
 	}
-	doc := rbExport(t, db)
+	doc := exportDoc(t, db)
 	if strings.Contains(fmt.Sprint(doc), "Written while down") || len(doc.Notices) != len(fixture(now).Notices) ||
 		len(doc.Components) != 6 {
 		t.Errorf("a write refused while the database was down landed: %d notices, %d components", len(doc.Notices), len(doc.Components))
@@ -581,7 +445,8 @@ func rbCrashWriter(base, tok string, w, round int, out *[]*rbNotice) error {
 		first := fmt.Sprintf("%s: first", n.subject)
 		body, _ := json.Marshal(obj{"type": "unplanned", "subject": n.subject, "content": first,
 			"component_ids": n.comps, "tag_list": n.tags})
-		code, b, err := rbAdmin(base, "POST", "/notices", tok, string(body))
+		r, err := send("POST", base+admPrefix+"/notices", string(body), bearer(tok)...)
+		code, b := r.Status, r.Body
 		if err != nil {
 			n.pendingC, n.pending = true, first
 			return nil
@@ -601,7 +466,8 @@ func rbCrashWriter(base, tok string, w, round int, out *[]*rbNotice) error {
 				u["state"] = "identified"
 			}
 			body, _ := json.Marshal(u)
-			code, b, err := rbAdmin(base, "POST", fmt.Sprintf("/notices/%d/updates", n.id), tok, string(body))
+			r, err := send("POST", base+admPrefix+fmt.Sprintf("/notices/%d/updates", n.id), string(body), bearer(tok)...)
+			code, b := r.Status, r.Body
 			if err != nil {
 				n.pending = content
 				return nil
@@ -623,14 +489,14 @@ func TestRobustCrashSafety(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, fixture(now))
-	tok := rbToken(t, db, "ops")
+	tok := newToken(t, db, "ops")
 	fixtureNotices := len(fixture(now).Notices)
 	auditStart := -1.0
 	var all []*rbNotice
 	srv := startReplica(t, db, "--rate-limit", "0")
 	for round := 0; round < 2; round++ {
 		if auditStart < 0 {
-			auditStart = admAuditTotal(srv.testServer, tok)
+			auditStart = srv.auditTotal(tok)
 		}
 		const writers = 3
 		lists := make([][]*rbNotice, writers)
@@ -667,12 +533,11 @@ func TestRobustCrashSafety(t *testing.T) {
 		rbCheckCrash(t, srv, db, tok, all, fixtureNotices, auditStart)
 	}
 	// The restarted server takes writes, and gives no id twice.
-	code, b, err := rbAdmin(srv.URL, "POST", "/notices", tok, `{"type":"general","subject":"After","content":"After the crashes."}`)
-	if err != nil || code != 201 {
-		t.Fatalf("a write after the restart: %d %v %s", code, err, b)
+	got, err := srv.Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: ptr("general"),
+		Subject: ptr("After"), Content: ptr("After the crashes.")})
+	if err != nil {
+		t.Fatalf("a write after the restart: %v", err)
 	}
-	var got struct{ ID int64 }
-	json.Unmarshal(b, &got)
 	for _, n := range all {
 		if n.id == got.ID {
 			t.Errorf("notice id %d given again after the restart", got.ID)
@@ -684,7 +549,7 @@ func TestRobustCrashSafety(t *testing.T) {
 // writers recorded.
 func rbCheckCrash(t *testing.T, srv *replica, db, tok string, all []*rbNotice, fixtureNotices int, auditStart float64) {
 	t.Helper()
-	doc := rbExport(t, db)
+	doc := exportDoc(t, db)
 	bySubject := map[string][]statusd.Notice{}
 	for _, n := range doc.Notices {
 		bySubject[n.Subject] = append(bySubject[n.Subject], n)
@@ -736,7 +601,7 @@ func rbCheckCrash(t *testing.T, srv *replica, db, tok string, all []*rbNotice, f
 			len(doc.Notices), fixtureNotices, ours, len(doc.Notices)-fixtureNotices-ours)
 	}
 	// Every write present has its audit entry, and no other entry exists.
-	if got := admAuditTotal(srv.testServer, tok); got != auditStart+float64(present) {
+	if got := srv.auditTotal(tok); got != auditStart+float64(present) {
 		t.Errorf("audit log: %v entries, want %v (before) + %d writes present", got, auditStart, present)
 	}
 }
@@ -838,8 +703,8 @@ func rbTerm(t *testing.T, srv *replica) (time.Time, <-chan rbExit) {
 // process exits 0 well within the 10 s drain timeout.
 func TestRobustGracefulShutdown(t *testing.T) {
 	srv, db, big := rbLargeServer(t)
-	tok := rbToken(t, db, "ops")
-	addr := rbHostPort(t, srv.URL)
+	tok := newToken(t, db, "ops")
+	addr := hostPort(t, srv.URL)
 
 	// The slow reader: about 8 MB/s at most, so a second or so.
 	started := make(chan struct{})
@@ -933,7 +798,7 @@ func TestRobustGracefulShutdown(t *testing.T) {
 	}
 	// The write answered during the drain is in the database.
 	found := false
-	for _, n := range rbExport(t, db).Notices {
+	for _, n := range exportDoc(t, db).Notices {
 		if n.ID == 100 && strings.HasPrefix(n.Updates[len(n.Updates)-1].Content, "Posted across a shutdown") {
 			found = true
 		}
@@ -954,7 +819,7 @@ func TestRobustShutdownDrainTimeout(t *testing.T) {
 	srv, _, _ := rbLargeServer(t)
 	started := make(chan struct{})
 	readerDone := make(chan rbSlowRead, 1)
-	go rbSlowReader(rbHostPort(t, srv.URL), "/api/v1/notices/999", 16<<10, 0, started, readerDone)
+	go rbSlowReader(hostPort(t, srv.URL), "/api/v1/notices/999", 16<<10, 0, started, readerDone)
 	select {
 	case <-started:
 	case <-time.After(10 * time.Second):
@@ -988,7 +853,7 @@ func TestRobustSlowLoris(t *testing.T) {
 		t.Skip("takes 7 s; skipped with -short")
 	}
 	srv, _ := fixtureServer(t, "a")
-	addr := rbHostPort(t, srv.URL)
+	addr := hostPort(t, srv.URL)
 	const slow, silent = 150, 50
 	type drop struct {
 		after time.Duration
@@ -1087,7 +952,7 @@ func TestRobustTokensNotLogged(t *testing.T) {
 	valid := strings.TrimSpace(out)
 	srv := serveDB(t, db, "--log-level", "debug")
 	wrong, _ := rbNewSecret()
-	revoked := rbToken(t, db, "old")
+	revoked := newToken(t, db, "old")
 	if _, _, err := cli(t, "", "token", "revoke", "--db", db, "old"); err != nil {
 		t.Fatal(err)
 	}
@@ -1101,7 +966,7 @@ func TestRobustTokensNotLogged(t *testing.T) {
 		for i := 0; i+1 < len(header); i += 2 {
 			req.Header.Set(header[i], header[i+1])
 		}
-		res, err := rbClient.Do(req)
+		res, err := httpClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1135,7 +1000,7 @@ func TestRobustTokensNotLogged(t *testing.T) {
 	if !strings.Contains(logs, "level=DEBUG") {
 		t.Errorf("the server did not log at debug level; the check means nothing:\n%s", logs)
 	}
-	audit := admDo(srv, "GET", admPrefix+"/audit", valid, "")
+	audit := srv.admin("GET", admPrefix+"/audit", valid, "")
 	list, _, _ := cli(t, "", "token", "list", "--db", db)
 	_, auditCLI, _ := cli(t, "", "audit", "--db", db)
 	for name, secret := range secrets {
@@ -1180,9 +1045,9 @@ var rbInjections = []string{
 // stored strings come back verbatim and the tables stay intact.
 func TestRobustBadInput(t *testing.T) {
 	srv, _ := fixtureServer(t, "a")
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	tables := rbTables(t, srv.DB)
-	notices0 := len(rbExport(t, srv.DB).Notices)
+	notices0 := len(exportDoc(t, srv.DB).Notices)
 
 	// A 5xx, or anything but JSON from the API, fails.
 	check := func(what string, r response, lo, hi int) {
@@ -1229,21 +1094,21 @@ func TestRobustBadInput(t *testing.T) {
 		for i, inj := range rbInjections {
 			name := fmt.Sprintf("%s %d", inj, i)
 			body, _ := json.Marshal(obj{"name": name, "description": inj})
-			c := admOK(srv, "POST", "/components", tok, string(body), 201)
+			c := srv.adminOK("POST", "/components", tok, string(body), 201)
 			if c["name"] != name || c["description"] != inj {
 				t.Errorf("component: %q %q, want %q %q", c["name"], c["description"], name, inj)
 			}
 			body, _ = json.Marshal(obj{"type": "unplanned", "subject": inj, "content": inj, "tag_list": []string{inj},
 				"component_ids": []any{c["id"]}})
-			n := admOK(srv, "POST", "/notices", tok, string(body), 201)
+			n := srv.adminOK("POST", "/notices", tok, string(body), 201)
 			pub := srv.get(fmt.Sprintf("/api/v1/notices/%v", n["id"]), 200)
 			if at(t, pub.JSON, "notice.subject") != inj || at(t, pub.JSON, "notice.updates.0.content") != inj || at(t, pub.JSON, "notice.tag_list.0") != inj {
 				t.Errorf("notice %v does not give back %q verbatim: %s", n["id"], inj, pub.Body)
 			}
 			body, _ = json.Marshal(obj{"content": inj})
-			admOK(srv, "POST", fmt.Sprintf("/notices/%v/updates", n["id"]), tok, string(body), 201)
+			srv.adminOK("POST", fmt.Sprintf("/notices/%v/updates", n["id"]), tok, string(body), 201)
 			body, _ = json.Marshal(obj{"name": inj})
-			if p := admOK(srv, "PATCH", "/page", tok, string(body), 200); p["name"] != inj {
+			if p := srv.adminOK("PATCH", "/page", tok, string(body), 200); p["name"] != inj {
 				t.Errorf("page name %q, want %q", p["name"], inj)
 			}
 		}
@@ -1251,13 +1116,13 @@ func TestRobustBadInput(t *testing.T) {
 		for _, body := range []string{`{"type":"unplanned; DROP TABLE notices","subject":"s","content":"c"}`,
 			`{"type":"unplanned","subject":"s","content":"c","component_ids":["1 OR 1=1"]}`,
 			`{"type":"unplanned","subject":"s","content":"c","state":"resolved' --"}`} {
-			admAssertError(t, "POST "+body, admDo(srv, "POST", admPrefix+"/notices", tok, body), 422, "invalid_field")
+			assertError(t, "POST "+body, srv.admin("POST", admPrefix+"/notices", tok, body), 422, "invalid_field")
 		}
-		admAssertError(t, "admin id with an injection", admDo(srv, "GET", admPrefix+"/notices/1%20OR%201=1", tok, ""), 400, "invalid_parameter")
+		assertError(t, "admin id with an injection", srv.admin("GET", admPrefix+"/notices/1%20OR%201=1", tok, ""), 400, "invalid_parameter")
 		if got := rbTables(t, srv.DB); !slices.Equal(got, tables) {
 			t.Errorf("tables %v, were %v", got, tables)
 		}
-		doc := rbExport(t, srv.DB)
+		doc := exportDoc(t, srv.DB)
 		if len(doc.Notices) != notices0+len(rbInjections) {
 			t.Errorf("%d notices, want %d", len(doc.Notices), notices0+len(rbInjections))
 		}
@@ -1276,14 +1141,14 @@ func TestRobustBadInput(t *testing.T) {
 			"/statusd.db", "/" + filepath.Base(srv.DB), "/api/v1/notices/%00", "/api/v1/components/1%00/metrics",
 		}
 		for _, target := range targets {
-			status, header, body := rbRaw(t, srv.URL, target)
+			status, header, body := rawGet(t, srv.URL, target)
 			for hop := 0; status >= 300 && status < 400 && hop < 3; hop++ {
 				loc := header.Get("Location")
 				if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
 					t.Errorf("%s redirects off the site to %q", target, loc)
 					break
 				}
-				status, header, body = rbRaw(t, srv.URL, loc)
+				status, header, body = rawGet(t, srv.URL, loc)
 			}
 			if status < 400 || status > 499 {
 				t.Errorf("GET %s: %d, want 4xx", target, status)
@@ -1304,20 +1169,20 @@ func TestRobustBadInput(t *testing.T) {
 			assertErrorBody(t, "metrics of "+id, srv.do("GET", "/api/v1/components/"+id+"/metrics"), 404, "not_found")
 			for _, m := range []string{"GET", "PATCH", "DELETE"} {
 				for p, body := range map[string]string{"/notices/": `{"subject":"x"}`, "/components/": `{"name":"x"}`} {
-					admAssertError(t, m+" admin "+p+id, admDo(srv, m, admPrefix+p+id, tok, body), 404, "not_found")
+					assertError(t, m+" admin "+p+id, srv.admin(m, admPrefix+p+id, tok, body), 404, "not_found")
 				}
 			}
-			admAssertError(t, "update of "+id, admDo(srv, "POST", admPrefix+"/notices/"+id+"/updates", tok, `{"content":"x"}`), 404, "not_found")
+			assertError(t, "update of "+id, srv.admin("POST", admPrefix+"/notices/"+id+"/updates", tok, `{"content":"x"}`), 404, "not_found")
 			if r := srv.do("GET", "/notices/"+id); r.Status != 404 {
 				t.Errorf("the page of notice %s: %d, want 404", id, r.Status)
 			}
 			// A filter value is not an id of the path: not an integer, 400
 			// (CONTRACT C2); in a body, a field that is not an int64, 422.
 			assertErrorBody(t, "parent_id_eq "+id, srv.do("GET", "/api/v1/components?filter[parent_id_eq]="+id), 400, "invalid_parameter")
-			r := admDo(srv, "POST", admPrefix+"/notices", tok, `{"type":"general","subject":"s","content":"c","component_ids":[`+id+`]}`)
-			admAssertError(t, "component_ids "+id, r, 422, "invalid_field")
-			r = admDo(srv, "POST", admPrefix+"/components", tok, `{"name":"n","parent_id":`+id+`,"position":`+id+`}`)
-			admAssertError(t, "parent_id "+id, r, 422, "invalid_field")
+			r := srv.admin("POST", admPrefix+"/notices", tok, `{"type":"general","subject":"s","content":"c","component_ids":[`+id+`]}`)
+			assertError(t, "component_ids "+id, r, 422, "invalid_field")
+			r = srv.admin("POST", admPrefix+"/components", tok, `{"name":"n","parent_id":`+id+`,"position":`+id+`}`)
+			assertError(t, "parent_id "+id, r, 422, "invalid_field")
 		}
 		// Integers no record can have are not found; other text is not an id.
 		for _, id := range []string{"-1", "0", "-9223372036854775808"} {
@@ -1343,7 +1208,7 @@ func TestRobustBadInput(t *testing.T) {
 			for _, p := range []string{"/notices", "/audit"} {
 				// One page rule for both APIs (statusd.ParsePage): past
 				// the end, an empty 200.
-				r := admDo(srv, "GET", admPrefix+p+"?page="+page, tok, "")
+				r := srv.admin("GET", admPrefix+p+"?page="+page, tok, "")
 				if r.Status != 200 || at(t, r.JSON, "meta.count") != 0.0 || at(t, r.JSON, "meta.next_page") != nil {
 					t.Errorf("admin %s page %s: %d %s, want an empty 200", p, page, r.Status, r.Body)
 				}
@@ -1361,8 +1226,8 @@ func TestRobustBadInput(t *testing.T) {
 			t.Errorf("a 100 KiB header: %d, want 431", r.Status)
 		}
 		body := `{"type":"general","subject":"big","content":"` + strings.Repeat("x", 2<<20) + `"}`
-		admAssertError(t, "a 2 MiB admin body", admDo(srv, "POST", admPrefix+"/notices", tok, body), 413, "too_large")
-		if n := len(rbExport(t, srv.DB).Notices); n != notices0+len(rbInjections) {
+		assertError(t, "a 2 MiB admin body", srv.admin("POST", admPrefix+"/notices", tok, body), 413, "too_large")
+		if n := len(exportDoc(t, srv.DB).Notices); n != notices0+len(rbInjections) {
 			t.Errorf("%d notices after a refused large body", n)
 		}
 	})
@@ -1383,7 +1248,7 @@ func TestRobustBadInput(t *testing.T) {
 			}
 		}
 		// Raw bytes in the request line.
-		status, _, _ := rbRaw(t, srv.URL, "/api/v1/notices?filter[type_eq]=\xff\xfe")
+		status, _, _ := rawGet(t, srv.URL, "/api/v1/notices?filter[type_eq]=\xff\xfe")
 		if status >= 500 {
 			t.Errorf("raw invalid UTF-8 in the query: %d", status)
 		}
@@ -1406,17 +1271,17 @@ func TestRobustBadInput(t *testing.T) {
 			{"\xff\xfe{}", 400, "invalid_body", "the body is not valid UTF-8"},
 		} {
 			what := fmt.Sprintf("POST %q", c.body)
-			r := admDo(srv, "POST", admPrefix+"/notices", tok, c.body)
-			admAssertError(t, what, r, c.status, c.code)
-			if msg := admMessage(r); !strings.HasPrefix(msg, c.msg) {
+			r := srv.admin("POST", admPrefix+"/notices", tok, c.body)
+			assertError(t, what, r, c.status, c.code)
+			if msg := errorMessage(r); !strings.HasPrefix(msg, c.msg) {
 				t.Errorf("%s: message %q, want it to start with %q", what, msg, c.msg)
 			}
 		}
-		r := admOK(srv, "POST", "/notices", tok, "{\"type\":\"general\",\"subject\":\"escaped \\ud800\",\"content\":\"c\"}", 201)
+		r := srv.adminOK("POST", "/notices", tok, "{\"type\":\"general\",\"subject\":\"escaped \\ud800\",\"content\":\"c\"}", 201)
 		if r["subject"] != "escaped \uFFFD" {
 			t.Errorf("an escaped lone surrogate is stored as %q, want U+FFFD", r["subject"])
 		}
-		doc := rbExport(t, srv.DB)
+		doc := exportDoc(t, srv.DB)
 		for _, n := range doc.Notices {
 			if !utf8.ValidString(n.Subject) {
 				t.Errorf("notice %d stores invalid UTF-8: %q", n.ID, n.Subject)
@@ -1496,7 +1361,7 @@ func TestRobustHugeImport(t *testing.T) {
 	notices := rbWriteBigDoc(t, doc, 100<<20)
 	fi, _ := os.Stat(doc)
 	db := filepath.Join(dir, "big.db")
-	cmd := rbCommand("import", "--db", db, doc)
+	cmd := statusdCmd("import", "--db", db, doc)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -1545,7 +1410,7 @@ func TestRobustHugeImport(t *testing.T) {
 func rbGoroutines(base, tok string) int {
 	req, _ := http.NewRequest("GET", base+"/metrics", nil)
 	req.Header.Set("Authorization", "Bearer "+tok)
-	res, err := rbClient.Do(req)
+	res, err := httpClient.Do(req)
 	if err != nil {
 		return -1
 	}
@@ -1581,7 +1446,7 @@ func TestRobustSoak(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, impBigFixture(now))
-	tok := rbToken(t, db, "ops")
+	tok := newToken(t, db, "ops")
 	srv := startReplica(t, db, "--rate-limit", "0")
 	pid := srv.cmd.Process.Pid
 
@@ -1632,7 +1497,8 @@ func TestRobustSoak(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		admin := func(method, path, body string, want int) []byte {
-			code, b, err := rbAdmin(srv.URL, method, path, tok, body)
+			r, err := send(method, srv.URL+admPrefix+path, body, bearer(tok)...)
+			code, b := r.Status, r.Body
 			if err != nil || code != want {
 				if ctx.Err() == nil {
 					fail("%s %s: %d %v %s", method, path, code, err, b)

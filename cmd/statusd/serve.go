@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	var c serveConfig
 	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
 	fs.str(&c.db, "db", "statusd.db", dbUsage+"; created and migrated at start")
-	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on")
+	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (unless listening sockets are handed over: LISTEN_FDS)")
 	fs.str(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
 	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
 	fs.str(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
@@ -158,21 +159,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
-	listeners := []net.Listener{}
 	addrs := []string{c.addr}
 	if c.adminAddr != "" {
 		servers = append(servers, newHTTPServer(adminHandler, log))
 		addrs = append(addrs, c.adminAddr)
 	}
-	for _, addr := range addrs {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			for _, l := range listeners {
-				l.Close()
-			}
-			return err
-		}
-		listeners = append(listeners, ln)
+	listeners, err := listen(ctx, getenv, addrs)
+	if err != nil {
+		return err
 	}
 	// Both listeners' connections hold descriptors of the one process:
 	// one cap for both.
@@ -222,6 +216,62 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	log.Info("statusd stopped")
 	return nil
+}
+
+// listenersKey is the context key of the listeners a caller of run in the
+// same process hands to serve (see withListeners).
+type listenersKey struct{}
+
+// withListeners returns a context under which serve, instead of opening
+// listeners on --addr and --admin-addr, serves on lns, in that order: a test
+// opens them on port 0 and so knows their addresses before serve starts.
+func withListeners(ctx context.Context, lns ...net.Listener) context.Context {
+	return context.WithValue(ctx, listenersKey{}, lns)
+}
+
+// listen returns serve's listeners, one for each of addrs: the ones handed
+// over, else new ones on addrs. Listeners are handed over in the context
+// (withListeners) or, as systemd's socket activation does, as the open
+// descriptors 3, 4... of the process, with LISTEN_FDS their number (and
+// LISTEN_PID, if set, this process's id); tests that start statusd as a
+// child process hand it a listening socket that way.
+func listen(ctx context.Context, getenv func(string) string, addrs []string) ([]net.Listener, error) {
+	if lns, ok := ctx.Value(listenersKey{}).([]net.Listener); ok {
+		if len(lns) != len(addrs) {
+			return nil, fmt.Errorf("%d listeners handed over for %d addresses", len(lns), len(addrs))
+		}
+		return lns, nil
+	}
+	var out []net.Listener
+	fail := func(err error) ([]net.Listener, error) {
+		for _, ln := range out {
+			ln.Close()
+		}
+		return nil, err
+	}
+	if n := getenv("LISTEN_FDS"); n != "" && (getenv("LISTEN_PID") == "" || getenv("LISTEN_PID") == strconv.Itoa(os.Getpid())) {
+		if n != strconv.Itoa(len(addrs)) {
+			return nil, fmt.Errorf("LISTEN_FDS=%s: statusd serve listens on %d sockets here (--admin-addr makes it 2)", n, len(addrs))
+		}
+		for i := range addrs {
+			f := os.NewFile(uintptr(3+i), "LISTEN_FD_"+strconv.Itoa(3+i))
+			ln, err := net.FileListener(f)
+			f.Close()
+			if err != nil {
+				return fail(fmt.Errorf("LISTEN_FDS: descriptor %d: %w", 3+i, err))
+			}
+			out = append(out, ln)
+		}
+		return out, nil
+	}
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return fail(err)
+		}
+		out = append(out, ln)
+	}
+	return out, nil
 }
 
 // newHTTPServer returns a server with every timeout set, so that slow

@@ -585,9 +585,9 @@ func TestBadges(t *testing.T) {
 	tmParseSVG(t, srv.get("/badge/components/999.svg", 404))
 
 	// A name with markup in it is escaped, and reads back as it was.
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	name := `Auth <SSO> & "Co" 'n'`
-	created := admOK(srv, http.MethodPost, "/components", tok, fmt.Sprintf(`{"name": %q}`, name), http.StatusCreated)
+	created := srv.adminOK(http.MethodPost, "/components", tok, fmt.Sprintf(`{"name": %q}`, name), http.StatusCreated)
 	id := fmt.Sprint(created["id"])
 	r := srv.get("/badge/components/"+id+".svg", 200)
 	if strings.Contains(string(r.Body), "<SSO>") {

@@ -26,7 +26,7 @@ const sfWrite = `{"type":"general","subject":"Written while broken","content":"I
 func sfServe(t *testing.T, db string, prepare func()) (*testServer, string) {
 	t.Helper()
 	importDoc(t, db, fixture(time.Now().UTC().Truncate(time.Second)))
-	tok := rbToken(t, db, "ops")
+	tok := newToken(t, db, "ops")
 	if prepare != nil {
 		prepare()
 	}
@@ -42,7 +42,7 @@ func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 		t.Errorf("the public status names the page %v, want Acme Status", name)
 	}
 	for _, path := range []string{"/page", "/components", "/notices/100", "/audit"} {
-		if r := admDo(srv, "GET", admPrefix+path, tok, ""); r.Status != 200 {
+		if r := srv.admin("GET", admPrefix+path, tok, ""); r.Status != 200 {
 			t.Errorf("admin GET %s: %d %s, want 200", path, r.Status, r.Body)
 		}
 	}
@@ -60,9 +60,9 @@ func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 func sfRefused(t *testing.T, srv *testServer, tok, problem string) {
 	t.Helper()
 	for range 2 {
-		r := admDo(srv, "POST", admPrefix+"/notices", tok, sfWrite)
-		admAssertError(t, "a write", r, 503, "unavailable")
-		if msg := admMessage(r); !strings.Contains(msg, problem) {
+		r := srv.admin("POST", admPrefix+"/notices", tok, sfWrite)
+		assertError(t, "a write", r, 503, "unavailable")
+		if msg := errorMessage(r); !strings.Contains(msg, problem) {
 			t.Errorf("a refused write says %q, want it to say %q", msg, problem)
 		}
 	}
@@ -89,8 +89,8 @@ func sfRecovers(t *testing.T, srv *testServer, tok string) {
 	if r := srv.do("GET", "/readyz"); r.Status != 200 {
 		t.Errorf("/readyz after the fault went away: %d %s, want 200", r.Status, r.Body)
 	}
-	admOK(srv, "POST", "/notices", tok, sfWrite, 201)
-	tmWaitLog(t, srv.logs, "database writes work again")
+	srv.adminOK("POST", "/notices", tok, sfWrite, 201)
+	waitLog(t, srv.logs, "database writes work again")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
 		if err == nil && strings.Contains(out, "ops") && !strings.Contains(out, "never") {
@@ -130,7 +130,7 @@ func TestStorageFileRemoved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "statusd.db")
 			srv, tok := sfServe(t, db, nil)
-			admOK(srv, "PATCH", "/page", tok, `{"name":"Acme Status"}`, 200)
+			srv.adminOK("PATCH", "/page", tok, `{"name":"Acme Status"}`, 200)
 			tc.remove(t, db)
 			sfRefused(t, srv, tok, "the database file "+db+" was removed or replaced while statusd ran")
 			sfReadsWork(t, srv, tok)

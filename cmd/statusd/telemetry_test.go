@@ -7,7 +7,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -123,54 +122,6 @@ func tmComponentStates(t *testing.T, fams map[string]*dto.MetricFamily) map[stri
 	return out
 }
 
-// tmAdminURL waits for the admin listener's address in the logs.
-func tmAdminURL(t *testing.T, srv *testServer) string {
-	t.Helper()
-	re := regexp.MustCompile(`msg="statusd admin API listening" url=(http://\S+)`)
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := re.FindStringSubmatch(srv.logs.String()); m != nil {
-			return m[1]
-		}
-	}
-	t.Fatalf("no admin listener in the logs:\n%s", srv.logs)
-	return ""
-}
-
-// tmGet sends a GET with headers and returns the answer.
-func tmGet(t *testing.T, url string, header ...string) response {
-	t.Helper()
-	res, text := testenv.Fetch(t, http.MethodGet, url, header...)
-	body := []byte(text)
-	r := response{Status: res.StatusCode, Header: res.Header, Body: body}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-		json.Unmarshal(body, &r.JSON)
-	}
-	return r
-}
-
-// tmWaitLog polls the logs until they contain every string, or fails.
-func tmWaitLog(t *testing.T, logs fmt.Stringer, want ...string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out := logs.String()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(out, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the logs never showed %q:\n%s", missing, out)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestPrometheusMetrics: after some requests, /metrics (behind an admin
 // token) has every family with sane values, by route pattern and never by
 // raw path, and the component state gauges change with an admin write.
@@ -179,14 +130,14 @@ func TestPrometheusMetrics(t *testing.T) {
 	start := time.Now()
 	srv := startServer(t, fixture(now))
 
-	r := tmGet(t, srv.URL+"/metrics")
+	r := fetch(t, http.MethodGet, srv.URL+"/metrics", "")
 	if r.Status != 401 || at(t, r.JSON, "error.code") != "unauthorized" || r.Header.Get("WWW-Authenticate") == "" {
 		t.Fatalf("/metrics without a token: %d %s", r.Status, r.Body)
 	}
-	if r := tmGet(t, srv.URL+"/metrics", "Authorization", "Bearer sdt_wrong"); r.Status != 401 {
+	if r := fetch(t, http.MethodGet, srv.URL+"/metrics", "", "Authorization", "Bearer sdt_wrong"); r.Status != 401 {
 		t.Errorf("/metrics with a wrong token: %d", r.Status)
 	}
-	tok := admToken(t, srv, "prometheus")
+	tok := newToken(t, srv.DB, "prometheus")
 
 	for i := 0; i < 3; i++ {
 		srv.get("/api/v1/status", 200)
@@ -261,7 +212,7 @@ func TestPrometheusMetrics(t *testing.T) {
 
 	// Resolving incident 100 through the admin API: API EU is operational
 	// at the next scrape, and the page is under maintenance.
-	if r := admDo(srv, http.MethodPost, admPrefix+"/notices/100/updates", tok, `{"state": "resolved", "content": "Fixed."}`); r.Status != 201 {
+	if r := srv.admin(http.MethodPost, admPrefix+"/notices/100/updates", tok, `{"state": "resolved", "content": "Fixed."}`); r.Status != 201 {
 		t.Fatalf("resolving incident 100: %d %s", r.Status, r.Body)
 	}
 	fams = tmScrape(t, srv.URL, tok)
@@ -283,19 +234,19 @@ func TestPrometheusListeners(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	t.Run("admin listener", func(t *testing.T) {
 		srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0")
-		adminURL := tmAdminURL(t, srv)
-		tok := admToken(t, srv, "prometheus")
-		if r := tmGet(t, srv.URL+"/metrics", "Authorization", "Bearer "+tok); r.Status != 404 {
+		adminURL := srv.AdminURL
+		tok := newToken(t, srv.DB, "prometheus")
+		if r := fetch(t, http.MethodGet, srv.URL+"/metrics", "", "Authorization", "Bearer "+tok); r.Status != 404 {
 			t.Errorf("public listener /metrics: %d", r.Status)
 		}
-		if r := tmGet(t, adminURL+"/metrics"); r.Status != 401 {
+		if r := fetch(t, http.MethodGet, adminURL+"/metrics", ""); r.Status != 401 {
 			t.Errorf("admin listener /metrics without a token: %d", r.Status)
 		}
 		srv.get("/api/v1/status", 200)
 		fams := tmScrape(t, adminURL, tok)
 		tmExpect(t, fams, 1, "statusd_http_requests_total", "route", "/api/v1/status", "method", "GET", "code", "200")
 		for _, path := range []string{"/healthz", "/readyz"} {
-			if r := tmGet(t, adminURL+path); r.Status != 200 {
+			if r := fetch(t, http.MethodGet, adminURL+path, ""); r.Status != 200 {
 				t.Errorf("admin listener %s: %d", path, r.Status)
 			}
 		}
@@ -307,8 +258,8 @@ func TestPrometheusListeners(t *testing.T) {
 	})
 	t.Run("public on the admin listener", func(t *testing.T) {
 		srv := startServer(t, fixture(now), "--metrics-public", "--admin-addr", "127.0.0.1:0")
-		tmScrape(t, tmAdminURL(t, srv), "")
-		if r := tmGet(t, srv.URL+"/metrics"); r.Status != 404 {
+		tmScrape(t, srv.AdminURL, "")
+		if r := fetch(t, http.MethodGet, srv.URL+"/metrics", ""); r.Status != 404 {
 			t.Errorf("public listener /metrics: %d", r.Status)
 		}
 	})
@@ -321,7 +272,7 @@ func TestPrometheusRateLimited(t *testing.T) {
 	srv := startServer(t, fixture(now), "--rate-limit", "1", "--metrics-public")
 	limited := 0
 	for _, path := range []string{"/api/v1/status", "/api/v1/status", "/api/v2/status.json", "/api/v2/summary.json"} {
-		switch r := tmGet(t, srv.URL+path); r.Status {
+		switch r := fetch(t, http.MethodGet, srv.URL+path, ""); r.Status {
 		case 429:
 			limited++
 			if r.Header.Get("Retry-After") == "" || at(t, r.JSON, "error.code") != "rate_limited" {
@@ -340,7 +291,7 @@ func TestPrometheusRateLimited(t *testing.T) {
 	}
 	for i := 0; i < 20; i++ {
 		for _, path := range []string{"/healthz", "/readyz"} {
-			if r := tmGet(t, srv.URL+path); r.Status != 200 {
+			if r := fetch(t, http.MethodGet, srv.URL+path, ""); r.Status != 200 {
 				t.Fatalf("%s was refused: %d", path, r.Status)
 			}
 		}
@@ -493,7 +444,7 @@ func TestReadyzPostgres(t *testing.T) {
 	srv.get("/api/v2/summary.json", 200)
 	srv.get("/badge/status.json", 200)
 	srv.get("/healthz", 200)
-	tmWaitLog(t, srv.logs, `msg="not ready"`)
+	waitLog(t, srv.logs, `msg="not ready"`)
 	if err := cluster.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +456,7 @@ func TestReadyzPostgres(t *testing.T) {
 			t.Fatalf("/readyz still not 200 after PostgreSQL came back:\n%s", srv.logs)
 		}
 	}
-	tmWaitLog(t, srv.logs, `msg="ready again"`)
+	waitLog(t, srv.logs, `msg="ready again"`)
 }
 
 // TestRequestLog: a sane X-Request-Id is echoed and logged, another is
@@ -514,26 +465,26 @@ func TestReadyzPostgres(t *testing.T) {
 func TestRequestLog(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now), "--log-level", "debug")
-	tok := admToken(t, srv, "ops")
+	tok := newToken(t, srv.DB, "ops")
 	const fake = "sdt_tm_not_a_real_token_but_secret"
-	r := tmGet(t, srv.URL+"/api/v1/notices/100?token=in-the-query", "X-Request-Id", "tm-req-1", "Authorization", "Bearer "+fake)
+	r := fetch(t, http.MethodGet, srv.URL+"/api/v1/notices/100?token=in-the-query", "", "X-Request-Id", "tm-req-1", "Authorization", "Bearer "+fake)
 	if r.Status != 200 || r.Header.Get("X-Request-Id") != "tm-req-1" {
 		t.Fatalf("%d, X-Request-Id %q", r.Status, r.Header.Get("X-Request-Id"))
 	}
 	hexID := regexp.MustCompile(`^[0-9a-f]{32}$`)
 	for _, bad := range []string{"has space", "x\"y", strings.Repeat("z", 65)} {
-		if got := tmGet(t, srv.URL+"/api/v1/status", "X-Request-Id", bad).Header.Get("X-Request-Id"); !hexID.MatchString(got) {
+		if got := fetch(t, http.MethodGet, srv.URL+"/api/v1/status", "", "X-Request-Id", bad).Header.Get("X-Request-Id"); !hexID.MatchString(got) {
 			t.Errorf("X-Request-Id %q answered with %q", bad, got)
 		}
 	}
-	if got := tmGet(t, srv.URL+"/").Header.Get("X-Request-Id"); !hexID.MatchString(got) {
+	if got := fetch(t, http.MethodGet, srv.URL+"/", "").Header.Get("X-Request-Id"); !hexID.MatchString(got) {
 		t.Errorf("no X-Request-Id: answered with %q", got)
 	}
-	if r := admDo(srv, http.MethodGet, admPrefix+"/page", tok, ""); r.Status != 200 {
+	if r := srv.admin(http.MethodGet, admPrefix+"/page", tok, ""); r.Status != 200 {
 		t.Fatalf("admin GET /page: %d", r.Status)
 	}
-	tmGet(t, srv.URL+"/admin/api/v1/page", "Authorization", "Bearer "+tok, "X-Request-Id", "tm-admin-2")
-	tmWaitLog(t, srv.logs,
+	fetch(t, http.MethodGet, srv.URL+"/admin/api/v1/page", "", "Authorization", "Bearer "+tok, "X-Request-Id", "tm-admin-2")
+	waitLog(t, srv.logs,
 		`msg=request method=GET route=/api/v1/notices/{id} path=/api/v1/notices/100 status=200 `,
 		`request_id=tm-req-1`,
 		`route="GET /admin/api/v1/page" path=/admin/api/v1/page status=200 `,
@@ -552,39 +503,6 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
-// tmJSONLogs collects JSON log lines and reports the address from the
-// "statusd listening" line.
-type tmJSONLogs struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	addr chan string
-	sent bool
-}
-
-func (w *tmJSONLogs) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if !w.sent {
-		sc := bufio.NewScanner(bytes.NewReader(w.buf.Bytes()))
-		for sc.Scan() {
-			var l struct{ Msg, URL string }
-			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Msg == "statusd listening" {
-				w.sent = true
-				w.addr <- l.URL
-				break
-			}
-		}
-	}
-	return len(p), nil
-}
-
-func (w *tmJSONLogs) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
-
 // TestRequestLogJSON: STATUSD_LOG_FORMAT=json gives one JSON object a line,
 // the request line among them; a bad format is refused.
 func TestRequestLogJSON(t *testing.T) {
@@ -592,31 +510,12 @@ func TestRequestLogJSON(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, fixture(now))
 	env := map[string]string{"STATUSD_LOG_FORMAT": "json", "STATUSD_LOG_LEVEL": "debug"}
-	logs := &tmJSONLogs{addr: make(chan string, 1)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--db", db, "--addr", "127.0.0.1:0", "--rate-limit", "0"},
-			func(k string) string { return env[k] }, nil, io.Discard, logs)
-	}()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	var url string
-	select {
-	case url = <-logs.addr:
-	case err := <-done:
-		t.Fatalf("serve stopped: %v\n%s", err, logs)
-	case <-time.After(10 * time.Second):
-		t.Fatalf("serve did not start:\n%s", logs)
-	}
-	if r := tmGet(t, url+"/api/v2/status.json", "X-Request-Id", "tm-json-3"); r.Status != 200 {
+	srv := serveEnv(t, db, env)
+	logs, url := srv.logs, srv.URL
+	if r := fetch(t, http.MethodGet, url+"/api/v2/status.json", "", "X-Request-Id", "tm-json-3"); r.Status != 200 {
 		t.Fatalf("GET: %d", r.Status)
 	}
-	tmWaitLog(t, logs, `"request_id":"tm-json-3"`)
+	waitLog(t, logs, `"msg":"statusd listening"`, `"request_id":"tm-json-3"`)
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
 	found := false
 	for sc.Scan() {

@@ -64,7 +64,7 @@ func benchServer(b *testing.B) http.Handler {
 		benchAPI = New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
 			Cache: CacheControl{MaxAge: 5 * time.Second}})
 		benchRoutes = routes(benchAPI)
-		benchHandler = benchAPI.Front(benchRoutes)
+		benchHandler = benchAPI.Front(benchRoutes, testErrors.Write)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)

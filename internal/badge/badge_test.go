@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -96,11 +97,11 @@ func TestServer(t *testing.T) {
 	}
 	h := &holder{}
 	s := New(Config{Snapshots: h, MaxAge: time.Minute})
-	mux := http.NewServeMux()
-	mux.Handle("/badge/status.json", s.StatusJSON())
-	mux.Handle("/badge/status.svg", s.StatusSVG())
-	mux.Handle("/badge/components/{file}", s.Component())
-	mux.Handle("/badge/", s.NotFound())
+	mux, errs := http.NewServeMux(), route.NewErrors(nil, nil)
+	mux.Handle("/badge/status.json", errs.Serve(s.StatusJSON()))
+	mux.Handle("/badge/status.svg", errs.Serve(s.StatusSVG()))
+	mux.Handle("/badge/components/{file}", errs.Serve(s.Component()))
+	mux.Handle("/badge/", errs.Serve(s.NotFound()))
 	get := func(method, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(method, path, nil))

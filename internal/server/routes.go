@@ -6,7 +6,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
-	"github.com/statusd/statusd/internal/httpjson"
 )
 
 // ungated are the paths the gate never refuses: the admin API, the probes
@@ -18,12 +17,12 @@ var ungated = []string{"/admin/", "/healthz", "/readyz", "/metrics"}
 // API answers already cached, served before routing (api.Server.Front,
 // which pays for itself: see BenchmarkRequest); the gate; the routes.
 func (s *assembly) publicChain(mux *http.ServeMux) http.Handler {
-	return noSniff(s.cfg.Metrics.Middleware(s.recoverPanics(s.api.Front(s.cfg.Gate.Wrap(mux, s.writeError)))))
+	return noSniff(s.cfg.Metrics.Middleware(s.errs.Recover(s.api.Front(s.cfg.Gate.Wrap(mux, s.errs.Write), s.errs.Write))))
 }
 
 // adminChain is the middleware of the admin listener (--admin-addr).
 func (s *assembly) adminChain(mux *http.ServeMux) http.Handler {
-	return noSniff(s.cfg.Metrics.Middleware(s.recoverPanics(mux)))
+	return noSniff(s.cfg.Metrics.Middleware(s.errs.Recover(mux)))
 }
 
 // routes registers every route of the process: pub is the public
@@ -36,23 +35,23 @@ func (s *assembly) adminChain(mux *http.ServeMux) http.Handler {
 // (api.Server.Read, web.Server.Page, ...). The admin routes are method
 // patterns; any other method on their paths is 405 with Allow.
 func (s *assembly) routes(pub, adm *http.ServeMux) {
-	a, p := s.api, s.pages
+	a, p, serve := s.api, s.pages, s.errs.Serve
 	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
 
 	// The public v1 JSON API (SPEC.md), at /api/v1 and its alias /v1
 	// (CONTRACT C1).
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
-		pub.Handle(root, a.Read(a.Index))                              // GET HEAD
-		pub.Handle(root+"/status", a.Read(a.Status))                   // GET HEAD
-		pub.Handle(root+"/components", a.Read(a.Components))           // GET HEAD
-		pub.Handle(root+"/components/{id}/metrics", a.Read(a.Metrics)) // GET HEAD
-		pub.Handle(root+"/notices", a.Read(a.Notices))                 // GET HEAD
-		pub.Handle(root+"/notices/{id}", a.Read(a.Notice))             // GET HEAD
+		pub.Handle(root, serve(a.Read(a.Index)))                              // GET HEAD
+		pub.Handle(root+"/status", serve(a.Read(a.Status)))                   // GET HEAD
+		pub.Handle(root+"/components", serve(a.Read(a.Components)))           // GET HEAD
+		pub.Handle(root+"/components/{id}/metrics", serve(a.Read(a.Metrics))) // GET HEAD
+		pub.Handle(root+"/notices", serve(a.Read(a.Notices)))                 // GET HEAD
+		pub.Handle(root+"/notices/{id}", serve(a.Read(a.Notice)))             // GET HEAD
 	}
-	pub.Handle("/api/notices/{id}", a.Read(a.Notice))     // GET HEAD
-	pub.Handle("/api/v1/openapi.json", a.Read(a.OpenAPI)) // GET HEAD
-	pub.Handle("/api/", a.NotFound())                     // any: JSON 404
-	pub.Handle("/v1/", a.NotFound())                      // any: JSON 404
+	pub.Handle("/api/notices/{id}", serve(a.Read(a.Notice)))     // GET HEAD
+	pub.Handle("/api/v1/openapi.json", serve(a.Read(a.OpenAPI))) // GET HEAD
+	pub.Handle("/api/", serve(a.NotFound()))                     // any: JSON 404
+	pub.Handle("/v1/", serve(a.NotFound()))                      // any: JSON 404
 
 	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage).
 	for _, path := range []string{
@@ -65,37 +64,39 @@ func (s *assembly) routes(pub, adm *http.ServeMux) {
 		"/api/v2/scheduled-maintenances/upcoming.json", // GET HEAD
 		"/api/v2/scheduled-maintenances/active.json",   // GET HEAD
 	} {
-		pub.Handle(path, v2.Serve(path))
+		pub.Handle(path, serve(v2.Serve(path)))
 	}
 
 	// The status page: HTML, feeds and its assets (internal/web).
-	pub.Handle("/", p.Page(p.Index))                          // GET HEAD; any other path: HTML 404
-	pub.Handle("/notices/{id}", p.Page(p.Notice))             // GET HEAD
-	pub.Handle("/history", p.Page(p.History))                 // GET HEAD
-	pub.Handle("/history.atom", p.Page(p.Atom))               // GET HEAD
-	pub.Handle("/history.rss", p.Page(p.RSS))                 // GET HEAD
-	pub.Handle("/components/{id}/metrics", p.Page(p.Metrics)) // GET HEAD
-	pub.Handle("/assets/{name}", p.Assets())                  // GET HEAD
-	pub.Handle("/favicon.ico", p.Assets())                    // GET HEAD
+	pub.Handle("/", serve(p.Page(p.Index)))                          // GET HEAD; any other path: HTML 404
+	pub.Handle("/notices/{id}", serve(p.Page(p.Notice)))             // GET HEAD
+	pub.Handle("/history", serve(p.Page(p.History)))                 // GET HEAD
+	pub.Handle("/history.atom", serve(p.Page(p.Atom)))               // GET HEAD
+	pub.Handle("/history.rss", serve(p.Page(p.RSS)))                 // GET HEAD
+	pub.Handle("/components/{id}/metrics", serve(p.Page(p.Metrics))) // GET HEAD
+	pub.Handle("/assets/{name}", serve(p.Assets()))                  // GET HEAD
+	pub.Handle("/favicon.ico", serve(p.Assets()))                    // GET HEAD
 
 	// Badges (internal/badge).
-	pub.Handle("/badge/status.json", badges.StatusJSON())      // GET HEAD
-	pub.Handle("/badge/status.svg", badges.StatusSVG())        // GET HEAD
-	pub.Handle("/badge/components/{file}", badges.Component()) // GET HEAD
-	pub.Handle("/badge/", badges.NotFound())                   // any: a "not found" badge
+	pub.Handle("/badge/status.json", serve(badges.StatusJSON()))      // GET HEAD
+	pub.Handle("/badge/status.svg", serve(badges.StatusSVG()))        // GET HEAD
+	pub.Handle("/badge/components/{file}", serve(badges.Component())) // GET HEAD
+	pub.Handle("/badge/", serve(badges.NotFound()))                   // any: a "not found" badge
 
 	// Health probes, on every listener (internal/health).
 	for _, mux := range listeners(pub, adm) {
-		mux.HandleFunc("/healthz", probes.Healthz) // any method
-		mux.HandleFunc("/readyz", probes.Readyz)   // any method
+		mux.Handle("/healthz", serve(probes.Healthz)) // any method
+		mux.Handle("/readyz", serve(probes.Readyz))   // any method
 	}
 
 	// The admin API (CONTRACT C6), every request with a bearer token.
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
-	authed := func(h admin.Handler) http.Handler { return auth.require("statusd admin", hint, ad.Serve(h)) }
+	authed := func(h admin.Handler) http.Handler {
+		return serve(auth.require("statusd admin", hint, serve(ad.Serve(h))))
+	}
 	const v1 = "/admin/api/v1"
-	s.handleMethods(adm, authed, []route{
+	s.handleMethods(adm, authed, []adminRoute{
 		{"GET " + v1 + "/page", ad.GetPage},
 		{"PATCH " + v1 + "/page", ad.PatchPage},
 		{"GET " + v1 + "/components", ad.ListComponents},
@@ -119,8 +120,8 @@ func (s *assembly) routes(pub, adm *http.ServeMux) {
 	// Prometheus metrics, with an admin token unless --metrics-public.
 	metrics := s.cfg.Metrics.Handler()
 	if !s.cfg.MetricsPublic {
-		metrics = auth.require("statusd metrics", "the metrics need a valid admin token: send Authorization: Bearer <token> "+
-			"(statusd token create), or serve them openly with --metrics-public", metrics)
+		metrics = serve(auth.require("statusd metrics", "the metrics need a valid admin token: send Authorization: Bearer <token> "+
+			"(statusd token create), or serve them openly with --metrics-public", metrics))
 	}
 	adm.Handle("/metrics", metrics) // GET
 
@@ -130,15 +131,15 @@ func (s *assembly) routes(pub, adm *http.ServeMux) {
 	}
 }
 
-// route is a method pattern and its admin handler.
-type route struct {
+// adminRoute is a method pattern and its admin handler.
+type adminRoute struct {
 	pattern string
 	h       admin.Handler
 }
 
 // handleMethods registers each route through wrap, and answers any other
 // method on their paths 405 method_not_allowed with Allow.
-func (s *assembly) handleMethods(mux *http.ServeMux, wrap func(admin.Handler) http.Handler, routes []route) {
+func (s *assembly) handleMethods(mux *http.ServeMux, wrap func(admin.Handler) http.Handler, routes []adminRoute) {
 	var paths []string
 	allowed := map[string][]string{}
 	for _, rt := range routes {
@@ -169,7 +170,7 @@ func listeners(pub, adm *http.ServeMux) []*http.ServeMux {
 // jsonNotFound answers every request with a JSON 404: the paths of an API
 // that a listener does not serve.
 func (s *assembly) jsonNotFound(message string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		httpjson.Error(w, r, s.cfg.Log, statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path))
+	return s.errs.Serve(func(w http.ResponseWriter, r *http.Request) error {
+		return statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path)
 	})
 }

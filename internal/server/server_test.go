@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/web"
 )
 
@@ -17,7 +17,7 @@ import (
 // 503 with Retry-After either way.
 func TestWriteError(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	s := &assembly{cfg: Config{Now: time.Now, Log: log}, pages: web.New(web.Config{Log: log})}
+	errs := route.NewErrors(log, web.New(web.Config{Log: log}).ErrorPage)
 	for _, c := range []struct{ path, contentType, body string }{
 		{"/api/v1/notices", "application/json; charset=utf-8",
 			`{"error":{"status":503,"code":"unavailable","message":"the server is at capacity; retry in a second"}}`},
@@ -30,7 +30,7 @@ func TestWriteError(t *testing.T) {
 		{"/badge/status.svg", "text/html; charset=utf-8", "very busy"},
 	} {
 		rec := httptest.NewRecorder()
-		s.writeError(rec, httptest.NewRequest(http.MethodGet, c.path, nil), ErrBusy)
+		errs.Write(rec, httptest.NewRequest(http.MethodGet, c.path, nil), ErrBusy)
 		if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" || rec.Header().Get("Content-Type") != c.contentType ||
 			!strings.Contains(rec.Body.String(), c.body) {
 			t.Errorf("%s: %d, Retry-After %q, %q, %.200s; want 503, 1, %q with %q", c.path, rec.Code,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -274,9 +275,9 @@ func TestServer(t *testing.T) {
 
 // serveMux serves every endpoint of s, as internal/server does.
 func serveMux(s *Server) *http.ServeMux {
-	mux := http.NewServeMux()
+	mux, errs := http.NewServeMux(), route.NewErrors(nil, nil)
 	for _, p := range Paths {
-		mux.Handle(p, s.Serve(p))
+		mux.Handle(p, errs.Serve(s.Serve(p)))
 	}
 	return mux
 }

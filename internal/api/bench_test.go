@@ -17,6 +17,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -26,7 +27,7 @@ var (
 	benchDir     string
 	benchAPI     *Server
 	benchHandler http.Handler // benchRoutes behind Front, as statusd serves them
-	benchRoutes  *http.ServeMux
+	benchRoutes  *route.Mux
 	benchErr     error
 )
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -67,9 +68,9 @@ func fuzzServer(f *testing.F) http.Handler {
 }
 
 // routes serves the API's routes, as internal/server registers them.
-func routes(s *Server) *http.ServeMux {
-	mux := http.NewServeMux()
-	read := func(path string, h Handler) { mux.Handle(path, testErrors.Serve(s.Read(h))) }
+func routes(s *Server) *route.Mux {
+	mux := route.NewMux(http.NewServeMux(), testErrors).With(s.Public)
+	read := func(path string, h Handler) { mux.Read(path, s.Read(h), httpjson.Preflight) }
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
 		read(root, s.Index)
 		read(root+"/status", s.Status)
@@ -80,8 +81,8 @@ func routes(s *Server) *http.ServeMux {
 	}
 	read("/api/notices/{id}", s.Notice)
 	read("/api/v1/openapi.json", s.OpenAPI)
-	mux.Handle("/api/", testErrors.Serve(s.NotFound()))
-	mux.Handle("/v1/", testErrors.Serve(s.NotFound()))
+	mux.Handle("/api/", NotFound)
+	mux.Handle("/v1/", NotFound)
 	return mux
 }
 

@@ -58,21 +58,17 @@ func New(cfg Config) *Server {
 // answer with.
 type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
 
-// Read adapts a Handler to the API's common behaviour: only GET and HEAD,
-// CORS, the rate limit and a snapshot to answer from; the error it
-// returns is the one to answer with.
+// Read adapts a Handler to the API's common behaviour: a snapshot to
+// answer from; the error it returns is the one to answer with. Its routes
+// are registered through Public.
 func (s *Server) Read(h Handler) route.Handler {
-	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method)
-		}
+	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
 			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
 		}
 		return h(w, r, snap)
-	})
+	}
 }
 
 // lookup returns the cached answer to r's target (path and raw query), when
@@ -114,17 +110,16 @@ func (s *Server) Front(next http.Handler, fail func(http.ResponseWriter, *http.R
 	})
 }
 
-// wrap adds what every API response gets: CORS and the rate limit.
-func (s *Server) wrap(h route.Handler) route.Handler {
+// Public adds what every answer of the API gets, errors included: CORS
+// and the rate limit.
+func (s *Server) Public(h route.Handler) route.Handler {
 	return ratelimit.Public(s.limiter, s.trusted, h)
 }
 
-// NotFound answers the paths under the API's roots that no route claims:
-// a 404, with CORS and the rate limit.
-func (s *Server) NotFound() route.Handler {
-	return s.wrap(func(w http.ResponseWriter, r *http.Request) error {
-		return statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path)
-	})
+// NotFound answers the paths under the API's roots that no route claims
+// (through Public, as every route).
+func NotFound(w http.ResponseWriter, r *http.Request) error {
+	return statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path)
 }
 
 // Index answers the API's index, the target of page.links.self.

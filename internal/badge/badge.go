@@ -157,11 +157,6 @@ func (s *Server) unavailable(w http.ResponseWriter, r *http.Request, write write
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request, write writer, status int, b Badge) error {
 	h := w.Header()
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
-		status = http.StatusMethodNotAllowed
-		b = Badge{Label: "badge", Message: "method not allowed", Color: ColorUnknown}
-	}
 	b.SchemaVersion = 1
 	h.Set("Access-Control-Allow-Origin", "*")
 	if status == http.StatusOK {

@@ -97,11 +97,11 @@ func TestServer(t *testing.T) {
 	}
 	h := &holder{}
 	s := New(Config{Snapshots: h, MaxAge: time.Minute})
-	mux, errs := http.NewServeMux(), route.NewErrors(nil, nil)
-	mux.Handle("/badge/status.json", errs.Serve(s.StatusJSON()))
-	mux.Handle("/badge/status.svg", errs.Serve(s.StatusSVG()))
-	mux.Handle("/badge/components/{file}", errs.Serve(s.Component()))
-	mux.Handle("/badge/", errs.Serve(s.NotFound()))
+	mux := route.NewMux(http.NewServeMux(), route.NewErrors(nil, nil))
+	mux.Read("/badge/status.json", s.StatusJSON(), nil)
+	mux.Read("/badge/status.svg", s.StatusSVG(), nil)
+	mux.Read("/badge/components/{file}", s.Component(), nil)
+	mux.Handle("/badge/", s.NotFound())
 	get := func(method, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(method, path, nil))

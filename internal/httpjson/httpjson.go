@@ -94,8 +94,9 @@ func AllowAnyOrigin(w http.ResponseWriter) {
 }
 
 // Preflight answers a CORS preflight request (OPTIONS) of a path any
-// origin may read (AllowAnyOrigin): any method of a read, any header.
-func Preflight(w http.ResponseWriter, r *http.Request) {
+// origin may read (AllowAnyOrigin): any method of a read, any header. It
+// never fails; it returns an error to be a route.Handler.
+func Preflight(w http.ResponseWriter, r *http.Request) error {
 	AllowAnyOrigin(w)
 	h := w.Header()
 	h.Set("Allow", "GET, HEAD, OPTIONS")
@@ -105,4 +106,5 @@ func Preflight(w http.ResponseWriter, r *http.Request) {
 	}
 	h.Set("Access-Control-Max-Age", "86400")
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

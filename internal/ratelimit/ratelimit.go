@@ -174,14 +174,13 @@ func Check(l Allower, trusted []netip.Prefix, w http.ResponseWriter, r *http.Req
 }
 
 // Public is the policy of the public JSON APIs around h: any origin may
-// read them (CORS: they carry no credentials), a CORS preflight is
-// answered here, and every other request counts against the limit l.
+// read them (CORS: they carry no credentials), and every request but a
+// CORS preflight (OPTIONS) counts against the limit l.
 func Public(l Allower, trusted []netip.Prefix, h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		httpjson.AllowAnyOrigin(w)
 		if r.Method == http.MethodOptions {
-			httpjson.Preflight(w, r)
-			return nil
+			return h(w, r)
 		}
 		if err := Check(l, trusted, w, r); err != nil {
 			return err

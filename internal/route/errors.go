@@ -74,6 +74,14 @@ func (e *Errors) Serve(h Handler) http.Handler {
 	})
 }
 
+// Plain adapts an http.Handler that answers every request itself.
+func Plain(h http.Handler) Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		h.ServeHTTP(w, r)
+		return nil
+	}
+}
+
 // Recover answers a panic in next as an internal error (logged by Write)
 // instead of a dropped connection.
 func (e *Errors) Recover(next http.Handler) http.Handler {

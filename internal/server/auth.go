@@ -40,7 +40,7 @@ func newBearer(tokens statusd.TokenStore, s *assembly) *bearer {
 
 // require lets a request with a valid token through to next; realm names
 // what the token opens, hint tells a client without one what to do.
-func (b *bearer) require(realm, hint string, next http.Handler) route.Handler {
+func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
 		name, err := b.authenticate(r)
@@ -48,8 +48,7 @@ func (b *bearer) require(realm, hint string, next http.Handler) route.Handler {
 		case err != nil:
 			return err
 		case name != "":
-			next.ServeHTTP(w, r.WithContext(admin.WithActor(r.Context(), name)))
-			return nil
+			return next(w, r.WithContext(admin.WithActor(r.Context(), name)))
 		}
 		if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
 			return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry), res.Retry)

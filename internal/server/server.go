@@ -62,7 +62,6 @@ type assembly struct {
 	cfg   Config
 	api   *api.Server
 	pages *web.Server
-	errs  *route.Errors // the one error writer
 }
 
 // New returns the handler of the public listener and, with
@@ -73,11 +72,11 @@ func New(cfg Config) (public, adminH http.Handler) {
 			TrustedProxies: cfg.TrustedProxies, Cache: cfg.Cache, Now: cfg.Now, Log: cfg.Log}),
 		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log}),
 	}
-	s.errs = route.NewErrors(cfg.Log, s.pages.ErrorPage)
-	pub := http.NewServeMux()
+	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
 	adm := pub
 	if cfg.AdminListener {
-		adm = http.NewServeMux()
+		// It serves machines only: its errors are JSON on every path.
+		adm = route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, nil))
 	}
 	s.routes(pub, adm)
 	public = s.publicChain(pub)

@@ -95,14 +95,16 @@ var Paths = []string{
 	"/api/v2/scheduled-maintenances/active.json",
 }
 
-// Serve answers the endpoint at path, one of Paths, with CORS and the
-// rate limit.
+// Public adds what every answer of these endpoints gets, errors included:
+// CORS and the rate limit.
+func (s *Server) Public(h route.Handler) route.Handler {
+	return ratelimit.Public(s.limiter, s.trusted, h)
+}
+
+// Serve answers the endpoint at path, one of Paths. Its routes are
+// registered through Public.
 func (s *Server) Serve(path string) route.Handler {
-	return ratelimit.Public(s.limiter, s.trusted, func(w http.ResponseWriter, r *http.Request) error {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method)
-		}
+	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
 			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
@@ -119,7 +121,7 @@ func (s *Server) Serve(path string) route.Handler {
 		h.Set("Content-Length", strconv.Itoa(len(e.data)))
 		respcache.ServeConditional(w, r, e.etag, e.data)
 		return nil
-	})
+	}
 }
 
 // answersFor returns the snapshot's answers, marshalling them the first

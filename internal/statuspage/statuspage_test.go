@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -274,10 +275,10 @@ func TestServer(t *testing.T) {
 }
 
 // serveMux serves every endpoint of s, as internal/server does.
-func serveMux(s *Server) *http.ServeMux {
-	mux, errs := http.NewServeMux(), route.NewErrors(nil, nil)
+func serveMux(s *Server) *route.Mux {
+	mux := route.NewMux(http.NewServeMux(), route.NewErrors(nil, nil)).With(s.Public)
 	for _, p := range Paths {
-		mux.Handle(p, errs.Serve(s.Serve(p)))
+		mux.Read(p, s.Serve(p), httpjson.Preflight)
 	}
 	return mux
 }

@@ -9,7 +9,6 @@ import (
 	"path"
 	"strconv"
 
-	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 )
@@ -74,11 +73,7 @@ func (s *Server) Assets() route.Handler {
 		}
 		a, ok := assetFiles[name]
 		if !ok {
-			return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
-		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here: this page can only be read.", r.Method)
+			return NotFound(w, r)
 		}
 		etag := `"` + a.hash + `"`
 		h := w.Header()

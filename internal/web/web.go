@@ -66,15 +66,11 @@ func New(cfg Config) *Server {
 // for the answers that are error pages.
 type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
 
-// Page adapts a Handler: only GET and HEAD, a snapshot to answer from, and
-// the page kept for PageTTL; the error it returns is the one to answer
-// with (see ErrorPage).
+// Page adapts a Handler: a snapshot to answer from, and the page kept for
+// PageTTL; the error it returns is the one to answer with (see
+// ErrorPage).
 func (s *Server) Page(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here: this page can only be read.", r.Method)
-		}
 		snap := s.snaps.Current()
 		if snap == nil {
 			return statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
@@ -100,6 +96,11 @@ func (s *Server) Page(h Handler) route.Handler {
 		}
 		return nil
 	}
+}
+
+// NotFound answers the paths that no route claims: a 404 page.
+func NotFound(w http.ResponseWriter, r *http.Request) error {
+	return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
 }
 
 // pageKey is the cache key of the page r asks for.

@@ -74,9 +74,10 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 	}
 	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log})
 	// The page's routes, as internal/server registers them.
-	mux, errs := http.NewServeMux(), route.NewErrors(log, s.ErrorPage)
-	handle := func(path string, h route.Handler) { mux.Handle(path, errs.Serve(h)) }
-	handle("/", s.Page(s.Index))
+	errs := route.NewErrors(log, s.ErrorPage)
+	mux := route.NewMux(http.NewServeMux(), errs)
+	handle := func(path string, h route.Handler) { mux.Read(path, h, nil) }
+	handle("/{$}", s.Page(s.Index))
 	handle("/notices/{id}", s.Page(s.Notice))
 	handle("/history", s.Page(s.History))
 	handle("/history.atom", s.Page(s.Atom))
@@ -84,6 +85,7 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 	handle("/components/{id}/metrics", s.Page(s.Metrics))
 	handle("/assets/{name}", s.Assets())
 	handle("/favicon.ico", s.Assets())
+	mux.Handle("/", NotFound)
 	for _, f := range extra {
 		f(s, handle)
 	}

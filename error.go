@@ -22,28 +22,48 @@ const (
 	EUnavailable       = "unavailable"
 )
 
-var codeStatus = map[string]int{
-	EInvalidParameter:  400,
-	EInvalidBody:       400,
-	EUnauthorized:      401,
-	ENotFound:          404,
-	EMetricsDisabled:   404,
-	EMethodNotAllowed:  405,
-	EConflict:          409,
-	ETooLarge:          413,
-	EInvalidField:      422,
-	EInvalidTransition: 422,
-	ERateLimited:       429,
-	EInternal:          500,
-	EUnavailable:       503,
+// codeStatus is the one table from error code to HTTP status, read both
+// ways: by the server (ErrorStatus) and by the SDK (CodeOfStatus). The
+// first code of each status is the one a bare status stands for.
+var codeStatus = []struct {
+	code   string
+	status int
+}{
+	{EInvalidParameter, 400},
+	{EInvalidBody, 400},
+	{EUnauthorized, 401},
+	{ENotFound, 404},
+	{EMetricsDisabled, 404},
+	{EMethodNotAllowed, 405},
+	{EConflict, 409},
+	{ETooLarge, 413},
+	{EInvalidField, 422},
+	{EInvalidTransition, 422},
+	{ERateLimited, 429},
+	{EInternal, 500},
+	{EUnavailable, 503},
 }
 
 // ErrorStatus returns the HTTP status of an error code; unknown codes are 500.
 func ErrorStatus(code string) int {
-	if s, ok := codeStatus[code]; ok {
-		return s
+	for _, c := range codeStatus {
+		if c.code == code {
+			return c.status
+		}
 	}
 	return 500
+}
+
+// CodeOfStatus returns the error code an HTTP error status stands for, for
+// an answer that carries no code of its own: the first of the status's
+// codes, or EInternal for a status that has none.
+func CodeOfStatus(status int) string {
+	for _, c := range codeStatus {
+		if c.status == status {
+			return c.code
+		}
+	}
+	return EInternal
 }
 
 // Error is the one error type of statusd that is meant for users: a code from

@@ -89,18 +89,6 @@ func hasStatus(err error, status int) bool {
 	return errors.As(err, &e) && e.Status == status
 }
 
-// codeOfStatus is the statusd code of an error status, for answers whose
-// body is not a statusd error.
-func codeOfStatus(status int) string {
-	for _, code := range []string{statusd.EInvalidParameter, statusd.EUnauthorized, statusd.ENotFound, statusd.EMethodNotAllowed,
-		statusd.EConflict, statusd.ETooLarge, statusd.EInvalidField, statusd.ERateLimited, statusd.EUnavailable} {
-		if statusd.ErrorStatus(code) == status {
-			return code
-		}
-	}
-	return statusd.EInternal
-}
-
 // newError reads an error answer.
 func newError(res *http.Response, body []byte) *Error {
 	e := &Error{Status: res.StatusCode}
@@ -108,7 +96,7 @@ func newError(res *http.Response, body []byte) *Error {
 	if err := json.Unmarshal(body, &r); err == nil && r.Error.Code != "" {
 		e.Code, e.Message = r.Error.Code, r.Error.Message
 	} else {
-		e.Code, e.Message = codeOfStatus(res.StatusCode), http.StatusText(res.StatusCode)
+		e.Code, e.Message = statusd.CodeOfStatus(res.StatusCode), http.StatusText(res.StatusCode)
 		if e.Message == "" {
 			e.Message = res.Status
 		}

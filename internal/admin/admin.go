@@ -9,12 +9,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -26,7 +25,6 @@ type Config struct {
 	Store     statusd.Store
 	Snapshots *snapshot.Holder
 	Now       func() time.Time
-	Log       *slog.Logger
 }
 
 // Server is the admin API. It is safe for concurrent use.
@@ -34,12 +32,11 @@ type Server struct {
 	store statusd.Store
 	snaps *snapshot.Holder
 	now   func() time.Time
-	log   *slog.Logger
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, log: cfg.Log}
+	return &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now}
 }
 
 // Handler serves an authenticated request; actor is the name of the
@@ -56,16 +53,15 @@ func WithActor(ctx context.Context, name string) context.Context {
 }
 
 // Serve adapts h, behind the bearer-token middleware that set the actor
-// (WithActor): never cached, the body limited to MaxBody, errors as JSON.
-func (s *Server) Serve(h Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// (WithActor): never cached, the body limited to MaxBody; the error it
+// returns is the one to answer with.
+func (s *Server) Serve(h Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
 		actor, _ := r.Context().Value(actorKey{}).(string)
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		if err := h(w, r, actor); err != nil {
-			httpjson.Error(w, r, s.log, err)
-		}
-	})
+		return h(w, r, actor)
+	}
 }
 
 // NewToken returns a new random token secret and its SHA-256 hash.

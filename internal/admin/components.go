@@ -26,8 +26,7 @@ func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ string) error
 	if err != nil {
 		return err
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, s.pageRepr(snap))
-	return nil
+	return httpjson.Write(w, r, http.StatusOK, s.pageRepr(snap))
 }
 
 // PatchPage changes the page's settings.
@@ -91,8 +90,7 @@ func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ string
 	for _, c := range snap.AllComponents {
 		list = append(list, s.componentRepr(snap, c))
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminComponentsResponse{Components: list})
-	return nil
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminComponentsResponse{Components: list})
 }
 
 // GetComponent answers one component.
@@ -117,8 +115,7 @@ func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, statu
 	if c == nil {
 		return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
 	}
-	httpjson.Write(w, r, s.log, status, s.componentRepr(snap, c))
-	return nil
+	return httpjson.Write(w, r, status, s.componentRepr(snap, c))
 }
 
 // CreateComponent adds a component.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -98,7 +99,8 @@ func FuzzAdminBodies(f *testing.F) {
 	}
 	// The write routes of fuzzTargets, as internal/server registers them
 	// (less the bearer token, which internal/server checks).
-	s := New(Config{Store: store, Snapshots: holder, Now: time.Now, Log: log})
+	s := New(Config{Store: store, Snapshots: holder, Now: time.Now})
+	errs := route.NewErrors(log, nil)
 	mux := http.NewServeMux()
 	for pattern, h := range map[string]Handler{
 		"PATCH /admin/api/v1/page":                s.PatchPage,
@@ -109,7 +111,7 @@ func FuzzAdminBodies(f *testing.F) {
 		"POST /admin/api/v1/notices/{id}/updates": s.PostUpdate,
 		"POST /admin/api/v1/notices/{id}/reopen":  s.Reopen,
 	} {
-		mux.Handle(pattern, s.Serve(h))
+		mux.Handle(pattern, errs.Serve(s.Serve(h)))
 	}
 
 	f.Fuzz(func(t *testing.T, target uint8, id int64, body []byte) {

@@ -54,8 +54,7 @@ func (s *Server) ListNotices(w http.ResponseWriter, r *http.Request, _ string) e
 		next := "/admin/api/v1/notices?page=" + strconv.FormatInt(page+1, 10)
 		meta.NextPage = &next
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminNoticesResponse{Notices: list, Meta: meta})
-	return nil
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminNoticesResponse{Notices: list, Meta: meta})
 }
 
 // GetNotice answers one notice with its updates.
@@ -76,8 +75,7 @@ func (s *Server) answerNotice(w http.ResponseWriter, r *http.Request, status int
 	if n == nil {
 		return statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
 	}
-	httpjson.Write(w, r, s.log, status, s.noticeRepr(snap, n))
-	return nil
+	return httpjson.Write(w, r, status, s.noticeRepr(snap, n))
 }
 
 // applyNotice copies the settable fields of the body onto n, noting
@@ -378,6 +376,5 @@ func (s *Server) Audit(w http.ResponseWriter, r *http.Request, _ string) error {
 		next := "/admin/api/v1/audit?page=" + strconv.Itoa(page+1)
 		meta.NextPage = &next
 	}
-	httpjson.Write(w, r, s.log, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
-	return nil
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -26,7 +27,7 @@ var (
 	benchDir     string
 	benchAPI     *Server
 	benchHandler http.Handler // benchRoutes behind Front, as statusd serves them
-	benchRoutes  *http.ServeMux
+	benchRoutes  *route.Mux
 	benchErr     error
 )
 
@@ -64,7 +65,7 @@ func benchServer(b *testing.B) http.Handler {
 		benchAPI = New(Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log,
 			Cache: CacheControl{MaxAge: 5 * time.Second}})
 		benchRoutes = routes(benchAPI)
-		benchHandler = benchAPI.Front(benchRoutes)
+		benchHandler = benchAPI.Front(benchRoutes, testErrors.Write)
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)

@@ -29,7 +29,7 @@ func newFrontServer(t *testing.T, s *Server) *frontServer {
 		f.mu.Unlock()
 		mux.ServeHTTP(w, r)
 	})
-	front := s.Front(routes)
+	front := s.Front(routes, testErrors.Write)
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		front.ServeHTTP(w, r)
 		f.mu.Lock()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
@@ -66,22 +68,27 @@ func fuzzServer(f *testing.F) http.Handler {
 }
 
 // routes serves the API's routes, as internal/server registers them.
-func routes(s *Server) *http.ServeMux {
-	mux := http.NewServeMux()
+func routes(s *Server) *route.Mux {
+	mux := route.NewMux(http.NewServeMux(), testErrors).With(s.Public)
+	read := func(path string, h Handler) { mux.Read(path, s.Read(h), httpjson.Preflight) }
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
-		mux.Handle(root, s.Read(s.Index))
-		mux.Handle(root+"/status", s.Read(s.Status))
-		mux.Handle(root+"/components", s.Read(s.Components))
-		mux.Handle(root+"/components/{id}/metrics", s.Read(s.Metrics))
-		mux.Handle(root+"/notices", s.Read(s.Notices))
-		mux.Handle(root+"/notices/{id}", s.Read(s.Notice))
+		read(root, s.Index)
+		read(root+"/status", s.Status)
+		read(root+"/components", s.Components)
+		read(root+"/components/{id}/metrics", s.Metrics)
+		read(root+"/notices", s.Notices)
+		read(root+"/notices/{id}", s.Notice)
 	}
-	mux.Handle("/api/notices/{id}", s.Read(s.Notice))
-	mux.Handle("/api/v1/openapi.json", s.Read(s.OpenAPI))
-	mux.Handle("/api/", s.NotFound())
-	mux.Handle("/v1/", s.NotFound())
+	read("/api/notices/{id}", s.Notice)
+	read("/api/v1/openapi.json", s.OpenAPI)
+	mux.Handle("/api/", NotFound)
+	mux.Handle("/v1/", NotFound)
 	return mux
 }
+
+// testErrors writes the errors of the tests' routes, as internal/server's
+// writer does.
+var testErrors = route.NewErrors(nil, nil)
 
 // demoServer is the API over the demo page in a real SQLite store; set,
 // if not nil, changes its Config.

@@ -17,6 +17,7 @@ import (
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -57,24 +58,17 @@ func New(cfg Config) *Server {
 // answer with.
 type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
 
-// Read adapts a Handler to the API's common behaviour: only GET and HEAD,
-// CORS, the rate limit, a snapshot to answer from, and JSON errors.
-func (s *Server) Read(h Handler) http.Handler {
-	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
-			return
-		}
+// Read adapts a Handler to the API's common behaviour: a snapshot to
+// answer from; the error it returns is the one to answer with. Its routes
+// are registered through Public.
+func (s *Server) Read(h Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
-			return
+			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
 		}
-		if err := h(w, r, snap); err != nil {
-			httpjson.Error(w, r, s.log, err)
-		}
-	}))
+		return h(w, r, snap)
+	}
 }
 
 // lookup returns the cached answer to r's target (path and raw query), when
@@ -98,8 +92,8 @@ func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
 // Pattern, as the ServeMux would, for telemetry. Such an answer gets all
 // that the route would give it (CORS, the rate limit, Cache-Control, the
 // ETag and 304, the encodings) but routing. Every other request goes to
-// next.
-func (s *Server) Front(next http.Handler) http.Handler {
+// next. A refusal of the rate limit is answered by fail.
+func (s *Server) Front(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		e, route := s.lookup(r)
 		if e == nil {
@@ -108,23 +102,24 @@ func (s *Server) Front(next http.Handler) http.Handler {
 		}
 		r.Pattern = route
 		httpjson.AllowAnyOrigin(w)
-		if ratelimit.Apply(s.limiter, s.trusted, s.log, w, r) {
-			respcache.Serve(w, r, e, s.cacheControl)
+		if err := ratelimit.Check(s.limiter, s.trusted, w, r); err != nil {
+			fail(w, r, err)
+			return
 		}
+		respcache.Serve(w, r, e, s.cacheControl)
 	})
 }
 
-// wrap adds what every API response gets: CORS and the rate limit.
-func (s *Server) wrap(next http.Handler) http.Handler {
-	return httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, next))
+// Public adds what every answer of the API gets, errors included: CORS
+// and the rate limit.
+func (s *Server) Public(h route.Handler) route.Handler {
+	return ratelimit.Public(s.limiter, s.trusted, h)
 }
 
-// NotFound answers the paths under the API's roots that no route claims:
-// a JSON 404, with CORS and the rate limit.
-func (s *Server) NotFound() http.Handler {
-	return s.wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		httpjson.Error(w, r, s.log, statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path))
-	}))
+// NotFound answers the paths under the API's roots that no route claims
+// (through Public, as every route).
+func NotFound(w http.ResponseWriter, r *http.Request) error {
+	return statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path)
 }
 
 // Index answers the API's index, the target of page.links.self.

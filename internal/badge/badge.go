@@ -14,7 +14,6 @@
 package badge
 
 import (
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -35,43 +35,37 @@ type Config struct {
 	Snapshots Snapshots
 	// MaxAge is how long clients and image proxies may reuse a badge.
 	MaxAge time.Duration
-	Log    *slog.Logger
 }
 
 // Server serves the badges. It is safe for concurrent use.
 type Server struct {
 	snaps        Snapshots
 	cacheControl string
-	log          *slog.Logger
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Server{snaps: cfg.Snapshots, log: log,
+	return &Server{snaps: cfg.Snapshots,
 		cacheControl: "public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}
 }
 
 // StatusJSON answers the page's badge as a shields.io endpoint.
-func (s *Server) StatusJSON() http.Handler { return s.page(writeJSON) }
+func (s *Server) StatusJSON() route.Handler { return s.page(writeJSON) }
 
 // StatusSVG answers the page's badge as SVG.
-func (s *Server) StatusSVG() http.Handler { return s.page(writeSVG) }
+func (s *Server) StatusSVG() route.Handler { return s.page(writeSVG) }
 
 // Component answers a component's badge, /badge/components/{file}: a
 // wildcard is a whole path segment, so {file} is "<id>.json" or
 // "<id>.svg".
-func (s *Server) Component() http.Handler { return http.HandlerFunc(s.component) }
+func (s *Server) Component() route.Handler { return s.component }
 
 // NotFound answers the other paths under /badge/ with a "not found"
 // badge.
-func (s *Server) NotFound() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.write(w, r, writeJSONorSVG(r.URL.Path), http.StatusNotFound, Badge{Label: "badge", Message: "not found", Color: ColorUnknown})
-	})
+func (s *Server) NotFound() route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return s.write(w, r, writeJSONorSVG(r.URL.Path), http.StatusNotFound, Badge{Label: "badge", Message: "not found", Color: ColorUnknown})
+	}
 }
 
 // Badge is a badge's content: the shields.io endpoint format.
@@ -119,19 +113,19 @@ func For(label string, s statusd.PageState) Badge {
 	return Badge{SchemaVersion: 1, Label: label, Message: Message(s), Color: Color(s)}
 }
 
-type writer func(w http.ResponseWriter, r *http.Request, status int, b Badge, log *slog.Logger)
+type writer func(w http.ResponseWriter, r *http.Request, status int, b Badge) error
 
-func (s *Server) page(write writer) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		snap, ok := s.current(w, r, write)
-		if !ok {
-			return
+func (s *Server) page(write writer) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		snap := s.snaps.Current()
+		if snap == nil {
+			return s.unavailable(w, r, write)
 		}
-		s.write(w, r, write, http.StatusOK, For("status", snap.PageState))
+		return s.write(w, r, write, http.StatusOK, For("status", snap.PageState))
 	}
 }
 
-func (s *Server) component(w http.ResponseWriter, r *http.Request) {
+func (s *Server) component(w http.ResponseWriter, r *http.Request) error {
 	file := r.PathValue("file")
 	write := writeJSONorSVG(file)
 	idText, ok := strings.CutSuffix(file, ".json")
@@ -139,42 +133,30 @@ func (s *Server) component(w http.ResponseWriter, r *http.Request) {
 		idText, ok = strings.CutSuffix(file, ".svg")
 	}
 	if !ok {
-		s.write(w, r, write, http.StatusNotFound, Badge{Label: "badge", Message: "not found", Color: ColorUnknown})
-		return
+		return s.write(w, r, write, http.StatusNotFound, Badge{Label: "badge", Message: "not found", Color: ColorUnknown})
 	}
-	snap, ok := s.current(w, r, write)
-	if !ok {
-		return
+	snap := s.snaps.Current()
+	if snap == nil {
+		return s.unavailable(w, r, write)
 	}
 	var c *snapshot.Component
 	if id, err := statusd.ParseID("component", idText); err == nil {
 		c = snap.Component(id)
 	}
 	if c == nil {
-		s.write(w, r, write, http.StatusNotFound, Badge{Label: "component", Message: "not found", Color: ColorUnknown})
-		return
+		return s.write(w, r, write, http.StatusNotFound, Badge{Label: "component", Message: "not found", Color: ColorUnknown})
 	}
-	s.write(w, r, write, http.StatusOK, For(c.Name, c.State))
+	return s.write(w, r, write, http.StatusOK, For(c.Name, c.State))
 }
 
-// current returns the current snapshot, or answers 503 with an
-// "unavailable" badge when no page has been published.
-func (s *Server) current(w http.ResponseWriter, r *http.Request, write writer) (*snapshot.Snapshot, bool) {
-	snap := s.snaps.Current()
-	if snap == nil {
-		s.write(w, r, write, http.StatusServiceUnavailable, Badge{Label: "status", Message: "unavailable", Color: ColorUnknown})
-		return nil, false
-	}
-	return snap, true
+// unavailable answers 503 with an "unavailable" badge: no page has been
+// published.
+func (s *Server) unavailable(w http.ResponseWriter, r *http.Request, write writer) error {
+	return s.write(w, r, write, http.StatusServiceUnavailable, Badge{Label: "status", Message: "unavailable", Color: ColorUnknown})
 }
 
-func (s *Server) write(w http.ResponseWriter, r *http.Request, write writer, status int, b Badge) {
+func (s *Server) write(w http.ResponseWriter, r *http.Request, write writer, status int, b Badge) error {
 	h := w.Header()
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		h.Set("Allow", "GET, HEAD")
-		status = http.StatusMethodNotAllowed
-		b = Badge{Label: "badge", Message: "method not allowed", Color: ColorUnknown}
-	}
 	b.SchemaVersion = 1
 	h.Set("Access-Control-Allow-Origin", "*")
 	if status == http.StatusOK {
@@ -182,7 +164,7 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, write writer, sta
 	} else {
 		h.Set("Cache-Control", "no-store")
 	}
-	write(w, r, status, b, s.log)
+	return write(w, r, status, b)
 }
 
 // writeJSONorSVG picks the writer by the path's extension: SVG for .svg,
@@ -194,11 +176,11 @@ func writeJSONorSVG(path string) writer {
 	return writeJSON
 }
 
-func writeJSON(w http.ResponseWriter, r *http.Request, status int, b Badge, log *slog.Logger) {
-	httpjson.Write(w, r, log, status, b)
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, b Badge) error {
+	return httpjson.Write(w, r, status, b)
 }
 
-func writeSVG(w http.ResponseWriter, r *http.Request, status int, b Badge, _ *slog.Logger) {
+func writeSVG(w http.ResponseWriter, r *http.Request, status int, b Badge) error {
 	body := SVG(b)
 	h := w.Header()
 	h.Set("Content-Type", "image/svg+xml; charset=utf-8")
@@ -210,4 +192,5 @@ func writeSVG(w http.ResponseWriter, r *http.Request, status int, b Badge, _ *sl
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -96,10 +97,10 @@ func TestServer(t *testing.T) {
 	}
 	h := &holder{}
 	s := New(Config{Snapshots: h, MaxAge: time.Minute})
-	mux := http.NewServeMux()
-	mux.Handle("/badge/status.json", s.StatusJSON())
-	mux.Handle("/badge/status.svg", s.StatusSVG())
-	mux.Handle("/badge/components/{file}", s.Component())
+	mux := route.NewMux(http.NewServeMux(), route.NewErrors(nil, nil))
+	mux.Read("/badge/status.json", s.StatusJSON(), nil)
+	mux.Read("/badge/status.svg", s.StatusSVG(), nil)
+	mux.Read("/badge/components/{file}", s.Component(), nil)
 	mux.Handle("/badge/", s.NotFound())
 	get := func(method, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()

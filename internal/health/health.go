@@ -61,9 +61,9 @@ type Answer struct {
 }
 
 // Healthz answers 200 {"status":"ok"} while the process can answer at all.
-func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) {
+func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
-	httpjson.Write(w, r, c.log, http.StatusOK, Answer{Status: "ok"})
+	return httpjson.Write(w, r, http.StatusOK, Answer{Status: "ok"})
 }
 
 // Readyz answers 200 {"status":"ok"} when a snapshot of the page is loaded,
@@ -72,7 +72,7 @@ func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) {
 // degraded, the public pages and API keep serving the last snapshot. The
 // reasons never carry the database's own error, which may name hosts and
 // users: that is logged, once when the probe turns degraded.
-func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) {
+func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	var reasons []string
 	if c.snaps.Current() == nil {
@@ -96,11 +96,10 @@ func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) {
 		if !c.failing.Swap(true) {
 			c.log.Warn("not ready", "reasons", reasons, "err", err)
 		}
-		httpjson.Write(w, r, c.log, http.StatusServiceUnavailable, Answer{Status: "degraded", Reasons: reasons})
-		return
+		return httpjson.Write(w, r, http.StatusServiceUnavailable, Answer{Status: "degraded", Reasons: reasons})
 	}
 	if c.failing.Swap(false) {
 		c.log.Info("ready again")
 	}
-	httpjson.Write(w, r, c.log, http.StatusOK, Answer{Status: "ok"})
+	return httpjson.Write(w, r, http.StatusOK, Answer{Status: "ok"})
 }

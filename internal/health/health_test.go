@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -70,8 +71,9 @@ func TestProbes(t *testing.T) {
 			var logs bytes.Buffer
 			c := New(tc.snaps, tc.store, 50*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
 			mux := http.NewServeMux()
-			mux.HandleFunc("/healthz", c.Healthz)
-			mux.HandleFunc("/readyz", c.Readyz)
+			errs := route.NewErrors(nil, nil)
+			mux.Handle("/healthz", errs.Serve(c.Healthz))
+			mux.Handle("/readyz", errs.Serve(c.Readyz))
 
 			rec := httptest.NewRecorder()
 			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))

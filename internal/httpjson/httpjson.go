@@ -1,29 +1,26 @@
-// Package httpjson writes JSON answers and the JSON errors of CONTRACT C2 for
-// the API and admin handlers: marshal into a buffer first, then write the
-// status line, so that a failure can still be answered properly.
+// Package httpjson writes the JSON answers of the API and admin handlers
+// (internal/route writes their errors): marshal into a buffer first, then
+// write the status line, so that a failure can still be answered properly.
 package httpjson
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
-
-	"github.com/statusd/statusd"
 )
 
 // Write answers v as JSON with the status. Paths inside keep their & raw,
-// as SPEC.md shows them. A HEAD request gets the headers only.
-func Write(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, v any) {
+// as SPEC.md shows them. A HEAD request gets the headers only. When v
+// cannot be encoded, nothing is written and the error is returned.
+func Write(w http.ResponseWriter, r *http.Request, status int, v any) error {
 	body, err := Marshal(v)
 	if err != nil {
-		Error(w, r, log, err)
-		return
+		return err
 	}
 	send(w, r, status, body)
+	return nil
 }
 
 // Marshal encodes v as JSON without escaping <, > and &, as Write does. The
@@ -71,35 +68,6 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 const maxKeptBuffer = 1 << 20
 
-// Error answers err as {"error": {"status", "code", "message"}}. An error
-// that is not a *statusd.Error is logged and answered with a generic
-// message. Errors are never cacheable.
-func Error(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
-	code := statusd.ErrorCode(err)
-	status := statusd.ErrorStatus(code)
-	if code == statusd.EInternal {
-		log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err,
-			"request_id", w.Header().Get("X-Request-Id"))
-	}
-	body, _ := Marshal(statusd.ErrorResponse{Error: statusd.ErrorBody{
-		Status: status, Code: code, Message: statusd.ErrorMessage(err),
-	}})
-	w.Header().Set("Cache-Control", "no-store")
-	RetryAfter(w, err)
-	send(w, r, status, body)
-}
-
-// RetryAfter sets the Retry-After header when err says when to retry, as
-// a refusal for load (server.ErrBusy) does, and reports whether it did.
-func RetryAfter(w http.ResponseWriter, err error) bool {
-	var retry interface{ RetryAfter() int }
-	if !errors.As(err, &retry) {
-		return false
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfter()))
-	return true
-}
-
 func send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
@@ -125,22 +93,18 @@ func AllowAnyOrigin(w http.ResponseWriter) {
 	h["Access-Control-Expose-Headers"] = exposedHeaders
 }
 
-// CORS lets any origin read what next serves: the public APIs carry no
-// credentials. Preflight requests are answered here.
-func CORS(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		AllowAnyOrigin(w)
-		h := w.Header()
-		if r.Method == http.MethodOptions {
-			h.Set("Allow", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-				h.Set("Access-Control-Allow-Headers", req)
-			}
-			h.Set("Access-Control-Max-Age", "86400")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// Preflight answers a CORS preflight request (OPTIONS) of a path any
+// origin may read (AllowAnyOrigin): any method of a read, any header. It
+// never fails; it returns an error to be a route.Handler.
+func Preflight(w http.ResponseWriter, r *http.Request) error {
+	AllowAnyOrigin(w)
+	h := w.Header()
+	h.Set("Allow", "GET, HEAD, OPTIONS")
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	}
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -3,7 +3,6 @@
 package ratelimit
 
 import (
-	"log/slog"
 	"math"
 	"net/http"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // Allower is a rate limit per client: a local Limiter, or one Shared
@@ -154,27 +154,13 @@ func isTrusted(addr string, trusted []netip.Prefix) bool {
 	return false
 }
 
-// Handler applies the limit to every request next serves, with the
-// RateLimit-* headers on every answer and, over the limit, a JSON 429 with
-// Retry-After (CONTRACT C2). CORS preflights do not count. A nil limit lets
-// everything through.
-func Handler(l Allower, trusted []netip.Prefix, log *slog.Logger, next http.Handler) http.Handler {
+// Check counts r against the limit and sets the RateLimit-* headers of
+// its answer; over the limit, it returns the 429 to answer with (CONTRACT
+// C2), with the seconds until a token is back as its Retry-After. A nil
+// limit lets everything through.
+func Check(l Allower, trusted []netip.Prefix, w http.ResponseWriter, r *http.Request) error {
 	if l == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions || Apply(l, trusted, log, w, r) {
-			next.ServeHTTP(w, r)
-		}
-	})
-}
-
-// Apply counts r against the limit, as Handler does, and reports whether
-// it may be served; when not, it has answered the 429. A nil limit lets
-// everything through.
-func Apply(l Allower, trusted []netip.Prefix, log *slog.Logger, w http.ResponseWriter, r *http.Request) bool {
-	if l == nil {
-		return true
+		return nil
 	}
 	res := l.Allow(ClientAddr(r, trusted), time.Now())
 	h := w.Header()
@@ -182,9 +168,23 @@ func Apply(l Allower, trusted []netip.Prefix, log *slog.Logger, w http.ResponseW
 	h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(res.Reset))
 	if !res.OK {
-		h.Set("Retry-After", strconv.Itoa(res.Retry))
-		httpjson.Error(w, r, log, statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry))
-		return false
+		return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry), res.Retry)
 	}
-	return true
+	return nil
+}
+
+// Public is the policy of the public JSON APIs around h: any origin may
+// read them (CORS: they carry no credentials), and every request but a
+// CORS preflight (OPTIONS) counts against the limit l.
+func Public(l Allower, trusted []netip.Prefix, h route.Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		httpjson.AllowAnyOrigin(w)
+		if r.Method == http.MethodOptions {
+			return h(w, r)
+		}
+		if err := Check(l, trusted, w, r); err != nil {
+			return err
+		}
+		return h(w, r)
+	}
 }

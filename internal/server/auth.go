@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // bearer is the one bearer-token middleware, of the admin API and of
@@ -40,25 +40,22 @@ func newBearer(tokens statusd.TokenStore, s *assembly) *bearer {
 
 // require lets a request with a valid token through to next; realm names
 // what the token opens, hint tells a client without one what to do.
-func (b *bearer) require(realm, hint string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
 		name, err := b.authenticate(r)
 		switch {
 		case err != nil:
-			b.s.writeError(w, r, err)
+			return err
 		case name != "":
-			next.ServeHTTP(w, r.WithContext(admin.WithActor(r.Context(), name)))
-		default:
-			if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
-				w.Header().Set("Retry-After", strconv.Itoa(res.Retry))
-				b.s.writeError(w, r, statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry))
-				return
-			}
-			w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
-			b.s.writeError(w, r, statusd.Errorf(statusd.EUnauthorized, "%s", hint))
+			return next(w, r.WithContext(admin.WithActor(r.Context(), name)))
 		}
-	})
+		if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
+			return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry), res.Retry)
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="`+realm+`"`)
+		return statusd.Errorf(statusd.EUnauthorized, "%s", hint)
+	}
 }
 
 // authenticate returns the name of r's token, "" when it has none or one

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // tokens is a TokenStore with one valid token, whose Lookup fails on
@@ -39,9 +40,9 @@ func TestBearer(t *testing.T) {
 	sum := sha256.Sum256([]byte(good))
 	store := &tokens{hash: sum[:]}
 	s := &assembly{cfg: Config{Now: time.Now, Log: slog.New(slog.DiscardHandler)}}
-	h := newBearer(store, s).require("statusd metrics", "a token is required", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := route.NewErrors(nil, nil).Serve(newBearer(store, s).require("statusd metrics", "a token is required", route.Plain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("metrics"))
-	}))
+	}))))
 	do := func(auth, addr string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 		req.RemoteAddr = addr

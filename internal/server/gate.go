@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // Gate bounds the requests worked on at once, as golang/pkgsite's load
@@ -59,15 +60,5 @@ func (g *Gate) Wrap(next http.Handler, refuse func(http.ResponseWriter, *http.Re
 }
 
 // ErrBusy is the gate's refusal: 503 unavailable, to be retried in a
-// second (see RetryAfter).
-var ErrBusy error = busyError{statusd.Errorf(statusd.EUnavailable, "the server is at capacity; retry in a second")}
-
-// busyError is a *statusd.Error that also says when to retry.
-type busyError struct{ err *statusd.Error }
-
-func (b busyError) Error() string { return b.err.Error() }
-
-func (b busyError) Unwrap() error { return b.err }
-
-// RetryAfter is the Retry-After header of the answer, in seconds.
-func (busyError) RetryAfter() int { return 1 }
+// second.
+var ErrBusy = route.Retry(statusd.Errorf(statusd.EUnavailable, "the server is at capacity; retry in a second"), 1)

@@ -2,11 +2,13 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/route"
+	"github.com/statusd/statusd/internal/web"
 )
 
 // ungated are the paths the gate never refuses: the admin API, the probes
@@ -17,159 +19,141 @@ var ungated = []string{"/admin/", "/healthz", "/readyz", "/metrics"}
 // nosniff; the request id, metrics and log line; panics answered 500; the
 // API answers already cached, served before routing (api.Server.Front,
 // which pays for itself: see BenchmarkRequest); the gate; the routes.
-func (s *assembly) publicChain(mux *http.ServeMux) http.Handler {
-	return noSniff(s.cfg.Metrics.Middleware(s.recoverPanics(s.api.Front(s.cfg.Gate.Wrap(mux, s.writeError)))))
+func (s *assembly) publicChain(mux *route.Mux) http.Handler {
+	errs := mux.Errors()
+	return noSniff(s.cfg.Metrics.Middleware(errs.Recover(s.api.Front(s.cfg.Gate.Wrap(mux, errs.Write), errs.Write))))
 }
 
 // adminChain is the middleware of the admin listener (--admin-addr).
-func (s *assembly) adminChain(mux *http.ServeMux) http.Handler {
-	return noSniff(s.cfg.Metrics.Middleware(s.recoverPanics(mux)))
+func (s *assembly) adminChain(mux *route.Mux) http.Handler {
+	return noSniff(s.cfg.Metrics.Middleware(mux.Errors().Recover(mux)))
 }
 
 // routes registers every route of the process: pub is the public
 // listener's, adm the admin listener's (pub itself without one).
 //
-// The public routes are patterns without a method, so that the metrics
-// name a route by its path (route="/api/v1/status") and a CORS preflight
-// (OPTIONS) reaches the API's CORS handler; each answers GET and HEAD, and
-// 405 method_not_allowed with Allow to anything else, in its adapter
-// (api.Server.Read, web.Server.Page, ...). The admin routes are method
-// patterns; any other method on their paths is 405 with Allow.
-func (s *assembly) routes(pub, adm *http.ServeMux) {
+// Every route is a method pattern; any other method on its path is 405
+// method_not_allowed with Allow, in the shape of the path (route.Mux).
+// Read registers GET and HEAD, and OPTIONS for CORS preflights when given
+// one, under one route name, the path (route="/api/v1/status" in the
+// metrics). A pattern without a method is a catch-all: any method.
+func (s *assembly) routes(pub, adm *route.Mux) {
 	a, p := s.api, s.pages
 	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
 
 	// The public v1 JSON API (SPEC.md), at /api/v1 and its alias /v1
-	// (CONTRACT C1).
+	// (CONTRACT C1): GET HEAD OPTIONS, CORS and the rate limit on every
+	// answer.
+	v1 := pub.With(a.Public)
+	read := func(path string, h api.Handler) { v1.Read(path, a.Read(h), httpjson.Preflight) }
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
-		pub.Handle(root, a.Read(a.Index))                              // GET HEAD
-		pub.Handle(root+"/status", a.Read(a.Status))                   // GET HEAD
-		pub.Handle(root+"/components", a.Read(a.Components))           // GET HEAD
-		pub.Handle(root+"/components/{id}/metrics", a.Read(a.Metrics)) // GET HEAD
-		pub.Handle(root+"/notices", a.Read(a.Notices))                 // GET HEAD
-		pub.Handle(root+"/notices/{id}", a.Read(a.Notice))             // GET HEAD
+		read(root, a.Index)
+		read(root+"/status", a.Status)
+		read(root+"/components", a.Components)
+		read(root+"/components/{id}/metrics", a.Metrics)
+		read(root+"/notices", a.Notices)
+		read(root+"/notices/{id}", a.Notice)
 	}
-	pub.Handle("/api/notices/{id}", a.Read(a.Notice))     // GET HEAD
-	pub.Handle("/api/v1/openapi.json", a.Read(a.OpenAPI)) // GET HEAD
-	pub.Handle("/api/", a.NotFound())                     // any: JSON 404
-	pub.Handle("/v1/", a.NotFound())                      // any: JSON 404
+	read("/api/notices/{id}", a.Notice)
+	read("/api/v1/openapi.json", a.OpenAPI)
+	v1.Handle("/api/", api.NotFound) // any: JSON 404
+	v1.Handle("/v1/", api.NotFound)  // any: JSON 404
 
-	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage).
+	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage),
+	// with CORS and the rate limit as the v1 API.
+	v2r := pub.With(v2.Public)
 	for _, path := range []string{
-		"/api/v2/summary.json",                         // GET HEAD
-		"/api/v2/status.json",                          // GET HEAD
-		"/api/v2/components.json",                      // GET HEAD
-		"/api/v2/incidents.json",                       // GET HEAD
-		"/api/v2/incidents/unresolved.json",            // GET HEAD
-		"/api/v2/scheduled-maintenances.json",          // GET HEAD
-		"/api/v2/scheduled-maintenances/upcoming.json", // GET HEAD
-		"/api/v2/scheduled-maintenances/active.json",   // GET HEAD
+		"/api/v2/summary.json",                         // GET HEAD OPTIONS
+		"/api/v2/status.json",                          // GET HEAD OPTIONS
+		"/api/v2/components.json",                      // GET HEAD OPTIONS
+		"/api/v2/incidents.json",                       // GET HEAD OPTIONS
+		"/api/v2/incidents/unresolved.json",            // GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances.json",          // GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances/upcoming.json", // GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances/active.json",   // GET HEAD OPTIONS
 	} {
-		pub.Handle(path, v2.Serve(path))
+		v2r.Read(path, v2.Serve(path), httpjson.Preflight)
 	}
 
-	// The status page: HTML, feeds and its assets (internal/web).
-	pub.Handle("/", p.Page(p.Index))                          // GET HEAD; any other path: HTML 404
-	pub.Handle("/notices/{id}", p.Page(p.Notice))             // GET HEAD
-	pub.Handle("/history", p.Page(p.History))                 // GET HEAD
-	pub.Handle("/history.atom", p.Page(p.Atom))               // GET HEAD
-	pub.Handle("/history.rss", p.Page(p.RSS))                 // GET HEAD
-	pub.Handle("/components/{id}/metrics", p.Page(p.Metrics)) // GET HEAD
-	pub.Handle("/assets/{name}", p.Assets())                  // GET HEAD
-	pub.Handle("/favicon.ico", p.Assets())                    // GET HEAD
+	// The status page: HTML, feeds and its assets (internal/web); GET HEAD.
+	pub.Read("/{$}", p.Page(p.Index), nil)
+	pub.Read("/notices/{id}", p.Page(p.Notice), nil)
+	pub.Read("/history", p.Page(p.History), nil)
+	pub.Read("/history.atom", p.Page(p.Atom), nil)
+	pub.Read("/history.rss", p.Page(p.RSS), nil)
+	pub.Read("/components/{id}/metrics", p.Page(p.Metrics), nil)
+	pub.Read("/assets/{name}", p.Assets(), nil)
+	pub.Read("/favicon.ico", p.Assets(), nil)
+	pub.Handle("/", web.NotFound) // any other path, any: HTML 404
 
-	// Badges (internal/badge).
-	pub.Handle("/badge/status.json", badges.StatusJSON())      // GET HEAD
-	pub.Handle("/badge/status.svg", badges.StatusSVG())        // GET HEAD
-	pub.Handle("/badge/components/{file}", badges.Component()) // GET HEAD
-	pub.Handle("/badge/", badges.NotFound())                   // any: a "not found" badge
+	// Badges (internal/badge); GET HEAD.
+	pub.Read("/badge/status.json", badges.StatusJSON(), nil)
+	pub.Read("/badge/status.svg", badges.StatusSVG(), nil)
+	pub.Read("/badge/components/{file}", badges.Component(), nil)
+	pub.Handle("/badge/", badges.NotFound()) // any: a "not found" badge
 
-	// Health probes, on every listener (internal/health).
+	// Health probes, on every listener (internal/health); GET HEAD.
 	for _, mux := range listeners(pub, adm) {
-		mux.HandleFunc("/healthz", probes.Healthz) // any method
-		mux.HandleFunc("/readyz", probes.Readyz)   // any method
+		mux.Read("/healthz", probes.Healthz, nil)
+		mux.Read("/readyz", probes.Readyz, nil)
 	}
 
 	// The admin API (CONTRACT C6), every request with a bearer token.
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
-	authed := func(h admin.Handler) http.Handler { return auth.require("statusd admin", hint, ad.Serve(h)) }
-	const v1 = "/admin/api/v1"
-	s.handleMethods(adm, authed, []route{
-		{"GET " + v1 + "/page", ad.GetPage},
-		{"PATCH " + v1 + "/page", ad.PatchPage},
-		{"GET " + v1 + "/components", ad.ListComponents},
-		{"POST " + v1 + "/components", ad.CreateComponent},
-		{"GET " + v1 + "/components/{id}", ad.GetComponent},
-		{"PATCH " + v1 + "/components/{id}", ad.PatchComponent},
-		{"DELETE " + v1 + "/components/{id}", ad.DeleteComponent},
-		{"GET " + v1 + "/notices", ad.ListNotices},
-		{"POST " + v1 + "/notices", ad.CreateNotice},
-		{"GET " + v1 + "/notices/{id}", ad.GetNotice},
-		{"PATCH " + v1 + "/notices/{id}", ad.PatchNotice},
-		{"DELETE " + v1 + "/notices/{id}", ad.DeleteNotice},
-		{"POST " + v1 + "/notices/{id}/updates", ad.PostUpdate},
-		{"POST " + v1 + "/notices/{id}/reopen", ad.Reopen},
-		{"GET " + v1 + "/audit", ad.Audit},
-	})
-	adm.Handle("/admin/", authed(func(w http.ResponseWriter, r *http.Request, _ string) error { // any: JSON 404
-		return statusd.Errorf(statusd.ENotFound, "no such admin endpoint: %s", r.URL.Path)
-	}))
+	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
+	const v1a = "/admin/api/v1"
+	for _, rt := range []struct {
+		pattern string
+		h       admin.Handler
+	}{
+		{"GET " + v1a + "/page", ad.GetPage},
+		{"PATCH " + v1a + "/page", ad.PatchPage},
+		{"GET " + v1a + "/components", ad.ListComponents},
+		{"POST " + v1a + "/components", ad.CreateComponent},
+		{"GET " + v1a + "/components/{id}", ad.GetComponent},
+		{"PATCH " + v1a + "/components/{id}", ad.PatchComponent},
+		{"DELETE " + v1a + "/components/{id}", ad.DeleteComponent},
+		{"GET " + v1a + "/notices", ad.ListNotices},
+		{"POST " + v1a + "/notices", ad.CreateNotice},
+		{"GET " + v1a + "/notices/{id}", ad.GetNotice},
+		{"PATCH " + v1a + "/notices/{id}", ad.PatchNotice},
+		{"DELETE " + v1a + "/notices/{id}", ad.DeleteNotice},
+		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
+		{"POST " + v1a + "/notices/{id}/reopen", ad.Reopen},
+		{"GET " + v1a + "/audit", ad.Audit},
+	} {
+		authed.Handle(rt.pattern, ad.Serve(rt.h))
+	}
+	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
-	// Prometheus metrics, with an admin token unless --metrics-public.
-	metrics := s.cfg.Metrics.Handler()
+	// Prometheus metrics, with an admin token unless --metrics-public;
+	// GET HEAD.
+	metrics := route.Plain(s.cfg.Metrics.Handler())
 	if !s.cfg.MetricsPublic {
 		metrics = auth.require("statusd metrics", "the metrics need a valid admin token: send Authorization: Bearer <token> "+
 			"(statusd token create), or serve them openly with --metrics-public", metrics)
 	}
-	adm.Handle("/metrics", metrics) // GET
+	adm.Read("/metrics", metrics, nil)
 
 	if pub != adm {
-		pub.Handle("/admin/", s.jsonNotFound("the admin API is on its own listener (--admin-addr)"))
-		adm.Handle("/", s.jsonNotFound("this listener serves only the admin API"))
-	}
-}
-
-// route is a method pattern and its admin handler.
-type route struct {
-	pattern string
-	h       admin.Handler
-}
-
-// handleMethods registers each route through wrap, and answers any other
-// method on their paths 405 method_not_allowed with Allow.
-func (s *assembly) handleMethods(mux *http.ServeMux, wrap func(admin.Handler) http.Handler, routes []route) {
-	var paths []string
-	allowed := map[string][]string{}
-	for _, rt := range routes {
-		method, path, _ := strings.Cut(rt.pattern, " ")
-		if allowed[path] == nil {
-			paths = append(paths, path)
-		}
-		allowed[path] = append(allowed[path], method)
-		mux.Handle(rt.pattern, wrap(rt.h))
-	}
-	for _, path := range paths {
-		allow := strings.Join(allowed[path], ", ")
-		mux.Handle(path, wrap(func(w http.ResponseWriter, r *http.Request, _ string) error {
-			w.Header().Set("Allow", allow)
-			return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, allow)
-		}))
+		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)")) // any: JSON 404
+		adm.Handle("/", notFound("this listener serves only the admin API"))                   // any: JSON 404
 	}
 }
 
 // listeners are the distinct muxes of pub and adm.
-func listeners(pub, adm *http.ServeMux) []*http.ServeMux {
+func listeners(pub, adm *route.Mux) []*route.Mux {
 	if pub == adm {
-		return []*http.ServeMux{pub}
+		return []*route.Mux{pub}
 	}
-	return []*http.ServeMux{pub, adm}
+	return []*route.Mux{pub, adm}
 }
 
-// jsonNotFound answers every request with a JSON 404: the paths of an API
+// notFound answers every request 404 with message and the path: the paths
 // that a listener does not serve.
-func (s *assembly) jsonNotFound(message string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		httpjson.Error(w, r, s.cfg.Log, statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path))
-	})
+func notFound(message string) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		return statusd.Errorf(statusd.ENotFound, "%s: %s", message, r.URL.Path)
+	}
 }

@@ -23,7 +23,6 @@ package statuspage
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"log/slog"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -35,6 +34,7 @@ import (
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -53,7 +53,6 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// MaxAge is how long clients may reuse an answer (Cache-Control).
 	MaxAge time.Duration
-	Log    *slog.Logger
 }
 
 // Server serves the endpoints. It is safe for concurrent use.
@@ -62,7 +61,6 @@ type Server struct {
 	limiter      ratelimit.Allower
 	trusted      []netip.Prefix
 	cacheControl string
-	log          *slog.Logger
 
 	mu    sync.Mutex // serialises building answers
 	cache atomic.Pointer[answers]
@@ -81,11 +79,7 @@ type body struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Server{snaps: cfg.Snapshots, limiter: cfg.Limiter, trusted: cfg.TrustedProxies, log: log,
+	return &Server{snaps: cfg.Snapshots, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
 		cacheControl: "public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}
 }
 
@@ -101,28 +95,23 @@ var Paths = []string{
 	"/api/v2/scheduled-maintenances/active.json",
 }
 
-// Serve answers the endpoint at path, one of Paths, with CORS and the
-// rate limit.
-func (s *Server) Serve(path string) http.Handler {
-	return httpjson.CORS(ratelimit.Handler(s.limiter, s.trusted, s.log, s.serve(path)))
+// Public adds what every answer of these endpoints gets, errors included:
+// CORS and the rate limit.
+func (s *Server) Public(h route.Handler) route.Handler {
+	return ratelimit.Public(s.limiter, s.trusted, h)
 }
 
-func (s *Server) serve(path string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; the API is read-only (GET)", r.Method))
-			return
-		}
+// Serve answers the endpoint at path, one of Paths. Its routes are
+// registered through Public.
+func (s *Server) Serve(path string) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			httpjson.Error(w, r, s.log, statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import"))
-			return
+			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
 		}
 		b, err := s.answersFor(snap)
 		if err != nil {
-			httpjson.Error(w, r, s.log, err)
-			return
+			return err
 		}
 		e := b.bodies[path]
 		h := w.Header()
@@ -131,7 +120,8 @@ func (s *Server) serve(path string) http.Handler {
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(e.data)))
 		respcache.ServeConditional(w, r, e.etag, e.data)
-	})
+		return nil
+	}
 }
 
 // answersFor returns the snapshot's answers, marshalling them the first

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -273,10 +275,10 @@ func TestServer(t *testing.T) {
 }
 
 // serveMux serves every endpoint of s, as internal/server does.
-func serveMux(s *Server) *http.ServeMux {
-	mux := http.NewServeMux()
+func serveMux(s *Server) *route.Mux {
+	mux := route.NewMux(http.NewServeMux(), route.NewErrors(nil, nil)).With(s.Public)
 	for _, p := range Paths {
-		mux.Handle(p, s.Serve(p))
+		mux.Read(p, s.Serve(p), httpjson.Preflight)
 	}
 	return mux
 }

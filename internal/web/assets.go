@@ -8,11 +8,9 @@ import (
 	"net/http"
 	"path"
 	"strconv"
-	"time"
 
-	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/respcache"
-	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/route"
 )
 
 //go:embed assets
@@ -67,19 +65,15 @@ func assetURL(name string) string {
 // Assets serves the embedded assets, and the icon as /favicon.ico. A
 // request carrying the current version may be cached for a year; any other
 // for five minutes, revalidated with the ETag.
-func (s *Server) Assets() http.Handler {
-	notFound := s.Page(func(w http.ResponseWriter, r *http.Request, _ *snapshot.Snapshot, _ time.Time) error {
-		return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Server) Assets() route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
 		if r.URL.Path == "/favicon.ico" {
 			name = "icon.svg"
 		}
 		a, ok := assetFiles[name]
-		if !ok || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
-			notFound.ServeHTTP(w, r) // a 404 page, or a 405 for another method
-			return
+		if !ok {
+			return NotFound(w, r)
 		}
 		etag := `"` + a.hash + `"`
 		h := w.Header()
@@ -93,5 +87,6 @@ func (s *Server) Assets() http.Handler {
 		}
 		h.Set("Content-Length", strconv.Itoa(len(a.body)))
 		respcache.ServeConditional(w, r, etag, a.body)
-	})
+		return nil
+	}
 }

@@ -65,9 +65,6 @@ type dayNotices struct {
 
 // Index renders the status page, /.
 func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
-	if r.URL.Path != "/" {
-		return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
-	}
 	v := indexView{
 		base:      s.base(snap, now, "status"),
 		State:     snap.PageState,

@@ -14,7 +14,6 @@ package web
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -22,8 +21,8 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/respcache"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -67,28 +66,14 @@ func New(cfg Config) *Server {
 // for the answers that are error pages.
 type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error
 
-// Page adapts a Handler: only GET and HEAD, a snapshot to answer from, the
-// page kept for PageTTL, error pages for the errors it returns, and a 500
-// page when it panics.
-func (s *Server) Page(h Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.fail(w, r, nil, fmt.Errorf("panic: %v", v))
-			}
-		}()
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			s.fail(w, r, nil, statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here: this page can only be read.", r.Method))
-			return
-		}
+// Page adapts a Handler: a snapshot to answer from, and the page kept for
+// PageTTL; the error it returns is the one to answer with (see
+// ErrorPage).
+func (s *Server) Page(h Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			s.fail(w, r, nil, statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon."))
-			return
+			return statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
 		}
 		e, err := s.pages.For(snap).Get(pageKey(r), s.now(), func(now time.Time) (*respcache.Entry, error) {
 			rec := &recorder{header: http.Header{}, status: http.StatusOK}
@@ -105,11 +90,17 @@ func (s *Server) Page(h Handler) http.Handler {
 		case errors.As(err, &rec):
 			rec.replay(w)
 		case err != nil:
-			s.fail(w, r, snap, err)
+			return err
 		default:
 			respcache.Serve(w, r, e, noCache)
 		}
-	})
+		return nil
+	}
+}
+
+// NotFound answers the paths that no route claims: a 404 page.
+func NotFound(w http.ResponseWriter, r *http.Request) error {
+	return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
 }
 
 // pageKey is the cache key of the page r asks for.
@@ -160,20 +151,21 @@ var headings = map[int]string{
 	http.StatusServiceUnavailable:  "Status not available yet",
 }
 
-// Error answers err as an HTML error page, as fail does without a
-// snapshot: for the requests refused before they reach the page's routes.
-func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, nil, err) }
-
-// fail answers err as an HTML error page. An *statusd.Error is shown as it
-// is; any other error is logged and answered with a generic 500 page.
-func (s *Server) fail(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, err error) {
+// ErrorPage renders err as an HTML error page, for route.Errors: an
+// *statusd.Error is shown as it is, a refusal for load (route.Retry) as
+// "very busy", any other error as a generic 500 page (route.Errors has
+// logged it). The page is named after the current page, if any.
+func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 	var e *statusd.Error
 	if !errors.As(err, &e) {
-		s.log.Error("status page", "method", r.Method, "path", r.URL.Path, "err", err)
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
-	if httpjson.RetryAfter(w, err) {
+	if route.IsRetry(err) {
 		e = statusd.Errorf(e.Code, busyText)
+	}
+	var snap *snapshot.Snapshot
+	if s.snaps != nil {
+		snap = s.snaps.Current()
 	}
 	status := statusd.ErrorStatus(e.Code)
 	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}

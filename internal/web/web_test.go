@@ -18,6 +18,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
@@ -42,7 +43,7 @@ func up(t *testing.T, st statusd.State, when string) statusd.Update {
 // site serves doc (nil: an empty store) with the web pages only, on a real
 // SQLite store, with the clock fixed at testNow. extra registers more
 // routes on the same mux.
-func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ...func(*Server, *http.ServeMux)) *httptest.Server {
+func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ...func(*Server, func(string, route.Handler))) *httptest.Server {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "web.db"))
@@ -73,19 +74,22 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 	}
 	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log})
 	// The page's routes, as internal/server registers them.
-	mux := http.NewServeMux()
-	mux.Handle("/", s.Page(s.Index))
-	mux.Handle("/notices/{id}", s.Page(s.Notice))
-	mux.Handle("/history", s.Page(s.History))
-	mux.Handle("/history.atom", s.Page(s.Atom))
-	mux.Handle("/history.rss", s.Page(s.RSS))
-	mux.Handle("/components/{id}/metrics", s.Page(s.Metrics))
-	mux.Handle("/assets/{name}", s.Assets())
-	mux.Handle("/favicon.ico", s.Assets())
+	errs := route.NewErrors(log, s.ErrorPage)
+	mux := route.NewMux(http.NewServeMux(), errs)
+	handle := func(path string, h route.Handler) { mux.Read(path, h, nil) }
+	handle("/{$}", s.Page(s.Index))
+	handle("/notices/{id}", s.Page(s.Notice))
+	handle("/history", s.Page(s.History))
+	handle("/history.atom", s.Page(s.Atom))
+	handle("/history.rss", s.Page(s.RSS))
+	handle("/components/{id}/metrics", s.Page(s.Metrics))
+	handle("/assets/{name}", s.Assets())
+	handle("/favicon.ico", s.Assets())
+	mux.Handle("/", NotFound)
 	for _, f := range extra {
-		f(s, mux)
+		f(s, handle)
 	}
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(errs.Recover(mux))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -229,8 +233,8 @@ func checkHTMLHeaders(t *testing.T, what string, a answer) {
 // TestErrorPages checks that every error is an HTML page in the site's
 // style, with the security headers, and the right status.
 func TestErrorPages(t *testing.T) {
-	srv := site(t, smallDoc(t), statusd.VariantA, func(s *Server, mux *http.ServeMux) {
-		mux.Handle("/boom", s.Page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
+	srv := site(t, smallDoc(t), statusd.VariantA, func(s *Server, handle func(string, route.Handler)) {
+		handle("/boom", s.Page(func(http.ResponseWriter, *http.Request, *snapshot.Snapshot, time.Time) error {
 			panic("a bug")
 		}))
 	})

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -30,9 +29,6 @@ import (
 // watchInterval is how often the server checks the store for writes made by
 // other processes, such as statusd import.
 const watchInterval = 250 * time.Millisecond
-
-// defaultGCPercent is serve's GOGC when the environment does not set one.
-const defaultGCPercent = 50
 
 type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
@@ -119,16 +115,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		return fmt.Errorf("loading the page from %s: %w", sqlstore.Redact(c.db), err)
 	}
 	firstBuildTook := time.Since(firstBuild)
-	// Most of the heap is the snapshot, which lives long: by default Go
-	// lets garbage grow as large as all of it before collecting. Half is
-	// enough, now that a request allocates little (GOGC still decides
-	// when set). Loading left the whole document and the garbage of
-	// building behind: hand that memory back now rather than over the
-	// next minutes.
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
-	debug.FreeOSMemory()
 	if holder.Current() == nil {
 		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
 			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")

@@ -32,7 +32,7 @@ func (s *Store) Load(ctx context.Context) (*statusd.Document, int64, error) {
 		if doc.Components, err = loadComponents(t); err != nil {
 			return err
 		}
-		doc.Notices, err = loadNotices(t, nil, newTextPool())
+		doc.Notices, err = loadNotices(t, nil)
 		return err
 	})
 	if err != nil {
@@ -82,9 +82,8 @@ func loadComponents(t tx) ([]statusd.Component, error) {
 }
 
 // loadNotices reads every notice, or only those with the ids when ids is
-// not nil, with their links and updates, in id order; their texts go to
-// pool (nil: plain strings).
-func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
+// not nil, with their links and updates, in id order.
+func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	where, whereNotice, args := "", "", []any{}
 	if ids != nil {
 		if len(ids) == 0 {
@@ -114,12 +113,12 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
-		n := statusd.Notice{ID: int64(id), Type: statusd.NoticeType(pool.short(typ)), Subject: pool.long(subject),
+		n := statusd.Notice{ID: int64(id), Type: statusd.NoticeType(typ), Subject: string(subject),
 			ImpactSeconds: nullInt(sql.NullInt64(impact)), Automate: automate,
 			BeginsAt: fromMSPtr(sql.NullInt64(begins)), EndsAt: fromMSPtr(sql.NullInt64(ends)),
 			ExpiresAt: fromMSPtr(sql.NullInt64(expires)),
 			CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))}
-		if n.TagList, err = pool.tagList(tags); err != nil {
+		if err := json.Unmarshal(tags, &n.TagList); err != nil {
 			return nil, fmt.Errorf("notice %d: tag_list: %w", n.ID, err)
 		}
 		n.ComponentIDs = []int64{}
@@ -167,8 +166,8 @@ func loadNotices(t tx, ids []int64, pool *textPool) ([]statusd.Notice, error) {
 		if err := ups.Scan(&nid, &ord, &id, &state, &content, &created, &updated); err != nil {
 			return nil, err
 		}
-		updates.add(index(int64(nid)), int64(ord), statusd.Update{ID: int64(id), State: statusd.State(pool.short(state)),
-			Content: pool.long(content), CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))})
+		updates.add(index(int64(nid)), int64(ord), statusd.Update{ID: int64(id), State: statusd.State(state),
+			Content: string(content), CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))})
 	}
 	if err := ups.Err(); err != nil {
 		return nil, err

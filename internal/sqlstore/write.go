@@ -130,7 +130,7 @@ func (s *Store) Since(ctx context.Context, version int64) (statusd.Written, bool
 			w.Notices[id] = nil // deleted, unless loaded below
 		}
 		if len(ids) > 0 {
-			notices, err := loadNotices(t, slices.Collect(maps.Keys(ids)), nil)
+			notices, err := loadNotices(t, slices.Collect(maps.Keys(ids)))
 			if err != nil {
 				return err
 			}
@@ -246,7 +246,7 @@ func (t *sqlTx) NoticesListing(componentIDs []int64) ([]int64, error) {
 }
 
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
-	ns, err := loadNotices(t.t, []int64{id}, nil)
+	ns, err := loadNotices(t.t, []int64{id})
 	if err != nil || len(ns) == 0 {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The statusd benchmark harness (issue 7). See bench/README.md.
 #
-#   bash bench/run.sh                 the full run (~13 minutes): 100,000 notices, 1,000 components
+#   bash bench/run.sh                 the full run (~12 minutes): 100,000 notices, 1,000 components
 #   bash bench/run.sh --quick         a smoke test (~2 minutes): 10,000 notices, 100 components
 #   options: --wait-quiet             first wait (up to 10 minutes) for a 1-minute load average below 1.5
 #            --keep                   keep the working folder (binaries, database, logs, raw results)

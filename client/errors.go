@@ -37,35 +37,29 @@ func (e *Error) Error() string {
 // Sentinels for [errors.Is]: an *Error is one of them when its code is the
 // sentinel's.
 var (
-	ErrInvalidParameter  = errors.New("statusd: " + statusd.EInvalidParameter)
-	ErrInvalidBody       = errors.New("statusd: " + statusd.EInvalidBody)
-	ErrInvalidField      = errors.New("statusd: " + statusd.EInvalidField)
-	ErrInvalidTransition = errors.New("statusd: " + statusd.EInvalidTransition)
-	ErrUnauthorized      = errors.New("statusd: " + statusd.EUnauthorized)
-	ErrConflict          = errors.New("statusd: " + statusd.EConflict)
-	ErrTooLarge          = errors.New("statusd: " + statusd.ETooLarge)
-	ErrNotFound          = errors.New("statusd: " + statusd.ENotFound)
-	ErrMetricsDisabled   = errors.New("statusd: " + statusd.EMetricsDisabled)
-	ErrMethodNotAllowed  = errors.New("statusd: " + statusd.EMethodNotAllowed)
-	ErrRateLimited       = errors.New("statusd: " + statusd.ERateLimited)
-	ErrInternal          = errors.New("statusd: " + statusd.EInternal)
-	ErrUnavailable       = errors.New("statusd: " + statusd.EUnavailable)
+	ErrInvalidParameter  = sentinel(statusd.EInvalidParameter)
+	ErrInvalidBody       = sentinel(statusd.EInvalidBody)
+	ErrInvalidField      = sentinel(statusd.EInvalidField)
+	ErrInvalidTransition = sentinel(statusd.EInvalidTransition)
+	ErrUnauthorized      = sentinel(statusd.EUnauthorized)
+	ErrConflict          = sentinel(statusd.EConflict)
+	ErrTooLarge          = sentinel(statusd.ETooLarge)
+	ErrNotFound          = sentinel(statusd.ENotFound)
+	ErrMetricsDisabled   = sentinel(statusd.EMetricsDisabled)
+	ErrMethodNotAllowed  = sentinel(statusd.EMethodNotAllowed)
+	ErrRateLimited       = sentinel(statusd.ERateLimited)
+	ErrInternal          = sentinel(statusd.EInternal)
+	ErrUnavailable       = sentinel(statusd.EUnavailable)
 )
 
-var sentinels = map[string]error{
-	statusd.EInvalidParameter:  ErrInvalidParameter,
-	statusd.EInvalidBody:       ErrInvalidBody,
-	statusd.EInvalidField:      ErrInvalidField,
-	statusd.EInvalidTransition: ErrInvalidTransition,
-	statusd.EUnauthorized:      ErrUnauthorized,
-	statusd.EConflict:          ErrConflict,
-	statusd.ETooLarge:          ErrTooLarge,
-	statusd.ENotFound:          ErrNotFound,
-	statusd.EMetricsDisabled:   ErrMetricsDisabled,
-	statusd.EMethodNotAllowed:  ErrMethodNotAllowed,
-	statusd.ERateLimited:       ErrRateLimited,
-	statusd.EInternal:          ErrInternal,
-	statusd.EUnavailable:       ErrUnavailable,
+// sentinels are the sentinel errors by code.
+var sentinels = map[string]error{}
+
+// sentinel returns the sentinel error of code, kept in sentinels.
+func sentinel(code string) error {
+	err := errors.New("statusd: " + code)
+	sentinels[code] = err
+	return err
 }
 
 // Is reports whether target is the sentinel of e's code, so that

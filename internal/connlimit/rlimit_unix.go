@@ -10,7 +10,7 @@ import "syscall"
 // A system call, kept because measured: the default cap must sit below this
 // limit, which only the kernel knows. With ulimit -n 400 and 600 idle
 // keep-alive connections, a new client went unanswered for over 3 s (the
-// test's bound) with no cap, and was answered at once with the cap derived
+// test's bound) with no cap, and within 1 s with the cap derived
 // here (cmd/statusd TestIdleConnectionsCapped; the README's limits table).
 func descriptorLimit() uint64 {
 	var rl syscall.Rlimit

@@ -151,4 +151,8 @@ type Document struct {
 	Page       Page
 	Components []Component
 	Notices    []Notice
+	// Subscribers, when not nil, are imported with the page and replace the
+	// store's; nil keeps them. Store.Load leaves them out (the read model
+	// has no use for them); export reads them from SubscriberStore.
+	Subscribers []Subscriber
 }

@@ -1,0 +1,393 @@
+package statusd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	mathrand "math/rand/v2"
+	"net/mail"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// This file holds the domain of subscriptions and notifications (CONTRACT
+// C7): who is told (Subscriber), what they are told of (Event), each message
+// owed to one subscriber (Delivery), and the rules of matching, retrying and
+// quarantining. Storage is SubscriberStore's; sending is internal/notify's.
+
+// Channel is how a subscriber is told.
+type Channel string
+
+// The channels of CONTRACT C7.
+const (
+	Email   Channel = "email"
+	Webhook Channel = "webhook"
+	Slack   Channel = "slack"
+	Teams   Channel = "teams"
+	Discord Channel = "discord"
+)
+
+// Channels lists every channel.
+var Channels = []Channel{Email, Webhook, Slack, Teams, Discord}
+
+// Valid reports whether c is a channel.
+func (c Channel) Valid() bool { return slices.Contains(Channels, c) }
+
+// SubscriberState is where a subscriber stands.
+type SubscriberState string
+
+// The subscriber states of CONTRACT C7.
+const (
+	// SubscriberPending waits for its email confirmation; nothing is sent
+	// to it but that.
+	SubscriberPending SubscriberState = "pending"
+	// SubscriberActive is told of every event it wants.
+	SubscriberActive SubscriberState = "active"
+	// SubscriberQuarantined failed too often; nothing is sent until an
+	// operator sets it active again.
+	SubscriberQuarantined SubscriberState = "quarantined"
+	// SubscriberUnsubscribed left (or its receiver answered 410).
+	SubscriberUnsubscribed SubscriberState = "unsubscribed"
+)
+
+// SubscriberStates lists every subscriber state.
+var SubscriberStates = []SubscriberState{SubscriberPending, SubscriberActive, SubscriberQuarantined, SubscriberUnsubscribed}
+
+// Valid reports whether s is a subscriber state.
+func (s SubscriberState) Valid() bool { return slices.Contains(SubscriberStates, s) }
+
+// Subscriber is a person or a system to tell: an email address, or the URL
+// of a webhook or a chat channel.
+type Subscriber struct {
+	ID      int64
+	Channel Channel
+	// Address is the email address, or the target URL.
+	Address string
+	// ComponentIDs are the components it follows; empty means the whole page.
+	ComponentIDs []int64
+	State        SubscriberState
+	// Secret signs a webhook's deliveries: "whsec_" and the base64 of 32
+	// random bytes (NewWebhookSecret). Empty on other channels.
+	Secret string
+	// Token is the key of the subscriber's manage and unsubscribe links,
+	// carried by every message (NewToken).
+	Token string
+	// ConfirmToken and ConfirmExpiresAt are the pending email confirmation
+	// (empty and nil when none is pending).
+	ConfirmToken     string
+	ConfirmExpiresAt *time.Time
+	// Failures counts the failed attempts in a row since FailingSince (the
+	// first of them); a delivered message resets both.
+	Failures     int
+	FailingSince *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ConfirmationValidity is how long an email confirmation link works.
+const ConfirmationValidity = 48 * time.Hour
+
+// NewToken returns a random key for a subscriber's links: 32 random bytes
+// in unpadded base64url.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// NewWebhookSecret returns a webhook signing secret: "whsec_" and the
+// standard base64 of 32 random bytes (Standard Webhooks).
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return "whsec_" + base64.StdEncoding.EncodeToString(b)
+}
+
+// Wants reports whether the subscriber hears of a notice listing
+// noticeComponents: it follows the whole page, or one of the components
+// or an ancestor of one (a subscriber to a group hears of its children).
+// A notice without components goes to everyone. parents maps each
+// component id to its parent's (nil at the top level).
+func (s *Subscriber) Wants(noticeComponents []int64, parents map[int64]*int64) bool {
+	if len(s.ComponentIDs) == 0 || len(noticeComponents) == 0 {
+		return true
+	}
+	for _, id := range noticeComponents {
+		// Walk up the tree; len(parents) bounds the walk should it loop.
+		for range len(parents) + 1 {
+			if slices.Contains(s.ComponentIDs, id) {
+				return true
+			}
+			p := parents[id]
+			if p == nil {
+				break
+			}
+			id = *p
+		}
+	}
+	return false
+}
+
+// EventKind is what an event tells.
+type EventKind string
+
+// The event kinds. The first three are CONTRACT C7's webhook "event" values.
+const (
+	// NoticeCreated is a new notice (its first update).
+	NoticeCreated EventKind = "notice.created"
+	// NoticeUpdated is a later update, a reopen, or an automated
+	// maintenance transition.
+	NoticeUpdated EventKind = "notice.updated"
+	// MaintenanceReminder comes a set time before a maintenance begins.
+	MaintenanceReminder EventKind = "maintenance.reminder"
+	// TestMessage is an operator's test of one subscriber.
+	TestMessage EventKind = "test"
+	// SubscriptionConfirm asks an email address to confirm its subscription
+	// (or, when it is already active, gives it its manage link).
+	SubscriptionConfirm EventKind = "subscription.confirm"
+)
+
+// Event is something subscribers are told of. A notice's events are stored
+// in the transaction of the write that made them (Tx.Emit), and turned
+// into deliveries, one per subscriber that wants it, after.
+type Event struct {
+	ID   int64
+	Kind EventKind
+	// NoticeID and UpdateID name the notice and the update the event tells
+	// of (UpdateID 0 for a reminder; both 0 for a test or a confirmation).
+	NoticeID int64
+	UpdateID int64
+	// ComponentIDs are the notice's components when the event was made:
+	// they choose the subscribers.
+	ComponentIDs []int64
+	// SubscriberID, when not 0, is the one subscriber the event is for
+	// (a test or a confirmation), whatever it follows.
+	SubscriberID int64
+	// Key, when not empty, makes the event once only: a second event with
+	// the same key is not stored. A reminder's is
+	// "maintenance.reminder:<notice id>:<begins_at in Unix ms>".
+	Key       string
+	CreatedAt time.Time
+}
+
+// DeliveryState is where a delivery stands.
+type DeliveryState string
+
+// The delivery states of CONTRACT C7.
+const (
+	DeliveryPending   DeliveryState = "pending"
+	DeliveryDelivered DeliveryState = "delivered"
+	DeliveryFailed    DeliveryState = "failed"
+)
+
+// DeliveryStates lists every delivery state.
+var DeliveryStates = []DeliveryState{DeliveryPending, DeliveryDelivered, DeliveryFailed}
+
+// Valid reports whether s is a delivery state.
+func (s DeliveryState) Valid() bool { return slices.Contains(DeliveryStates, s) }
+
+// Delivery is one event owed to one subscriber, and what became of it.
+// Its ID is the webhook-id of every attempt.
+type Delivery struct {
+	ID           int64
+	Event        Event
+	SubscriberID int64
+	State        DeliveryState
+	Attempts     int
+	// LastStatus is the HTTP status, or the SMTP reply code, of the last
+	// attempt (0 when it got none); LastError says what went wrong.
+	LastStatus int
+	LastError  string
+	// NextAttemptAt is when a pending delivery is tried next.
+	NextAttemptAt *time.Time
+	DeliveredAt   *time.Time
+	CreatedAt     time.Time
+}
+
+// Outcome is how an attempt ended.
+type Outcome int
+
+// The outcomes of an attempt.
+const (
+	// Delivered: the receiver took it (2xx, or the SMTP server accepted it).
+	Delivered Outcome = iota
+	// Failed: try again later (any other answer, a timeout, no connection).
+	Failed
+	// Gone: the receiver answered 410; the subscriber is unsubscribed.
+	Gone
+	// Rejected: the SMTP server refused the address for good (5xx); the
+	// subscriber is quarantined.
+	Rejected
+)
+
+// Attempt is the result of one try of a delivery.
+type Attempt struct {
+	At      time.Time
+	Outcome Outcome
+	Status  int    // the HTTP status or SMTP reply code; 0 when none
+	Error   string // empty when delivered
+	// RetryAfter is the receiver's Retry-After on a 429 or 503, or 0.
+	RetryAfter time.Duration
+}
+
+// Retry rules of CONTRACT C7.
+const (
+	// RetryFor is how long a delivery is retried before it fails.
+	RetryFor = 24 * time.Hour
+	// MaxRetryDelay bounds the delay between two attempts.
+	MaxRetryDelay = time.Hour
+	// QuarantineFailures failed attempts in a row, over at least
+	// QuarantineSpan, quarantine a subscriber.
+	QuarantineFailures = 10
+	QuarantineSpan     = time.Hour
+	// AttemptTimeout is how long a receiver has to answer.
+	AttemptTimeout = 10 * time.Second
+)
+
+// NextAttempt returns when to try a delivery again after its attempts-th
+// failed attempt at a.At, given the base delay: exponential backoff from
+// base, doubled each time, capped at MaxRetryDelay, with up to 20% jitter on top,
+// and never before the receiver's Retry-After. ok is false when the
+// delivery made at created has been retried for RetryFor and now fails.
+func NextAttempt(created time.Time, attempts int, a Attempt, base time.Duration) (next time.Time, ok bool) {
+	d := base
+	for i := 1; i < attempts && d < MaxRetryDelay; i++ {
+		d *= 2
+	}
+	d = min(d, MaxRetryDelay)
+	d += time.Duration(mathrand.Float64() * 0.2 * float64(d))
+	next = a.At.Add(max(d, a.RetryAfter))
+	if next.After(created.Add(RetryFor)) {
+		return time.Time{}, false
+	}
+	return next, true
+}
+
+// Quarantined reports whether a subscriber with failures failed attempts
+// in a row, the first at since, is quarantined at now.
+func Quarantined(failures int, since *time.Time, now time.Time) bool {
+	return failures >= QuarantineFailures && since != nil && now.Sub(*since) >= QuarantineSpan
+}
+
+// CheckTarget checks a webhook or chat URL at creation (CONTRACT C7): an
+// absolute https URL whose host is not literally a loopback, private,
+// link-local, multicast or unspecified address. With allowPrivate, http
+// and those addresses are allowed. The address it resolves to is checked
+// again at connect time by the sender.
+func CheckTarget(raw string, allowPrivate bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil {
+		return Errorf(EInvalidField, "address: %q is not an absolute URL without credentials", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && allowPrivate:
+	default:
+		return Errorf(EInvalidField, "address: the URL must be https (http is allowed only with --allow-private-targets)")
+	}
+	if allowPrivate {
+		return nil
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return Errorf(EInvalidField, "address: %s is a private address; statusd sends only to public ones", host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !PublicAddr(ip) {
+		return Errorf(EInvalidField, "address: %s is a private address; statusd sends only to public ones", host)
+	}
+	return nil
+}
+
+// PublicAddr reports whether ip may be sent to without
+// --allow-private-targets: not loopback, private, link-local, multicast,
+// unspecified (or an IPv4 address mapped into IPv6 that is one of those).
+func PublicAddr(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() &&
+		!ip.IsLinkLocalMulticast() && !ip.IsInterfaceLocalMulticast() && !ip.IsMulticast() && !ip.IsUnspecified()
+}
+
+// CheckEmail checks an email address: one bare address (no display name),
+// at most 254 bytes.
+func CheckEmail(addr string) error {
+	a, err := mail.ParseAddress(addr)
+	if err != nil || a.Name != "" || a.Address != addr || len(addr) > 254 || !strings.Contains(addr, "@") {
+		return Errorf(EInvalidField, "address: %q is not an email address (like name@example.com)", addr)
+	}
+	return nil
+}
+
+// SubscriberFilter chooses subscribers in a list; empty fields choose all.
+type SubscriberFilter struct {
+	Channel Channel
+	State   SubscriberState
+}
+
+// DeliveryFilter chooses deliveries in a list; empty fields choose all.
+type DeliveryFilter struct {
+	SubscriberID int64
+	State        DeliveryState
+}
+
+// SubscriberStore keeps the subscribers and the notification outbox
+// (CONTRACT C7). Each method is one transaction. Methods that change a
+// subscriber for a person take the audit entry to record with the change.
+// Implementations are safe for concurrent use, by several processes on one
+// database too.
+type SubscriberStore interface {
+	// Add stores a new subscriber and gives it its ID; an *Error
+	// EConflict when one with the same channel and address exists.
+	Add(ctx context.Context, s *Subscriber, e AuditEntry) error
+	// Get returns a subscriber; an *Error ENotFound when there is none.
+	Get(ctx context.Context, id int64) (*Subscriber, error)
+	// ByToken returns the subscriber whose Token (or, with confirm, whose
+	// unexpired ConfirmToken at now) is token; an *Error ENotFound when
+	// there is none.
+	ByToken(ctx context.Context, token string, confirm bool, now time.Time) (*Subscriber, error)
+	// List returns a page (from 1) of the subscribers the filter chooses,
+	// by id, and how many it chooses in all.
+	List(ctx context.Context, f SubscriberFilter, page, perPage int) ([]Subscriber, int, error)
+	// Change runs fn on the subscriber and stores what it leaves, in one
+	// transaction; an *Error ENotFound when there is none. A nil e records
+	// nothing in the audit log.
+	Change(ctx context.Context, id int64, fn func(*Subscriber) error, e *AuditEntry) (*Subscriber, error)
+	// Delete removes a subscriber and its deliveries: every personal datum.
+	Delete(ctx context.Context, id int64, e AuditEntry) error
+	// Request records a self-service email subscription and, in the same
+	// transaction, the SubscriptionConfirm event for it: a new address, or
+	// a pending or unsubscribed one, becomes pending with a new
+	// confirmation token and the components; an active one keeps its
+	// state (its event gives it its manage link).
+	Request(ctx context.Context, email string, componentIDs []int64, now time.Time) error
+	// Emit stores an event outside a page write (a test message, a
+	// reminder), as Tx.Emit does inside one, and returns its ID (0 when
+	// its Key was used already).
+	Emit(ctx context.Context, e Event) (int64, error)
+	// Expand turns up to limit stored events into deliveries, one per
+	// active subscriber that wants each (Subscriber.Wants, on the
+	// component tree at now), and returns how many events it expanded.
+	Expand(ctx context.Context, now time.Time, limit int) (int, error)
+	// Claim leases up to limit pending deliveries due at now, with their
+	// subscribers, for lease: no other caller, in this process or another,
+	// gets them until the lease ends or Record is called.
+	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Claimed, error)
+	// Record stores an attempt of a claimed delivery and applies the rules
+	// of CONTRACT C7: delivered, retried at NextAttempt, failed after
+	// RetryFor; the subscriber unsubscribed on Gone, quarantined on
+	// Rejected or by Quarantined.
+	Record(ctx context.Context, id int64, a Attempt, retryBase time.Duration) (*Delivery, error)
+	// Delivery returns one delivery; an *Error ENotFound when there is none.
+	Delivery(ctx context.Context, id int64) (*Delivery, error)
+	// Deliveries returns a page (from 1) of the delivery log, newest first,
+	// and how many deliveries the filter chooses in all.
+	Deliveries(ctx context.Context, f DeliveryFilter, page, perPage int) ([]Delivery, int, error)
+}
+
+// Claimed is a delivery leased to a sender, with its subscriber.
+type Claimed struct {
+	Delivery   Delivery
+	Subscriber Subscriber
+}

@@ -89,11 +89,11 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// email, these paths are the HTML 404 of the catch-all.
 	if s.cfg.EmailSubscriptions {
 		pub.Read("/subscribe", p.Page(p.SubscribeForm), nil)
-		pub.Handle("POST /subscribe", p.SameOrigin(p.Private(p.Subscribe)))
+		pub.Handle("POST /subscribe", p.Private(p.SameOrigin(p.Subscribe)))
 		pub.Read("/subscriptions/confirm", p.Private(p.ConfirmForm), nil)
-		pub.Handle("POST /subscriptions/confirm", p.SameOrigin(p.Private(p.Confirm)))
+		pub.Handle("POST /subscriptions/confirm", p.Private(p.SameOrigin(p.Confirm)))
 		pub.Read("/subscriptions/manage", p.Private(p.ManageForm), nil)
-		pub.Handle("POST /subscriptions/manage", p.SameOrigin(p.Private(p.Manage)))
+		pub.Handle("POST /subscriptions/manage", p.Private(p.SameOrigin(p.Manage)))
 		pub.Read("/subscriptions/unsubscribe", p.Private(p.UnsubscribeForm), nil)
 		pub.Handle("POST /subscriptions/unsubscribe", p.Private(p.Unsubscribe))
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/ratelimit"
@@ -110,18 +111,36 @@ func checkTree(snap *snapshot.Snapshot, checked []int64) []*checkNode {
 
 // componentIDs reads the component_ids of a form: each a component of the
 // page, each once, in id order. A wrong one is an *Error EInvalidField
-// whose message, for a person, says which.
+// whose message, for a person, says which; the ids are then the right
+// ones, to show the form again as it was.
 func componentIDs(snap *snapshot.Snapshot, values []string) ([]int64, error) {
 	ids := []int64{}
+	var bad error
 	for _, v := range values {
 		id, err := statusd.ParseID("component", v)
 		if err != nil || snap.Component(id) == nil {
-			return nil, statusd.Errorf(statusd.EInvalidField, "%q is not a component of this page: choose components from the list.", v)
+			if bad == nil {
+				bad = statusd.Errorf(statusd.EInvalidField, "%s is not a component of this page: choose components from the list.", quoted(v))
+			}
+			continue
 		}
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	return slices.Compact(ids), nil
+	return slices.Compact(ids), bad
+}
+
+// quoted is v in quotes for a message, its first 60 bytes at most.
+func quoted(v string) string {
+	const most = 60
+	if len(v) <= most {
+		return strconv.Quote(v)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return strconv.Quote(v[:cut]) + "…"
 }
 
 // readForm parses the body of a POST, of at most maxForm bytes.
@@ -180,7 +199,7 @@ func (s *Server) Subscribe(w http.ResponseWriter, r *http.Request, snap *snapsho
 	case email == "":
 		v.Error, v.EmailError = "Enter your email address.", true
 	case statusd.CheckEmail(email) != nil:
-		v.Error, v.EmailError = strconv.Quote(email)+" is not an email address. Enter one like name@example.com.", true
+		v.Error, v.EmailError = quoted(email)+" is not an email address. Enter one like name@example.com.", true
 	case err != nil:
 		v.Error = statusd.ErrorMessage(err)
 	}
@@ -462,13 +481,13 @@ func (s *Server) Private(h Handler) route.Handler {
 // SameOrigin refuses a cross-site POST (http.CrossOriginProtection) with a
 // 403 page and changes nothing: for the forms that only statusd's own
 // pages send.
-func (s *Server) SameOrigin(h route.Handler) route.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) SameOrigin(h Handler) Handler {
+	return func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 		if err := s.origin.Check(r); err != nil {
 			s.errorPage(w, http.StatusForbidden,
 				"This form was sent from another site, so it was refused and nothing was changed. Please use the form on this page.")
 			return nil
 		}
-		return h(w, r)
+		return h(w, r, snap, now)
 	}
 }

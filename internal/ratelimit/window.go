@@ -22,10 +22,11 @@ type Window struct {
 	lru     *list.List               // most recently used first
 }
 
-// windowKey is a key's counted events, oldest first.
+// windowKey is a key's counted events, oldest first, in Unix
+// nanoseconds (a third of a time.Time's size).
 type windowKey struct {
 	key   string
-	times []time.Time
+	times []int64
 }
 
 // Quota is one key of a Take and how many events it may have per window
@@ -57,7 +58,7 @@ func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Durat
 		k.times = w.recent(k.times, now)
 		if limit := max(1, q.Limit); len(k.times) >= limit {
 			// Room again when the event limit places back leaves the window.
-			retry = max(retry, k.times[len(k.times)-limit].Add(w.span).Sub(now))
+			retry = max(retry, time.Unix(0, k.times[len(k.times)-limit]).Add(w.span).Sub(now))
 		}
 	}
 	if retry > 0 {
@@ -69,11 +70,10 @@ func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Durat
 			e = w.lru.PushFront(&windowKey{key: q.Key})
 			w.keys[q.Key] = e
 		}
+		// Fewer than its limit are in the window (the check above): a
+		// key keeps at most limit times.
 		k := e.Value.(*windowKey)
-		k.times = append(k.times, now)
-		if limit := max(1, q.Limit); len(k.times) > limit {
-			k.times = k.times[len(k.times)-limit:]
-		}
+		k.times = append(k.times, now.UnixNano())
 		w.lru.MoveToFront(e)
 	}
 	for w.lru.Len() > w.maxKeys {
@@ -83,12 +83,13 @@ func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Durat
 }
 
 // recent is times without those that have left the window at now.
-func (w *Window) recent(times []time.Time, now time.Time) []time.Time {
+func (w *Window) recent(times []int64, now time.Time) []int64 {
+	start := now.Add(-w.span).UnixNano()
 	i := 0
-	for i < len(times) && !times[i].Add(w.span).After(now) {
+	for i < len(times) && times[i] <= start {
 		i++
 	}
-	return times[i:]
+	return times[:copy(times, times[i:])]
 }
 
 // forget drops the least recently used keys whose last event has left the
@@ -96,7 +97,7 @@ func (w *Window) recent(times []time.Time, now time.Time) []time.Time {
 func (w *Window) forget(now time.Time) {
 	for e := w.lru.Back(); e != nil; e = w.lru.Back() {
 		k := e.Value.(*windowKey)
-		if len(k.times) > 0 && k.times[len(k.times)-1].Add(w.span).After(now) {
+		if len(k.times) > 0 && k.times[len(k.times)-1] > now.Add(-w.span).UnixNano() {
 			return
 		}
 		w.drop(e)

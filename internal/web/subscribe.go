@@ -224,7 +224,7 @@ func (s *Server) Subscribe(w http.ResponseWriter, r *http.Request, snap *snapsho
 	if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
 		return err
 	}
-	s.render(w, http.StatusOK, "message", messageView{base: s.formBase(snap, "Check your inbox"), Kind: "info",
+	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Check your inbox",
 		Lines: []string{
 			"If the address can receive email, a message is on its way to it. Follow the link in it to confirm your subscription; the link works for 48 hours.",
@@ -245,6 +245,12 @@ type messageView struct {
 	Links   []linkView
 }
 
+// message renders a messageView, titled by its heading.
+func (s *Server) message(w http.ResponseWriter, status int, snap *snapshot.Snapshot, v messageView) {
+	v.base = s.formBase(snap, v.Heading)
+	s.render(w, status, "message", v)
+}
+
 // buttonForm is a form of hidden fields and one button, POSTed to Action.
 type buttonForm struct {
 	Action string
@@ -259,7 +265,7 @@ type linkView struct{ Href, Text string }
 // unknownLink answers a token that names nothing (never was, was used, or
 // has expired): 404, a page that says so and how to start again.
 func (s *Server) unknownLink(w http.ResponseWriter, snap *snapshot.Snapshot, what string) {
-	s.render(w, http.StatusNotFound, "message", messageView{base: s.formBase(snap, "Link not valid"), Kind: "degraded",
+	s.message(w, http.StatusNotFound, snap, messageView{Kind: "degraded",
 		Heading: "This link is not valid",
 		Lines: []string{"This " + what + " link is unknown, or was used already, or has expired (confirmation links work for 48 hours).",
 			"Subscribe again to get a new link by email."},
@@ -291,7 +297,7 @@ func (s *Server) ConfirmForm(w http.ResponseWriter, r *http.Request, snap *snaps
 	if sub == nil {
 		return err
 	}
-	s.render(w, http.StatusOK, "message", messageView{base: s.formBase(snap, "Confirm your subscription"), Kind: "info",
+	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Confirm your subscription",
 		Lines:   []string{"Send email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + " to " + sub.Address + "?"},
 		Form:    &buttonForm{Action: "/subscriptions/confirm", Fields: []hiddenField{{"token", token}}, Button: "Confirm subscription"},
@@ -339,7 +345,7 @@ func (s *Server) Confirm(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if err != nil {
 		return err
 	}
-	s.render(w, http.StatusOK, "message", messageView{base: s.formBase(snap, "You are subscribed"), Kind: "resolved",
+	s.message(w, http.StatusOK, snap, messageView{Kind: "resolved",
 		Heading: "You are subscribed",
 		Lines: []string{sub.Address + " will receive email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + ".",
 			"Every email has a link to change or stop your subscription; this one does too."},
@@ -426,7 +432,7 @@ func (s *Server) UnsubscribeForm(w http.ResponseWriter, r *http.Request, snap *s
 	if sub == nil {
 		return err
 	}
-	s.render(w, http.StatusOK, "message", messageView{base: s.formBase(snap, "Unsubscribe"), Kind: "info",
+	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Unsubscribe",
 		Lines:   []string{"Stop sending email updates of " + snap.Doc.Page.Name + " to " + sub.Address + "?"},
 		// The URL of the List-Unsubscribe header, with the body of an
@@ -458,7 +464,7 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request, snap *snaps
 	if err != nil {
 		return err
 	}
-	s.render(w, http.StatusOK, "message", messageView{base: s.formBase(snap, "You are unsubscribed"), Kind: "resolved",
+	s.message(w, http.StatusOK, snap, messageView{Kind: "resolved",
 		Heading: "You are unsubscribed",
 		Lines:   []string{sub.Address + " no longer receives email updates of " + snap.Doc.Page.Name + "."},
 		Links:   []linkView{{"/subscribe", "Changed your mind? Subscribe again"}, {"/", "Back to the status page"}}})

@@ -514,11 +514,11 @@ func (s *testServer) adminOK(method, path, token, body string, status int) map[s
 }
 
 // auditTotal is the number of entries in the audit log.
-func (s *testServer) auditTotal(token string) float64 {
+func (s *testServer) auditTotal(token string) int {
 	s.t.Helper()
 	a, err := s.Admin(token).Audit(context.Background(), 1)
 	noErr(s.t, "GET /audit", err)
-	return float64(a.Meta.TotalCount)
+	return a.Meta.TotalCount
 }
 
 // --- Through the SDK ---------------------------------------------------------

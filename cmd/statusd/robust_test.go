@@ -1438,27 +1438,6 @@ func TestRobustHugeImport(t *testing.T) {
 	t.Logf("a server on it started in %v and holds %d MB resident", startup.Round(time.Millisecond), st.rssKB/1024)
 }
 
-// rbGoroutines reads go_goroutines from the server's /metrics (an admin
-// token opens it), or -1 when it cannot.
-func rbGoroutines(base, tok string) int {
-	req, _ := http.NewRequest("GET", base+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return -1
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok && res.StatusCode == 200 {
-			if n, err := strconv.ParseFloat(v, 64); err == nil {
-				return int(n)
-			}
-		}
-	}
-	return -1
-}
-
 // --- Soak --------------------------------------------------------------------
 
 // TestRobustSoak runs 60 seconds of mixed reads and writes through a real
@@ -1574,7 +1553,11 @@ func TestRobustSoak(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading /proc/%d: %v", pid, err)
 			}
-			samples = append(samples, sample{time.Since(start), st, rbGoroutines(srv.URL, tok)})
+			goroutines := -1
+			if g, ok := tmValue(tmScrape(t, srv.URL, tok), "go_goroutines"); ok {
+				goroutines = int(g)
+			}
+			samples = append(samples, sample{time.Since(start), st, goroutines})
 		}
 	}
 	tick.Stop()

@@ -235,6 +235,26 @@ func TestAdminComponents(t *testing.T) {
 	}
 	writes := 0
 	audit0 := srv.auditTotal(tok)
+	// create adds a component with r and returns it with its created_at.
+	create := func(t *testing.T, r statusd.AdminComponentRequest) (*statusd.AdminComponent, string) {
+		t.Helper()
+		t0 := time.Now()
+		got, err := adm.CreateComponent(ctx, r)
+		noErr(t, "POST /components", err)
+		writes++
+		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		return got, ts(got.CreatedAt.Time)
+	}
+	// edit changes component id with r, a write sent at t0 or later, and
+	// records its updated_at.
+	edit := func(t *testing.T, id int64, r statusd.AdminComponentRequest, t0 time.Time) *statusd.AdminComponent {
+		t.Helper()
+		got, err := adm.UpdateComponent(ctx, id, r)
+		noErr(t, fmt.Sprintf("PATCH /components/%d", id), err)
+		writes++
+		c.updated(t, id, got, t0)
+		return got
+	}
 
 	step(t, "the admin list is the public fields plus metrics_enabled, exactly", func(t *testing.T) {
 		list := srv.in(t).adminOK(http.MethodGet, "/components", tok, "", 200)
@@ -252,12 +272,7 @@ func TestAdminComponents(t *testing.T) {
 
 	step(t, "a component created at position 2 moves the others after it down one", func(t *testing.T) {
 		// The new id is 32 (after 31).
-		t0 := time.Now()
-		got, err := adm.CreateComponent(ctx, statusd.AdminComponentRequest{Name: ptr("CDN"), Description: ptr("Edge network"), Position: ptr(2)})
-		noErr(t, "POST /components", err)
-		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		stamp := ts(got.CreatedAt.Time)
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("CDN"), Description: ptr("Edge network"), Position: ptr(2)})
 		c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
 		want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]obj)[1]
 		want["metrics_enabled"] = false
@@ -268,13 +283,7 @@ func TestAdminComponents(t *testing.T) {
 
 	step(t, "a component created without a position goes last", func(t *testing.T) {
 		// 30's subtree is last, so after it too. Under 30, with metrics.
-		t0 := time.Now()
-		got, err := adm.CreateComponent(ctx, statusd.AdminComponentRequest{Name: ptr("Status DB"), ParentID: statusd.Some[int64](30),
-			MetricsEnabled: ptr(true)})
-		noErr(t, "POST /components", err)
-		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		stamp := ts(got.CreatedAt.Time)
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("Status DB"), ParentID: statusd.Some[int64](30), MetricsEnabled: ptr(true)})
 		c.state[33], c.name[33], c.desc[33], c.metrics[33], c.stamps[33] = "operational", "Status DB", "", true, stamp+" "+stamp
 		if got.ID != 33 || got.Position != 8 || got.ParentID == nil || *got.ParentID != 30 || !got.MetricsEnabled {
 			t.Errorf("POST /components without position: %+v", got)
@@ -285,27 +294,16 @@ func TestAdminComponents(t *testing.T) {
 
 	step(t, "a rename, and Metrics on and off (metrics_summary an object, then null)", func(t *testing.T) {
 		t0 := time.Now()
-		got, err := adm.UpdateComponent(ctx, 32, statusd.AdminComponentRequest{Name: ptr("Edge CDN")})
-		noErr(t, "PATCH /components/32", err)
-		writes++
 		c.name[32] = "Edge CDN"
-		c.updated(t, 32, got, t0)
-		got, err = adm.UpdateComponent(ctx, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(true)})
-		noErr(t, "PATCH /components/20", err)
-		writes++
+		edit(t, 32, statusd.AdminComponentRequest{Name: ptr("Edge CDN")}, t0)
 		c.metrics[20] = true
-		c.updated(t, 20, got, t0)
-		if !got.MetricsEnabled {
+		if got := edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(true)}, t0); !got.MetricsEnabled {
 			t.Errorf("metrics on: %+v", got)
 		}
 		c.check(t, srv, "after rename and metrics on",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-		t0 = time.Now()
-		got, err = adm.UpdateComponent(ctx, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(false)})
-		noErr(t, "PATCH /components/20", err)
-		writes++
 		c.metrics[20] = false
-		c.updated(t, 20, got, t0)
+		edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(false)}, time.Now())
 		c.check(t, srv, "after metrics off",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	})
@@ -313,11 +311,7 @@ func TestAdminComponents(t *testing.T) {
 	step(t, "a move under a parent, and back to the top", func(t *testing.T) {
 		// Move 32 under 10 at position 5: without it the order is 20 10 12
 		// 11 30 31 33; it goes fifth.
-		t0 := time.Now()
-		got, err := adm.UpdateComponent(ctx, 32, statusd.AdminComponentRequest{ParentID: statusd.Some[int64](10), Position: ptr(5)})
-		noErr(t, "PATCH /components/32", err)
-		writes++
-		c.updated(t, 32, got, t0)
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Some[int64](10), Position: ptr(5)}, time.Now())
 		c.check(t, srv, "after move",
 			admRow{20, nil, 0}, admRow{10, nil, 3}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{32, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 		children, err := srv.API.Components(ctx, client.ComponentQuery{ParentIDEq: 10})
@@ -328,11 +322,7 @@ func TestAdminComponents(t *testing.T) {
 		}
 		assertJSON(t, "children of 10", ids, []int{12, 11, 32})
 		// Back to the top level, to position 1.
-		t0 = time.Now()
-		got, err = adm.UpdateComponent(ctx, 32, statusd.AdminComponentRequest{ParentID: statusd.Null[int64](), Position: ptr(1)})
-		noErr(t, "PATCH /components/32", err)
-		writes++
-		c.updated(t, 32, got, t0)
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Null[int64](), Position: ptr(1)}, time.Now())
 		c.check(t, srv, "after move back",
 			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	})
@@ -404,16 +394,11 @@ func TestAdminComponents(t *testing.T) {
 			if w.id != 100 && w.id != 102 && w.id != 103 && w.id != 104 && w.id != 201 {
 				continue
 			}
-			o := noticeFields("a", w)
-			o["components"] = []obj{}
+			comps := []obj{}
 			if w.id == 102 { // listed 30 and 10
-				o["components"] = []obj{embedded}
+				comps = []obj{embedded}
 			}
-			var ups []obj
-			for _, u := range notices[w.id].Updates {
-				ups = append(ups, updateWant(u, true))
-			}
-			o["updates"] = ups
+			o := detailWant("a", w, notices, comps)
 			got := normalize(t, srv.notice(w.id)).(map[string]any)
 			checkOpenImpact(t, got, now)
 			assertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
@@ -447,6 +432,26 @@ func TestAdminNotices(t *testing.T) {
 		return obj{"id": id, "state": state, "name": n[0], "description": n[1], "parent_id": n[2],
 			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
 	}
+	// states checks the public state of each component of want.
+	states := func(t *testing.T, when string, want map[int64]string) {
+		t.Helper()
+		got := srv.in(t).componentStates()
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("component %d is %q %s, want %s", id, got[id], when, w)
+			}
+		}
+	}
+	// create publishes a notice with r and returns it with its created_at.
+	create := func(t *testing.T, r statusd.AdminNoticeRequest) (*statusd.AdminNotice, time.Time) {
+		t.Helper()
+		t0 := time.Now()
+		got, err := adm.CreateNotice(ctx, r)
+		noErr(t, "POST "+*r.Type, err)
+		writes++
+		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		return got, got.CreatedAt.Time
+	}
 	// The three notices the test creates, as the admin API must show them.
 	var incident, planned, general obj
 	var created time.Time // when 304 was created
@@ -457,13 +462,9 @@ func TestAdminNotices(t *testing.T) {
 	step(t, "an unplanned notice starts investigating and degrades its component", func(t *testing.T) {
 		srv := srv.in(t)
 		// Ids: notices after 303, updates after the fixture's 34.
-		t0 := time.Now()
-		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr("Login failures"),
+		var got *statusd.AdminNotice
+		got, created = create(t, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr("Login failures"),
 			Content: ptr("We are investigating login failures."), ComponentIDs: &[]int64{12}, TagList: &[]string{"auth"}})
-		noErr(t, "POST unplanned", err)
-		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		created = got.CreatedAt.Time
 		c := ts(created)
 		incident = obj{"id": 304, "type": "unplanned", "timeline_state": "present", "state": "investigating",
 			"subject": "Login failures", "url": "https://status.acme.test/notices/304",
@@ -475,21 +476,15 @@ func TestAdminNotices(t *testing.T) {
 			"component_ids": []int{12}, "impact_seconds": nil}
 		assertJSON(t, "POST unplanned", admOpenImpact(t, got, created), incident)
 		assertJSON(t, "public 304", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
-		if s := srv.componentStates()[12]; s != "degraded" {
-			t.Errorf("component 12 is %v while incident 304 is investigating", s)
-		}
+		states(t, "while incident 304 is investigating", map[int64]string{12: "degraded"})
 	})
 
 	step(t, "a planned notice starts scheduled", func(t *testing.T) {
 		// It lists 20, which maintenance 200 holds under maintenance.
-		t0 := time.Now()
-		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("planned"), Subject: ptr("Cache upgrade"),
+		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("planned"), Subject: ptr("Cache upgrade"),
 			Content: ptr("We will upgrade the cache."), ComponentIDs: &[]int64{20},
 			BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends)), Automate: ptr(true)})
-		noErr(t, "POST planned", err)
-		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		c := ts(got.CreatedAt.Time)
+		c := ts(made)
 		planned = obj{"id": 305, "type": "planned", "timeline_state": "future", "state": "scheduled",
 			"subject": "Cache upgrade", "url": "https://status.acme.test/notices/305",
 			"began_at": nil, "ended_at": nil, "begins_at": ts(begins), "ends_at": ts(ends),
@@ -502,13 +497,9 @@ func TestAdminNotices(t *testing.T) {
 	})
 
 	step(t, "a general notice has no state, in the notice as in its update", func(t *testing.T) {
-		t0 := time.Now()
-		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("New phone line"),
+		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("New phone line"),
 			Content: ptr("Call us."), ExpiresAt: statusd.Some(admRFC(expires))})
-		noErr(t, "POST general", err)
-		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		c := ts(got.CreatedAt.Time)
+		c := ts(made)
 		general = obj{"id": 306, "type": "general", "timeline_state": "present", "subject": "New phone line",
 			"url": "https://status.acme.test/notices/306", "created_at": c, "updated_at": c, "tag_list": []string{},
 			"links": obj{"self": "/api/notices/306"}, "components": []obj{},
@@ -586,12 +577,7 @@ func TestAdminNotices(t *testing.T) {
 		incident["components"] = []obj{emb(10, "degraded"), emb(30, "degraded")}
 		assertJSON(t, "PATCH 304", admOpenImpact(t, got, created), incident)
 		assertJSON(t, "public 304 after PATCH", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
-		states := srv.componentStates()
-		for id, want := range map[int64]string{10: "degraded", 30: "degraded", 12: "operational"} {
-			if s := states[id]; s != want {
-				t.Errorf("component %v is %v, want %s", id, s, want)
-			}
-		}
+		states(t, "after the edit", map[int64]string{10: "degraded", 30: "degraded", 12: "operational"})
 	})
 
 	step(t, "impact_seconds overrides the impact, and null gives it back", func(t *testing.T) {
@@ -725,12 +711,7 @@ func TestAdminNotices(t *testing.T) {
 			[]any{pub.State, pub.TimelineState, pub.BeganAt, pub.EndedAt}, []string{"resolved", "past_recent", ts(created), ts(ups[3].at)})
 		// 30 is back under maintenance; 10 stays degraded, as its child 11
 		// is (incident 100, CONTRACT C3).
-		states := srv.componentStates()
-		for id, want := range map[int64]string{10: "degraded", 30: m} {
-			if s := states[id]; s != want {
-				t.Errorf("component %v is %v after 304 resolved, want %s", id, s, want)
-			}
-		}
+		states(t, "after 304 resolved", map[int64]string{10: "degraded", 30: m})
 	})
 
 	step(t, "updates that are refused change nothing", func(t *testing.T) {

@@ -323,6 +323,20 @@ func noticeFields(variant string, w noticeWant) obj {
 	return o
 }
 
+// detailWant builds the detail of fixture notice w by hand: its fields,
+// the components embedded in it and every update with its id (notices
+// from fixUpdateIDs).
+func detailWant(variant string, w noticeWant, notices map[int64]statusd.Notice, embedded []obj) obj {
+	o := noticeFields(variant, w)
+	o["components"] = embedded
+	var ups []obj
+	for _, u := range notices[w.id].Updates {
+		ups = append(ups, updateWant(u, true))
+	}
+	o["updates"] = ups
+	return o
+}
+
 func updateWant(u statusd.Update, withID bool) obj {
 	o := obj{"content": u.Content, "created_at": ts(u.CreatedAt), "updated_at": ts(u.UpdatedAt)}
 	if u.State != "" {
@@ -412,17 +426,11 @@ func TestNoticeDetail(t *testing.T) {
 				}
 			}
 			for _, w := range fixtureWant(now) {
-				o := noticeFields(variant, w)
 				embedded := []obj{}
 				for _, id := range w.comps {
 					embedded = append(embedded, comps[id])
 				}
-				o["components"] = embedded
-				var ups []obj
-				for _, u := range notices[w.id].Updates {
-					ups = append(ups, updateWant(u, true))
-				}
-				o["updates"] = ups
+				o := detailWant(variant, w, notices, embedded)
 				for _, path := range []string{"/api/v1/notices/%d", "/v1/notices/%d", "/api/notices/%d"} {
 					p := fmt.Sprintf(path, w.id)
 					r := srv.get(p, 200)

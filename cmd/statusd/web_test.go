@@ -34,7 +34,7 @@ type webPage struct {
 // checks the security headers and that the page is well formed.
 func webGet(t *testing.T, srv *testServer, path string, want int) webPage {
 	t.Helper()
-	return webParse(t, path, srv.do(http.MethodGet, path), want)
+	return webParse(t, path, srv.in(t).do(http.MethodGet, path), want)
 }
 
 // webParse is webGet for an answer already fetched, of path (which names

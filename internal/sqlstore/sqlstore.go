@@ -39,14 +39,35 @@ type dialect struct {
 	writeLock string
 	// notify, when set, runs in every write transaction that commits a change.
 	notify string
+	// idList is a query whose one column, id, gives the integers of the
+	// JSON array that is its one parameter: a list of any length in one
+	// parameter.
+	idList string
+	// resyncIDs, when set, runs after subscribers were inserted with their
+	// ids, so that the ids given next come after them.
+	resyncIDs string
 }
 
 var (
-	sqliteDialect   = &dialect{name: "sqlite"}
+	sqliteDialect = &dialect{name: "sqlite",
+		idList: "SELECT value AS id FROM json_each(?)"}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
-		notify:    "SELECT pg_notify('" + notifyChannel + "', '')"}
+		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
+		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
+		resyncIDs: "SELECT setval(pg_get_serial_sequence('subscribers', 'id'), " +
+			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))"}
 )
+
+// lock returns clause (FOR UPDATE, FOR UPDATE SKIP LOCKED ...), which
+// ends a SELECT that locks the rows it reads, on PostgreSQL; on SQLite,
+// whose one writer holds the whole database, nothing.
+func (d *dialect) lock(clause string) string {
+	if d != postgresDialect {
+		return ""
+	}
+	return " " + clause
+}
 
 // notifyChannel is the PostgreSQL channel on which writes are announced.
 const notifyChannel = "statusd_changes"
@@ -236,13 +257,28 @@ func (t tx) prepare(q string) (*sql.Stmt, error) {
 	return t.sql.PrepareContext(t.ctx, t.d.rebind(q))
 }
 
-// transact runs fn in a write transaction, committing when fn returns nil
-// and rolling back otherwise. Writers are serialised. Nothing is written
-// once the database file was removed or replaced (checkFile). A storage
-// fault is answered 503 unavailable, saying which, and noted (noteWrite);
-// the connection that met it is not used again, since it may hold the
-// database open read-only.
-func (s *Store) transact(ctx context.Context, fn func(tx) error) (err error) {
+// transact runs fn in a write transaction of the page, committing when fn
+// returns nil and rolling back otherwise. Page writers are serialised.
+func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
+	return s.writeTx(ctx, s.d.writeLock, fn)
+}
+
+// outbox runs fn in a write transaction that leaves the page alone (the
+// subscribers and the outbox): without the page writers' lock, so that the
+// many writes of sending never wait for page writes nor make them wait (on
+// PostgreSQL; SQLite has one writer), and callers bump no version, so that
+// no reader reloads the page for them.
+func (s *Store) outbox(ctx context.Context, fn func(tx) error) error {
+	return s.writeTx(ctx, "", fn)
+}
+
+// writeTx runs fn in a write transaction that first runs lock, when set,
+// committing when fn returns nil and rolling back otherwise. Nothing is
+// written once the database file was removed or replaced (checkFile). A
+// storage fault is answered 503 unavailable, saying which, and noted
+// (noteWrite); the connection that met it is not used again, since it may
+// hold the database open read-only.
+func (s *Store) writeTx(ctx context.Context, lock string, fn func(tx) error) (err error) {
 	defer func() { s.noteWrite(err) }()
 	if err := s.checkFile(); err != nil {
 		return err
@@ -263,8 +299,8 @@ func (s *Store) transact(ctx context.Context, fn func(tx) error) (err error) {
 	}
 	defer sqlTx.Rollback()
 	t := tx{ctx: ctx, sql: sqlTx, d: s.d}
-	if s.d.writeLock != "" {
-		if _, err := t.exec(s.d.writeLock); err != nil {
+	if lock != "" {
+		if _, err := t.exec(lock); err != nil {
 			return unavailable(err)
 		}
 	}
@@ -289,6 +325,43 @@ func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	return fn(tx{ctx: ctx, sql: sqlTx, d: s.d})
+}
+
+// paged reads, in one read transaction, a page (from 1) of perPage rows
+// of the query `SELECT columns from ORDER BY order` (from has the FROM and
+// WHERE clauses, with args), each made by scan, and how many rows there
+// are in all. A page before the first or past the last has none (and no
+// OFFSET that overflows).
+func paged[T any](s *Store, ctx context.Context, from string, args []any, columns, order string, page, perPage int,
+	scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+	var out []T
+	var total int
+	err := s.read(ctx, func(t tx) error {
+		if err := t.row(`SELECT count(*) `+from, args...).Scan(&total); err != nil {
+			return err
+		}
+		if page < 1 || perPage < 1 || page > total/perPage+1 {
+			return nil
+		}
+		rows, err := t.query(`SELECT `+columns+` `+from+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+			append(args, perPage, (page-1)*perPage)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, unavailable(err)
+	}
+	return out, total, nil
 }
 
 // Version returns the number of writes made to the store.

@@ -107,13 +107,18 @@ const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subs
 func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) (int, error) {
 	expanded := 0
 	err := ss.s.outbox(ctx, func(t tx) error {
+		if t.d.shareSubscribers != "" {
+			if _, err := t.exec(t.d.shareSubscribers); err != nil {
+				return err
+			}
+		}
 		events, err := unexpanded(t, limit)
 		if err != nil || len(events) == 0 {
 			return err
 		}
 		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, state, next_attempt_at, created_at)
 			SELECT ?, ids.id, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
-			ON CONFLICT (event_id, subscriber_id) DO NOTHING`)
+			ON CONFLICT (subscriber_id, event_id) DO NOTHING`)
 		if err != nil {
 			return err
 		}
@@ -214,7 +219,7 @@ func readAudience(t tx) (*audience, error) {
 	}
 	defer subs.Close()
 	var id intColumn
-	var components string
+	var components sql.RawBytes
 	for subs.Next() {
 		if err := subs.Scan(&id, &components); err != nil {
 			return nil, err
@@ -245,7 +250,7 @@ func (a *audience) wanting(components []int64) []int64 {
 const (
 	deliveryColumns = `d.id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
 	d.next_attempt_at, d.delivered_at, d.created_at, ` + eventColumns
-	deliveryFrom = `FROM deliveries d JOIN events e ON e.id = d.event_id`
+	deliveryFrom = `deliveries d JOIN events e ON e.id = d.event_id`
 )
 
 // deliveryRow holds the scan of deliveryColumns.
@@ -279,7 +284,7 @@ func (r *deliveryRow) delivery() (statusd.Delivery, error) {
 func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]statusd.Claimed, error) {
 	var out []statusd.Claimed
 	err := ss.s.outbox(ctx, func(t tx) error {
-		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+` `+deliveryFrom+`
+		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+` FROM `+deliveryFrom+`
 			JOIN subscribers s ON s.id = d.subscriber_id
 			WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
 			AND `+sendable+` ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.lock("FOR UPDATE OF d SKIP LOCKED"),
@@ -322,7 +327,7 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 // query (dialect.lock).
 func getDelivery(t tx, id int64, lock string) (*statusd.Delivery, error) {
 	var r deliveryRow
-	err := t.row(`SELECT `+deliveryColumns+` `+deliveryFrom+` WHERE d.id = ?`+lock, id).Scan(r.dest()...)
+	err := t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`+lock, id).Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -451,15 +456,14 @@ func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Deli
 }
 
 func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page, perPage int) ([]statusd.Delivery, int, error) {
-	var w filter
-	w.add(f.SubscriberID != 0, `d.subscriber_id = ?`, f.SubscriberID)
-	w.add(f.State != "", `d.state = ?`, string(f.State))
-	return paged(ss.s, ctx, deliveryFrom+w.where(), w.args, deliveryColumns, `d.id DESC`, page, perPage,
-		func(rows *sql.Rows) (statusd.Delivery, error) {
-			var r deliveryRow
-			if err := rows.Scan(r.dest()...); err != nil {
-				return statusd.Delivery{}, err
-			}
-			return r.delivery()
-		})
+	q := listQuery{columns: deliveryColumns, from: deliveryFrom, count: `deliveries d`, order: `d.id DESC`}
+	q.where.add(f.SubscriberID != 0, `d.subscriber_id = ?`, f.SubscriberID)
+	q.where.add(f.State != "", `d.state = ?`, string(f.State))
+	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Delivery, error) {
+		var r deliveryRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return statusd.Delivery{}, err
+		}
+		return r.delivery()
+	})
 }

@@ -46,6 +46,13 @@ type dialect struct {
 	// resyncIDs, when set, runs after subscribers were inserted with their
 	// ids, so that the ids given next come after them.
 	resyncIDs string
+	// shareSubscribers and lockSubscribers, when set, take the lock of the
+	// subscribers to send to, for the transaction: shared by Expand, which
+	// makes deliveries for the active subscribers it read; exclusive by
+	// the writes after which a subscriber is no longer sent to (removed,
+	// unsubscribed, quarantined), so that no expansion that read it before
+	// makes a delivery for it after. SQLite's one writer needs none.
+	shareSubscribers, lockSubscribers string
 }
 
 var (
@@ -56,7 +63,9 @@ var (
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
 		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
 		resyncIDs: "SELECT setval(pg_get_serial_sequence('subscribers', 'id'), " +
-			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))"}
+			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))",
+		shareSubscribers: "SELECT pg_advisory_xact_lock_shared(7405868)",
+		lockSubscribers:  "SELECT pg_advisory_xact_lock(7405868)"}
 )
 
 // lock returns clause (FOR UPDATE, FOR UPDATE SKIP LOCKED ...), which
@@ -327,24 +336,52 @@ func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 	return fn(tx{ctx: ctx, sql: sqlTx, d: s.d})
 }
 
+// listQuery is a query of a paginated list: `SELECT columns from WHERE
+// ORDER BY order`, where counts the rows with `SELECT count(*) count WHERE`
+// (from without the joins that add columns, not rows).
+type listQuery struct {
+	columns, from, count, order string
+	where                       filter
+}
+
+// filter gathers the conditions of a list query.
+type filter struct {
+	conds []string
+	args  []any
+}
+
+// add adds the condition, with its one argument, when set.
+func (f *filter) add(set bool, cond string, arg any) {
+	if set {
+		f.conds = append(f.conds, cond)
+		f.args = append(f.args, arg)
+	}
+}
+
+func (f *filter) String() string {
+	if len(f.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(f.conds, " AND ")
+}
+
 // paged reads, in one read transaction, a page (from 1) of perPage rows
-// of the query `SELECT columns from ORDER BY order` (from has the FROM and
-// WHERE clauses, with args), each made by scan, and how many rows there
-// are in all. A page before the first or past the last has none (and no
-// OFFSET that overflows).
-func paged[T any](s *Store, ctx context.Context, from string, args []any, columns, order string, page, perPage int,
-	scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+// of q, each made by scan, and how many rows there are in all. A page
+// before the first or past the last has none (and no OFFSET that
+// overflows).
+func paged[T any](s *Store, ctx context.Context, q listQuery, page, perPage int, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
 	var out []T
 	var total int
 	err := s.read(ctx, func(t tx) error {
-		if err := t.row(`SELECT count(*) `+from, args...).Scan(&total); err != nil {
+		where := q.where.String()
+		if err := t.row(`SELECT count(*) FROM `+q.count+where, q.where.args...).Scan(&total); err != nil {
 			return err
 		}
 		if page < 1 || perPage < 1 || page > total/perPage+1 {
 			return nil
 		}
-		rows, err := t.query(`SELECT `+columns+` `+from+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
-			append(args, perPage, (page-1)*perPage)...)
+		rows, err := t.query(`SELECT `+q.columns+` FROM `+q.from+where+` ORDER BY `+q.order+` LIMIT ? OFFSET ?`,
+			append(q.where.args, perPage, (page-1)*perPage)...)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -55,9 +54,9 @@ func (r *subscriberRow) subscriber() (statusd.Subscriber, error) {
 
 // parseIDs reads a JSON array of ids; the common empty one without the
 // JSON decoder, since expanding an event reads thousands.
-func parseIDs(s string) ([]int64, error) {
+func parseIDs[T ~string | ~[]byte](s T) ([]int64, error) {
 	ids := []int64{}
-	if s == "[]" {
+	if string(s) == "[]" {
 		return ids, nil
 	}
 	err := json.Unmarshal([]byte(s), &ids)
@@ -192,39 +191,17 @@ func (ss subscriberStore) ByToken(ctx context.Context, token string, confirm boo
 	return ss.one(ctx, missing, `s.token = ?`, token)
 }
 
-// filter gathers the conditions of a list query.
-type filter struct {
-	conds []string
-	args  []any
-}
-
-// add adds the condition, with its one argument, when set.
-func (f *filter) add(set bool, cond string, arg any) {
-	if set {
-		f.conds = append(f.conds, cond)
-		f.args = append(f.args, arg)
-	}
-}
-
-func (f *filter) where() string {
-	if len(f.conds) == 0 {
-		return ""
-	}
-	return " WHERE " + strings.Join(f.conds, " AND ")
-}
-
 func (ss subscriberStore) List(ctx context.Context, f statusd.SubscriberFilter, page, perPage int) ([]statusd.Subscriber, int, error) {
-	var w filter
-	w.add(f.Channel != "", `s.channel = ?`, string(f.Channel))
-	w.add(f.State != "", `s.state = ?`, string(f.State))
-	return paged(ss.s, ctx, `FROM subscribers s`+w.where(), w.args, subscriberColumns, `s.id`, page, perPage,
-		func(rows *sql.Rows) (statusd.Subscriber, error) {
-			var r subscriberRow
-			if err := rows.Scan(r.dest()...); err != nil {
-				return statusd.Subscriber{}, err
-			}
-			return r.subscriber()
-		})
+	q := listQuery{columns: subscriberColumns, from: `subscribers s`, count: `subscribers s`, order: `s.id`}
+	q.where.add(f.Channel != "", `s.channel = ?`, string(f.Channel))
+	q.where.add(f.State != "", `s.state = ?`, string(f.State))
+	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Subscriber, error) {
+		var r subscriberRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return statusd.Subscriber{}, err
+		}
+		return r.subscriber()
+	})
 }
 
 // Change runs fn on the subscriber, locked, and stores what it leaves (its
@@ -280,7 +257,7 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 // unsubscribed, all but tests when it is quarantined; but the one being
 // recorded (except, or 0). They would otherwise wait, never claimed, and
 // a quarantine's backlog would go out when an operator lifts it, its news
-// stale.
+// stale. It takes the lock of the subscribers (lockSubscribers) first.
 func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except int64) error {
 	var reason, spared string
 	switch state {
@@ -291,9 +268,22 @@ func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except
 	default:
 		return nil
 	}
+	if err := lockSubscribers(t); err != nil {
+		return err
+	}
 	_, err := t.exec(`UPDATE deliveries SET state = 'failed', last_error = ?, next_attempt_at = NULL, claimed_until = NULL
 		WHERE subscriber_id = ? AND state = 'pending' AND id <> ?
 		AND event_id IN (SELECT id FROM events WHERE kind <> ?)`, reason, subscriberID, except, spared)
+	return err
+}
+
+// lockSubscribers takes the lock of the subscribers to send to
+// (dialect.lockSubscribers) for the transaction.
+func lockSubscribers(t tx) error {
+	if t.d.lockSubscribers == "" {
+		return nil
+	}
+	_, err := t.exec(t.d.lockSubscribers)
 	return err
 }
 
@@ -307,6 +297,9 @@ func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditE
 			return noSubscriber(id)
 		}
 		if err != nil {
+			return err
+		}
+		if err := lockSubscribers(t); err != nil {
 			return err
 		}
 		for _, q := range []string{`DELETE FROM deliveries WHERE subscriber_id = ?`, `DELETE FROM subscribers WHERE id = ?`} {
@@ -372,6 +365,9 @@ func emitConfirm(t tx, subscriberID int64, now time.Time) error {
 // insertSubscribers replaces every subscriber, and their deliveries, with
 // subs (an import), each with its id and the keys it lacks (fillKeys).
 func insertSubscribers(t tx, subs []statusd.Subscriber) error {
+	if err := lockSubscribers(t); err != nil {
+		return err
+	}
 	for _, q := range []string{`DELETE FROM deliveries`, `DELETE FROM subscribers`} {
 		if _, err := t.exec(q); err != nil {
 			return err

@@ -313,14 +313,14 @@ func audit(t tx, e statusd.AuditEntry) error {
 
 // Audit returns a page of the audit log, newest first.
 func (s *Store) Audit(ctx context.Context, page, perPage int) ([]statusd.AuditEntry, int, error) {
-	return paged(s, ctx, `FROM audit`, nil, `id, at, actor, action, target, detail`, `id DESC`, page, perPage,
-		func(rows *sql.Rows) (statusd.AuditEntry, error) {
-			var e statusd.AuditEntry
-			var at int64
-			err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail)
-			e.At = fromMS(at)
-			return e, err
-		})
+	q := listQuery{columns: `id, at, actor, action, target, detail`, from: `audit`, count: `audit`, order: `id DESC`}
+	return paged(s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.AuditEntry, error) {
+		var e statusd.AuditEntry
+		var at int64
+		err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail)
+		e.At = fromMS(at)
+		return e, err
+	})
 }
 
 // Tokens returns the store's token keeper.

@@ -37,11 +37,16 @@ CREATE TABLE events (
 CREATE INDEX events_unexpanded ON events (id) WHERE expanded_at IS NULL;
 
 -- claimed_until is the lease of the sender that took a pending delivery;
--- next_attempt_at is set while it is pending.
+-- next_attempt_at is set while it is pending. Expanding an event inserts
+-- thousands of rows at once, so the table has no more indexes than its
+-- queries need (the unique key serves a subscriber's deliveries too), and
+-- no foreign keys: on PostgreSQL their checks lock every subscriber row
+-- an expansion names, which cost it more than its inserts (sqlstore's
+-- subscriber lock keeps deliveries to removed subscribers out instead).
 CREATE TABLE deliveries (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_id        INTEGER NOT NULL REFERENCES events (id),
-    subscriber_id   INTEGER NOT NULL REFERENCES subscribers (id),
+    event_id        INTEGER NOT NULL,
+    subscriber_id   INTEGER NOT NULL,
     state           TEXT    NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
     attempts        INTEGER NOT NULL DEFAULT 0,
     last_status     INTEGER NOT NULL DEFAULT 0,
@@ -50,8 +55,6 @@ CREATE TABLE deliveries (
     claimed_until   INTEGER,
     delivered_at    INTEGER,
     created_at      INTEGER NOT NULL,
-    UNIQUE (event_id, subscriber_id)
+    UNIQUE (subscriber_id, event_id)
 );
 CREATE INDEX deliveries_due ON deliveries (next_attempt_at, id) WHERE state = 'pending';
-CREATE INDEX deliveries_subscriber ON deliveries (subscriber_id, id);
-CREATE INDEX deliveries_state ON deliveries (state, id);

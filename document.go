@@ -466,18 +466,24 @@ func (doc *Document) Validate() []Problem {
 	for i := range doc.Notices {
 		n := &doc.Notices[i]
 		p := index("notices", i)
-		switch {
-		case n.ID <= 0:
-			r.add(join(p, "id"), "must be a positive integer")
-		case notices[n.ID]:
-			r.add(join(p, "id"), "%d is used by another notice", n.ID)
-		default:
-			notices[n.ID] = true
-		}
+		r.uniqueID(p, n.ID, notices, "notice")
 		r.validateNotice(p, n, comps, updates)
 	}
 	r.validateSubscribers(doc.Subscribers, comps)
 	return r.problems
+}
+
+// uniqueID checks the id of an object at p: positive, and not the id of
+// another object of its kind (seen, which it is added to).
+func (r *reader) uniqueID(p string, id int64, seen map[int64]bool, kind string) {
+	switch {
+	case id <= 0:
+		r.add(join(p, "id"), "must be a positive integer")
+	case seen[id]:
+		r.add(join(p, "id"), "%d is used by another %s", id, kind)
+	default:
+		seen[id] = true
+	}
 }
 
 // validateSubscribers checks the subscribers of a document: unique
@@ -495,14 +501,7 @@ func (r *reader) validateSubscribers(subs []Subscriber, comps map[int64]int) {
 	for i := range subs {
 		s := &subs[i]
 		p := index("subscribers", i)
-		switch {
-		case s.ID <= 0:
-			r.add(join(p, "id"), "must be a positive integer")
-		case ids[s.ID]:
-			r.add(join(p, "id"), "%d is used by another subscriber", s.ID)
-		default:
-			ids[s.ID] = true
-		}
+		r.uniqueID(p, s.ID, ids, "subscriber")
 		switch err := checkAddress(s.Channel, s.Address); {
 		case !s.Channel.Valid():
 			r.add(join(p, "channel"), "%q is not a channel (%s)", s.Channel, channelList())
@@ -648,14 +647,7 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 	}
 	for j, u := range n.Updates {
 		up := index(join(p, "updates"), j)
-		switch {
-		case u.ID <= 0:
-			r.add(join(up, "id"), "must be a positive integer")
-		case updateIDs[u.ID]:
-			r.add(join(up, "id"), "%d is used by another update", u.ID)
-		default:
-			updateIDs[u.ID] = true
-		}
+		r.uniqueID(up, u.ID, updateIDs, "update")
 		r.validateUpdateState(join(up, "state"), n.Type, u.State)
 		if j > 0 && u.CreatedAt.Before(n.Updates[j-1].CreatedAt) {
 			r.add(join(up, "created_at"), "is before the previous update's; update times never go backwards")

@@ -60,7 +60,7 @@ func (r *eventRow) dest() []any {
 	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.created}
 }
 
-func (r *eventRow) event() (statusd.Event, error) {
+func (r *eventRow) value() (statusd.Event, error) {
 	e := r.e
 	e.Kind, e.Key, e.CreatedAt = statusd.EventKind(r.kind), r.key.String, fromMS(r.created)
 	var err error
@@ -174,11 +174,7 @@ func unexpanded(t tx, limit int) ([]statusd.Event, error) {
 	defer rows.Close()
 	var out []statusd.Event
 	for rows.Next() {
-		var r eventRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return nil, err
-		}
-		e, err := r.event()
+		e, err := scanRow(rows, &eventRow{})
 		if err != nil {
 			return nil, err
 		}
@@ -267,12 +263,12 @@ func (r *deliveryRow) dest() []any {
 		&r.next, &r.delivered, &r.created}, r.event.dest()...)
 }
 
-func (r *deliveryRow) delivery() (statusd.Delivery, error) {
+func (r *deliveryRow) value() (statusd.Delivery, error) {
 	d := r.d
 	d.State = statusd.DeliveryState(r.state)
 	d.NextAttemptAt, d.DeliveredAt, d.CreatedAt = fromMSPtr(r.next), fromMSPtr(r.delivered), fromMS(r.created)
 	var err error
-	d.Event, err = r.event.event()
+	d.Event, err = r.event.value()
 	return d, err
 }
 
@@ -301,10 +297,10 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 				return err
 			}
 			var c statusd.Claimed
-			if c.Delivery, err = dr.delivery(); err != nil {
+			if c.Delivery, err = dr.value(); err != nil {
 				return err
 			}
-			if c.Subscriber, err = sr.subscriber(); err != nil {
+			if c.Subscriber, err = sr.value(); err != nil {
 				return err
 			}
 			out = append(out, c)
@@ -326,16 +322,7 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 // getDelivery returns a delivery with its event, or nil; lock ends the
 // query (dialect.lock).
 func getDelivery(t tx, id int64, lock string) (*statusd.Delivery, error) {
-	var r deliveryRow
-	err := t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`+lock, id).Scan(r.dest()...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	d, err := r.delivery()
-	return &d, err
+	return scanOne(t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`+lock, id), &deliveryRow{})
 }
 
 func noDelivery(id int64) error {
@@ -440,19 +427,7 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 }
 
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {
-	var d *statusd.Delivery
-	err := ss.s.read(ctx, func(t tx) error {
-		var err error
-		d, err = getDelivery(t, id, "")
-		return err
-	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	if d == nil {
-		return nil, noDelivery(id)
-	}
-	return d, nil
+	return readOne(ss.s, ctx, noDelivery(id), func(t tx) (*statusd.Delivery, error) { return getDelivery(t, id, "") })
 }
 
 func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page, perPage int) ([]statusd.Delivery, int, error) {
@@ -460,10 +435,6 @@ func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilt
 	q.where.add(f.SubscriberID != 0, `d.subscriber_id = ?`, f.SubscriberID)
 	q.where.add(f.State != "", `d.state = ?`, string(f.State))
 	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Delivery, error) {
-		var r deliveryRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return statusd.Delivery{}, err
-		}
-		return r.delivery()
+		return scanRow(rows, &deliveryRow{})
 	})
 }

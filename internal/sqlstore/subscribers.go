@@ -39,7 +39,7 @@ func (r *subscriberRow) dest() []any {
 		&r.confirm, &r.expires, &r.s.Failures, &r.since, &r.created, &r.updated}
 }
 
-func (r *subscriberRow) subscriber() (statusd.Subscriber, error) {
+func (r *subscriberRow) value() (statusd.Subscriber, error) {
 	s := r.s
 	s.Channel, s.State = statusd.Channel(r.channel), statusd.SubscriberState(r.state)
 	s.ConfirmToken = r.confirm.String
@@ -75,16 +75,55 @@ func idsJSON(ids []int64) string {
 // getSubscriber returns the one subscriber the condition (on s.) chooses,
 // or nil; lock ends the query (dialect.lock).
 func getSubscriber(t tx, cond, lock string, args ...any) (*statusd.Subscriber, error) {
-	var r subscriberRow
-	err := t.row(`SELECT `+subscriberColumns+` FROM subscribers s WHERE `+cond+lock, args...).Scan(r.dest()...)
+	return scanOne(t.row(`SELECT `+subscriberColumns+` FROM subscribers s WHERE `+cond+lock, args...), &subscriberRow{})
+}
+
+// rowOf is what the columns of a row are scanned into (dest), and makes
+// the value they give.
+type rowOf[T any] interface {
+	dest() []any
+	value() (T, error)
+}
+
+// scanRow scans the current row of rows into r and returns its value.
+func scanRow[T any](rows *sql.Rows, r rowOf[T]) (T, error) {
+	if err := rows.Scan(r.dest()...); err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.value()
+}
+
+// scanOne scans the row into r and returns its value, or nil when there
+// is no row.
+func scanOne[T any](row *sql.Row, r rowOf[T]) (*T, error) {
+	err := row.Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	s, err := r.subscriber()
-	return &s, err
+	v, err := r.value()
+	return &v, err
+}
+
+// readOne reads, in a read transaction, the one value get finds, or
+// returns missing when there is none.
+func readOne[T any](s *Store, ctx context.Context, missing error, get func(tx) (*T, error)) (*T, error) {
+	var v *T
+	err := s.read(ctx, func(t tx) error {
+		var err error
+		v, err = get(t)
+		return err
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if v == nil {
+		return nil, missing
+	}
+	return v, nil
 }
 
 func noSubscriber(id int64) error {
@@ -165,19 +204,7 @@ func (ss subscriberStore) Get(ctx context.Context, id int64) (*statusd.Subscribe
 
 // one reads the subscriber the condition chooses, or returns missing.
 func (ss subscriberStore) one(ctx context.Context, missing error, cond string, args ...any) (*statusd.Subscriber, error) {
-	var s *statusd.Subscriber
-	err := ss.s.read(ctx, func(t tx) error {
-		var err error
-		s, err = getSubscriber(t, cond, "", args...)
-		return err
-	})
-	if err != nil {
-		return nil, unavailable(err)
-	}
-	if s == nil {
-		return nil, missing
-	}
-	return s, nil
+	return readOne(ss.s, ctx, missing, func(t tx) (*statusd.Subscriber, error) { return getSubscriber(t, cond, "", args...) })
 }
 
 func (ss subscriberStore) ByToken(ctx context.Context, token string, confirm bool, now time.Time) (*statusd.Subscriber, error) {
@@ -196,11 +223,7 @@ func (ss subscriberStore) List(ctx context.Context, f statusd.SubscriberFilter, 
 	q.where.add(f.Channel != "", `s.channel = ?`, string(f.Channel))
 	q.where.add(f.State != "", `s.state = ?`, string(f.State))
 	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Subscriber, error) {
-		var r subscriberRow
-		if err := rows.Scan(r.dest()...); err != nil {
-			return statusd.Subscriber{}, err
-		}
-		return r.subscriber()
+		return scanRow(rows, &subscriberRow{})
 	})
 }
 

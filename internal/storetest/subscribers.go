@@ -63,18 +63,22 @@ func (o *outbox) add(ch statusd.Channel, name string, state statusd.SubscriberSt
 	if s.ComponentIDs == nil {
 		s.ComponentIDs = []int64{}
 	}
-	if err := o.ss.Add(o.ctx, &s, statusd.AuditEntry{At: t0, Actor: "ops", Action: "subscriber.create"}); err != nil {
-		o.t.Fatalf("Add %s: %v", name, err)
-	}
+	o.must(o.ss.Add(o.ctx, &s, statusd.AuditEntry{At: t0, Actor: "ops", Action: "subscriber.create"}), "Add %s", name)
 	return s
+}
+
+// must fails the test when err is not nil, saying what failed.
+func (o *outbox) must(err error, what string, args ...any) {
+	o.t.Helper()
+	if err != nil {
+		o.t.Fatalf("%s: %v", fmt.Sprintf(what, args...), err)
+	}
 }
 
 func (o *outbox) get(id int64) *statusd.Subscriber {
 	o.t.Helper()
 	s, err := o.ss.Get(o.ctx, id)
-	if err != nil {
-		o.t.Fatalf("Get(%d): %v", id, err)
-	}
+	o.must(err, "Get(%d)", id)
 	return s
 }
 
@@ -84,9 +88,7 @@ func (o *outbox) emit(e statusd.Event) int64 {
 		e.CreatedAt = t0
 	}
 	id, err := o.ss.Emit(o.ctx, e)
-	if err != nil {
-		o.t.Fatalf("Emit: %v", err)
-	}
+	o.must(err, "Emit")
 	return id
 }
 
@@ -102,36 +104,28 @@ func (o *outbox) notice(components ...int64) int64 {
 func (o *outbox) expand(now time.Time, limit int) int {
 	o.t.Helper()
 	n, err := o.ss.Expand(o.ctx, now, limit)
-	if err != nil {
-		o.t.Fatalf("Expand: %v", err)
-	}
+	o.must(err, "Expand")
 	return n
 }
 
 func (o *outbox) claim(now time.Time, lease time.Duration, limit int) []statusd.Claimed {
 	o.t.Helper()
 	c, err := o.ss.Claim(o.ctx, now, lease, limit)
-	if err != nil {
-		o.t.Fatalf("Claim: %v", err)
-	}
+	o.must(err, "Claim")
 	return c
 }
 
 func (o *outbox) record(id int64, a statusd.Attempt) *statusd.Delivery {
 	o.t.Helper()
 	d, err := o.ss.Record(o.ctx, id, a, retryBase)
-	if err != nil {
-		o.t.Fatalf("Record(%d): %v", id, err)
-	}
+	o.must(err, "Record(%d)", id)
 	return d
 }
 
 func (o *outbox) delivery(id int64) *statusd.Delivery {
 	o.t.Helper()
 	d, err := o.ss.Delivery(o.ctx, id)
-	if err != nil {
-		o.t.Fatalf("Delivery(%d): %v", id, err)
-	}
+	o.must(err, "Delivery(%d)", id)
 	return d
 }
 
@@ -153,6 +147,15 @@ func (o *outbox) only(subscriberID int64) statusd.Delivery {
 		o.t.Fatalf("subscriber %d has %d deliveries, want 1: %+v", subscriberID, len(ds), ds)
 	}
 	return ds[0]
+}
+
+// single adds an active subscriber and makes it one delivery, due at t0.
+func (o *outbox) single(ch statusd.Channel) (statusd.Subscriber, statusd.Delivery) {
+	o.t.Helper()
+	a := o.add(ch, "a", statusd.SubscriberActive)
+	o.notice()
+	o.expand(t0, 10)
+	return a, o.only(a.ID)
 }
 
 func claimedIDs(cs []statusd.Claimed) []int64 {
@@ -179,6 +182,13 @@ func subscriberIDs(subs []statusd.Subscriber) []int64 {
 	return ids
 }
 
+func importSample(t *testing.T, s statusd.Store) {
+	t.Helper()
+	if err := s.Import(context.Background(), Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func wantCode(t *testing.T, what string, err error, code string) {
 	t.Helper()
 	if statusd.ErrorCode(err) != code {
@@ -189,9 +199,7 @@ func wantCode(t *testing.T, what string, err error, code string) {
 func testEmitRollback(t *testing.T, s statusd.Store) {
 	ctx := context.Background()
 	o := newOutbox(t, s)
-	if err := s.Import(ctx, Sample(), false); err != nil {
-		t.Fatal(err)
-	}
+	importSample(t, s)
 	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
 	e := statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 100, UpdateID: 2, ComponentIDs: []int64{7}, CreatedAt: t0}
 	refused := statusd.Errorf(statusd.EInvalidField, "no")
@@ -248,9 +256,7 @@ func testEmitKey(t *testing.T, s statusd.Store) {
 func testExpandWants(t *testing.T, s statusd.Store) {
 	ctx := context.Background()
 	o := newOutbox(t, s)
-	if err := s.Import(ctx, Sample(), false); err != nil {
-		t.Fatal(err)
-	}
+	importSample(t, s)
 	if _, err := s.Write(ctx, func(tx statusd.Tx) error {
 		return tx.PutComponent(&statusd.Component{ID: 8, Position: 3, Name: "Web", CreatedAt: t0, UpdatedAt: t0})
 	}); err != nil {
@@ -417,10 +423,7 @@ func testClaimSendable(t *testing.T, s statusd.Store) {
 
 func testRecordDelivered(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
-	o.notice()
-	o.expand(t0, 10)
-	d := o.only(a.ID)
+	a, d := o.single(statusd.Webhook)
 	first := t0.Add(time.Second)
 	o.record(d.ID, statusd.Attempt{At: first, Outcome: statusd.Failed, Error: "connection refused"})
 	if sub := o.get(a.ID); sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(first) {
@@ -453,10 +456,7 @@ func testRecordDelivered(t *testing.T, s statusd.Store) {
 
 func testRecordFailed(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Slack, "a", statusd.SubscriberActive)
-	o.notice()
-	o.expand(t0, 10)
-	d := o.only(a.ID)
+	a, d := o.single(statusd.Slack)
 	// Retry-After longer than the backoff (30 to 36 s) sets the delay.
 	at1 := t0.Add(time.Second)
 	got := o.record(d.ID, statusd.Attempt{At: at1, Outcome: statusd.Failed, Status: 429, Error: "429 Too Many Requests", RetryAfter: 10 * time.Minute})
@@ -580,10 +580,8 @@ func testRecordGone(t *testing.T, s statusd.Store) {
 
 func testRecordRejected(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
-	o.notice()
-	o.expand(t0, 10)
-	got := o.record(o.only(a.ID).ID, statusd.Attempt{At: t0.Add(time.Second), Outcome: statusd.Rejected, Status: 550,
+	a, d := o.single(statusd.Email)
+	got := o.record(d.ID, statusd.Attempt{At: t0.Add(time.Second), Outcome: statusd.Rejected, Status: 550,
 		Error: "550 5.1.1 no such user"})
 	if got.State != statusd.DeliveryFailed || got.Attempts != 1 || got.LastStatus != 550 || got.LastError != "550 5.1.1 no such user" {
 		t.Errorf("after a permanent rejection: %+v, want failed with the reply", got)
@@ -691,9 +689,7 @@ func testDeleteSubscriber(t *testing.T, s statusd.Store) {
 func (o *outbox) byAddress(addr string) statusd.Subscriber {
 	o.t.Helper()
 	subs, _, err := o.ss.List(o.ctx, statusd.SubscriberFilter{}, 1, 1000)
-	if err != nil {
-		o.t.Fatal(err)
-	}
+	o.must(err, "List")
 	for _, s := range subs {
 		if s.Address == addr {
 			return s
@@ -974,9 +970,7 @@ func testImportSubscribers(t *testing.T, s statusd.Store) {
 func testOutboxVersion(t *testing.T, s statusd.Store) {
 	ctx := context.Background()
 	o := newOutbox(t, s)
-	if err := s.Import(ctx, Sample(), false); err != nil {
-		t.Fatal(err)
-	}
+	importSample(t, s)
 	_, v0 := load(t, s)
 	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
 	o.notice()

@@ -127,7 +127,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 		ids := make([]int64, len(events))
 		for i, e := range events {
 			ids[i] = e.ID
-			var to []int64
+			var to []string // JSON arrays of subscriber ids
 			switch {
 			case e.SubscriberID != 0:
 				var state string
@@ -136,7 +136,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 					return err
 				}
 				if mayHear(e.Kind, statusd.SubscriberState(state)) {
-					to = []int64{e.SubscriberID}
+					to = []string{idsJSON([]int64{e.SubscriberID})}
 				}
 			case e.Kind == statusd.TestMessage || e.Kind == statusd.SubscriptionConfirm:
 				// Meant for one subscriber, and none named: for nobody.
@@ -148,8 +148,8 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 				}
 				to = everyone.wanting(e.ComponentIDs)
 			}
-			if len(to) > 0 {
-				if _, err := insert.ExecContext(t.ctx, e.ID, ms(now), ms(now), idsJSON(to)); err != nil {
+			for _, ids := range to {
+				if _, err := insert.ExecContext(t.ctx, e.ID, ms(now), ms(now), ids); err != nil {
 					return fmt.Errorf("deliveries of event %d: %w", e.ID, err)
 				}
 			}
@@ -183,11 +183,23 @@ func unexpanded(t tx, limit int) ([]statusd.Event, error) {
 	return out, rows.Err()
 }
 
-// audience is who may hear of events for everyone: the active subscribers
-// (their ids and components) and the component tree.
+// audience is who may hear of events for everyone: the active
+// subscribers, in groups that follow the same components, and the
+// component tree. Subscribers differ, for Subscriber.Wants, only in their
+// components: it is asked once a group, and the database gathers each
+// group's ids (dialect.idArray), so that the ids of thousands of
+// subscribers go from the table into the deliveries without being read
+// one by one.
 type audience struct {
-	subscribers []statusd.Subscriber
-	parents     map[int64]*int64
+	groups  []group
+	parents map[int64]*int64
+}
+
+// group is the active subscribers that follow the same components: a
+// Subscriber with those, and the JSON array of their ids.
+type group struct {
+	follows statusd.Subscriber
+	ids     string
 }
 
 func readAudience(t tx) (*audience, error) {
@@ -209,33 +221,32 @@ func readAudience(t tx) (*audience, error) {
 		return nil, err
 	}
 	rows.Close()
-	subs, err := t.query(`SELECT id, component_ids FROM subscribers WHERE state = 'active' ORDER BY id`)
+	groups, err := t.query(`SELECT component_ids, ` + t.d.idArray + ` FROM subscribers WHERE state = 'active' GROUP BY component_ids`)
 	if err != nil {
 		return nil, err
 	}
-	defer subs.Close()
-	var id intColumn
-	var components sql.RawBytes
-	for subs.Next() {
-		if err := subs.Scan(&id, &components); err != nil {
+	defer groups.Close()
+	for groups.Next() {
+		var components string
+		var g group
+		if err := groups.Scan(&components, &g.ids); err != nil {
 			return nil, err
 		}
-		ids, err := parseIDs(components)
-		if err != nil {
-			return nil, fmt.Errorf("subscriber %d: component_ids: %w", id, err)
+		if g.follows.ComponentIDs, err = parseIDs(components); err != nil {
+			return nil, fmt.Errorf("subscribers' component_ids %s: %w", components, err)
 		}
-		a.subscribers = append(a.subscribers, statusd.Subscriber{ID: int64(id), ComponentIDs: ids})
+		a.groups = append(a.groups, g)
 	}
-	return a, subs.Err()
+	return a, groups.Err()
 }
 
-// wanting returns the ids of the subscribers that want a notice listing
-// components.
-func (a *audience) wanting(components []int64) []int64 {
-	var ids []int64
-	for i := range a.subscribers {
-		if a.subscribers[i].Wants(components, a.parents) {
-			ids = append(ids, a.subscribers[i].ID)
+// wanting returns the JSON arrays of the ids of the subscribers that want
+// a notice listing components.
+func (a *audience) wanting(components []int64) []string {
+	var ids []string
+	for _, g := range a.groups {
+		if g.follows.Wants(components, a.parents) {
+			ids = append(ids, g.ids)
 		}
 	}
 	return ids
@@ -280,9 +291,13 @@ func (r *deliveryRow) value() (statusd.Delivery, error) {
 func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]statusd.Claimed, error) {
 	var out []statusd.Claimed
 	err := ss.s.outbox(ctx, func(t tx) error {
-		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+` FROM `+deliveryFrom+`
-			JOIN subscribers s ON s.id = d.subscriber_id
-			WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+		// The due deliveries are read first, in the order of their index,
+		// and their events and subscribers looked up: CROSS JOIN makes
+		// SQLite's planner keep that order.
+		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+`
+			FROM deliveries d CROSS JOIN events e CROSS JOIN subscribers s
+			WHERE e.id = d.event_id AND s.id = d.subscriber_id
+			AND d.state = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
 			AND `+sendable+` ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.lock("FOR UPDATE OF d SKIP LOCKED"),
 			ms(now), ms(now), limit)
 		if err != nil {
@@ -319,10 +334,9 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 	return out, nil
 }
 
-// getDelivery returns a delivery with its event, or nil; lock ends the
-// query (dialect.lock).
-func getDelivery(t tx, id int64, lock string) (*statusd.Delivery, error) {
-	return scanOne(t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`+lock, id), &deliveryRow{})
+// getDelivery returns a delivery with its event, or nil.
+func getDelivery(t tx, id int64) (*statusd.Delivery, error) {
+	return scanOne(t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`, id), &deliveryRow{})
 }
 
 func noDelivery(id int64) error {
@@ -351,24 +365,28 @@ func noDelivery(id int64) error {
 func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
 	var out *statusd.Delivery
 	err := ss.s.outbox(ctx, func(t tx) error {
+		// One statement reads the delivery, its event and its subscriber,
+		// and on PostgreSQL locks the subscriber, then the delivery (in
+		// the order of the clauses), reading the latest of each.
+		var r deliveryRow
 		var state string
 		var failed, failures int
 		var failing, since sql.NullInt64
-		var subscriberID int64
-		err := t.row(`SELECT id, state, failures, failing_since FROM subscribers
-			WHERE id = (SELECT subscriber_id FROM deliveries WHERE id = ?)`+t.d.lock("FOR NO KEY UPDATE"), id).
-			Scan(&subscriberID, &state, &failed, &failing)
+		err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
+			FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
+			Scan(append(r.dest(), &state, &failed, &failing)...)
 		if errors.Is(err, sql.ErrNoRows) {
 			return noDelivery(id)
 		}
 		if err != nil {
 			return err
 		}
-		d, err := getDelivery(t, id, t.d.lock("FOR UPDATE OF d"))
-		if err != nil || d == nil {
-			return errors.Join(err, noDelivery(id))
+		d, err := r.value()
+		if err != nil {
+			return err
 		}
-		out = d
+		subscriberID := d.SubscriberID
+		out = &d
 		if d.State != statusd.DeliveryPending {
 			return nil
 		}
@@ -427,7 +445,7 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 }
 
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {
-	return readOne(ss.s, ctx, noDelivery(id), func(t tx) (*statusd.Delivery, error) { return getDelivery(t, id, "") })
+	return readOne(ss.s, ctx, noDelivery(id), func(t tx) (*statusd.Delivery, error) { return getDelivery(t, id) })
 }
 
 func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page, perPage int) ([]statusd.Delivery, int, error) {

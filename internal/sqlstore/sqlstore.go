@@ -43,6 +43,9 @@ type dialect struct {
 	// JSON array that is its one parameter: a list of any length in one
 	// parameter.
 	idList string
+	// idArray is the aggregate of a group's ids as a JSON array, for
+	// idList.
+	idArray string
 	// resyncIDs, when set, runs after subscribers were inserted with their
 	// ids, so that the ids given next come after them.
 	resyncIDs string
@@ -57,11 +60,13 @@ type dialect struct {
 
 var (
 	sqliteDialect = &dialect{name: "sqlite",
-		idList: "SELECT value AS id FROM json_each(?)"}
+		idList:  "SELECT value AS id FROM json_each(?)",
+		idArray: "json_group_array(id ORDER BY id)"}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
 		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
+		idArray:   "json_agg(id ORDER BY id)::text",
 		resyncIDs: "SELECT setval(pg_get_serial_sequence('subscribers', 'id'), " +
 			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))",
 		shareSubscribers: "SELECT pg_advisory_xact_lock_shared(7405868)",

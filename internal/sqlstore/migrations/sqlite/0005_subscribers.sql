@@ -19,7 +19,6 @@ CREATE TABLE subscribers (
     updated_at         INTEGER NOT NULL,
     UNIQUE (channel, address)
 );
-CREATE INDEX subscribers_state ON subscribers (state);
 
 -- expanded_at is set once the event's deliveries are made; event_key, when
 -- not NULL, makes the event once only.

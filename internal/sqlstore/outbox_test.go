@@ -105,6 +105,34 @@ func TestClaimConcurrentPostgres(t *testing.T) {
 	t.Logf("%d claimers of %d took some", busy, claimers)
 }
 
+// TestRequestConcurrentPostgres checks that requests of one new address
+// made at once, by two processes, make one subscriber, and each its
+// confirmation.
+func TestRequestConcurrentPostgres(t *testing.T) {
+	url := testenv.Postgres(t)
+	stores := []*Store{openPostgres(t, url), openPostgres(t, url)}
+	const requests = 12
+	now := time.Now()
+	var wg sync.WaitGroup
+	for i := range requests {
+		ss := stores[i%2].Subscribers()
+		wg.Go(func() {
+			if err := ss.Request(context.Background(), "reader@example.com", []int64{}, now); err != nil {
+				t.Errorf("Request %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	ss := stores[0].Subscribers()
+	subs, total, err := ss.List(context.Background(), statusd.SubscriberFilter{}, 1, 10)
+	if err != nil || total != 1 || subs[0].State != statusd.SubscriberPending {
+		t.Fatalf("after %d requests: %+v (%d, %v), want one pending subscriber", requests, subs, total, err)
+	}
+	if n, err := ss.Expand(context.Background(), now, 100); err != nil || n != requests {
+		t.Errorf("Expand: %d events, %v; want a confirmation a request (%d)", n, err, requests)
+	}
+}
+
 // benchStores runs a benchmark on a fresh SQLite store and, when
 // PostgreSQL is at hand, a fresh PostgreSQL one.
 func benchStores(b *testing.B, fn func(b *testing.B, s *Store)) {

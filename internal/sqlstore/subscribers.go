@@ -236,8 +236,11 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 	var out *statusd.Subscriber
 	err := ss.s.outbox(ctx, func(t tx) error {
 		old, err := getSubscriber(t, `s.id = ?`, t.d.lock("FOR NO KEY UPDATE"), id)
-		if err != nil || old == nil {
-			return errors.Join(err, noSubscriber(id))
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return noSubscriber(id)
 		}
 		s := *old
 		s.ComponentIDs = append([]int64{}, old.ComponentIDs...)

@@ -74,7 +74,7 @@ func New(cfg Config) (public, adminH http.Handler) {
 		api: api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Limiter: cfg.Limiter,
 			TrustedProxies: cfg.TrustedProxies, Cache: cfg.Cache, Now: cfg.Now, Log: cfg.Log}),
 		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
-			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: subscribersOf(cfg.Store),
+			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
 			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
 	}
 	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
@@ -119,14 +119,4 @@ func (s *assembly) newBadges() *badge.Server {
 
 func (s *assembly) newHealth() *health.Checker {
 	return health.New(s.cfg.Snapshots, s.cfg.Store, health.DefaultTimeout, s.cfg.Log)
-}
-
-// subscribersOf is TEMPORARY until store26 adds Store.Subscribers.
-func subscribersOf(st Store) statusd.SubscriberStore {
-	if ss, ok := st.(interface {
-		Subscribers() statusd.SubscriberStore
-	}); ok {
-		return ss.Subscribers()
-	}
-	return nil
 }

@@ -222,7 +222,13 @@ func (s *Server) Subscribe(w http.ResponseWriter, r *http.Request, snap *snapsho
 			PerAddressPerHour, PerClientPerHour, statusd.DurationWords(int64(secs))), secs)
 	}
 	if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
-		return err
+		var e *statusd.Error
+		if errors.As(err, &e) {
+			return err
+		}
+		// An internal error is logged, at error level: without the
+		// address, should the store's error name it.
+		return errors.New(strings.ReplaceAll(err.Error(), email, "<address>"))
 	}
 	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Check your inbox",

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/telemetry"
 )
 
@@ -83,4 +85,40 @@ func FuzzSubscribeForm(f *testing.F) {
 			t.Fatalf("%q: status %d\n%s", body, rec.Code, rec.Body)
 		}
 	})
+}
+
+// failingRequests is a store whose subscription requests fail with an
+// error that names the address, as a database error may.
+type failingRequests struct {
+	*sqlstore.Store
+}
+
+func (s failingRequests) Subscribers() statusd.SubscriberStore {
+	return failingRequest{s.Store.Subscribers()}
+}
+
+type failingRequest struct{ statusd.SubscriberStore }
+
+func (failingRequest) Request(_ context.Context, email string, _ []int64, _ time.Time) error {
+	return fmt.Errorf("inserting subscriber %s: disk I/O error", email)
+}
+
+// TestSubscribeErrorLog: a subscription request that fails inside the
+// store is a 500 page, logged at error level without the address.
+func TestSubscribeErrorLog(t *testing.T) {
+	store, holder := demoPage(t)
+	var logs bytes.Buffer
+	pub, _ := New(Config{Store: failingRequests{store}, Snapshots: holder, Variant: statusd.VariantA, Gate: NewGate(0),
+		Metrics: telemetry.New(telemetry.Config{Snapshots: holder}), EmailSubscriptions: true,
+		Now: time.Now, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	req := httptest.NewRequest(http.MethodPost, "/subscribe", strings.NewReader("email=ann%40example.com"))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	pub.ServeHTTP(rec, req)
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "Something went wrong") {
+		t.Errorf("%d, want the 500 page:\n%s", rec.Code, rec.Body)
+	}
+	if out := logs.String(); strings.Contains(out, "ann@example.com") || !strings.Contains(out, "inserting subscriber <address>: disk I/O error") {
+		t.Errorf("the log names the address, or lacks the error:\n%s", out)
+	}
 }

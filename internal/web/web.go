@@ -1,7 +1,9 @@
 // Package web serves the public status page: the HTML pages that people
 // read (/, /notices/{id}, /history, /components/{id}/metrics), the Atom and
-// RSS feeds of the notices (/history.atom, /history.rss), and the page's own
-// CSS, JavaScript and icon under /assets/. Everything is rendered on the
+// RSS feeds of the notices (/history.atom, /history.rss), the pages where
+// people subscribe by email when statusd can send it (/subscribe,
+// /subscriptions/..., subscribe.go), and the page's own CSS, JavaScript
+// and icon under /assets/. Everything is rendered on the
 // server from the current snapshot with html/template; the templates and
 // assets are embedded in the binary and parsed once, and no page asks any
 // other host for anything.

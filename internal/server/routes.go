@@ -82,6 +82,21 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	pub.Read("/history.atom", p.Page(p.Atom), nil)
 	pub.Read("/history.rss", p.Page(p.RSS), nil)
 	pub.Read("/components/{id}/metrics", p.Page(p.Metrics), nil)
+	// Email subscription (CONTRACT C7), when statusd can send email: the
+	// pages of a token are Private (no-store, no-referrer). The forms'
+	// POSTs are refused from other sites (SameOrigin); the one-click
+	// unsubscription is not, as mail providers send it (RFC 8058). Without
+	// email, these paths are the HTML 404 of the catch-all.
+	if s.cfg.EmailSubscriptions {
+		pub.Read("/subscribe", p.Page(p.SubscribeForm), nil)
+		pub.Handle("POST /subscribe", p.Private(p.SameOrigin(p.Subscribe)))
+		pub.Read("/subscriptions/confirm", p.Private(p.ConfirmForm), nil)
+		pub.Handle("POST /subscriptions/confirm", p.Private(p.SameOrigin(p.Confirm)))
+		pub.Read("/subscriptions/manage", p.Private(p.ManageForm), nil)
+		pub.Handle("POST /subscriptions/manage", p.Private(p.SameOrigin(p.Manage)))
+		pub.Read("/subscriptions/unsubscribe", p.Private(p.UnsubscribeForm), nil)
+		pub.Handle("POST /subscriptions/unsubscribe", p.Private(p.Unsubscribe))
+	}
 	pub.Read("/assets/{name}", p.Assets(), nil)
 	pub.Read("/favicon.ico", p.Assets(), nil)
 	pub.Handle("/", web.NotFound) // any other path, any: HTML 404

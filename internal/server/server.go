@@ -51,6 +51,9 @@ type Config struct {
 	AdminListener bool
 	// MetricsPublic serves /metrics without a token.
 	MetricsPublic bool
+	// EmailSubscriptions serves the pages where people subscribe by email
+	// (CONTRACT C7), and links to them: statusd can send email.
+	EmailSubscriptions bool
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -70,7 +73,9 @@ func New(cfg Config) (public, adminH http.Handler) {
 	s := &assembly{cfg: cfg,
 		api: api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Limiter: cfg.Limiter,
 			TrustedProxies: cfg.TrustedProxies, Cache: cfg.Cache, Now: cfg.Now, Log: cfg.Log}),
-		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log}),
+		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
+			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
+			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
 	}
 	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
 	adm := pub

@@ -87,6 +87,14 @@ func (p *problems) addAll(list []statusd.Problem) {
 	}
 }
 
+// check notes the message of err, a domain rule's *statusd.Error that
+// names its field, unless err is nil.
+func (p *problems) check(err error) {
+	if err != nil {
+		*p = append(*p, statusd.ErrorMessage(err))
+	}
+}
+
 // err is nil when nothing was found, else a 422 naming every field.
 func (p problems) err() error {
 	if len(p) == 0 {

@@ -51,6 +51,12 @@ type Config struct {
 	AdminListener bool
 	// MetricsPublic serves /metrics without a token.
 	MetricsPublic bool
+	// Notifier sends notifications (internal/notify); nil when they are
+	// not configured.
+	Notifier admin.Notifier
+	// AllowPrivateTargets accepts webhook and chat URLs that are http or
+	// name a private address (--allow-private-targets).
+	AllowPrivateTargets bool
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -99,7 +105,8 @@ func noSniff(next http.Handler) http.Handler {
 
 // newAdmin returns the admin API's handlers.
 func (s *assembly) newAdmin() *admin.Server {
-	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now})
+	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
+		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

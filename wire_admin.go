@@ -1,5 +1,10 @@
 package statusd
 
+import (
+	"strconv"
+	"strings"
+)
+
 // This file holds the wire types of the admin API (CONTRACT C6), beside
 // those of the public API that they extend: the server decodes the request
 // bodies and encodes the answers, the admin client of package client does
@@ -158,6 +163,19 @@ func AdminSubscriberOf(s *Subscriber) AdminSubscriber {
 	}
 	return AdminSubscriber{ID: s.ID, Channel: string(s.Channel), Address: s.Address, ComponentIDs: ids,
 		State: string(s.State), CreatedAt: Time{s.CreatedAt}, UpdatedAt: Time{s.UpdatedAt}}
+}
+
+// Follows says what a subscriber following the components ids follows,
+// for people: "the whole page" (no ids) or "components 10, 11".
+func Follows(ids []int64) string {
+	if len(ids) == 0 {
+		return "the whole page"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return "components " + strings.Join(s, ", ")
 }
 
 // AdminSubscribersResponse is the body of GET /subscribers: a page of

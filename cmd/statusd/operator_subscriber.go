@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -39,23 +38,10 @@ func subscriberCmd(ctx context.Context, args []string, getenv func(string) strin
 	})
 }
 
-// opFollowing says what a subscriber follows: "the whole page" or
-// "components 10, 11".
-func opFollowing(ids []int64) string {
-	if len(ids) == 0 {
-		return "the whole page"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return "components " + strings.Join(s, ", ")
-}
-
 // opSubscriber is a one-line summary of a subscriber after a verb.
 func opSubscriber(verb string, s *statusd.AdminSubscriber) string {
 	return fmt.Sprintf("%s %s subscriber %d (%s), following %s: %s", verb, printable(s.Channel), s.ID, printable(s.State),
-		opFollowing(s.ComponentIDs), printable(s.Address))
+		statusd.Follows(s.ComponentIDs), printable(s.Address))
 }
 
 // subscriber prints the subscriber a request answered, or says what went
@@ -138,7 +124,7 @@ func (e opEnv) subscriberList(ctx context.Context, args []string) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ID\tCHANNEL\tSTATE\tFOLLOWS\tCREATED\tADDRESS")
 		for _, s := range list.Subscribers {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", s.ID, printable(s.Channel), printable(s.State), opFollowing(s.ComponentIDs),
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", s.ID, printable(s.Channel), printable(s.State), statusd.Follows(s.ComponentIDs),
 				opShortTime(&s.CreatedAt), printable(s.Address))
 		}
 		if err := tw.Flush(); err != nil {
@@ -177,7 +163,7 @@ func (e opEnv) subscriberShow(ctx context.Context, args []string) error {
 		fmt.Fprintf(tw, "subscriber %d\t%s\n", s.ID, printable(s.Channel))
 		fmt.Fprintf(tw, "address\t%s\n", printable(s.Address))
 		fmt.Fprintf(tw, "state\t%s\n", printable(s.State))
-		fmt.Fprintf(tw, "follows\t%s\n", opFollowing(s.ComponentIDs))
+		fmt.Fprintf(tw, "follows\t%s\n", statusd.Follows(s.ComponentIDs))
 		fmt.Fprintf(tw, "created\t%s\n", opShortTime(&s.CreatedAt))
 		fmt.Fprintf(tw, "updated\t%s\n", opShortTime(&s.UpdatedAt))
 		return tw.Flush()

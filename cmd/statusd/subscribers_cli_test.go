@@ -97,7 +97,7 @@ func TestCLISubscribers(t *testing.T) {
 			code int
 			says string
 		}{
-			{[]string{"--channel", "webhook", "--address", "https://hooks.example.com/cli"}, exitCodeRefused, "conflict"},
+			{[]string{"--channel", "webhook", "--address", "https://hooks.example.com/cli"}, exitCodeRefused, "refused by the server"},
 			{[]string{"--channel", "sms", "--address", "+15550100"}, exitCodeRefused, `channel: "sms" is not email, webhook, slack, teams or discord`},
 			{[]string{"--channel", "webhook", "--address", "http://10.0.0.1/x"}, exitCodeRefused, "https"},
 			{[]string{"--channel", "email", "--address", "nobody"}, exitCodeRefused, "not an email address"},

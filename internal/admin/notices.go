@@ -264,17 +264,10 @@ func (s *Server) PatchNotice(w http.ResponseWriter, r *http.Request, actor strin
 		return err
 	}
 	var bad problems
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"type", body.Type != nil}, {"state", body.State != nil}, {"content", body.Content != nil}} {
-		if f.set {
-			bad.add(f.key, "cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates")
-		}
-	}
-	if body.Notify != nil {
-		bad.add("notify", "an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)")
-	}
+	bad.refuse("cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates",
+		setField{"type", body.Type != nil}, setField{"state", body.State != nil}, setField{"content", body.Content != nil})
+	bad.refuse("an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)",
+		setField{"notify", body.Notify != nil})
 	bad.requireText("subject", body.Subject, false)
 	if err := bad.err(); err != nil {
 		return err

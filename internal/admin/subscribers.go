@@ -118,18 +118,6 @@ func (s *Server) componentIDs(ctx context.Context, ids *[]int64, bad *problems) 
 	return slices.Clone(*ids)
 }
 
-// following describes what a subscriber follows, for the audit log.
-func following(ids []int64) string {
-	if len(ids) == 0 {
-		return "the whole page"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.FormatInt(id, 10)
-	}
-	return "components " + strings.Join(s, ", ")
-}
-
 // CreateSubscriber adds a subscriber. An email address is pending, and is
 // sent a confirmation, unless the body says it is confirmed already;
 // webhook and chat subscribers, added by an operator, are active at once.
@@ -175,7 +163,7 @@ func (s *Server) CreateSubscriber(w http.ResponseWriter, r *http.Request, actor 
 	if ch == statusd.Webhook {
 		sub.Secret = statusd.NewWebhookSecret()
 	}
-	detail := fmt.Sprintf("%s subscriber, %s, following %s", ch, sub.State, following(ids))
+	detail := fmt.Sprintf("%s subscriber, %s, following %s", ch, sub.State, statusd.Follows(ids))
 	if confirm {
 		detail += "; confirmation sent"
 	}
@@ -213,14 +201,8 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 		return err
 	}
 	var bad problems
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"channel", body.Channel != nil}, {"address", body.Address != nil}, {"confirmed", body.Confirmed != nil}} {
-		if f.set {
-			bad.add(f.key, "cannot be changed; remove the subscriber and add it again")
-		}
-	}
+	bad.refuse("cannot be changed; remove the subscriber and add it again",
+		setField{"channel", body.Channel != nil}, setField{"address", body.Address != nil}, setField{"confirmed", body.Confirmed != nil})
 	if body.State != nil && *body.State != string(statusd.SubscriberActive) {
 		bad.add("state", "%q cannot be set: only active can (it sends to a quarantined subscriber again); to stop sending, remove the subscriber", *body.State)
 	}
@@ -230,7 +212,7 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 	}
 	var changed []string
 	if body.ComponentIDs != nil {
-		changed = append(changed, "following "+following(ids))
+		changed = append(changed, "following "+statusd.Follows(ids))
 	}
 	if body.State != nil {
 		changed = append(changed, "state active")

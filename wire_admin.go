@@ -193,7 +193,8 @@ type AdminSubscriberRequest struct {
 	Address      *string  `json:"address,omitempty"`
 	ComponentIDs *[]int64 `json:"component_ids,omitempty"`
 	// Confirmed makes an email subscriber active at once, without the
-	// confirmation email (addresses moved from elsewhere).
+	// confirmation email (addresses moved from elsewhere). The other
+	// channels, added by an operator, are active at once whatever it says.
 	Confirmed *bool   `json:"confirmed,omitempty"`
 	State     *string `json:"state,omitempty"`
 }

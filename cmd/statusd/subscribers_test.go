@@ -176,7 +176,7 @@ func TestAdminSubscribers(t *testing.T) {
 		} {
 			m := create(c.name, c.body)
 			created := at(t, m, "created_at")
-			admTime(t, created, before, time.Now())
+			within(t, c.name+" created_at", parseTS(t, created), before, time.Now())
 			want := obj{"id": ids[c.name], "channel": c.channel, "address": c.address, "component_ids": c.components,
 				"state": c.state, "created_at": created, "updated_at": at(t, m, "updated_at")}
 			if c.channel == "webhook" {

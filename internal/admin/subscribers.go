@@ -240,8 +240,8 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscriberOf(sub))
 }
 
-// reactivate sets a subscriber active again, its failures forgotten, or
-// says why it cannot be.
+// reactivate sets a subscriber active again (the store has it count
+// failures afresh), or says why it cannot be.
 func reactivate(sub *statusd.Subscriber) error {
 	switch {
 	case sub.State == statusd.SubscriberPending:
@@ -250,7 +250,7 @@ func reactivate(sub *statusd.Subscriber) error {
 	case sub.State == statusd.SubscriberUnsubscribed && sub.Channel == statusd.Email:
 		return statusd.Errorf(statusd.EInvalidTransition, "state: subscriber %d unsubscribed; only its owner can subscribe again (at /subscribe)", sub.ID)
 	}
-	sub.State, sub.Failures, sub.FailingSince = statusd.SubscriberActive, 0, nil
+	sub.State = statusd.SubscriberActive
 	return nil
 }
 

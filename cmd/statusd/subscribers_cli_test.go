@@ -70,7 +70,7 @@ func TestCLISubscribers(t *testing.T) {
 	var hook, ann, bob string
 	var discord int64
 
-	t.Run("add", func(t *testing.T) {
+	step(t, "subscriber add prints a webhook's secret once, and the server's refusals", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "add", "--channel", "webhook", "--address", "https://hooks.example.com/cli", "--component", "api")
 		m := subMatch(t, "add webhook", out, `^added webhook subscriber (\d+) \(active\), following components 2: https://hooks\.example\.com/cli\n`+
 			`secret: (whsec_\S+)\nStore this secret now: it signs every delivery \(the webhook-signature header\), and it is not shown again\.\n$`)
@@ -115,7 +115,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("list and show", func(t *testing.T) {
+	step(t, "subscriber list and show, filtered and paged", func(t *testing.T) {
 		out, stderr, code := subCLI(t, srv, tok, "subscriber", "list")
 		if code != 0 {
 			t.Fatalf("list: exit %d\n%s", code, stderr)
@@ -156,7 +156,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("set", func(t *testing.T) {
+	step(t, "subscriber set changes the components and sets it active", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "set", hook, "--component", "Replica", "--component", "Website")
 		subMatch(t, "set components", out, `^changed webhook subscriber `+hook+` \(active\), following components 4, 1: https://hooks\.example\.com/cli\n$`)
 		out = subCLIOK(t, srv, tok, "subscriber", "set", hook, "--all-components")
@@ -188,7 +188,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("test", func(t *testing.T) {
+	step(t, "subscriber test without a sender exits 6", func(t *testing.T) {
 		// This server has no sender configured: 503, exit 6.
 		_, _, err := cliEnv(t, nil, "subscriber", "test", hook, "--url", srv.URL, "--token", tok)
 		if exitCode(err) != exitCodeUnavailable || !strings.Contains(err.Error(), "not configured") {
@@ -199,7 +199,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("no-notify", func(t *testing.T) {
+	step(t, "--no-notify sends nothing for the command's write", func(t *testing.T) {
 		notice := func(out, re string) int64 {
 			t.Helper()
 			return subAtoi(t, subMatch(t, "publish", out, re)[0])
@@ -247,7 +247,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("deliveries", func(t *testing.T) {
+	step(t, "deliveries lists what was sent, newest first", func(t *testing.T) {
 		out, stderr, code := subCLI(t, srv, tok, "deliveries", "--subscriber", hook)
 		if code != 0 {
 			t.Fatalf("deliveries: exit %d\n%s", code, stderr)
@@ -276,7 +276,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("remove", func(t *testing.T) {
+	step(t, "subscriber remove takes its deliveries too", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "remove", hook)
 		subMatch(t, "remove", out, `^removed webhook subscriber `+hook+`: https://hooks\.example\.com/cli, with its deliveries\n$`)
 		if _, _, code := subCLI(t, srv, tok, "subscriber", "remove", hook); code != exitCodeNotFound {
@@ -287,7 +287,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("printable", func(t *testing.T) {
+	step(t, "an address is printed escaped", func(t *testing.T) {
 		// An address the server takes, with a character that reorders
 		// text on a terminal: the CLI writes it escaped.
 		addr := "eve\u202e@example.com"

@@ -153,15 +153,16 @@ func TestAdminSubscribers(t *testing.T) {
 	st := subStore(t, srv.DB)
 	ids := map[string]int64{}        // the subscribers made, by name
 	addresses := map[string]string{} // and their addresses
-	create := func(name, body string) map[string]any {
+	create := func(t *testing.T, name, body string) map[string]any {
 		t.Helper()
-		m := srv.adminOK(http.MethodPost, "/subscribers", tok, body, 201)
+		m := srv.in(t).adminOK(http.MethodPost, "/subscribers", tok, body, 201)
 		ids[name] = int64(at(t, m, "id").(float64))
 		addresses[name] = at(t, m, "address").(string)
 		return m
 	}
 
-	t.Run("create each channel", func(t *testing.T) {
+	step(t, "every channel is added; a webhook's secret is shown once; an unconfirmed address is asked to confirm", func(t *testing.T) {
+		srv := srv.in(t)
 		before := time.Now().Add(-time.Second)
 		for _, c := range []struct {
 			name, body, channel, address, state string
@@ -174,7 +175,7 @@ func TestAdminSubscribers(t *testing.T) {
 			{"teams", `{"channel": "teams", "address": "https://example.webhook.office.com/webhookb2/abc", "component_ids": [4], "confirmed": false}`, "teams", "https://example.webhook.office.com/webhookb2/abc", "active", []int64{4}},
 			{"discord", `{"channel": "discord", "address": "https://discord.com/api/webhooks/1/abc", "component_ids": [1]}`, "discord", "https://discord.com/api/webhooks/1/abc", "active", []int64{1}},
 		} {
-			m := create(c.name, c.body)
+			m := create(t, c.name, c.body)
 			created := at(t, m, "created_at")
 			within(t, c.name+" created_at", parseTS(t, created), before, time.Now())
 			want := obj{"id": ids[c.name], "channel": c.channel, "address": c.address, "component_ids": c.components,
@@ -200,7 +201,8 @@ func TestAdminSubscribers(t *testing.T) {
 		assertJSON(t, "the deliveries after the creations", kinds, []string{fmt.Sprintf("subscription.confirm %d <nil> <nil>", ids["bob"])})
 	})
 
-	t.Run("refusals", func(t *testing.T) {
+	step(t, "bad subscribers are refused and write nothing", func(t *testing.T) {
+		srv := srv.in(t)
 		const invalid = "invalid_field"
 		for _, c := range []struct {
 			body string
@@ -233,12 +235,13 @@ func TestAdminSubscribers(t *testing.T) {
 		subRefuse(t, srv, tok, http.MethodPost, "/subscribers", `{"channel": "webhook", "address": "https://hooks.example.com/statusd"}`, 409, "conflict")
 		subRefuse(t, srv, tok, http.MethodPost, "/subscribers", `{"channel": "email", "address": "bob@example.com", "confirmed": true}`, 409, "conflict")
 		// The same address on another channel is another subscriber.
-		create("ann-slackless", `{"channel": "webhook", "address": "https://hooks.slack.com/services/T0/B0/xyz"}`)
+		create(t, "ann-slackless", `{"channel": "webhook", "address": "https://hooks.slack.com/services/T0/B0/xyz"}`)
 		srv.adminOK(http.MethodDelete, fmt.Sprintf("/subscribers/%d", ids["ann-slackless"]), tok, "", 204)
 		delete(ids, "ann-slackless")
 	})
 
-	t.Run("patch", func(t *testing.T) {
+	step(t, "PATCH changes the components, and sets a subscriber active again when it may be", func(t *testing.T) {
+		srv := srv.in(t)
 		path := func(name string) string { return fmt.Sprintf("/subscribers/%d", ids[name]) }
 		m := srv.adminOK(http.MethodPatch, path("discord"), tok, `{"component_ids": [4, 2]}`, 200)
 		assertJSON(t, "after PATCH component_ids", []any{m["component_ids"], m["state"]}, []any{[]int64{4, 2}, "active"})
@@ -287,7 +290,8 @@ func TestAdminSubscribers(t *testing.T) {
 		srv.adminOK(http.MethodPatch, path("ann"), tok, `{"component_ids": [2]}`, 200)
 	})
 
-	t.Run("notice events", func(t *testing.T) {
+	step(t, "notice writes are sent to their followers, unless notify is false", func(t *testing.T) {
+		srv := srv.in(t)
 		subExpand(t, st)
 		post := func(path, body string) map[string]any {
 			t.Helper()
@@ -355,7 +359,8 @@ func TestAdminSubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("test message", func(t *testing.T) {
+	step(t, "a test message needs a sender", func(t *testing.T) {
+		srv := srv.in(t)
 		// This server sends nothing: no Notifier is configured.
 		r := srv.admin(http.MethodPost, admPrefix+fmt.Sprintf("/subscribers/%d/test", ids["hook"]), tok, "")
 		assertError(t, "test without a sender", r, 503, "unavailable")
@@ -368,7 +373,7 @@ func TestAdminSubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("delete", func(t *testing.T) {
+	step(t, "a removed subscriber is gone with its deliveries", func(t *testing.T) {
 		slack := ids["slack"]
 		// Those of the loud incident (3), the maintenance and the
 		// announcement.
@@ -388,15 +393,16 @@ func TestAdminSubscribers(t *testing.T) {
 			t.Errorf("DELETE twice: %v, want not_found", err)
 		}
 		// Deleted, the address may subscribe again, as a new subscriber.
-		m := create("slack", `{"channel": "slack", "address": "https://hooks.slack.com/services/T0/B0/xyz"}`)
+		m := create(t, "slack", `{"channel": "slack", "address": "https://hooks.slack.com/services/T0/B0/xyz"}`)
 		if id := int64(at(t, m, "id").(float64)); id == slack {
 			t.Errorf("the new subscriber has the deleted one's id %d", id)
 		}
 	})
 
-	t.Run("list, filters and pages", func(t *testing.T) {
+	step(t, "the list filters by channel and state, 25 a page", func(t *testing.T) {
+		srv := srv.in(t)
 		for i := range 24 {
-			create(fmt.Sprintf("page%d", i), fmt.Sprintf(`{"channel": "webhook", "address": "https://hooks.example.com/page/%d"}`, i))
+			create(t, fmt.Sprintf("page%d", i), fmt.Sprintf(`{"channel": "webhook", "address": "https://hooks.example.com/page/%d"}`, i))
 		}
 		// ann bob hook teams discord slack, and 24 webhooks: 30; 25 webhooks.
 		all, err := adm.Subscribers(ctx, statusd.SubscriberFilter{}, 1)
@@ -426,7 +432,7 @@ func TestAdminSubscribers(t *testing.T) {
 		active := srv.adminOK(http.MethodGet, "/subscribers?channel=webhook&state=active&page=1", tok, "", 200)
 		assertJSON(t, "active webhooks meta", active["meta"], obj{"count": 25, "total_count": 25, "next_page": nil})
 		for i := range 2 {
-			create(fmt.Sprintf("more%d", i), fmt.Sprintf(`{"channel": "webhook", "address": "https://hooks.example.com/more/%d"}`, i))
+			create(t, fmt.Sprintf("more%d", i), fmt.Sprintf(`{"channel": "webhook", "address": "https://hooks.example.com/more/%d"}`, i))
 		}
 		active = srv.adminOK(http.MethodGet, "/subscribers?state=active&channel=webhook", tok, "", 200)
 		assertJSON(t, "27 active webhooks meta", active["meta"], obj{"count": 25, "total_count": 27,
@@ -440,7 +446,8 @@ func TestAdminSubscribers(t *testing.T) {
 		}
 	})
 
-	t.Run("methods", func(t *testing.T) {
+	step(t, "other methods are 405, no token 401", func(t *testing.T) {
+		srv := srv.in(t)
 		for _, c := range []struct{ method, path, allow string }{
 			{http.MethodPut, "/subscribers", "GET, POST"},
 			{http.MethodPost, "/subscribers/1", "GET, PATCH, DELETE"},
@@ -457,7 +464,7 @@ func TestAdminSubscribers(t *testing.T) {
 		assertError(t, "deliveries without a token", srv.admin(http.MethodGet, admPrefix+"/deliveries", "", ""), 401, "unauthorized")
 	})
 
-	t.Run("audit", func(t *testing.T) {
+	step(t, "the audit log names the actor and the subscriber, never the address", func(t *testing.T) {
 		var entries []statusd.AdminAuditEntry
 		for page := 1; ; page++ {
 			a, err := adm.Audit(ctx, page)

@@ -113,7 +113,8 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		mux.Read("/readyz", probes.Readyz, nil)
 	}
 
-	// The admin API (CONTRACT C6), every request with a bearer token.
+	// The admin API (CONTRACT C6, with C7's subscribers and deliveries),
+	// every request with a bearer token.
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
 	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
@@ -137,6 +138,13 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
 		{"POST " + v1a + "/notices/{id}/reopen", ad.Reopen},
 		{"GET " + v1a + "/audit", ad.Audit},
+		{"GET " + v1a + "/subscribers", ad.ListSubscribers},
+		{"POST " + v1a + "/subscribers", ad.CreateSubscriber},
+		{"GET " + v1a + "/subscribers/{id}", ad.GetSubscriber},
+		{"PATCH " + v1a + "/subscribers/{id}", ad.PatchSubscriber},
+		{"DELETE " + v1a + "/subscribers/{id}", ad.DeleteSubscriber},
+		{"POST " + v1a + "/subscribers/{id}/test", ad.TestSubscriber},
+		{"GET " + v1a + "/deliveries", ad.ListDeliveries},
 	} {
 		authed.Handle(rt.pattern, ad.Serve(rt.h))
 	}

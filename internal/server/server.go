@@ -54,6 +54,12 @@ type Config struct {
 	// EmailSubscriptions serves the pages where people subscribe by email
 	// (CONTRACT C7), and links to them: statusd can send email.
 	EmailSubscriptions bool
+	// Notifier sends notifications (internal/notify); nil when they are
+	// not configured.
+	Notifier admin.Notifier
+	// AllowPrivateTargets accepts webhook and chat URLs that are http or
+	// name a private address (--allow-private-targets).
+	AllowPrivateTargets bool
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -104,7 +110,8 @@ func noSniff(next http.Handler) http.Handler {
 
 // newAdmin returns the admin API's handlers.
 func (s *assembly) newAdmin() *admin.Server {
-	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now})
+	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
+		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -230,8 +230,8 @@ func (ss subscriberStore) List(ctx context.Context, f statusd.SubscriberFilter, 
 // Change runs fn on the subscriber, locked, and stores what it leaves (its
 // id aside). A subscriber made active again starts counting failures
 // afresh, so that one more failure does not quarantine it at once. One
-// that stops being sent to (unsubscribed, quarantined) has its pending
-// deliveries failed (failPending).
+// that leaves the active state has the pending deliveries it may no
+// longer hear failed (failPending).
 func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd.Subscriber) error, e *statusd.AuditEntry) (*statusd.Subscriber, error) {
 	var out *statusd.Subscriber
 	err := ss.s.outbox(ctx, func(t tx) error {
@@ -279,11 +279,12 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 }
 
 // failPending ends as failed the pending deliveries of a subscriber now in
-// state that it may no longer hear there (mayHear): every one when it
-// unsubscribed, all but tests when it is quarantined; but the one being
-// recorded (except, or 0). They would otherwise wait, never claimed, and
-// a quarantine's backlog would go out when an operator lifts it, its news
-// stale. It takes the lock of the subscribers (lockSubscribers) first.
+// state that it may not hear there (mayHear): every one when it
+// unsubscribed, all but tests when it is quarantined, all but its
+// confirmation when it is pending; but the one being recorded (except, or
+// 0). They would otherwise wait, never claimed, and a quarantine's backlog
+// would go out when an operator lifts it, its news stale. It takes the
+// lock of the subscribers (lockSubscribers) first.
 func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except int64) error {
 	var reason, spared string
 	switch state {
@@ -291,6 +292,8 @@ func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except
 		reason = "not sent: the subscriber unsubscribed"
 	case statusd.SubscriberQuarantined:
 		reason, spared = "not sent: the subscriber is quarantined", string(statusd.TestMessage)
+	case statusd.SubscriberPending:
+		reason, spared = "not sent: the subscriber awaits its confirmation", string(statusd.SubscriptionConfirm)
 	default:
 		return nil
 	}

@@ -391,33 +391,45 @@ func testClaimSendable(t *testing.T, s statusd.Store) {
 	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
 	f := o.add(statusd.Email, "f", statusd.SubscriberPending)
 	g := o.add(statusd.Webhook, "g", statusd.SubscriberActive)
+	p := o.add(statusd.Email, "p", statusd.SubscriberActive)
 	o.notice()
 	o.emit(statusd.Event{Kind: statusd.SubscriptionConfirm, SubscriberID: f.ID})
 	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: g.ID})
+	o.emit(statusd.Event{Kind: statusd.SubscriptionConfirm, SubscriberID: p.ID})
 	o.expand(t0, 10)
-	// a and g have one of the notice; g its test; f its confirmation.
-	if n := len(o.deliveries(statusd.DeliveryFilter{})); n != 4 {
-		t.Fatalf("%d deliveries, want 4", n)
+	// a, g and p have one of the notice; g its test; f and p a
+	// confirmation.
+	if n := len(o.deliveries(statusd.DeliveryFilter{})); n != 6 {
+		t.Fatalf("%d deliveries, want 6", n)
 	}
-	// g is quarantined: its notice is not sent, its test is.
-	if _, err := o.ss.Change(o.ctx, g.ID, func(s *statusd.Subscriber) error {
-		s.State = statusd.SubscriberQuarantined
-		return nil
-	}, nil); err != nil {
-		t.Fatal(err)
+	set := func(id int64, state statusd.SubscriberState) {
+		t.Helper()
+		if _, err := o.ss.Change(o.ctx, id, func(s *statusd.Subscriber) error {
+			s.State = state
+			return nil
+		}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// g is quarantined: its notice is not sent, its test is. p waits for
+	// its confirmation again: its notice is not sent, its confirmation is.
+	set(g.ID, statusd.SubscriberQuarantined)
+	set(p.ID, statusd.SubscriberPending)
 	got := map[int64]statusd.EventKind{}
 	for _, c := range o.claim(t0, time.Minute, 10) {
 		got[c.Subscriber.ID] = c.Delivery.Event.Kind
 	}
-	want := map[int64]statusd.EventKind{a.ID: statusd.NoticeCreated, f.ID: statusd.SubscriptionConfirm, g.ID: statusd.TestMessage}
+	want := map[int64]statusd.EventKind{a.ID: statusd.NoticeCreated, f.ID: statusd.SubscriptionConfirm,
+		g.ID: statusd.TestMessage, p.ID: statusd.SubscriptionConfirm}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("claimed (subscriber: kind) %v, want %v", got, want)
 	}
-	failed := o.deliveries(statusd.DeliveryFilter{SubscriberID: g.ID, State: statusd.DeliveryFailed})
-	if len(failed) != 1 || failed[0].Event.Kind != statusd.NoticeCreated || failed[0].Attempts != 0 ||
-		!strings.Contains(failed[0].LastError, "quarantined") {
-		t.Errorf("g's failed deliveries %+v, want its notice, never tried, saying it is quarantined", failed)
+	for id, why := range map[int64]string{g.ID: "quarantined", p.ID: "confirmation"} {
+		failed := o.deliveries(statusd.DeliveryFilter{SubscriberID: id, State: statusd.DeliveryFailed})
+		if len(failed) != 1 || failed[0].Event.Kind != statusd.NoticeCreated || failed[0].Attempts != 0 ||
+			!strings.Contains(failed[0].LastError, why) {
+			t.Errorf("subscriber %d's failed deliveries %+v, want its notice, never tried, saying %q", id, failed, why)
+		}
 	}
 }
 

@@ -1,0 +1,417 @@
+// Package notify sends notifications (CONTRACT C7): it turns the events of
+// the outbox (statusd.SubscriberStore) into deliveries, renders each for
+// its channel from the current snapshot, sends it, and records the
+// attempt, never on the request path.
+//
+// Channels: email through an SMTP server (Mailer: STARTTLS or implicit
+// TLS, a few reused connections, a bounded rate); signed webhooks in
+// Statuspage's webhook shape (Standard Webhooks signatures); Slack,
+// Microsoft Teams (Workflows) and Discord webhooks. HTTP requests go only
+// to public addresses, checked at connect time, unless private targets are
+// allowed.
+//
+// Subscriber addresses and URLs are logged at debug level only; other
+// levels name the subscriber by id.
+package notify
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// Defaults of Config.
+const (
+	// DefaultRetryBase is the first delay between two attempts
+	// (--notify-retry-base).
+	DefaultRetryBase = 30 * time.Second
+	// DefaultPoll is how often the worker looks for work when nothing
+	// wakes it.
+	DefaultPoll = time.Second
+	// DefaultLease is how long a claimed delivery is the worker's: a
+	// worker that dies leaves its deliveries to another after it.
+	DefaultLease = 2 * time.Minute
+	// DefaultDocumentation is the "documentation" of webhook bodies.
+	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
+)
+
+const (
+	// maxHTTP is how many HTTP deliveries are under way at once.
+	maxHTTP = 16
+	// maxInFlight is how many claimed deliveries are being sent at once,
+	// on every channel: a bound on what a lease must cover.
+	maxInFlight = 256
+	// batch is how many events are expanded, or deliveries claimed, in
+	// one transaction.
+	batch = 100
+	// notYetPoll and notYetWait: a delivery whose notice the snapshot
+	// does not hold yet is tried again every notYetPoll for notYetWait,
+	// then left to its lease.
+	notYetPoll = 100 * time.Millisecond
+	notYetWait = 5 * time.Second
+)
+
+// Snapshots gives the current snapshot; *snapshot.Holder is one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Config configures a Worker.
+type Config struct {
+	Store     statusd.SubscriberStore
+	Snapshots Snapshots
+	// Statuspage presents notices in webhook bodies as
+	// internal/statuspage does.
+	Statuspage Statuspage
+	// Mailer sends email; nil when email is off (an email delivery then
+	// fails, saying so).
+	Mailer *Mailer
+	// AllowPrivate lets HTTP deliveries go to any address
+	// (--allow-private-targets).
+	AllowPrivate bool
+	// RetryBase is the first delay between attempts (0: DefaultRetryBase).
+	RetryBase time.Duration
+	// Reminder is how long before a scheduled maintenance begins its
+	// reminder is sent (--maintenance-reminder); 0: no reminders.
+	Reminder time.Duration
+	// Documentation is the "documentation" URL of webhook bodies (empty:
+	// DefaultDocumentation).
+	Documentation string
+	// Poll and Lease (0: DefaultPoll, DefaultLease).
+	Poll, Lease time.Duration
+	// TLSConfig, when not nil, is the TLS configuration of HTTP
+	// deliveries (tests trust their receivers' certificates with it).
+	TLSConfig *tls.Config
+	Now       func() time.Time // nil: time.Now
+	Log       *slog.Logger
+}
+
+// Worker sends the outbox's deliveries. Run it once per process; any
+// number of processes may share one store.
+type Worker struct {
+	store         statusd.SubscriberStore
+	snaps         Snapshots
+	statuspage    Statuspage
+	mailer        *Mailer
+	poster        *poster
+	retryBase     time.Duration
+	reminder      time.Duration
+	documentation string
+	poll, lease   time.Duration
+	now           func() time.Time
+	log           *slog.Logger
+
+	wake  chan struct{} // Wake's signal
+	freed chan struct{} // a delivery finished, freeing a slot
+	slots chan struct{} // one per delivery under way (maxInFlight)
+	http  chan struct{} // one per HTTP request under way (maxHTTP)
+	msgs  messages
+	// reminded holds the reminders this worker emitted, by key, until
+	// their maintenance begins.
+	reminded map[string]time.Time
+}
+
+// New returns a Worker for the configuration.
+func New(cfg Config) *Worker {
+	w := &Worker{
+		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
+		retryBase: cfg.RetryBase, reminder: cfg.Reminder, documentation: cfg.Documentation,
+		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, log: cfg.Log,
+		wake:     make(chan struct{}, 1),
+		freed:    make(chan struct{}, 1),
+		slots:    make(chan struct{}, maxInFlight),
+		http:     make(chan struct{}, maxHTTP),
+		reminded: map[string]time.Time{},
+	}
+	if w.retryBase <= 0 {
+		w.retryBase = DefaultRetryBase
+	}
+	if w.documentation == "" {
+		w.documentation = DefaultDocumentation
+	}
+	if w.poll <= 0 {
+		w.poll = DefaultPoll
+	}
+	if w.lease <= 0 {
+		w.lease = DefaultLease
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	w.poster = newPoster(cfg.AllowPrivate, cfg.TLSConfig, w.now)
+	return w
+}
+
+// Wake tells the worker that events were just stored, so that they go out
+// now rather than at the next poll. It never blocks.
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run sends deliveries until ctx is done, then waits for the sends under
+// way (cut short by ctx) and returns. A delivery it had claimed and not
+// recorded goes to the next worker after its lease: each is delivered at
+// least once.
+func (w *Worker) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	t := time.NewTicker(w.poll)
+	defer t.Stop()
+	failing := false // log a failure once, and the recovery once
+	for {
+		more, err := w.round(ctx, &wg)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !failing:
+			w.log.Warn("notifications: the store cannot be used; trying again", "err", err)
+		case err == nil && failing:
+			w.log.Info("notifications: the store can be used again")
+		}
+		failing = err != nil
+		if more && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+		case <-t.C:
+		case <-w.freed:
+		}
+	}
+}
+
+// round emits the reminders that are due, expands the stored events, and
+// claims as many deliveries as there are free slots, sending each in its
+// own goroutine. more reports that it claimed all it asked for, so that
+// there may be more.
+func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup) (more bool, err error) {
+	now := w.now()
+	if err := w.remind(ctx, now); err != nil {
+		return false, err
+	}
+	for {
+		n, err := w.store.Expand(ctx, now, batch)
+		if err != nil {
+			return false, err
+		}
+		if n < batch {
+			break
+		}
+	}
+	free := min(cap(w.slots)-len(w.slots), batch)
+	if free == 0 {
+		return false, nil // w.freed ends the wait
+	}
+	claimed, err := w.store.Claim(ctx, now, w.lease, free)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range claimed {
+		w.slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.release()
+			w.deliver(ctx, c)
+		}()
+	}
+	return len(claimed) == free, nil
+}
+
+// release frees a delivery's slot and tells the loop.
+func (w *Worker) release() {
+	<-w.slots
+	select {
+	case w.freed <- struct{}{}:
+	default:
+	}
+}
+
+// deliver renders and sends one claimed delivery, and records the attempt.
+func (w *Worker) deliver(ctx context.Context, c statusd.Claimed) {
+	a, ok := w.attempt(ctx, &c)
+	if !ok || ctx.Err() != nil {
+		return // left to the lease, no attempt counted
+	}
+	d, err := w.store.Record(ctx, c.Delivery.ID, a, w.retryBase)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("notifications: the attempt could not be recorded; it will be made again after the lease",
+				"delivery", c.Delivery.ID, "subscriber", c.Subscriber.ID, "err", err)
+		}
+		return
+	}
+	w.logAttempt(&c, a, d)
+}
+
+// attempt makes one attempt of the delivery. ok is false when the
+// snapshot does not hold its notice yet, after waiting a little: the
+// delivery is left for later, without an attempt counted.
+func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
+	e := c.Delivery.Event
+	deadline := w.now().Add(notYetWait)
+	for {
+		now := w.now()
+		snap := w.snaps.Current()
+		m, err := w.msgs.get(snap, e, func() (*message, error) { return w.compose(snap, e, now) })
+		switch {
+		case err == nil:
+			return w.send(ctx, m, c), true
+		case !errors.Is(err, errNotYet):
+			return statusd.Attempt{At: now, Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
+		case now.After(deadline):
+			return statusd.Attempt{}, false
+		}
+		select {
+		case <-ctx.Done():
+			return statusd.Attempt{}, false
+		case <-time.After(notYetPoll):
+		}
+	}
+}
+
+// send renders m for the subscriber's channel and sends it.
+func (w *Worker) send(ctx context.Context, m *message, c *statusd.Claimed) statusd.Attempt {
+	s := &c.Subscriber
+	failed := func(err error) statusd.Attempt {
+		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}
+	}
+	if m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email {
+		return failed(errors.New("only email subscriptions are confirmed"))
+	}
+	var body []byte
+	var err error
+	var h map[string][]string
+	switch s.Channel {
+	case statusd.Email:
+		if w.mailer == nil {
+			return failed(errors.New("email is off: statusd runs without an SMTP server (--smtp-url)"))
+		}
+		at := w.now()
+		e, err := renderEmail(m, s)
+		if err != nil {
+			return failed(err)
+		}
+		msg, err := e.msg(w.mailer.from, s.Address, at)
+		if err != nil {
+			return failed(err)
+		}
+		return w.mailer.send(ctx, msg)
+	case statusd.Webhook:
+		body, h, err = w.webhookRequest(m, c, w.now())
+	case statusd.Slack:
+		body, err = slack(m)
+	case statusd.Teams:
+		body, err = teams(m)
+	case statusd.Discord:
+		body, err = discord(m)
+	default:
+		err = errors.New("statusd does not know the channel " + string(s.Channel))
+	}
+	if err != nil {
+		return failed(err)
+	}
+	select {
+	case w.http <- struct{}{}:
+		defer func() { <-w.http }()
+	case <-ctx.Done():
+		return failed(ctx.Err())
+	}
+	return w.poster.post(ctx, s.Address, body, h)
+}
+
+// logAttempt logs what became of an attempt: delivered at debug level,
+// anything else at info or warn, naming the subscriber by id (its
+// address only at debug level).
+func (w *Worker) logAttempt(c *statusd.Claimed, a statusd.Attempt, d *statusd.Delivery) {
+	s := &c.Subscriber
+	attrs := []any{"delivery", c.Delivery.ID, "event", c.Delivery.Event.ID, "subscriber", s.ID, "channel", string(s.Channel)}
+	w.log.Debug("notification attempt", append(attrs, "address", s.Address, "outcome", int(a.Outcome), "status", a.Status, "err", a.Error)...)
+	if a.Outcome == statusd.Delivered {
+		return
+	}
+	attrs = append(attrs, "status", a.Status, "err", redact(a.Error, s))
+	switch {
+	case a.Outcome == statusd.Gone:
+		w.log.Info("notification receiver is gone (410); the subscriber is unsubscribed", attrs...)
+	case a.Outcome == statusd.Rejected:
+		w.log.Info("notification address rejected by the mail server; the subscriber is quarantined", attrs...)
+	case d != nil && d.State == statusd.DeliveryFailed:
+		w.log.Warn("notification failed for good", append(attrs, "attempts", d.Attempts)...)
+	default:
+		w.log.Info("notification attempt failed; it will be retried", attrs...)
+	}
+}
+
+// redact removes the subscriber's address, and a URL's host, from an
+// error text, whatever their case.
+func redact(text string, s *statusd.Subscriber) string {
+	hide := []string{s.Address}
+	if u, err := url.Parse(s.Address); err == nil && u.Host != "" {
+		hide = append(hide, u.Host, u.Hostname())
+	}
+	for _, h := range hide {
+		if h != "" {
+			text = regexp.MustCompile("(?i)"+regexp.QuoteMeta(h)).ReplaceAllLiteralString(text, "<address>")
+		}
+	}
+	return text
+}
+
+// remind emits the reminders of the scheduled maintenances that begin
+// within the reminder's time (CONTRACT C7), each once per begins_at: the
+// store keeps one event per key, whichever process emits it. A
+// maintenance announced within that time already told its subscribers,
+// and gets none.
+func (w *Worker) remind(ctx context.Context, now time.Time) error {
+	snap := w.snaps.Current()
+	if w.reminder <= 0 || snap == nil {
+		return nil
+	}
+	for key, begins := range w.reminded {
+		if !now.Before(begins) {
+			delete(w.reminded, key)
+		}
+	}
+	f := snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Planned}}, Timelines: [][]string{{string(statusd.Future)}}}
+	for page := int64(1); ; page++ {
+		list, total := snap.Notices(f, page, now)
+		for _, entry := range list {
+			n := snap.Notice(entry.ID)
+			b := n.BeginsAt()
+			if n.State() != statusd.Scheduled || b == nil {
+				continue
+			}
+			due := b.Add(-w.reminder)
+			key := ReminderKey(n.ID, *b)
+			if now.Before(due) || !now.Before(*b) || n.CreatedAt().After(due) || !w.reminded[key].IsZero() {
+				continue
+			}
+			_, err := w.store.Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: n.ID,
+				ComponentIDs: n.ComponentIDs(), Key: key, CreatedAt: now})
+			if err != nil {
+				return err
+			}
+			w.reminded[key] = *b
+		}
+		if len(list) == 0 || int(page)*snapshot.PageSize >= total {
+			return nil
+		}
+	}
+}

@@ -158,11 +158,11 @@ type smtpServer struct {
 	reject     map[string]int // RCPT TO refused with this code
 	dataReply  map[string]int // DATA answered with this code when the message holds the key
 
-	mu       sync.Mutex
-	conns    map[*smtp.Conn]bool // a STARTTLS starts a new session on the same connection
-	authed   int // successful AUTHs
-	tls      int // sessions whose MAIL came over TLS
-	got      []smtpMessage
+	mu     sync.Mutex
+	conns  map[*smtp.Conn]bool // a STARTTLS starts a new session on the same connection
+	authed int                 // successful AUTHs
+	tls    int                 // sessions whose MAIL came over TLS
+	got    []smtpMessage
 }
 
 type smtpMessage struct {

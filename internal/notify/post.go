@@ -27,8 +27,9 @@ const maxErrorText = 300
 
 // poster delivers webhook and chat messages over HTTP.
 type poster struct {
-	client *http.Client
-	now    func() time.Time
+	client  *http.Client
+	timeout time.Duration // statusd.AttemptTimeout, but in tests
+	now     func() time.Time
 }
 
 // newPoster returns a poster. Unless allowPrivate, it connects only to
@@ -53,7 +54,7 @@ func newPoster(allowPrivate bool, tlsConfig *tls.Config, now func() time.Time) *
 		MaxIdleConnsPerHost: maxHTTP,
 		IdleConnTimeout:     90 * time.Second,
 	}
-	return &poster{now: now, client: &http.Client{
+	return &poster{now: now, timeout: statusd.AttemptTimeout, client: &http.Client{
 		Transport:     t,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
@@ -81,11 +82,11 @@ func refusePrivate(_ context.Context, _, address string, _ syscall.RawConn) erro
 }
 
 // post sends body to target, with the headers, and tells how the attempt
-// went (CONTRACT C7): a 2xx within statusd.AttemptTimeout is delivered,
+// went (CONTRACT C7): a 2xx within the timeout is delivered,
 // 410 is gone, anything else failed, with the Retry-After of a 429 or a
 // 503.
 func (p *poster) post(ctx context.Context, target string, body []byte, h http.Header) statusd.Attempt {
-	ctx, cancel := context.WithTimeout(ctx, statusd.AttemptTimeout)
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
@@ -99,7 +100,11 @@ func (p *poster) post(ctx context.Context, target string, body []byte, h http.He
 	req.Header.Set("User-Agent", "statusd")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return statusd.Attempt{At: p.now(), Outcome: statusd.Failed, Error: describe(err)}
+		text := describe(err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			text = "no answer within " + p.timeout.String()
+		}
+		return statusd.Attempt{At: p.now(), Outcome: statusd.Failed, Error: text}
 	}
 	defer resp.Body.Close()
 	// What the receiver says, briefly; the rest is read (a little of it)
@@ -164,7 +169,7 @@ func describe(err error) string {
 	case errors.As(err, &priv):
 		text = priv.Error()
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):
-		text = "no answer within " + statusd.AttemptTimeout.String()
+		text = "no answer in time"
 	case errors.As(err, &dns):
 		text = "the host name does not resolve: " + dns.Err
 	case errors.As(err, &op) && op.Err != nil:

@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -28,16 +27,6 @@ type Statuspage struct {
 	PageID func(pageURL string) string
 	// Indicator maps the page's state to status.indicator.
 	Indicator func(statusd.PageState) string
-}
-
-// webhookBody is the body of a webhook (CONTRACT C7): Statuspage's
-// webhook shape, plus the event and the notice as the v1 API presents it.
-type webhookBody struct {
-	Meta     webhookMeta     `json:"meta"`
-	Page     json.RawMessage `json:"page"`
-	Incident json.RawMessage `json:"incident"`
-	Event    string          `json:"event"`
-	Notice   json.RawMessage `json:"notice"`
 }
 
 type webhookMeta struct {
@@ -79,26 +68,35 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 }
 
 // webhookRequest is a webhook delivery's body and signed headers at the
-// moment of the attempt.
+// moment of the attempt. The body is Statuspage's webhook shape, plus the
+// event and the notice as the v1 API presents it (CONTRACT C7):
+//
+//	{"meta": {...}, "page": {...}, "incident": {...}, "event": "...", "notice": {...}}
+//
+// It is put together from the parts marshalled once per message (which
+// encoding/json would scan again as json.RawMessage, for every delivery).
 func (w *Worker) webhookRequest(m *message, c *statusd.Claimed, at time.Time) ([]byte, http.Header, error) {
 	p, err := m.parts()
 	if err != nil {
 		return nil, nil, err
 	}
-	body, err := httpjson.Marshal(webhookBody{
-		Meta: webhookMeta{
-			Unsubscribe:   linksFor(m.PageURL, &c.Subscriber).Unsubscribe,
-			Documentation: w.documentation,
-			GeneratedAt:   at.UTC().Format(statusd.TimeLayout),
-		},
-		Page:     p.page,
-		Incident: p.incident,
-		Event:    string(m.Kind),
-		Notice:   p.notice,
+	body := make([]byte, 0, 256+len(p.page)+len(p.incident)+len(p.notice))
+	body = append(body, `{"meta":`...)
+	body, err = httpjson.Append(body, webhookMeta{
+		Unsubscribe:   linksFor(m.PageURL, &c.Subscriber).Unsubscribe,
+		Documentation: w.documentation,
+		GeneratedAt:   at.UTC().Format(statusd.TimeLayout),
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	body = append(append(body, `,"page":`...), p.page...)
+	body = append(append(body, `,"incident":`...), p.incident...)
+	body = append(body, `,"event":`...)
+	if body, err = httpjson.Append(body, string(m.Kind)); err != nil {
+		return nil, nil, err
+	}
+	body = append(append(append(body, `,"notice":`...), p.notice...), '}')
 	id := strconv.FormatInt(c.Delivery.ID, 10)
 	sig, err := Sign(c.Subscriber.Secret, id, at, body)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/statuspage"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // t0 is the fixture's now.
@@ -291,26 +293,8 @@ func (x *smtpSession) Data(r io.Reader) error {
 func (x *smtpSession) Reset()        { x.from, x.to = "", nil }
 func (x *smtpSession) Logout() error { return nil }
 
-// logBuffer collects a logger's lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // infoLogger logs at info level and above into the buffer.
-func infoLogger(b *logBuffer) *slog.Logger {
+func infoLogger(b *testenv.LogBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
 
@@ -332,12 +316,5 @@ func port(addr string) string {
 
 // freeAddr returns an address on 127.0.0.1 where nothing listens.
 func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
+	return "127.0.0.1:" + strconv.Itoa(testenv.FreePort(t))
 }

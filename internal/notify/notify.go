@@ -172,8 +172,13 @@ func (w *Worker) Run(ctx context.Context) {
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	failing := false // log a failure once, and the recovery once
+	// Events are stored by writes, which wake the worker, and by other
+	// processes, which the poll finds: only then are they looked for
+	// (each look is a write transaction, which competes with Record).
+	expand := true
 	for {
-		more, err := w.round(ctx, &wg)
+		more, err := w.round(ctx, &wg, expand)
+		expand = false
 		switch {
 		case ctx.Err() != nil:
 			return
@@ -190,28 +195,32 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.wake:
+			expand = true
 		case <-t.C:
+			expand = true
 		case <-w.freed:
 		}
 	}
 }
 
-// round emits the reminders that are due, expands the stored events, and
-// claims as many deliveries as there are free slots, sending each in its
-// own goroutine. more reports that it claimed all it asked for, so that
-// there may be more.
-func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup) (more bool, err error) {
+// round emits the reminders that are due and expands the stored events,
+// when expand is set, and claims as many deliveries as there are free
+// slots, sending each in its own goroutine. more reports that it claimed
+// all it asked for, so that there may be more.
+func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, err error) {
 	now := w.now()
-	if err := w.remind(ctx, now); err != nil {
-		return false, err
-	}
-	for {
-		n, err := w.store.Expand(ctx, now, batch)
-		if err != nil {
+	if expand {
+		if err := w.remind(ctx, now); err != nil {
 			return false, err
 		}
-		if n < batch {
-			break
+		for {
+			n, err := w.store.Expand(ctx, now, batch)
+			if err != nil {
+				return false, err
+			}
+			if n < batch {
+				break
+			}
 		}
 	}
 	free := min(cap(w.slots)-len(w.slots), batch)
@@ -234,9 +243,13 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup) (more bool, err 
 	return len(claimed) == free, nil
 }
 
-// release frees a delivery's slot and tells the loop.
+// release frees a delivery's slot, and tells the loop once a batch of
+// slots is free: claiming fewer at a time would cost more transactions.
 func (w *Worker) release() {
 	<-w.slots
+	if cap(w.slots)-len(w.slots) < batch {
+		return
+	}
 	select {
 	case w.freed <- struct{}{}:
 	default:

@@ -180,6 +180,25 @@ func TestEmailContent(t *testing.T) {
 	}
 }
 
+// TestConfirmWithoutToken: a pending subscriber without a confirmation
+// token gets nothing (its email would have no link to confirm with).
+func TestConfirmWithoutToken(t *testing.T) {
+	srv := startSMTP(t, smtpOptions{})
+	mailer, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mailer.Close()
+	w, _ := newTestWorker(Config{Mailer: mailer})
+	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
+	if a, _ := w.attempt(context.Background(), &c); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
+		t.Errorf("attempt %+v", a)
+	}
+	if n := len(srv.messages()); n != 0 {
+		t.Errorf("%d messages sent", n)
+	}
+}
+
 // TestMailerTLSAndAuth: STARTTLS when offered, with AUTH PLAIN from the
 // URL's userinfo; implicit TLS for smtps; many messages on one connection.
 func TestMailerTLSAndAuth(t *testing.T) {

@@ -305,8 +305,11 @@ func (w *Worker) send(ctx context.Context, m *message, c *statusd.Claimed) statu
 	failed := func(err error) statusd.Attempt {
 		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}
 	}
-	if m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email {
+	switch {
+	case m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email:
 		return failed(errors.New("only email subscriptions are confirmed"))
+	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
+		return failed(errors.New("the subscriber has no confirmation token to send"))
 	}
 	var body []byte
 	var err error

@@ -130,7 +130,7 @@ func TestEmailContent(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := claimed(int64(100+i), tc.event, tc.sub)
-			a, ok := w.attempt(context.Background(), &c)
+			a, ok := w.attempt(context.Background(), &c, later)
 			if !ok || a.Outcome != statusd.Delivered || a.Status != 250 {
 				t.Fatalf("attempt %+v (ok %v), want delivered", a, ok)
 			}
@@ -191,7 +191,7 @@ func TestConfirmWithoutToken(t *testing.T) {
 	defer mailer.Close()
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
-	if a, _ := w.attempt(context.Background(), &c); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
+	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
 		t.Errorf("attempt %+v", a)
 	}
 	if n := len(srv.messages()); n != 0 {
@@ -253,7 +253,7 @@ func sendTest(t *testing.T, m *Mailer, addr string) statusd.Attempt {
 	t.Helper()
 	w, _ := newTestWorker(Config{Mailer: m})
 	c := claimed(1, test, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: addr, State: statusd.SubscriberActive, Token: "tok"})
-	a, ok := w.attempt(context.Background(), &c)
+	a, ok := w.attempt(context.Background(), &c, later)
 	if !ok {
 		t.Fatal("the attempt was not made")
 	}

@@ -30,6 +30,9 @@ import (
 // t0 is the fixture's now.
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
+// later is the startBy of tests' attempts: far off.
+var later = time.Now().Add(24 * time.Hour)
+
 func at(minutes int) time.Time { return t0.Add(time.Duration(minutes) * time.Minute) }
 
 // fixture is a page named "Acme Status" at https://status.acme.test/ with

@@ -162,17 +162,18 @@ func (m *Mailer) Close() error {
 	return errors.Join(errs...)
 }
 
-// send sends msg, waiting for its turn (the rate, a free connection), and
-// tells how it went: delivered when the server accepts it; rejected when
-// it refuses the recipient for good (5xx to RCPT TO); failed otherwise.
-func (m *Mailer) send(ctx context.Context, msg *mail.Msg) statusd.Attempt {
-	if err := m.limiter.Wait(ctx); err != nil {
-		return statusd.Attempt{At: m.now(), Outcome: statusd.Failed, Error: err.Error()}
+// send sends msg, waiting for its turn (the rate, a free connection)
+// until wait ends (ok false: not sent), and tells how it went: delivered
+// when the server accepts it; rejected when it refuses the recipient for
+// good (5xx to RCPT TO); failed otherwise.
+func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attempt, ok bool) {
+	if wait.Err() != nil || m.limiter.Wait(wait) != nil {
+		return statusd.Attempt{}, false
 	}
 	select {
 	case m.busy <- struct{}{}:
-	case <-ctx.Done():
-		return statusd.Attempt{At: m.now(), Outcome: statusd.Failed, Error: ctx.Err().Error()}
+	case <-wait.Done():
+		return statusd.Attempt{}, false
 	}
 	m.mu.Lock()
 	c := m.idle[len(m.idle)-1]
@@ -197,21 +198,21 @@ func (m *Mailer) send(ctx context.Context, msg *mail.Msg) statusd.Attempt {
 			if errors.As(err, &se) {
 				a.Status = se.ErrorCode()
 			}
-			return a
+			return a, true
 		}
 		c.smtp = conn
 	}
 	err := m.client.SendWithSMTPClient(c.smtp, msg)
 	c.used = m.now()
-	a := statusd.Attempt{At: c.used, Outcome: statusd.Delivered, Status: 250}
+	a = statusd.Attempt{At: c.used, Outcome: statusd.Delivered, Status: 250}
 	if err == nil {
-		return a
+		return a, true
 	}
 	a.Outcome, a.Status, a.Error = statusd.Failed, 0, clip(sendErrorText(err), maxErrorText, nil)
 	var se *mail.SendError
 	if !errors.As(err, &se) {
 		c.drop()
-		return a
+		return a, true
 	}
 	a.Status = se.ErrorCode()
 	switch {
@@ -221,7 +222,7 @@ func (m *Mailer) send(ctx context.Context, msg *mail.Msg) statusd.Attempt {
 		// No answer, or the server is closing: connect again next time.
 		c.drop()
 	}
-	return a
+	return a, true
 }
 
 // quit ends the connection politely (QUIT), if it is open.

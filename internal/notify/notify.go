@@ -37,8 +37,10 @@ const (
 	// wakes it.
 	DefaultPoll = time.Second
 	// DefaultLease is how long a claimed delivery is the worker's: a
-	// worker that dies leaves its deliveries to another after it.
+	// worker that dies leaves its deliveries to another after it. A lease
+	// is at least MinLease.
 	DefaultLease = 2 * time.Minute
+	MinLease     = time.Minute
 	// DefaultDocumentation is the "documentation" of webhook bodies.
 	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
 )
@@ -47,8 +49,9 @@ const (
 	// maxHTTP is how many HTTP deliveries are under way at once.
 	maxHTTP = 16
 	// maxInFlight is how many claimed deliveries are being sent at once,
-	// on every channel: a bound on what a lease must cover.
-	maxInFlight = 256
+	// on every channel: 128 HTTP deliveries that all time out end within
+	// 80 s, inside a lease.
+	maxInFlight = 128
 	// batch is how many events are expanded, or deliveries claimed, in
 	// one transaction.
 	batch = 100
@@ -57,6 +60,10 @@ const (
 	// then left to its lease.
 	notYetPoll = 100 * time.Millisecond
 	notYetWait = 5 * time.Second
+	// leaseMargin: an attempt starts only when it can end this long before
+	// its lease does (startBy), so that no other sender takes the delivery
+	// while it is under way.
+	leaseMargin = 5 * time.Second
 )
 
 // Snapshots gives the current snapshot; *snapshot.Holder is one.
@@ -85,7 +92,8 @@ type Config struct {
 	// Documentation is the "documentation" URL of webhook bodies (empty:
 	// DefaultDocumentation).
 	Documentation string
-	// Poll and Lease (0: DefaultPoll, DefaultLease).
+	// Poll and Lease (0: DefaultPoll, DefaultLease; a lease is at least
+	// MinLease).
 	Poll, Lease time.Duration
 	// TLSConfig, when not nil, is the TLS configuration of HTTP
 	// deliveries (tests trust their receivers' certificates with it).
@@ -143,6 +151,7 @@ func New(cfg Config) *Worker {
 	if w.lease <= 0 {
 		w.lease = DefaultLease
 	}
+	w.lease = max(w.lease, MinLease)
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -231,23 +240,24 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 	if err != nil {
 		return false, err
 	}
+	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
 	for _, c := range claimed {
 		w.slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer w.release()
-			w.deliver(ctx, c)
+			w.deliver(ctx, c, startBy)
 		}()
 	}
 	return len(claimed) == free, nil
 }
 
-// release frees a delivery's slot, and tells the loop once a batch of
-// slots is free: claiming fewer at a time would cost more transactions.
+// release frees a delivery's slot, and tells the loop once half a batch
+// of slots is free: claiming fewer at a time would cost more transactions.
 func (w *Worker) release() {
 	<-w.slots
-	if cap(w.slots)-len(w.slots) < batch {
+	if cap(w.slots)-len(w.slots) < batch/2 {
 		return
 	}
 	select {
@@ -256,9 +266,10 @@ func (w *Worker) release() {
 	}
 }
 
-// deliver renders and sends one claimed delivery, and records the attempt.
-func (w *Worker) deliver(ctx context.Context, c statusd.Claimed) {
-	a, ok := w.attempt(ctx, &c)
+// deliver renders and sends one claimed delivery, and records the
+// attempt. An attempt that cannot start by startBy is not made.
+func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, startBy time.Time) {
+	a, ok := w.attempt(ctx, &c, startBy)
 	if !ok || ctx.Err() != nil {
 		return // left to the lease, no attempt counted
 	}
@@ -273,10 +284,14 @@ func (w *Worker) deliver(ctx context.Context, c statusd.Claimed) {
 	w.logAttempt(&c, a, d)
 }
 
-// attempt makes one attempt of the delivery. ok is false when the
-// snapshot does not hold its notice yet, after waiting a little: the
-// delivery is left for later, without an attempt counted.
-func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
+// attempt makes one attempt of the delivery, started by startBy. ok is
+// false when none was made: the snapshot did not hold its notice yet,
+// after waiting a little, or its turn (a free connection, the mail rate)
+// did not come by startBy, or ctx ended. The delivery is then left for
+// later, without an attempt counted.
+func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time) (a statusd.Attempt, ok bool) {
+	wait, cancel := context.WithDeadline(ctx, startBy)
+	defer cancel()
 	e := c.Delivery.Event
 	deadline := w.now().Add(notYetWait)
 	for {
@@ -285,25 +300,26 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed) (a statusd.Att
 		m, err := w.msgs.get(snap, e, func() (*message, error) { return w.compose(snap, e, now) })
 		switch {
 		case err == nil:
-			return w.send(ctx, m, c), true
+			return w.send(ctx, wait, m, c)
 		case !errors.Is(err, errNotYet):
 			return statusd.Attempt{At: now, Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
 		case now.After(deadline):
 			return statusd.Attempt{}, false
 		}
 		select {
-		case <-ctx.Done():
+		case <-wait.Done():
 			return statusd.Attempt{}, false
 		case <-time.After(notYetPoll):
 		}
 	}
 }
 
-// send renders m for the subscriber's channel and sends it.
-func (w *Worker) send(ctx context.Context, m *message, c *statusd.Claimed) statusd.Attempt {
+// send renders m for the subscriber's channel and sends it, once its turn
+// comes, unless wait ends first (ok false: no attempt made).
+func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
 	s := &c.Subscriber
-	failed := func(err error) statusd.Attempt {
-		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}
+	failed := func(err error) (statusd.Attempt, bool) {
+		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
 	}
 	switch {
 	case m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email:
@@ -328,7 +344,7 @@ func (w *Worker) send(ctx context.Context, m *message, c *statusd.Claimed) statu
 		if err != nil {
 			return failed(err)
 		}
-		return w.mailer.send(ctx, msg)
+		return w.mailer.send(ctx, wait, msg)
 	case statusd.Webhook:
 		body, h, err = w.webhookRequest(m, c, w.now())
 	case statusd.Slack:
@@ -343,13 +359,16 @@ func (w *Worker) send(ctx context.Context, m *message, c *statusd.Claimed) statu
 	if err != nil {
 		return failed(err)
 	}
+	if wait.Err() != nil {
+		return statusd.Attempt{}, false
+	}
 	select {
 	case w.http <- struct{}{}:
 		defer func() { <-w.http }()
-	case <-ctx.Done():
-		return failed(ctx.Err())
+	case <-wait.Done():
+		return statusd.Attempt{}, false
 	}
-	return w.poster.post(ctx, s.Address, body, h)
+	return w.poster.post(ctx, s.Address, body, h), true
 }
 
 // logAttempt logs what became of an attempt: delivered at debug level,

@@ -146,3 +146,54 @@ func TestRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestNoAttemptAfterStartBy: a delivery whose turn does not come before
+// its startBy is not attempted (ok false: left to the lease, counted
+// nothing), whether it waits for an HTTP slot, for the mail server's
+// connection, or for the snapshot.
+func TestNoAttemptAfterStartBy(t *testing.T) {
+	rcv := startReceiver(t, nil)
+	smtpd := startSMTP(t, smtpOptions{})
+	mailer, err := NewMailer(MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Conns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mailer.Close()
+	w, _ := newTestWorker(Config{Mailer: mailer, AllowPrivate: true})
+	hook := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: rcv.URL, Secret: statusd.NewWebhookSecret(), Token: "tok"}
+	mail := statusd.Subscriber{ID: 6, Channel: statusd.Email, Address: "ann@example.test", Token: "tok"}
+	young := statusd.Event{ID: 20, Kind: statusd.NoticeCreated, NoticeID: 77, UpdateID: 770, CreatedAt: t0}
+
+	// Every HTTP slot and the one connection busy.
+	for range maxHTTP {
+		w.http <- struct{}{}
+	}
+	mailer.busy <- struct{}{}
+	defer func() { <-mailer.busy }() // before Close, which waits for it
+	tests := []struct {
+		name string
+		c    statusd.Claimed
+	}{
+		{"waiting for an HTTP slot", claimed(1, updated, hook)},
+		{"waiting for the connection", claimed(2, updated, mail)},
+		{"waiting for the snapshot", claimed(3, young, hook)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			a, ok := w.attempt(context.Background(), &tc.c, start.Add(200*time.Millisecond))
+			if ok || a != (statusd.Attempt{}) {
+				t.Errorf("attempt %+v, ok %v: want none", a, ok)
+			}
+			if took := time.Since(start); took < 200*time.Millisecond || took > 2*time.Second {
+				t.Errorf("gave up after %v, want at the start-by 200 ms later", took)
+			}
+			if a, ok := w.attempt(context.Background(), &tc.c, start); ok {
+				t.Errorf("with a start-by past: attempt %+v", a)
+			}
+		})
+	}
+	if len(rcv.requests()) != 0 || len(smtpd.messages()) != 0 {
+		t.Errorf("sent: %d requests, %d emails", len(rcv.requests()), len(smtpd.messages()))
+	}
+}

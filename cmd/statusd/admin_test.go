@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 )
 
 // Black-box tests of the admin API (CONTRACT C6, issue 4) through the real
@@ -46,42 +47,24 @@ func admRefuse(srv *testServer, token, method, path, body string, status int, co
 	return r
 }
 
-// admTime parses a timestamp of the API and checks that it lies in
-// [lo, hi] (lo truncated to the millisecond, as statusd stores times).
-func admTime(t *testing.T, v any, lo, hi time.Time) time.Time {
-	t.Helper()
-	s, _ := v.(string)
-	got, err := time.Parse(statusd.TimeLayout, s)
-	if err != nil {
-		t.Fatalf("timestamp %v: %v", v, err)
-	}
-	if got.Before(lo.Truncate(time.Millisecond)) || got.After(hi) {
-		t.Errorf("timestamp %s not within [%s, %s]", s, ts(lo), ts(hi))
-	}
-	return got
-}
-
 // admOpenImpact checks the impact of an incident that is still open and
-// began at began (up to now), and replaces it with a placeholder.
-func admOpenImpact(t *testing.T, n map[string]any, began time.Time) {
+// began at began (up to now). It returns the notice n, an answer of the SDK
+// or of the wire, as JSON with the impact replaced by a placeholder, to
+// compare with a want.
+func admOpenImpact(t *testing.T, n any, began time.Time) map[string]any {
 	t.Helper()
-	it, ok := n["impact_time"].(map[string]any)
+	m := normalize(t, n).(map[string]any)
+	it, ok := m["impact_time"].(map[string]any)
 	if !ok {
-		t.Errorf("notice %v: impact_time %v", n["id"], n["impact_time"])
-		return
+		t.Errorf("notice %v: impact_time %v", m["id"], m["impact_time"])
+		return m
 	}
 	secs, _ := it["seconds"].(float64)
 	if secs < 0 || secs > time.Since(began).Seconds()+1 {
-		t.Errorf("notice %v: impact_time %v, want the seconds since %s", n["id"], it, ts(began))
+		t.Errorf("notice %v: impact_time %v, want the seconds since %s", m["id"], it, ts(began))
 	}
-	n["impact_time"] = obj{"seconds": -1, "words": ""}
-}
-
-// admPublicNotice is the public detail of a notice (without envelope).
-func admPublicNotice(t *testing.T, srv *testServer, id int64) map[string]any {
-	t.Helper()
-	r := srv.get(fmt.Sprintf("/api/v1/notices/%d", id), 200)
-	return at(t, r.JSON, "notice").(map[string]any)
+	m["impact_time"] = obj{"seconds": -1, "words": ""}
+	return m
 }
 
 // admPublic drops the admin-only keys of an admin notice, giving what the
@@ -105,6 +88,7 @@ func TestAdminPage(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
+	adm, ctx := srv.Admin(tok), context.Background()
 	audit0 := srv.auditTotal(tok) // entries written before (an import may write one)
 
 	// Incident 100 is identified: degraded (SPEC §3); default texts (C2);
@@ -121,49 +105,66 @@ func TestAdminPage(t *testing.T) {
 		"state_texts": obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
 			"under_maintenance": "Maintenance is underway"},
 	}
-	r := srv.admin(http.MethodGet, admPrefix+"/page", tok, "")
-	if r.Status != 200 || r.Header.Get("Cache-Control") != "no-store" {
-		t.Errorf("GET /page: status %d, Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
-	}
-	assertJSON(t, "GET /page", r.JSON, page)
 
-	t0 := time.Now()
-	got := srv.adminOK(http.MethodPatch, "/page", tok,
-		`{"name": "Acme Cloud Status", "url": "https://status.acme.example", "state_texts": {"degraded": "We are on it"}}`, 200)
-	updated := admTime(t, got["updated_at"], t0, time.Now())
-	page["name"], page["url"], page["state_text"], page["updated_at"] = "Acme Cloud Status", "https://status.acme.example", "We are on it", ts(updated)
-	page["state_texts"].(obj)["degraded"] = "We are on it"
-	assertJSON(t, "PATCH /page", got, page)
-
-	// The very next public request shows the change.
-	public := obj{}
-	for k, v := range page {
-		if k != "state_texts" {
-			public[k] = v
+	step(t, "GET /page answers the page and its state texts, exactly, never cached", func(t *testing.T) {
+		r := srv.in(t).admin(http.MethodGet, admPrefix+"/page", tok, "")
+		if r.Status != 200 || r.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET /page: status %d, Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
 		}
-	}
-	assertJSON(t, "public status", srv.get("/api/v1/status", 200).JSON, obj{"page": public})
-	if u := at(t, admPublicNotice(t, srv, 100), "url"); u != "https://status.acme.example/notices/100" {
-		t.Errorf("notice url %v after the page url changed", u)
-	}
+		assertJSON(t, "GET /page", r.JSON, page)
+	})
 
-	// Only the texts sent change.
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/page", tok,
-		`{"state_texts": {"operational": "All good", "under_maintenance": "Planned work"}}`, 200)
-	page["updated_at"] = ts(admTime(t, got["updated_at"], t0, time.Now()))
-	page["state_texts"] = obj{"operational": "All good", "degraded": "We are on it", "under_maintenance": "Planned work"}
-	assertJSON(t, "PATCH /page texts", got, page)
-	assertJSON(t, "GET /page", srv.adminOK(http.MethodGet, "/page", tok, "", 200), page)
+	step(t, "PATCH /page changes the name, url and a text, and the next public request shows them", func(t *testing.T) {
+		srv := srv.in(t)
+		t0 := time.Now()
+		got, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Acme Cloud Status"), URL: ptr("https://status.acme.example"),
+			StateTexts: &statusd.AdminStateTextsRequest{Degraded: ptr("We are on it")}})
+		noErr(t, "PATCH /page", err)
+		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		page["name"], page["url"], page["state_text"], page["updated_at"] = "Acme Cloud Status", "https://status.acme.example", "We are on it", ts(got.UpdatedAt.Time)
+		page["state_texts"].(obj)["degraded"] = "We are on it"
+		assertJSON(t, "PATCH /page", got, page)
 
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": ""}`, 422, "invalid_field", "name")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"url": "status.acme.test"}`, 422, "invalid_field", "url")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": 5}`, 422, "invalid_field", "name")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"title": "x"}`, 422, "invalid_field", "title")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"down": "x"}}`, 422, "invalid_field", "down")
-	if n := srv.auditTotal(tok) - audit0; n != 2 {
-		t.Errorf("audit has %v new entries after two page writes", n)
-	}
+		public := obj{}
+		for k, v := range page {
+			if k != "state_texts" {
+				public[k] = v
+			}
+		}
+		assertJSON(t, "public status", srv.status(), public)
+		if u := srv.notice(100).URL; u != "https://status.acme.example/notices/100" {
+			t.Errorf("notice url %v after the page url changed", u)
+		}
+	})
+
+	step(t, "PATCH /page changes only the texts sent", func(t *testing.T) {
+		t0 := time.Now()
+		got, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{StateTexts: &statusd.AdminStateTextsRequest{
+			Operational: ptr("All good"), UnderMaintenance: ptr("Planned work")}})
+		noErr(t, "PATCH /page", err)
+		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		page["updated_at"] = ts(got.UpdatedAt.Time)
+		page["state_texts"] = obj{"operational": "All good", "degraded": "We are on it", "under_maintenance": "Planned work"}
+		assertJSON(t, "PATCH /page texts", got, page)
+		again, err := adm.Page(ctx)
+		noErr(t, "GET /page", err)
+		assertJSON(t, "GET /page", again, page)
+	})
+
+	step(t, "refused changes change nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": ""}`, 422, "invalid_field", "name")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"url": "status.acme.test"}`, 422, "invalid_field", "url")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": 5}`, 422, "invalid_field", "name")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"title": "x"}`, 422, "invalid_field", "title")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"down": "x"}}`, 422, "invalid_field", "down")
+	})
+
+	step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.in(t).auditTotal(tok) - audit0; n != 2 {
+			t.Errorf("audit has %v new entries after two page writes", n)
+		}
+	})
 }
 
 // admComponentsTest follows the fixture's component tree through the
@@ -196,17 +197,31 @@ func (c *admComponentsTest) want(rows ...admRow) obj {
 	return obj{"components": list, "meta": obj{"count": len(list), "total_count": len(list), "next_page": nil}}
 }
 
+// check compares the public list, through the SDK, with the rows.
 func (c *admComponentsTest) check(t *testing.T, srv *testServer, what string, rows ...admRow) {
 	t.Helper()
-	r := srv.get("/api/v1/components", 200)
-	checkSummaries(t, "a", at(t, r.JSON, "components").([]any))
-	assertJSON(t, what, r.JSON, c.want(rows...))
+	got := normalize(t, srv.in(t).components()).(map[string]any)
+	checkSummaries(t, "a", got["components"].([]any))
+	assertJSON(t, what, got, c.want(rows...))
+}
+
+// updated records the updated_at of component id, answered to a write
+// sent at t0 or later.
+func (c *admComponentsTest) updated(t *testing.T, id int64, got *statusd.AdminComponent, t0 time.Time) {
+	t.Helper()
+	within(t, fmt.Sprintf("component %d updated_at", id), got.UpdatedAt.Time, t0, time.Now())
+	created, _, _ := strings.Cut(c.stamps[id], " ")
+	if created == "" {
+		created = ts(pageCreated)
+	}
+	c.stamps[id] = created + " " + ts(got.UpdatedAt.Time)
 }
 
 func TestAdminComponents(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
+	adm, ctx := srv.Admin(tok), context.Background()
 	m := maint("a")
 	// Maintenance 200 (underway) lists 20 and 30, incident 100 lists 11,
 	// whose parent 10 is degraded with it (CONTRACT C3).
@@ -220,182 +235,193 @@ func TestAdminComponents(t *testing.T) {
 	}
 	writes := 0
 	audit0 := srv.auditTotal(tok)
-
-	// The admin list: the public fields plus metrics_enabled.
-	list := srv.adminOK(http.MethodGet, "/components", tok, "", 200)
-	comps := at(t, list, "components").([]any)
-	checkSummaries(t, "a", comps)
-	wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]obj)
-	for _, o := range wantList {
-		o["metrics_enabled"] = c.metrics[o["id"].(int64)]
+	// create adds a component with r and returns it with its created_at.
+	create := func(t *testing.T, r statusd.AdminComponentRequest) (*statusd.AdminComponent, string) {
+		t.Helper()
+		t0 := time.Now()
+		got, err := adm.CreateComponent(ctx, r)
+		noErr(t, "POST /components", err)
+		writes++
+		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		return got, ts(got.CreatedAt.Time)
 	}
-	assertJSON(t, "GET /components", list, obj{"components": wantList})
-	one := srv.adminOK(http.MethodGet, "/components/12", tok, "", 200)
-	assertJSON(t, "GET /components/12", one, wantList[2])
-
-	// Create at position 2: the new id is 32 (after 31), the others after it
-	// move down one.
-	t0 := time.Now()
-	got := srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN", "description": "Edge network", "position": 2}`, 201)
-	writes++
-	stamp := ts(admTime(t, got["created_at"], t0, time.Now()))
-	c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
-	want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]obj)[1]
-	want["metrics_enabled"] = false
-	assertJSON(t, "POST /components", got, want)
-	c.check(t, srv, "after create at 2",
-		admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
-
-	// Without position: last (30's subtree is last, so after it too).
-	// Under 30, with metrics.
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPost, "/components", tok, `{"name": "Status DB", "parent_id": 30, "metrics_enabled": true}`, 201)
-	writes++
-	stamp = ts(admTime(t, got["created_at"], t0, time.Now()))
-	c.state[33], c.name[33], c.desc[33], c.metrics[33], c.stamps[33] = "operational", "Status DB", "", true, stamp+" "+stamp
-	if got["id"] != float64(33) || got["position"] != float64(8) || got["parent_id"] != float64(30) || got["metrics_enabled"] != true {
-		t.Errorf("POST /components without position: %v", got)
-	}
-	c.check(t, srv, "after create last",
-		admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-
-	// Rename; Metrics on and off (metrics_summary object, then null).
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge CDN"}`, 200)
-	writes++
-	c.name[32] = "Edge CDN"
-	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	got = srv.adminOK(http.MethodPatch, "/components/20", tok, `{"metrics_enabled": true}`, 200)
-	writes++
-	c.metrics[20] = true
-	c.stamps[20] = "2026-01-01T00:00:00.000Z " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	if got["metrics_enabled"] != true {
-		t.Errorf("metrics on: %v", got)
-	}
-	c.check(t, srv, "after rename and metrics on",
-		admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/components/20", tok, `{"metrics_enabled": false}`, 200)
-	writes++
-	c.metrics[20] = false
-	c.stamps[20] = "2026-01-01T00:00:00.000Z " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	c.check(t, srv, "after metrics off",
-		admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-
-	// Move 32 under 10 at position 5: without it the order is 20 10 12 11
-	// 30 31 33; it goes fifth.
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"parent_id": 10, "position": 5}`, 200)
-	writes++
-	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	c.check(t, srv, "after move",
-		admRow{20, nil, 0}, admRow{10, nil, 3}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{32, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-	r := srv.get("/api/v1/components?filter[parent_id_eq]=10", 200)
-	var children []any
-	for _, x := range at(t, r.JSON, "components").([]any) {
-		children = append(children, x.(map[string]any)["id"])
-	}
-	assertJSON(t, "children of 10", children, []int{12, 11, 32})
-	// Back to the top level, to position 1.
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/components/32", tok, `{"parent_id": null, "position": 1}`, 200)
-	writes++
-	c.stamps[32] = strings.Fields(c.stamps[32])[0] + " " + ts(admTime(t, got["updated_at"], t0, time.Now()))
-	c.check(t, srv, "after move back",
-		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
-
-	// Refusals change nothing.
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"description": "no name"}`, 422, "invalid_field", "name")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": " "}`, 422, "invalid_field", "name")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "parent_id": 999}`, 422, "invalid_field", "parent_id")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 0}`, 422, "invalid_field", "position")
-	// Eight components: a new one goes at 1 to 9.
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 10}`, 422, "invalid_field", "position")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "metrics_enabled": "yes"}`, 422, "invalid_field", "metrics_enabled")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "colour": "red"}`, 422, "invalid_field", "colour")
-	admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X"`, 400, "invalid_body")
-	admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 11}`, 422, "invalid_field", "parent_id")
-	admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 10}`, 422, "invalid_field", "parent_id")
-	admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"name": ""}`, 422, "invalid_field", "name")
-	admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"position": 9}`, 422, "invalid_field", "position")
-	admRefuse(srv, tok, http.MethodPatch, "/components/999", `{"name": "X"}`, 404, "not_found", "999")
-	admRefuse(srv, tok, http.MethodGet, "/components/999", "", 404, "not_found", "999")
-	admRefuse(srv, tok, http.MethodDelete, "/components/999", "", 404, "not_found", "999")
-	admRefuse(srv, tok, http.MethodDelete, "/components/10", "", 409, "conflict", "recursive")
-	admRefuse(srv, tok, http.MethodDelete, "/components/30?recursive=false", "", 409, "conflict")
-	admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=perhaps", "", 400, "invalid_parameter", "recursive")
-
-	// Deleting a leaf renumbers the rest.
-	srv.adminOK(http.MethodDelete, "/components/33", tok, "", 204)
-	writes++
-	c.check(t, srv, "after deleting 33",
-		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
-	admRefuse(srv, tok, http.MethodGet, "/components/33", "", 404, "not_found")
-
-	// Notices list components of the subtree of 10 (10, 12, 11): 100 (11),
-	// 102 (30 and 10), 103 (12), 104 (11) and 201 (10), in id order. They
-	// go only with detach=true, which takes them out of those notices. 31
-	// alone is listed by 101 and 203.
-	admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=true", "", 409, "conflict",
-		`component 10 or a component below it is listed by notices 100 ("API errors"), 102 ("Outage, reopened"), `+
-			`103 ("US alarm"), 104 ("Slow EU responses"), 201 ("API maintenance"); pass detach=true`)
-	admRefuse(srv, tok, http.MethodDelete, "/components/31", "", 409, "conflict",
-		`component 31 is listed by notices 101 ("Replica lag"), 203 ("Cancelled work"); pass detach=true to remove it from those notices`)
-	admRefuse(srv, tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
-	srv.adminOK(http.MethodDelete, "/components/10?recursive=true&detach=true", tok, "", 204)
-	writes++
-	if e := at(t, srv.adminOK(http.MethodGet, "/audit", tok, "", 200), "audit.0"); at(t, e, "detail") != "deleted 3 component(s), detached from 5 notice(s)" {
-		t.Errorf("audit of the detaching delete: %v", e)
-	}
-	c.check(t, srv, "after deleting the subtree of 10",
-		admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
-	for _, id := range []string{"10", "11", "12"} {
-		admRefuse(srv, tok, http.MethodGet, "/components/"+id, "", 404, "not_found")
+	// edit changes component id with r, a write sent at t0 or later, and
+	// records its updated_at.
+	edit := func(t *testing.T, id int64, r statusd.AdminComponentRequest, t0 time.Time) *statusd.AdminComponent {
+		t.Helper()
+		got, err := adm.UpdateComponent(ctx, id, r)
+		noErr(t, fmt.Sprintf("PATCH /components/%d", id), err)
+		writes++
+		c.updated(t, id, got, t0)
+		return got
 	}
 
-	// Notices that listed them keep existing, with their whole history.
-	doc := fixture(now)
-	notices := fixUpdateIDs(doc)
-	embedded := obj{"id": 30, "state": m, "name": "Database", "description": "Primary database", "parent_id": nil,
-		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
-	for _, w := range fixtureWant(now) {
-		if w.id != 100 && w.id != 102 && w.id != 103 && w.id != 104 && w.id != 201 {
-			continue
+	step(t, "the admin list is the public fields plus metrics_enabled, exactly", func(t *testing.T) {
+		list := srv.in(t).adminOK(http.MethodGet, "/components", tok, "", 200)
+		comps := at(t, list, "components").([]any)
+		checkSummaries(t, "a", comps)
+		wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]obj)
+		for _, o := range wantList {
+			o["metrics_enabled"] = c.metrics[o["id"].(int64)]
 		}
-		o := noticeFields("a", w)
-		o["components"] = []obj{}
-		if w.id == 102 { // listed 30 and 10
-			o["components"] = []obj{embedded}
-		}
-		var ups []obj
-		for _, u := range notices[w.id].Updates {
-			ups = append(ups, updateWant(u, true))
-		}
-		o["updates"] = ups
-		got := admPublicNotice(t, srv, w.id)
-		checkOpenImpact(t, got, now)
-		assertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
-	}
-	if ids := at(t, srv.adminOK(http.MethodGet, "/notices/102", tok, "", 200), "component_ids"); !admSame(t, ids, []int{30}) {
-		t.Errorf("notice 102 component_ids %v, want [30]", ids)
-	}
-	if n := srv.auditTotal(tok) - audit0; n != float64(writes) {
-		t.Errorf("audit has %v new entries after %d writes", n, writes)
-	}
-}
+		assertJSON(t, "GET /components", list, obj{"components": wantList})
+		one, err := adm.Component(ctx, 12)
+		noErr(t, "GET /components/12", err)
+		assertJSON(t, "GET /components/12", one, wantList[2])
+	})
 
-// admSame reports whether two values are the same JSON.
-func admSame(t *testing.T, a, b any) bool {
-	t.Helper()
-	x, _ := json.Marshal(normalize(t, a))
-	y, _ := json.Marshal(normalize(t, b))
-	return string(x) == string(y)
+	step(t, "a component created at position 2 moves the others after it down one", func(t *testing.T) {
+		// The new id is 32 (after 31).
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("CDN"), Description: ptr("Edge network"), Position: ptr(2)})
+		c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
+		want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]obj)[1]
+		want["metrics_enabled"] = false
+		assertJSON(t, "POST /components", got, want)
+		c.check(t, srv, "after create at 2",
+			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
+	})
+
+	step(t, "a component created without a position goes last", func(t *testing.T) {
+		// 30's subtree is last, so after it too. Under 30, with metrics.
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("Status DB"), ParentID: statusd.Some[int64](30), MetricsEnabled: ptr(true)})
+		c.state[33], c.name[33], c.desc[33], c.metrics[33], c.stamps[33] = "operational", "Status DB", "", true, stamp+" "+stamp
+		if got.ID != 33 || got.Position != 8 || got.ParentID == nil || *got.ParentID != 30 || !got.MetricsEnabled {
+			t.Errorf("POST /components without position: %+v", got)
+		}
+		c.check(t, srv, "after create last",
+			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+	})
+
+	step(t, "a rename, and Metrics on and off (metrics_summary an object, then null)", func(t *testing.T) {
+		t0 := time.Now()
+		c.name[32] = "Edge CDN"
+		edit(t, 32, statusd.AdminComponentRequest{Name: ptr("Edge CDN")}, t0)
+		c.metrics[20] = true
+		if got := edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(true)}, t0); !got.MetricsEnabled {
+			t.Errorf("metrics on: %+v", got)
+		}
+		c.check(t, srv, "after rename and metrics on",
+			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+		c.metrics[20] = false
+		edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(false)}, time.Now())
+		c.check(t, srv, "after metrics off",
+			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+	})
+
+	step(t, "a move under a parent, and back to the top", func(t *testing.T) {
+		// Move 32 under 10 at position 5: without it the order is 20 10 12
+		// 11 30 31 33; it goes fifth.
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Some[int64](10), Position: ptr(5)}, time.Now())
+		c.check(t, srv, "after move",
+			admRow{20, nil, 0}, admRow{10, nil, 3}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{32, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+		children, err := srv.API.Components(ctx, client.ComponentQuery{ParentIDEq: 10})
+		noErr(t, "GET /api/v1/components?filter[parent_id_eq]=10", err)
+		var ids []int64
+		for _, x := range children.Components {
+			ids = append(ids, x.ID)
+		}
+		assertJSON(t, "children of 10", ids, []int{12, 11, 32})
+		// Back to the top level, to position 1.
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Null[int64](), Position: ptr(1)}, time.Now())
+		c.check(t, srv, "after move back",
+			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+	})
+
+	step(t, "refusals change nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"description": "no name"}`, 422, "invalid_field", "name")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": " "}`, 422, "invalid_field", "name")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "parent_id": 999}`, 422, "invalid_field", "parent_id")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 0}`, 422, "invalid_field", "position")
+		// Eight components: a new one goes at 1 to 9.
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 10}`, 422, "invalid_field", "position")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "metrics_enabled": "yes"}`, 422, "invalid_field", "metrics_enabled")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "colour": "red"}`, 422, "invalid_field", "colour")
+		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X"`, 400, "invalid_body")
+		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 11}`, 422, "invalid_field", "parent_id")
+		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 10}`, 422, "invalid_field", "parent_id")
+		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"name": ""}`, 422, "invalid_field", "name")
+		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"position": 9}`, 422, "invalid_field", "position")
+		admRefuse(srv, tok, http.MethodPatch, "/components/999", `{"name": "X"}`, 404, "not_found", "999")
+		admRefuse(srv, tok, http.MethodGet, "/components/999", "", 404, "not_found", "999")
+		admRefuse(srv, tok, http.MethodDelete, "/components/999", "", 404, "not_found", "999")
+		admRefuse(srv, tok, http.MethodDelete, "/components/10", "", 409, "conflict", "recursive")
+		admRefuse(srv, tok, http.MethodDelete, "/components/30?recursive=false", "", 409, "conflict")
+		admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=perhaps", "", 400, "invalid_parameter", "recursive")
+	})
+
+	step(t, "deleting a leaf renumbers the rest", func(t *testing.T) {
+		noErr(t, "DELETE /components/33", adm.DeleteComponent(ctx, 33, client.DeleteComponentOptions{}))
+		writes++
+		c.check(t, srv, "after deleting 33",
+			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
+		admRefuse(srv.in(t), tok, http.MethodGet, "/components/33", "", 404, "not_found")
+	})
+
+	step(t, "components listed by notices go only with detach, which takes them out of the notices", func(t *testing.T) {
+		srv := srv.in(t)
+		// Notices list components of the subtree of 10 (10, 12, 11): 100
+		// (11), 102 (30 and 10), 103 (12), 104 (11) and 201 (10), in id
+		// order. 31 alone is listed by 101 and 203.
+		admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=true", "", 409, "conflict",
+			`component 10 or a component below it is listed by notices 100 ("API errors"), 102 ("Outage, reopened"), `+
+				`103 ("US alarm"), 104 ("Slow EU responses"), 201 ("API maintenance"); pass detach=true`)
+		admRefuse(srv, tok, http.MethodDelete, "/components/31", "", 409, "conflict",
+			`component 31 is listed by notices 101 ("Replica lag"), 203 ("Cancelled work"); pass detach=true to remove it from those notices`)
+		admRefuse(srv, tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
+		noErr(t, "DELETE /components/10?recursive=true&detach=true",
+			adm.DeleteComponent(ctx, 10, client.DeleteComponentOptions{Recursive: true, Detach: true}))
+		writes++
+		a, err := adm.Audit(ctx, 1)
+		noErr(t, "GET /audit", err)
+		if len(a.Audit) == 0 || a.Audit[0].Detail != "deleted 3 component(s), detached from 5 notice(s)" {
+			t.Errorf("audit of the detaching delete: %+v", a.Audit)
+		}
+		c.check(t, srv, "after deleting the subtree of 10",
+			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
+		for _, id := range []string{"10", "11", "12"} {
+			admRefuse(srv, tok, http.MethodGet, "/components/"+id, "", 404, "not_found")
+		}
+	})
+
+	step(t, "the notices that listed them keep existing, with their whole history", func(t *testing.T) {
+		srv := srv.in(t)
+		doc := fixture(now)
+		notices := fixUpdateIDs(doc)
+		embedded := obj{"id": 30, "state": m, "name": "Database", "description": "Primary database", "parent_id": nil,
+			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
+		for _, w := range fixtureWant(now) {
+			if w.id != 100 && w.id != 102 && w.id != 103 && w.id != 104 && w.id != 201 {
+				continue
+			}
+			comps := []obj{}
+			if w.id == 102 { // listed 30 and 10
+				comps = []obj{embedded}
+			}
+			o := detailWant("a", w, notices, comps)
+			got := normalize(t, srv.notice(w.id)).(map[string]any)
+			checkOpenImpact(t, got, now)
+			assertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
+		}
+		n, err := adm.Notice(ctx, 102)
+		noErr(t, "GET /notices/102", err)
+		if !slices.Equal(n.ComponentIDs, []int64{30}) {
+			t.Errorf("notice 102 component_ids %v, want [30]", n.ComponentIDs)
+		}
+	})
+
+	step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.in(t).auditTotal(tok) - audit0; n != writes {
+			t.Errorf("audit has %v new entries after %d writes", n, writes)
+		}
+	})
 }
 
 func TestAdminNotices(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
+	adm, ctx := srv.Admin(tok), context.Background()
 	m := maint("a")
 	writes := 0
 	audit0 := srv.auditTotal(tok)
@@ -406,308 +432,367 @@ func TestAdminNotices(t *testing.T) {
 		return obj{"id": id, "state": state, "name": n[0], "description": n[1], "parent_id": n[2],
 			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
 	}
-	compState := func(id float64) any {
-		for _, x := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
-			if x.(map[string]any)["id"] == id {
-				return x.(map[string]any)["state"]
+	// states checks the public state of each component of want.
+	states := func(t *testing.T, when string, want map[int64]string) {
+		t.Helper()
+		got := srv.in(t).componentStates()
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("component %d is %q %s, want %s", id, got[id], when, w)
 			}
 		}
-		return nil
 	}
-
-	// An unplanned notice starts investigating. Ids: notices after 303,
-	// updates after the fixture's 34.
-	t0 := time.Now()
-	got := srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Login failures",
-		"content": "We are investigating login failures.", "component_ids": [12], "tag_list": ["auth"]}`, 201)
-	writes++
-	created := admTime(t, got["created_at"], t0, time.Now())
-	c := ts(created)
-	admOpenImpact(t, got, created)
-	incident := obj{"id": 304, "type": "unplanned", "timeline_state": "present", "state": "investigating",
-		"subject": "Login failures", "url": "https://status.acme.test/notices/304",
-		"began_at": c, "ended_at": nil, "created_at": c, "updated_at": c,
-		"impact_time": obj{"seconds": -1, "words": ""}, "tag_list": []string{"auth"},
-		"links":         obj{"self": "/api/notices/304"},
-		"components":    []obj{emb(12, "degraded")},
-		"updates":       []obj{{"id": 35, "state": "investigating", "content": "We are investigating login failures.", "created_at": c, "updated_at": c}},
-		"component_ids": []int{12}, "impact_seconds": nil}
-	assertJSON(t, "POST unplanned", got, incident)
-	pub := admPublicNotice(t, srv, 304)
-	admOpenImpact(t, pub, created)
-	assertJSON(t, "public 304", pub, admPublic(incident))
-	if s := compState(12); s != "degraded" {
-		t.Errorf("component 12 is %v while incident 304 is investigating", s)
+	// create publishes a notice with r and returns it with its created_at.
+	create := func(t *testing.T, r statusd.AdminNoticeRequest) (*statusd.AdminNotice, time.Time) {
+		t.Helper()
+		t0 := time.Now()
+		got, err := adm.CreateNotice(ctx, r)
+		noErr(t, "POST "+*r.Type, err)
+		writes++
+		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		return got, got.CreatedAt.Time
 	}
-
-	// A planned notice starts scheduled; it lists 20, which maintenance 200
-	// holds under maintenance.
+	// The three notices the test creates, as the admin API must show them.
+	var incident, planned, general obj
+	var created time.Time // when 304 was created
 	begins := now.Add(72 * time.Hour)
 	ends := begins.Add(2 * time.Hour)
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "planned", "subject": "Cache upgrade",
-		"content": "We will upgrade the cache.", "component_ids": [20], "begins_at": %q, "ends_at": %q, "automate": true}`,
-		admRFC(begins), admRFC(ends)), 201)
-	writes++
-	c = ts(admTime(t, got["created_at"], t0, time.Now()))
-	planned := obj{"id": 305, "type": "planned", "timeline_state": "future", "state": "scheduled",
-		"subject": "Cache upgrade", "url": "https://status.acme.test/notices/305",
-		"began_at": nil, "ended_at": nil, "begins_at": ts(begins), "ends_at": ts(ends),
-		"created_at": c, "updated_at": c, "tag_list": []string{}, "links": obj{"self": "/api/notices/305"},
-		"components":    []obj{emb(20, m)},
-		"updates":       []obj{{"id": 36, "state": "scheduled", "content": "We will upgrade the cache.", "created_at": c, "updated_at": c}},
-		"component_ids": []int{20}, "automate": true}
-	assertJSON(t, "POST planned", got, planned)
-	assertJSON(t, "public 305", admPublicNotice(t, srv, 305), admPublic(planned))
-
-	// A general notice has no state, in the notice as in its update.
 	expires := now.Add(120 * time.Hour)
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPost, "/notices", tok, fmt.Sprintf(`{"type": "general", "subject": "New phone line",
-		"content": "Call us.", "expires_at": %q}`, admRFC(expires)), 201)
-	writes++
-	c = ts(admTime(t, got["created_at"], t0, time.Now()))
-	general := obj{"id": 306, "type": "general", "timeline_state": "present", "subject": "New phone line",
-		"url": "https://status.acme.test/notices/306", "created_at": c, "updated_at": c, "tag_list": []string{},
-		"links": obj{"self": "/api/notices/306"}, "components": []obj{},
-		"updates":       []obj{{"id": 37, "content": "Call us.", "created_at": c, "updated_at": c}},
-		"component_ids": []int{}, "expires_at": ts(expires)}
-	assertJSON(t, "POST general", got, general)
-	assertJSON(t, "public 306", admPublicNotice(t, srv, 306), admPublic(general))
 
-	// Creation refusals.
-	type refusal struct {
-		body   string
-		status int
-		code   string
-		in     []string
-	}
-	future := fmt.Sprintf(`"begins_at": %q, "ends_at": %q`, admRFC(begins), admRFC(ends))
-	for _, c := range []refusal{
-		{`{"type": "planned", "subject": "S", "content": "C"}`, 422, "invalid_field", []string{"begins_at"}},
-		{fmt.Sprintf(`{"type": "planned", "subject": "S", "content": "C", "begins_at": %q}`, admRFC(begins)), 422, "invalid_field", []string{"ends_at"}},
-		{fmt.Sprintf(`{"type": "planned", "subject": "S", "content": "C", "begins_at": %q, "ends_at": %q}`, admRFC(ends), admRFC(begins)), 422, "invalid_field", []string{"ends_at", "begins_at"}},
-		{`{"type": "planned", "subject": "S", "content": "C", "begins_at": "tomorrow", "ends_at": "2030-01-01T00:00:00Z"}`, 422, "invalid_field", []string{"begins_at"}},
-		{`{"type": "planned", "subject": "S", "content": "C", "expires_at": null, ` + future + `}`, 422, "invalid_field", []string{"expires_at"}},
-		{`{"type": "planned", "subject": "S", "content": "C", "impact_seconds": 5, ` + future + `}`, 422, "invalid_field", []string{"impact_seconds"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", ` + future + `}`, 422, "invalid_field", []string{"begins_at"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "automate": true}`, 422, "invalid_field", []string{"automate"}},
-		{`{"type": "general", "subject": "S", "content": "C", "impact_seconds": 5}`, 422, "invalid_field", []string{"impact_seconds"}},
-		{`{"type": "general", "subject": "S", "content": "C", "state": "investigating"}`, 422, "invalid_field", []string{"state"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "state": "scheduled"}`, 422, "invalid_field", []string{"state"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "state": "resolvd"}`, 422, "invalid_field", []string{"state"}},
-		{`{"subject": "S", "content": "C"}`, 422, "invalid_field", []string{"type"}},
-		{`{"type": "incident", "subject": "S", "content": "C"}`, 422, "invalid_field", []string{"type"}},
-		{`{"type": "unplanned", "content": "C"}`, 422, "invalid_field", []string{"subject"}},
-		{`{"type": "unplanned", "subject": "", "content": "C"}`, 422, "invalid_field", []string{"subject"}},
-		{`{"type": "unplanned", "subject": 5, "content": "C"}`, 422, "invalid_field", []string{"subject"}},
-		{`{"type": "unplanned", "subject": "S"}`, 422, "invalid_field", []string{"content"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "component_ids": [12, 999]}`, 422, "invalid_field", []string{"component_ids[1]"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "component_ids": ["api"]}`, 422, "invalid_field", []string{"component_ids"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "tag_list": "x"}`, 422, "invalid_field", []string{"tag_list"}},
-		{`{"type": "unplanned", "subject": "S", "content": "C", "severity": "high"}`, 422, "invalid_field", []string{"severity"}},
-		{`type=unplanned&subject=S`, 400, "invalid_body", nil},
-		{`[{"type": "unplanned"}]`, 400, "invalid_body", nil},
-	} {
-		admRefuse(srv, tok, http.MethodPost, "/notices", c.body, c.status, c.code, c.in...)
-	}
+	step(t, "an unplanned notice starts investigating and degrades its component", func(t *testing.T) {
+		srv := srv.in(t)
+		// Ids: notices after 303, updates after the fixture's 34.
+		var got *statusd.AdminNotice
+		got, created = create(t, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr("Login failures"),
+			Content: ptr("We are investigating login failures."), ComponentIDs: &[]int64{12}, TagList: &[]string{"auth"}})
+		c := ts(created)
+		incident = obj{"id": 304, "type": "unplanned", "timeline_state": "present", "state": "investigating",
+			"subject": "Login failures", "url": "https://status.acme.test/notices/304",
+			"began_at": c, "ended_at": nil, "created_at": c, "updated_at": c,
+			"impact_time": obj{"seconds": -1, "words": ""}, "tag_list": []string{"auth"},
+			"links":         obj{"self": "/api/notices/304"},
+			"components":    []obj{emb(12, "degraded")},
+			"updates":       []obj{{"id": 35, "state": "investigating", "content": "We are investigating login failures.", "created_at": c, "updated_at": c}},
+			"component_ids": []int{12}, "impact_seconds": nil}
+		assertJSON(t, "POST unplanned", admOpenImpact(t, got, created), incident)
+		assertJSON(t, "public 304", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
+		states(t, "while incident 304 is investigating", map[int64]string{12: "degraded"})
+	})
 
-	// Edit subject, tags and components: embedded in position order (10
-	// before 30); an incident that is investigating degrades both, over
-	// 30's maintenance, and 12 is no longer listed.
-	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/notices/304", tok,
-		`{"subject": "Login failures for US users", "tag_list": ["auth", "us"], "component_ids": [30, 10]}`, 200)
-	writes++
-	c = ts(admTime(t, got["updated_at"], t0, time.Now()))
-	admOpenImpact(t, got, created)
-	incident["subject"], incident["tag_list"], incident["updated_at"] = "Login failures for US users", []string{"auth", "us"}, c
-	incident["component_ids"] = []int{30, 10}
-	incident["components"] = []obj{emb(10, "degraded"), emb(30, "degraded")}
-	assertJSON(t, "PATCH 304", got, incident)
-	pub = admPublicNotice(t, srv, 304)
-	admOpenImpact(t, pub, created)
-	assertJSON(t, "public 304 after PATCH", pub, admPublic(incident))
-	for id, want := range map[float64]string{10: "degraded", 30: "degraded", 12: "operational"} {
-		if s := compState(id); s != want {
-			t.Errorf("component %v is %v, want %s", id, s, want)
+	step(t, "a planned notice starts scheduled", func(t *testing.T) {
+		// It lists 20, which maintenance 200 holds under maintenance.
+		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("planned"), Subject: ptr("Cache upgrade"),
+			Content: ptr("We will upgrade the cache."), ComponentIDs: &[]int64{20},
+			BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends)), Automate: ptr(true)})
+		c := ts(made)
+		planned = obj{"id": 305, "type": "planned", "timeline_state": "future", "state": "scheduled",
+			"subject": "Cache upgrade", "url": "https://status.acme.test/notices/305",
+			"began_at": nil, "ended_at": nil, "begins_at": ts(begins), "ends_at": ts(ends),
+			"created_at": c, "updated_at": c, "tag_list": []string{}, "links": obj{"self": "/api/notices/305"},
+			"components":    []obj{emb(20, m)},
+			"updates":       []obj{{"id": 36, "state": "scheduled", "content": "We will upgrade the cache.", "created_at": c, "updated_at": c}},
+			"component_ids": []int{20}, "automate": true}
+		assertJSON(t, "POST planned", got, planned)
+		assertJSON(t, "public 305", srv.in(t).notice(305), admPublic(planned))
+	})
+
+	step(t, "a general notice has no state, in the notice as in its update", func(t *testing.T) {
+		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("New phone line"),
+			Content: ptr("Call us."), ExpiresAt: statusd.Some(admRFC(expires))})
+		c := ts(made)
+		general = obj{"id": 306, "type": "general", "timeline_state": "present", "subject": "New phone line",
+			"url": "https://status.acme.test/notices/306", "created_at": c, "updated_at": c, "tag_list": []string{},
+			"links": obj{"self": "/api/notices/306"}, "components": []obj{},
+			"updates":       []obj{{"id": 37, "content": "Call us.", "created_at": c, "updated_at": c}},
+			"component_ids": []int{}, "expires_at": ts(expires)}
+		assertJSON(t, "POST general", got, general)
+		assertJSON(t, "public 306", srv.in(t).notice(306), admPublic(general))
+	})
+
+	step(t, "on the wire, each type of notice has exactly its keys", func(t *testing.T) {
+		// The keys of each type, null or absent (CONTRACT C6), as sent.
+		srv := srv.in(t)
+		for _, n := range []obj{incident, planned, general} {
+			path := fmt.Sprintf("/notices/%v", n["id"])
+			got := normalize(t, srv.adminOK(http.MethodGet, path, tok, "", 200)).(map[string]any)
+			if n["type"] == "unplanned" {
+				got = admOpenImpact(t, got, created)
+			}
+			assertJSON(t, "GET "+path, got, n)
 		}
-	}
+	})
 
-	// impact_seconds overrides the impact, and null gives it back.
-	got = srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"impact_seconds": 120}`, 200)
-	writes++
-	if got["impact_seconds"] != float64(120) {
-		t.Errorf("impact_seconds %v, want 120", got["impact_seconds"])
-	}
-	assertJSON(t, "impact_time with override", at(t, admPublicNotice(t, srv, 304), "impact_time"), obj{"seconds": 120, "words": "2 minutes"})
-	got = srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"impact_seconds": null}`, 200)
-	writes++
-	if v, ok := got["impact_seconds"]; !ok || v != nil {
-		t.Errorf("impact_seconds %v (present %v), want null", v, ok)
-	}
-	admOpenImpact(t, admPublicNotice(t, srv, 304), created)
+	step(t, "creations that are refused change nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		type refusal struct {
+			body   string
+			status int
+			code   string
+			in     []string
+		}
+		future := fmt.Sprintf(`"begins_at": %q, "ends_at": %q`, admRFC(begins), admRFC(ends))
+		for _, c := range []refusal{
+			{`{"type": "planned", "subject": "S", "content": "C"}`, 422, "invalid_field", []string{"begins_at"}},
+			{fmt.Sprintf(`{"type": "planned", "subject": "S", "content": "C", "begins_at": %q}`, admRFC(begins)), 422, "invalid_field", []string{"ends_at"}},
+			{fmt.Sprintf(`{"type": "planned", "subject": "S", "content": "C", "begins_at": %q, "ends_at": %q}`, admRFC(ends), admRFC(begins)), 422, "invalid_field", []string{"ends_at", "begins_at"}},
+			{`{"type": "planned", "subject": "S", "content": "C", "begins_at": "tomorrow", "ends_at": "2030-01-01T00:00:00Z"}`, 422, "invalid_field", []string{"begins_at"}},
+			{`{"type": "planned", "subject": "S", "content": "C", "expires_at": null, ` + future + `}`, 422, "invalid_field", []string{"expires_at"}},
+			{`{"type": "planned", "subject": "S", "content": "C", "impact_seconds": 5, ` + future + `}`, 422, "invalid_field", []string{"impact_seconds"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", ` + future + `}`, 422, "invalid_field", []string{"begins_at"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "automate": true}`, 422, "invalid_field", []string{"automate"}},
+			{`{"type": "general", "subject": "S", "content": "C", "impact_seconds": 5}`, 422, "invalid_field", []string{"impact_seconds"}},
+			{`{"type": "general", "subject": "S", "content": "C", "state": "investigating"}`, 422, "invalid_field", []string{"state"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "state": "scheduled"}`, 422, "invalid_field", []string{"state"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "state": "resolvd"}`, 422, "invalid_field", []string{"state"}},
+			{`{"subject": "S", "content": "C"}`, 422, "invalid_field", []string{"type"}},
+			{`{"type": "incident", "subject": "S", "content": "C"}`, 422, "invalid_field", []string{"type"}},
+			{`{"type": "unplanned", "content": "C"}`, 422, "invalid_field", []string{"subject"}},
+			{`{"type": "unplanned", "subject": "", "content": "C"}`, 422, "invalid_field", []string{"subject"}},
+			{`{"type": "unplanned", "subject": 5, "content": "C"}`, 422, "invalid_field", []string{"subject"}},
+			{`{"type": "unplanned", "subject": "S"}`, 422, "invalid_field", []string{"content"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "component_ids": [12, 999]}`, 422, "invalid_field", []string{"component_ids[1]"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "component_ids": ["api"]}`, 422, "invalid_field", []string{"component_ids"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "tag_list": "x"}`, 422, "invalid_field", []string{"tag_list"}},
+			{`{"type": "unplanned", "subject": "S", "content": "C", "severity": "high"}`, 422, "invalid_field", []string{"severity"}},
+			{`type=unplanned&subject=S`, 400, "invalid_body", nil},
+			{`[{"type": "unplanned"}]`, 400, "invalid_body", nil},
+		} {
+			admRefuse(srv, tok, http.MethodPost, "/notices", c.body, c.status, c.code, c.in...)
+		}
+	})
 
-	// Reschedule the maintenance; drop the general notice's expiry.
-	begins, ends = begins.Add(24*time.Hour), ends.Add(25*time.Hour)
-	got = srv.adminOK(http.MethodPatch, "/notices/305", tok, fmt.Sprintf(`{"begins_at": %q, "ends_at": %q}`, admRFC(begins), admRFC(ends)), 200)
-	writes++
-	pub = admPublicNotice(t, srv, 305)
-	if got["begins_at"] != ts(begins) || got["ends_at"] != ts(ends) || pub["begins_at"] != ts(begins) || pub["ends_at"] != ts(ends) {
-		t.Errorf("rescheduled: admin %v-%v, public %v-%v, want %s-%s", got["begins_at"], got["ends_at"], pub["begins_at"], pub["ends_at"], ts(begins), ts(ends))
-	}
-	got = srv.adminOK(http.MethodPatch, "/notices/306", tok, `{"expires_at": null}`, 200)
-	writes++
-	if v, ok := got["expires_at"]; !ok || v != nil {
-		t.Errorf("expires_at %v (present %v), want null", v, ok)
-	}
+	step(t, "an edit of subject, tags and components changes the component states", func(t *testing.T) {
+		srv := srv.in(t)
+		// Embedded in position order (10 before 30); an incident that is
+		// investigating degrades both, over 30's maintenance, and 12 is no
+		// longer listed.
+		t0 := time.Now()
+		got, err := adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{Subject: ptr("Login failures for US users"),
+			TagList: &[]string{"auth", "us"}, ComponentIDs: &[]int64{30, 10}})
+		noErr(t, "PATCH 304", err)
+		writes++
+		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		incident["subject"], incident["tag_list"], incident["updated_at"] = "Login failures for US users", []string{"auth", "us"}, ts(got.UpdatedAt.Time)
+		incident["component_ids"] = []int{30, 10}
+		incident["components"] = []obj{emb(10, "degraded"), emb(30, "degraded")}
+		assertJSON(t, "PATCH 304", admOpenImpact(t, got, created), incident)
+		assertJSON(t, "public 304 after PATCH", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
+		states(t, "after the edit", map[int64]string{10: "degraded", 30: "degraded", 12: "operational"})
+	})
 
-	// Edit refusals.
-	for _, c := range []struct {
-		path, body string
-		status     int
-		code       string
-		in         []string
-	}{
-		{"/notices/304", `{"state": "identified"}`, 422, "invalid_field", []string{"state", "updates"}},
-		{"/notices/304", `{"content": "x"}`, 422, "invalid_field", []string{"content"}},
-		{"/notices/304", `{"type": "planned"}`, 422, "invalid_field", []string{"type"}},
-		{"/notices/304", `{"subject": ""}`, 422, "invalid_field", []string{"subject"}},
-		{"/notices/304", `{"subject": 5}`, 422, "invalid_field", []string{"subject"}},
-		{"/notices/304", `{"tag_list": ["ok", " "]}`, 422, "invalid_field", []string{"tag_list[1]"}},
-		{"/notices/304", `{"component_ids": [999]}`, 422, "invalid_field", []string{"component_ids[0]"}},
-		{"/notices/304", `{"component_ids": [10, 10]}`, 422, "invalid_field", []string{"component_ids[1]"}},
-		{"/notices/304", `{"impact_seconds": -1}`, 422, "invalid_field", []string{"impact_seconds"}},
-		{"/notices/304", `{"impact_seconds": "1h"}`, 422, "invalid_field", []string{"impact_seconds"}},
-		{"/notices/304", `{"begins_at": "2030-01-01T00:00:00Z"}`, 422, "invalid_field", []string{"begins_at"}},
-		{"/notices/304", `{"priority": 1}`, 422, "invalid_field", []string{"priority"}},
-		{"/notices/304", `{"subject": "x"`, 400, "invalid_body", nil},
-		{"/notices/305", fmt.Sprintf(`{"begins_at": %q, "ends_at": %q}`, admRFC(ends), admRFC(begins)), 422, "invalid_field", []string{"begins_at"}},
-		{"/notices/305", fmt.Sprintf(`{"begins_at": %q}`, admRFC(ends.Add(time.Hour))), 422, "invalid_field", []string{"begins_at"}},
-		{"/notices/305", `{"ends_at": null}`, 422, "invalid_field", []string{"ends_at"}},
-		{"/notices/305", `{"impact_seconds": 5}`, 422, "invalid_field", []string{"impact_seconds"}},
-		{"/notices/306", `{"automate": true}`, 422, "invalid_field", []string{"automate"}},
-		{"/notices/999", `{"subject": "x"}`, 404, "not_found", []string{"999"}},
-		// A path id that is not an integer is a bad parameter, as in the
-		// public API (CONTRACT C2).
-		{"/notices/abc", `{"subject": "x"}`, 400, "invalid_parameter", []string{"id"}},
-	} {
-		admRefuse(srv, tok, http.MethodPatch, c.path, c.body, c.status, c.code, c.in...)
-	}
+	step(t, "impact_seconds overrides the impact, and null gives it back", func(t *testing.T) {
+		srv := srv.in(t)
+		got, err := adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Some[int64](120)})
+		noErr(t, "PATCH 304 impact_seconds", err)
+		writes++
+		if v := got.ImpactSeconds.Value; v == nil || *v != 120 {
+			t.Errorf("impact_seconds %v, want 120", normalize(t, got.ImpactSeconds))
+		}
+		assertJSON(t, "impact_time with override", srv.notice(304).ImpactTime, obj{"seconds": 120, "words": "2 minutes"})
+		got, err = adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Null[int64]()})
+		noErr(t, "PATCH 304 impact_seconds null", err)
+		writes++
+		if !got.ImpactSeconds.Set || got.ImpactSeconds.Value != nil {
+			t.Errorf("impact_seconds %v (present %v), want null", normalize(t, got.ImpactSeconds), got.ImpactSeconds.Set)
+		}
+		admOpenImpact(t, srv.notice(304), created)
+	})
 
-	// Updates: state optional (unchanged), ids increasing.
+	step(t, "the maintenance rescheduled, the general notice's expiry dropped", func(t *testing.T) {
+		begins, ends = begins.Add(24*time.Hour), ends.Add(25*time.Hour)
+		got, err := adm.UpdateNotice(ctx, 305, statusd.AdminNoticeRequest{BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends))})
+		noErr(t, "PATCH 305", err)
+		writes++
+		pub := srv.in(t).notice(305)
+		assertJSON(t, "rescheduled: admin and public begins_at, ends_at",
+			[]any{got.BeginsAt, got.EndsAt, pub.BeginsAt, pub.EndsAt}, []string{ts(begins), ts(ends), ts(begins), ts(ends)})
+		gen, err := adm.UpdateNotice(ctx, 306, statusd.AdminNoticeRequest{ExpiresAt: statusd.Null[string]()})
+		noErr(t, "PATCH 306", err)
+		writes++
+		if !gen.ExpiresAt.Set || gen.ExpiresAt.Value != nil {
+			t.Errorf("expires_at %v (present %v), want null", normalize(t, gen.ExpiresAt), gen.ExpiresAt.Set)
+		}
+	})
+
+	step(t, "edits that are refused change nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		for _, c := range []struct {
+			path, body string
+			status     int
+			code       string
+			in         []string
+		}{
+			{"/notices/304", `{"state": "identified"}`, 422, "invalid_field", []string{"state", "updates"}},
+			{"/notices/304", `{"content": "x"}`, 422, "invalid_field", []string{"content"}},
+			{"/notices/304", `{"type": "planned"}`, 422, "invalid_field", []string{"type"}},
+			{"/notices/304", `{"subject": ""}`, 422, "invalid_field", []string{"subject"}},
+			{"/notices/304", `{"subject": 5}`, 422, "invalid_field", []string{"subject"}},
+			{"/notices/304", `{"tag_list": ["ok", " "]}`, 422, "invalid_field", []string{"tag_list[1]"}},
+			{"/notices/304", `{"component_ids": [999]}`, 422, "invalid_field", []string{"component_ids[0]"}},
+			{"/notices/304", `{"component_ids": [10, 10]}`, 422, "invalid_field", []string{"component_ids[1]"}},
+			{"/notices/304", `{"impact_seconds": -1}`, 422, "invalid_field", []string{"impact_seconds"}},
+			{"/notices/304", `{"impact_seconds": "1h"}`, 422, "invalid_field", []string{"impact_seconds"}},
+			{"/notices/304", `{"begins_at": "2030-01-01T00:00:00Z"}`, 422, "invalid_field", []string{"begins_at"}},
+			{"/notices/304", `{"priority": 1}`, 422, "invalid_field", []string{"priority"}},
+			{"/notices/304", `{"subject": "x"`, 400, "invalid_body", nil},
+			{"/notices/305", fmt.Sprintf(`{"begins_at": %q, "ends_at": %q}`, admRFC(ends), admRFC(begins)), 422, "invalid_field", []string{"begins_at"}},
+			{"/notices/305", fmt.Sprintf(`{"begins_at": %q}`, admRFC(ends.Add(time.Hour))), 422, "invalid_field", []string{"begins_at"}},
+			{"/notices/305", `{"ends_at": null}`, 422, "invalid_field", []string{"ends_at"}},
+			{"/notices/305", `{"impact_seconds": 5}`, 422, "invalid_field", []string{"impact_seconds"}},
+			{"/notices/306", `{"automate": true}`, 422, "invalid_field", []string{"automate"}},
+			{"/notices/999", `{"subject": "x"}`, 404, "not_found", []string{"999"}},
+			// A path id that is not an integer is a bad parameter, as in the
+			// public API (CONTRACT C2).
+			{"/notices/abc", `{"subject": "x"}`, 400, "invalid_parameter", []string{"id"}},
+		} {
+			admRefuse(srv, tok, http.MethodPatch, c.path, c.body, c.status, c.code, c.in...)
+		}
+	})
+
+	// The updates of 304, oldest first, as posted.
 	type upd struct {
 		state, content string
 		at             time.Time
-		id             float64
+		id             int64
 	}
-	var ups []upd
-	ups = append(ups, upd{"investigating", "We are investigating login failures.", created, 35})
-	post := func(path, body string, state, content string) map[string]any {
+	ups := []upd{{"investigating", "We are investigating login failures.", created, 35}}
+	// post records the update that call posts on 304 (an update or a
+	// reopen) and checks that its id comes after the last one's.
+	post := func(t *testing.T, what string, call func() (*statusd.AdminNotice, error), state, content string) *statusd.AdminNotice {
 		t.Helper()
 		t0 := time.Now()
-		got := srv.adminOK(http.MethodPost, path, tok, body, 201)
+		got, err := call()
+		noErr(t, what, err)
 		writes++
-		list := got["updates"].([]any)
-		last := list[len(list)-1].(map[string]any)
-		u := upd{state, content, admTime(t, last["created_at"], t0, time.Now()), last["id"].(float64)}
+		if len(got.Updates) == 0 {
+			t.Fatalf("%s: the answer has no updates", what)
+		}
+		last := got.Updates[len(got.Updates)-1]
+		within(t, what+": created_at", last.CreatedAt.Time, t0, time.Now())
+		u := upd{state, content, last.CreatedAt.Time, last.ID}
 		if u.id <= ups[len(ups)-1].id {
-			t.Errorf("%s: update id %v after %v", path, u.id, ups[len(ups)-1].id)
+			t.Errorf("%s: update id %v after %v", what, u.id, ups[len(ups)-1].id)
 		}
 		ups = append(ups, u)
 		return got
 	}
-	// want is the public updates list of 304.
-	checkUpdates := func(what string, n map[string]any) {
+	// update posts an update on 304 that moves it to state (none when
+	// ""), after which it shows the state shows.
+	update := func(t *testing.T, state, content, shows string) *statusd.AdminNotice {
+		t.Helper()
+		r := statusd.AdminUpdateRequest{Content: &content}
+		if state != "" {
+			r.State = &state
+		}
+		return post(t, "POST /notices/304/updates", func() (*statusd.AdminNotice, error) { return adm.PostUpdate(ctx, 304, r) }, shows, content)
+	}
+	// checkUpdates compares the updates of 304 with those posted.
+	checkUpdates := func(t *testing.T, what string, got []statusd.UpdateResource) {
 		t.Helper()
 		var want []obj
 		for _, u := range ups {
 			want = append(want, obj{"id": u.id, "state": u.state, "content": u.content, "created_at": ts(u.at), "updated_at": ts(u.at)})
 		}
-		assertJSON(t, what, n["updates"], want)
+		assertJSON(t, what, got, want)
 	}
-	got = post("/notices/304/updates", `{"content": "Still looking."}`, "investigating", "Still looking.")
-	if got["state"] != "investigating" {
-		t.Errorf("state %v after an update without state", got["state"])
-	}
-	post("/notices/304/updates", `{"content": "A bad certificate.", "state": "identified"}`, "identified", "A bad certificate.")
-	got = post("/notices/304/updates", `{"content": "Fixed.", "state": "resolved"}`, "resolved", "Fixed.")
-	pub = admPublicNotice(t, srv, 304)
-	checkUpdates("public updates of 304", pub)
-	checkUpdates("admin updates of 304", got)
-	if pub["state"] != "resolved" || pub["timeline_state"] != "past_recent" || pub["ended_at"] != ts(ups[3].at) || pub["began_at"] != ts(created) {
-		t.Errorf("resolved 304: state %v timeline %v began %v ended %v", pub["state"], pub["timeline_state"], pub["began_at"], pub["ended_at"])
-	}
-	// 30 is back under maintenance; 10 stays degraded, as its child 11 is
-	// (incident 100, CONTRACT C3).
-	for id, want := range map[float64]string{10: "degraded", 30: m} {
-		if s := compState(id); s != want {
-			t.Errorf("component %v is %v after 304 resolved, want %s", id, s, want)
+
+	step(t, "updates keep the state when they give none, and their ids increase", func(t *testing.T) {
+		srv := srv.in(t)
+		got := update(t, "", "Still looking.", "investigating")
+		if value(got.State) != "investigating" {
+			t.Errorf("state %v after an update without state", normalize(t, got.State))
 		}
-	}
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "investigating"}`, 422, "invalid_transition", "reopen")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "identified"}`, 422, "invalid_transition", "reopen")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"state": "resolved"}`, 422, "invalid_field", "content")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": " "}`, 422, "invalid_field", "content")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": "underway"}`, 422, "invalid_transition", "underway")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": 3}`, 422, "invalid_field", "state")
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "tags": []}`, 422, "invalid_field", "tags")
-	admRefuse(srv, tok, http.MethodPost, "/notices/202/updates", `{"content": "Again.", "state": "underway"}`, 422, "invalid_transition", "complete")
-	admRefuse(srv, tok, http.MethodPost, "/notices/201/updates", `{"content": "Done.", "state": "complete"}`, 422, "invalid_transition", "scheduled")
-	admRefuse(srv, tok, http.MethodPost, "/notices/300/updates", `{"content": "x", "state": "investigating"}`, 422, "invalid_transition", "state")
-	admRefuse(srv, tok, http.MethodPost, "/notices/999/updates", `{"content": "x"}`, 404, "not_found", "999")
+		update(t, "identified", "A bad certificate.", "identified")
+		got = update(t, "resolved", "Fixed.", "resolved")
+		pub := srv.notice(304)
+		checkUpdates(t, "public updates of 304", pub.Updates)
+		checkUpdates(t, "admin updates of 304", got.Updates)
+		assertJSON(t, "resolved 304: state, timeline, began, ended",
+			[]any{pub.State, pub.TimelineState, pub.BeganAt, pub.EndedAt}, []string{"resolved", "past_recent", ts(created), ts(ups[3].at)})
+		// 30 is back under maintenance; 10 stays degraded, as its child 11
+		// is (incident 100, CONTRACT C3).
+		states(t, "after 304 resolved", map[int64]string{10: "degraded", 30: m})
+	})
 
-	// Reopen: back to investigating, open again.
-	got = post("/notices/304/reopen", `{"content": "It is back."}`, "investigating", "It is back.")
-	checkUpdates("updates after reopen", got)
-	pub = admPublicNotice(t, srv, 304)
-	checkUpdates("public updates after reopen", pub)
-	if pub["state"] != "investigating" || pub["timeline_state"] != "present" || pub["ended_at"] != nil {
-		t.Errorf("reopened 304: state %v timeline %v ended %v", pub["state"], pub["timeline_state"], pub["ended_at"])
-	}
-	admRefuse(srv, tok, http.MethodPost, "/notices/304/reopen", `{"content": "Twice."}`, 422, "invalid_transition", "investigating")
-	admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{"content": "x", "state": "identified"}`, 422, "invalid_field", "state")
-	admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{}`, 422, "invalid_field", "content")
-	admRefuse(srv, tok, http.MethodPost, "/notices/202/reopen", `{"content": "x"}`, 422, "invalid_transition", "planned")
-	admRefuse(srv, tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
+	step(t, "updates that are refused change nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "investigating"}`, 422, "invalid_transition", "reopen")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "identified"}`, 422, "invalid_transition", "reopen")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"state": "resolved"}`, 422, "invalid_field", "content")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": " "}`, 422, "invalid_field", "content")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": "underway"}`, 422, "invalid_transition", "underway")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": 3}`, 422, "invalid_field", "state")
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "tags": []}`, 422, "invalid_field", "tags")
+		admRefuse(srv, tok, http.MethodPost, "/notices/202/updates", `{"content": "Again.", "state": "underway"}`, 422, "invalid_transition", "complete")
+		admRefuse(srv, tok, http.MethodPost, "/notices/201/updates", `{"content": "Done.", "state": "complete"}`, 422, "invalid_transition", "scheduled")
+		admRefuse(srv, tok, http.MethodPost, "/notices/300/updates", `{"content": "x", "state": "investigating"}`, 422, "invalid_transition", "state")
+		admRefuse(srv, tok, http.MethodPost, "/notices/999/updates", `{"content": "x"}`, 404, "not_found", "999")
+	})
 
-	// An update of a general notice carries no state.
-	srv.adminOK(http.MethodPost, "/notices/300/updates", tok, `{"content": "More news."}`, 201)
-	writes++
-	pub = admPublicNotice(t, srv, 300)
-	list := pub["updates"].([]any)
-	if len(list) != 2 {
-		t.Fatalf("notice 300 has %d updates, want 2", len(list))
-	}
-	last := list[1].(map[string]any)
-	if _, ok := last["state"]; ok || last["content"] != "More news." || last["id"].(float64) <= ups[len(ups)-1].id {
-		t.Errorf("general update %v", last)
-	}
-	if _, ok := pub["state"]; ok {
-		t.Errorf("general notice has a state: %v", pub["state"])
-	}
+	step(t, "a reopened incident is investigating and open again", func(t *testing.T) {
+		srv := srv.in(t)
+		got := post(t, "POST /notices/304/reopen", func() (*statusd.AdminNotice, error) { return adm.Reopen(ctx, 304, "It is back.") },
+			"investigating", "It is back.")
+		checkUpdates(t, "updates after reopen", got.Updates)
+		pub := srv.notice(304)
+		checkUpdates(t, "public updates after reopen", pub.Updates)
+		assertJSON(t, "reopened 304: state, timeline, ended", []any{pub.State, pub.TimelineState, pub.EndedAt},
+			[]any{"investigating", "present", nil})
+		admRefuse(srv, tok, http.MethodPost, "/notices/304/reopen", `{"content": "Twice."}`, 422, "invalid_transition", "investigating")
+		admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{"content": "x", "state": "identified"}`, 422, "invalid_field", "state")
+		admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{}`, 422, "invalid_field", "content")
+		admRefuse(srv, tok, http.MethodPost, "/notices/202/reopen", `{"content": "x"}`, 422, "invalid_transition", "planned")
+		admRefuse(srv, tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
+	})
 
-	// Delete: 204, then gone from both APIs.
-	srv.adminOK(http.MethodDelete, "/notices/305", tok, "", 204)
-	writes++
-	assertErrorBody(t, "public 305 after delete", srv.do(http.MethodGet, "/api/v1/notices/305"), 404, "not_found")
-	admRefuse(srv, tok, http.MethodGet, "/notices/305", "", 404, "not_found", "305")
-	admRefuse(srv, tok, http.MethodDelete, "/notices/305", "", 404, "not_found", "305")
+	step(t, "an update of a general notice carries no state", func(t *testing.T) {
+		_, err := adm.PostUpdate(ctx, 300, statusd.AdminUpdateRequest{Content: ptr("More news.")})
+		noErr(t, "POST /notices/300/updates", err)
+		writes++
+		pub := srv.in(t).notice(300)
+		if len(pub.Updates) != 2 {
+			t.Fatalf("notice 300 has %d updates, want 2", len(pub.Updates))
+		}
+		last := pub.Updates[1]
+		if last.State != nil || last.Content != "More news." || last.ID <= ups[len(ups)-1].id {
+			t.Errorf("general update %+v", normalize(t, last))
+		}
+		if pub.State.Set {
+			t.Errorf("general notice has a state: %v", normalize(t, pub.State))
+		}
+	})
 
-	// The admin list: newest first, 15 + 3 - 1 notices.
-	lst := srv.adminOK(http.MethodGet, "/notices", tok, "", 200)
-	assertJSON(t, "admin list meta", lst["meta"], obj{"count": 17, "total_count": 17, "next_page": nil})
-	var first []any
-	for _, n := range lst["notices"].([]any)[:3] {
-		first = append(first, n.(map[string]any)["id"])
-	}
-	assertJSON(t, "admin list order", first, []int{306, 304, 100})
-	if n := at(t, srv.get("/api/v1/notices", 200).JSON, "meta.total_count"); n != float64(17) {
-		t.Errorf("public total_count %v, want 17", n)
-	}
-	if n := srv.auditTotal(tok) - audit0; n != float64(writes) {
-		t.Errorf("audit has %v new entries after %d writes", n, writes)
-	}
+	step(t, "a deleted notice is gone from both APIs", func(t *testing.T) {
+		srv := srv.in(t)
+		noErr(t, "DELETE /notices/305", adm.DeleteNotice(ctx, 305))
+		writes++
+		assertErrorBody(t, "public 305 after delete", srv.do(http.MethodGet, "/api/v1/notices/305"), 404, "not_found")
+		admRefuse(srv, tok, http.MethodGet, "/notices/305", "", 404, "not_found", "305")
+		admRefuse(srv, tok, http.MethodDelete, "/notices/305", "", 404, "not_found", "305")
+	})
+
+	step(t, "the admin list is newest first", func(t *testing.T) {
+		// 15 + 3 - 1 notices.
+		lst, err := adm.Notices(ctx, 0)
+		noErr(t, "GET /notices", err)
+		assertJSON(t, "admin list meta", lst.Meta, obj{"count": 17, "total_count": 17, "next_page": nil})
+		var first []int64
+		for _, n := range lst.Notices[:min(3, len(lst.Notices))] {
+			first = append(first, n.ID)
+		}
+		assertJSON(t, "admin list order", first, []int{306, 304, 100})
+		pub, err := srv.API.Notices(ctx, client.NoticeQuery{})
+		noErr(t, "GET /api/v1/notices", err)
+		if n := pub.Meta.TotalCount; n != 17 {
+			t.Errorf("public total_count %v, want 17", n)
+		}
+	})
+
+	step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.in(t).auditTotal(tok) - audit0; n != writes {
+			t.Errorf("audit has %v new entries after %d writes", n, writes)
+		}
+	})
 }
 
 // TestAdminRefusals covers the refusals common to every endpoint:
@@ -717,65 +802,75 @@ func TestAdminRefusals(t *testing.T) {
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 
-	// Missing and wrong token: the same answer, and nothing written.
-	noToken := admRefuseAs(srv, tok, "", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
-	wrong := admRefuseAs(srv, tok, "sdt_wrong", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
-	if string(noToken.Body) != string(wrong.Body) {
-		t.Errorf("missing and wrong token answer differently:\n%s\n%s", noToken.Body, wrong.Body)
-	}
-	if noToken.Header.Get("WWW-Authenticate") == "" || wrong.Header.Get("WWW-Authenticate") == "" {
-		t.Errorf("401 without WWW-Authenticate")
-	}
-	r := srv.admin(http.MethodGet, admPrefix+"/page", "", "")
-	assertError(t, "GET without token", r, 401, "unauthorized")
-	if string(r.Body) != string(noToken.Body) {
-		t.Errorf("GET and PATCH without token answer differently:\n%s\n%s", r.Body, noToken.Body)
-	}
-	admRefuseAs(srv, tok, tok+"x", http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "C"}`, 401, "unauthorized")
-
-	// Bodies.
-	admRefuse(srv, tok, http.MethodPatch, "/page", `not JSON`, 400, "invalid_body")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A"} {"name": "B"}`, 400, "invalid_body")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `"Acme"`, 400, "invalid_body")
-	admRefuse(srv, tok, http.MethodPatch, "/page", ``, 400, "invalid_body")
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A",}`, 400, "invalid_body")
-	// Over 1 MiB, though valid JSON.
-	big := `{"name": "` + strings.Repeat("a", 1<<20) + `"}`
-	admRefuse(srv, tok, http.MethodPatch, "/page", big, 413, "too_large")
-	admRefuse(srv, tok, http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "`+strings.Repeat("b", 1<<20)+`"}`, 413, "too_large")
-	// Just under 1 MiB is read (and refused for what it says, not its size).
-	under := `{"name": "` + strings.Repeat("a", 1<<20-30) + `", "x": 1}`
-	admRefuse(srv, tok, http.MethodPatch, "/page", under, 422, "invalid_field", "x")
-
-	// Methods: 405 with Allow.
-	for _, c := range []struct{ method, path, allow string }{
-		{http.MethodPut, "/page", "GET, PATCH"},
-		{http.MethodDelete, "/page", "GET, PATCH"},
-		{http.MethodPut, "/components/10", "GET, PATCH, DELETE"},
-		{http.MethodDelete, "/notices", "GET, POST"},
-		{http.MethodGet, "/notices/100/reopen", "POST"},
-		{http.MethodPost, "/audit", "GET"},
-	} {
-		r := admRefuse(srv, tok, c.method, c.path, "", 405, "method_not_allowed")
-		if got := r.Header.Get("Allow"); got != c.allow {
-			t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+	step(t, "a missing or wrong token gets the same 401 and writes nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		noToken := admRefuseAs(srv, tok, "", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
+		wrong := admRefuseAs(srv, tok, "sdt_wrong", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
+		if string(noToken.Body) != string(wrong.Body) {
+			t.Errorf("missing and wrong token answer differently:\n%s\n%s", noToken.Body, wrong.Body)
 		}
-	}
+		if noToken.Header.Get("WWW-Authenticate") == "" || wrong.Header.Get("WWW-Authenticate") == "" {
+			t.Errorf("401 without WWW-Authenticate")
+		}
+		r := srv.admin(http.MethodGet, admPrefix+"/page", "", "")
+		assertError(t, "GET without token", r, 401, "unauthorized")
+		if string(r.Body) != string(noToken.Body) {
+			t.Errorf("GET and PATCH without token answer differently:\n%s\n%s", r.Body, noToken.Body)
+		}
+		admRefuseAs(srv, tok, tok+"x", http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "C"}`, 401, "unauthorized")
+	})
 
-	// Unknown paths and ids.
-	for _, p := range []string{"/nothing", "/components/999", "/notices/999", "/notices/99999999999999999999"} {
-		admRefuse(srv, tok, http.MethodGet, p, "", 404, "not_found")
-	}
-	// A path id that is not an integer is a bad parameter, as in the public
-	// API (CONTRACT C2).
-	admRefuse(srv, tok, http.MethodGet, "/components/abc", "", 400, "invalid_parameter", "id")
-	admRefuse(srv, tok, http.MethodDelete, "/notices/1x", "", 400, "invalid_parameter", "id")
-	admRefuse(srv, tok, http.MethodPost, "/notices/1x/updates", `{"content": "x"}`, 400, "invalid_parameter", "id")
-	r = srv.admin(http.MethodGet, "/admin/api/v2/page", tok, "")
-	assertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
+	step(t, "a body that is not one JSON value, or over 1 MiB, is refused", func(t *testing.T) {
+		srv := srv.in(t)
+		admRefuse(srv, tok, http.MethodPatch, "/page", `not JSON`, 400, "invalid_body")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A"} {"name": "B"}`, 400, "invalid_body")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `"Acme"`, 400, "invalid_body")
+		admRefuse(srv, tok, http.MethodPatch, "/page", ``, 400, "invalid_body")
+		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A",}`, 400, "invalid_body")
+		// Over 1 MiB, though valid JSON.
+		big := `{"name": "` + strings.Repeat("a", 1<<20) + `"}`
+		admRefuse(srv, tok, http.MethodPatch, "/page", big, 413, "too_large")
+		admRefuse(srv, tok, http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "`+strings.Repeat("b", 1<<20)+`"}`, 413, "too_large")
+		// Just under 1 MiB is read (and refused for what it says, not its size).
+		under := `{"name": "` + strings.Repeat("a", 1<<20-30) + `", "x": 1}`
+		admRefuse(srv, tok, http.MethodPatch, "/page", under, 422, "invalid_field", "x")
+	})
 
-	// The token still works after all this.
-	srv.adminOK(http.MethodGet, "/page", tok, "", 200)
+	step(t, "another method answers 405 with Allow", func(t *testing.T) {
+		srv := srv.in(t)
+		for _, c := range []struct{ method, path, allow string }{
+			{http.MethodPut, "/page", "GET, PATCH"},
+			{http.MethodDelete, "/page", "GET, PATCH"},
+			{http.MethodPut, "/components/10", "GET, PATCH, DELETE"},
+			{http.MethodDelete, "/notices", "GET, POST"},
+			{http.MethodGet, "/notices/100/reopen", "POST"},
+			{http.MethodPost, "/audit", "GET"},
+		} {
+			r := admRefuse(srv, tok, c.method, c.path, "", 405, "method_not_allowed")
+			if got := r.Header.Get("Allow"); got != c.allow {
+				t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
+			}
+		}
+	})
+
+	step(t, "unknown paths and ids are not found; ids that are not integers are bad parameters", func(t *testing.T) {
+		srv := srv.in(t)
+		for _, p := range []string{"/nothing", "/components/999", "/notices/999", "/notices/99999999999999999999"} {
+			admRefuse(srv, tok, http.MethodGet, p, "", 404, "not_found")
+		}
+		// A path id that is not an integer is a bad parameter, as in the
+		// public API (CONTRACT C2).
+		admRefuse(srv, tok, http.MethodGet, "/components/abc", "", 400, "invalid_parameter", "id")
+		admRefuse(srv, tok, http.MethodDelete, "/notices/1x", "", 400, "invalid_parameter", "id")
+		admRefuse(srv, tok, http.MethodPost, "/notices/1x/updates", `{"content": "x"}`, 400, "invalid_parameter", "id")
+		r := srv.admin(http.MethodGet, "/admin/api/v2/page", tok, "")
+		assertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
+	})
+
+	step(t, "the token still works after all this", func(t *testing.T) {
+		_, err := srv.Admin(tok).Page(context.Background())
+		noErr(t, "GET /page", err)
+	})
 }
 
 // admRefuseAs is admRefuse with another token for the refused request
@@ -801,32 +896,48 @@ func admRefuseAs(srv *testServer, auditor, token, method, path, body string, sta
 func TestAdminTokens(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
+	ctx := context.Background()
 	ops := newToken(t, srv.DB, "ops")
-	srv.adminOK(http.MethodGet, "/page", ops, "", 200)
+	_, err := srv.Admin(ops).Page(ctx)
+	noErr(t, "GET /page with ops", err)
 	audit0 := srv.auditTotal(ops)
-	ci := newToken(t, srv.DB, "ci")
-	if ci == ops {
-		t.Fatal("two tokens are the same")
-	}
-	srv.adminOK(http.MethodPatch, "/page", ci, `{"name": "By CI"}`, 200)
-	out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
-	if err != nil || !strings.Contains(out, "ops") || !strings.Contains(out, "ci") {
-		t.Errorf("token list: %v\n%s%s", err, out, stderr)
-	}
-	if _, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "ops"); err == nil {
-		t.Errorf("a second token named ops was created\n%s", stderr)
-	}
-	if _, stderr, err := cli(t, "", "token", "revoke", "--db", srv.DB, "ops"); err != nil {
-		t.Fatalf("token revoke: %v\n%s", err, stderr)
-	}
-	admRefuseAs(srv, ci, ops, http.MethodPatch, "/page", `{"name": "By ops"}`, 401, "unauthorized")
-	r := srv.admin(http.MethodGet, admPrefix+"/page", ops, "")
-	assertError(t, "GET with a revoked token", r, 401, "unauthorized")
-	srv.adminOK(http.MethodGet, "/page", ci, "", 200)
-	a := srv.adminOK(http.MethodGet, "/audit", ci, "", 200)
-	if at(t, a, "audit.0.actor") != "ci" || at(t, a, "audit.0.action") != "page.update" || at(t, a, "meta.total_count") != audit0+1 {
-		t.Errorf("audit %v", a)
-	}
+	var ci string
+
+	step(t, "a token created while the server runs works at once", func(t *testing.T) {
+		ci = newToken(t, srv.DB, "ci")
+		if ci == ops {
+			t.Fatal("two tokens are the same")
+		}
+		_, err := srv.Admin(ci).UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("By CI")})
+		noErr(t, "PATCH /page with ci", err)
+		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
+		if err != nil || !strings.Contains(out, "ops") || !strings.Contains(out, "ci") {
+			t.Errorf("token list: %v\n%s%s", err, out, stderr)
+		}
+		if _, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "ops"); err == nil {
+			t.Errorf("a second token named ops was created\n%s", stderr)
+		}
+	})
+
+	step(t, "a revoked token stops at once; the others go on", func(t *testing.T) {
+		srv := srv.in(t)
+		if _, stderr, err := cli(t, "", "token", "revoke", "--db", srv.DB, "ops"); err != nil {
+			t.Fatalf("token revoke: %v\n%s", err, stderr)
+		}
+		admRefuseAs(srv, ci, ops, http.MethodPatch, "/page", `{"name": "By ops"}`, 401, "unauthorized")
+		r := srv.admin(http.MethodGet, admPrefix+"/page", ops, "")
+		assertError(t, "GET with a revoked token", r, 401, "unauthorized")
+		_, err := srv.Admin(ci).Page(ctx)
+		noErr(t, "GET /page with ci", err)
+	})
+
+	step(t, "the audit log names the token of each write", func(t *testing.T) {
+		a, err := srv.Admin(ci).Audit(ctx, 0)
+		noErr(t, "GET /audit", err)
+		if len(a.Audit) == 0 || a.Audit[0].Actor != "ci" || a.Audit[0].Action != "page.update" || a.Meta.TotalCount != audit0+1 {
+			t.Errorf("audit %+v", a)
+		}
+	})
 }
 
 // TestAdminAudit: one entry per write, newest first, with the token's name;
@@ -835,85 +946,99 @@ func TestAdminAudit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
-	audit0 := int(srv.auditTotal(tok)) // entries written before (an import may write one)
+	adm, ctx := srv.Admin(tok), context.Background()
+	audit0 := srv.auditTotal(tok) // entries written before (an import may write one)
 	type entry struct{ action, target string }
 	var writes []entry
-	t0 := time.Now()
-	srv.adminOK(http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
-	writes = append(writes, entry{"page.update", "page"})
-	srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
-	writes = append(writes, entry{"component.create", "component 32"})
-	srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
-	writes = append(writes, entry{"component.update", "component 32"})
-	srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
-	writes = append(writes, entry{"notice.create", "notice 304"})
-	srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
-	writes = append(writes, entry{"notice.update", "notice 304"})
-	srv.adminOK(http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
-	writes = append(writes, entry{"notice.post_update", "notice 304"})
-	srv.adminOK(http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
-	writes = append(writes, entry{"notice.reopen", "notice 304"})
-	srv.adminOK(http.MethodDelete, "/notices/304", tok, "", 204)
-	writes = append(writes, entry{"notice.delete", "notice 304"})
-	srv.adminOK(http.MethodDelete, "/components/32", tok, "", 204)
-	writes = append(writes, entry{"component.delete", "component 32"})
-	// Refused writes and reads are not recorded.
-	srv.admin(http.MethodPatch, admPrefix+"/page", tok, `{"name": ""}`)
-	srv.admin(http.MethodGet, admPrefix+"/notices", tok, "")
-	t1 := time.Now()
+	var t0, t1 time.Time
 
-	a := srv.adminOK(http.MethodGet, "/audit", tok, "", 200)
+	step(t, "every kind of write answers its status on the wire", func(t *testing.T) {
+		// 200 for a change, 201 for a creation, 204 without a body for a
+		// deletion: the statuses, which the SDK takes all alike, are
+		// checked here, once for each kind of write.
+		srv := srv.in(t)
+		t0 = time.Now()
+		srv.adminOK(http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
+		writes = append(writes, entry{"page.update", "page"})
+		srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
+		writes = append(writes, entry{"component.create", "component 32"})
+		srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
+		writes = append(writes, entry{"component.update", "component 32"})
+		srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
+		writes = append(writes, entry{"notice.create", "notice 304"})
+		srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
+		writes = append(writes, entry{"notice.update", "notice 304"})
+		srv.adminOK(http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
+		writes = append(writes, entry{"notice.post_update", "notice 304"})
+		srv.adminOK(http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
+		writes = append(writes, entry{"notice.reopen", "notice 304"})
+		srv.adminOK(http.MethodDelete, "/notices/304", tok, "", 204)
+		writes = append(writes, entry{"notice.delete", "notice 304"})
+		srv.adminOK(http.MethodDelete, "/components/32", tok, "", 204)
+		writes = append(writes, entry{"component.delete", "component 32"})
+		// Refused writes and reads are not recorded.
+		srv.admin(http.MethodPatch, admPrefix+"/page", tok, `{"name": ""}`)
+		srv.admin(http.MethodGet, admPrefix+"/notices", tok, "")
+		t1 = time.Now()
+	})
+
 	n := audit0 + len(writes)
-	assertJSON(t, "audit meta", a["meta"], obj{"count": n, "total_count": n, "next_page": nil})
-	list := a["audit"].([]any)
-	if len(list) != n {
-		t.Fatalf("audit has %d entries, want %d", len(list), n)
-	}
-	var prev map[string]any
-	for i, x := range list[:len(writes)] {
-		e := x.(map[string]any)
-		w := writes[len(writes)-1-i]
-		if e["actor"] != "ops" || e["action"] != w.action || e["target"] != w.target {
-			t.Errorf("audit[%d] = %v, want ops %s %s", i, e, w.action, w.target)
+	step(t, "one entry a write, newest first, with the token's name", func(t *testing.T) {
+		a, err := adm.Audit(ctx, 0)
+		noErr(t, "GET /audit", err)
+		assertJSON(t, "audit meta", a.Meta, obj{"count": n, "total_count": n, "next_page": nil})
+		if len(a.Audit) != n {
+			t.Fatalf("audit has %d entries, want %d", len(a.Audit), n)
 		}
-		at := admTime(t, e["at"], t0, t1)
-		if prev != nil {
-			if e["id"].(float64) >= prev["id"].(float64) || at.After(admTime(t, prev["at"], t0, t1)) {
-				t.Errorf("audit not newest first: %v after %v", e, prev)
+		for i, e := range a.Audit[:len(writes)] {
+			w := writes[len(writes)-1-i]
+			if e.Actor != "ops" || e.Action != w.action || e.Target != w.target {
+				t.Errorf("audit[%d] = %+v, want ops %s %s", i, e, w.action, w.target)
+			}
+			within(t, fmt.Sprintf("audit[%d].at", i), e.At.Time, t0, t1)
+			if i > 0 {
+				if prev := a.Audit[i-1]; e.ID >= prev.ID || e.At.After(prev.At.Time) {
+					t.Errorf("audit not newest first: %+v after %+v", e, prev)
+				}
 			}
 		}
-		prev = e
-	}
+	})
 
-	// statusd audit prints the same, newest first.
-	out, stderr, err := cli(t, "", "audit", "--db", srv.DB)
-	if err != nil {
-		t.Fatalf("audit: %v\n%s", err, stderr)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != n+1 || !strings.HasPrefix(lines[0], "TIME") {
-		t.Fatalf("statusd audit printed %d lines, want a header and %d entries:\n%s", len(lines), n, out)
-	}
-	for i, line := range lines[1 : 1+len(writes)] {
-		w := writes[len(writes)-1-i]
-		if !strings.Contains(line, " ops ") || !strings.Contains(line, w.action) || !strings.Contains(line, w.target) {
-			t.Errorf("statusd audit line %d %q, want ops %s %s", i+1, line, w.action, w.target)
+	step(t, "statusd audit prints the same, newest first", func(t *testing.T) {
+		out, stderr, err := cli(t, "", "audit", "--db", srv.DB)
+		if err != nil {
+			t.Fatalf("audit: %v\n%s", err, stderr)
 		}
-	}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != n+1 || !strings.HasPrefix(lines[0], "TIME") {
+			t.Fatalf("statusd audit printed %d lines, want a header and %d entries:\n%s", len(lines), n, out)
+		}
+		for i, line := range lines[1 : 1+len(writes)] {
+			w := writes[len(writes)-1-i]
+			if !strings.Contains(line, " ops ") || !strings.Contains(line, w.action) || !strings.Contains(line, w.target) {
+				t.Errorf("statusd audit line %d %q, want ops %s %s", i+1, line, w.action, w.target)
+			}
+		}
+	})
 
-	// 25 a page: 26 entries make two pages, the second holding the oldest.
-	for i := n; i < 26; i++ {
-		srv.adminOK(http.MethodPatch, "/page", tok, fmt.Sprintf(`{"name": "Audited %d"}`, i), 200)
-	}
-	a = srv.adminOK(http.MethodGet, "/audit", tok, "", 200)
-	assertJSON(t, "audit page 1 meta", a["meta"], obj{"count": 25, "total_count": 26, "next_page": "/admin/api/v1/audit?page=2"})
-	first := a["audit"].([]any)[0].(map[string]any)["id"].(float64)
-	a = srv.adminOK(http.MethodGet, "/audit?page=2", tok, "", 200)
-	assertJSON(t, "audit page 2 meta", a["meta"], obj{"count": 1, "total_count": 26, "next_page": nil})
-	if id := at(t, a, "audit.0.id").(float64); id >= first-24 {
-		t.Errorf("page 2 holds entry %v, want one older than page 1's (from %v down)", id, first)
-	}
-	admRefuse(srv, tok, http.MethodGet, "/audit?page=0", "", 400, "invalid_parameter", "page")
+	step(t, "25 entries a page", func(t *testing.T) {
+		// 26 entries make two pages, the second holding the oldest.
+		for i := n; i < 26; i++ {
+			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr(fmt.Sprintf("Audited %d", i))})
+			noErr(t, "PATCH /page", err)
+		}
+		a, err := adm.Audit(ctx, 0)
+		noErr(t, "GET /audit", err)
+		assertJSON(t, "audit page 1 meta", a.Meta, obj{"count": 25, "total_count": 26, "next_page": "/admin/api/v1/audit?page=2"})
+		first := a.Audit[0].ID
+		a, err = adm.Audit(ctx, 2)
+		noErr(t, "GET /audit?page=2", err)
+		assertJSON(t, "audit page 2 meta", a.Meta, obj{"count": 1, "total_count": 26, "next_page": nil})
+		if len(a.Audit) != 1 || a.Audit[0].ID >= first-24 {
+			t.Errorf("page 2 holds %+v, want one entry older than page 1's (from %v down)", a.Audit, first)
+		}
+		admRefuse(srv.in(t), tok, http.MethodGet, "/audit?page=0", "", 400, "invalid_parameter", "page")
+	})
 }
 
 // TestAdminAuthRateLimit: ten wrong tokens in a row, then 429 with
@@ -922,7 +1047,8 @@ func TestAdminAuthRateLimit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	srv := startServer(t, fixture(now))
 	tok := newToken(t, srv.DB, "ops")
-	srv.adminOK(http.MethodGet, "/page", tok, "", 200)
+	_, err := srv.Admin(tok).Page(context.Background())
+	noErr(t, "GET /page", err)
 	for i := 0; i < 10; i++ {
 		r := srv.admin(http.MethodGet, admPrefix+"/page", fmt.Sprintf("sdt_wrong%d", i), "")
 		assertError(t, fmt.Sprintf("wrong token %d", i+1), r, 401, "unauthorized")
@@ -933,7 +1059,7 @@ func TestAdminAuthRateLimit(t *testing.T) {
 		t.Errorf("Retry-After %q, want whole seconds >= 1", ra)
 	}
 	// Failed authentication is limited; the public API is not affected.
-	srv.get("/api/v1/status", 200)
+	srv.status()
 }
 
 // TestAdminSeparateListener: with --admin-addr the admin API answers on its

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -120,17 +121,26 @@ func TestPageUpdatedAt(t *testing.T) {
 		}
 	}
 	check("imported", now.Add(-30*time.Minute))
-	tok := newToken(t, srv.DB, "ops")
+	adm, ctx := srv.Admin(newToken(t, srv.DB, "ops")), context.Background()
+	// written checks that a write sent at t0 or later was stamped at
+	// stamp, and returns it.
+	written := func(what string, t0 time.Time, stamp statusd.Time) time.Time {
+		t.Helper()
+		within(t, what, stamp.Time, t0, time.Now())
+		return stamp.Time
+	}
 	t0 := time.Now()
-	got := srv.adminOK(http.MethodPost, "/notices/100/updates", tok, `{"content": "Rolled back; watching."}`, 201)
-	ups := got["updates"].([]any)
-	check("after an update", admTime(t, at(t, ups[len(ups)-1], "created_at"), t0, time.Now()))
+	n, err := adm.PostUpdate(ctx, 100, statusd.AdminUpdateRequest{Content: ptr("Rolled back; watching.")})
+	noErr(t, "POST /notices/100/updates", err)
+	check("after an update", written("the update's created_at", t0, n.Updates[len(n.Updates)-1].CreatedAt))
 	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/components/31", tok, `{"description": "Read replica, EU"}`, 200)
-	check("after a component edit", admTime(t, got["updated_at"], t0, time.Now()))
+	c, err := adm.UpdateComponent(ctx, 31, statusd.AdminComponentRequest{Description: ptr("Read replica, EU")})
+	noErr(t, "PATCH /components/31", err)
+	check("after a component edit", written("the component's updated_at", t0, c.UpdatedAt))
 	t0 = time.Now()
-	got = srv.adminOK(http.MethodPatch, "/page", tok, `{"name": "Acme Cloud Status"}`, 200)
-	check("after a page edit", admTime(t, got["updated_at"], t0, time.Now()))
+	p, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Acme Cloud Status")})
+	noErr(t, "PATCH /page", err)
+	check("after a page edit", written("the page's updated_at", t0, p.UpdatedAt))
 }
 
 // TestPageStates checks SPEC §3's page state table and the state texts.
@@ -313,6 +323,20 @@ func noticeFields(variant string, w noticeWant) obj {
 	return o
 }
 
+// detailWant builds the detail of fixture notice w by hand: its fields,
+// the components embedded in it and every update with its id (notices
+// from fixUpdateIDs).
+func detailWant(variant string, w noticeWant, notices map[int64]statusd.Notice, embedded []obj) obj {
+	o := noticeFields(variant, w)
+	o["components"] = embedded
+	var ups []obj
+	for _, u := range notices[w.id].Updates {
+		ups = append(ups, updateWant(u, true))
+	}
+	o["updates"] = ups
+	return o
+}
+
 func updateWant(u statusd.Update, withID bool) obj {
 	o := obj{"content": u.Content, "created_at": ts(u.CreatedAt), "updated_at": ts(u.UpdatedAt)}
 	if u.State != "" {
@@ -402,17 +426,11 @@ func TestNoticeDetail(t *testing.T) {
 				}
 			}
 			for _, w := range fixtureWant(now) {
-				o := noticeFields(variant, w)
 				embedded := []obj{}
 				for _, id := range w.comps {
 					embedded = append(embedded, comps[id])
 				}
-				o["components"] = embedded
-				var ups []obj
-				for _, u := range notices[w.id].Updates {
-					ups = append(ups, updateWant(u, true))
-				}
-				o["updates"] = ups
+				o := detailWant(variant, w, notices, embedded)
 				for _, path := range []string{"/api/v1/notices/%d", "/v1/notices/%d", "/api/notices/%d"} {
 					p := fmt.Sprintf(path, w.id)
 					r := srv.get(p, 200)

@@ -465,8 +465,8 @@ func TestCLIInit(t *testing.T) {
 	}
 	after := time.Now()
 	out, doc := cliExport(t, db)
-	created := opParseTS(t, at(t, doc, "page.created_at"))
-	opWithin(t, "page.created_at", created, before, after)
+	created := parseTS(t, at(t, doc, "page.created_at"))
+	within(t, "page.created_at", created, before, after)
 	stamp := ts(created)
 	comp := func(id int, name string) obj {
 		return obj{"id": id, "name": name, "description": "", "parent_id": nil, "metrics_enabled": false,
@@ -518,7 +518,7 @@ func TestCLIImportDefaultsThePageCreatedAt(t *testing.T) {
 		"components": [{"id": 1, "name": "API", "created_at": "2026-01-01T00:00:00Z"}]}`)
 	after := time.Now()
 	_, doc := cliExport(t, db)
-	opWithin(t, "page.created_at", opParseTS(t, at(t, doc, "page.created_at")), before, after)
+	within(t, "page.created_at", parseTS(t, at(t, doc, "page.created_at")), before, after)
 	if at(t, doc, "page.updated_at") != at(t, doc, "page.created_at") {
 		t.Errorf("page.updated_at %v, want its created_at %v", at(t, doc, "page.updated_at"), at(t, doc, "page.created_at"))
 	}

@@ -6,11 +6,16 @@ package main
 // descriptor limit), always on a listener the harness opened on port 0 and
 // handed over, so that the address comes from the listener, never from the
 // log. It then talks to the server through the Go SDK (testServer.API, and
-// testServer.Admin for the admin API) where it checks behaviour, and through
-// the raw helpers below (do, get, send, fetch, adminOK, rawGet) where it
-// checks exact bytes, headers, or requests the SDK would not send. The
+// testServer.Admin for the admin API, with the readers status, components,
+// notice ...) where it checks behaviour, and through the raw helpers below
+// (do, get, send, fetch, adminOK, rawGet) where it checks exact bytes,
+// headers, statuses, error bodies, or requests the SDK would not send. The
 // statusd commands run in this process too (cli, cliEnv), or as a child
 // (statusdCmd).
+//
+// A long scenario is a sequence of steps (step), each a subtest; a step
+// sees the server through srv.in(t), so that what fails in it fails the
+// step.
 
 import (
 	"bufio"
@@ -209,6 +214,34 @@ type testServer struct {
 	logs     *logBuffer
 	// API is the Go SDK's client of the server's public API.
 	API *client.Client
+}
+
+// in is the server seen from t, a step of the test that started it: the
+// helpers of the view (do, get, admin, adminOK, auditTotal, notice, ...)
+// report to t, so that a failed check fails the step it belongs to.
+func (s *testServer) in(t *testing.T) *testServer {
+	v := *s
+	v.t = t
+	return &v
+}
+
+// step runs one step of a scenario as a subtest named for what it shows.
+// As in a test without steps, a failed check (t.Errorf) lets the scenario
+// go on, and a step that stops (t.Fatalf) stops the scenario: the steps
+// after it build on what it did. A server a step starts stops when the
+// step ends: one that later steps use is started by the test, between
+// steps.
+func step(t *testing.T, name string, f func(t *testing.T)) {
+	t.Helper()
+	ran, finished := false, false
+	t.Run(name, func(t *testing.T) {
+		ran = true
+		f(t)
+		finished = true
+	})
+	if ran && !finished {
+		t.FailNow()
+	}
 }
 
 // Admin is the Go SDK's client of the server's admin API (on AdminURL when
@@ -481,13 +514,101 @@ func (s *testServer) adminOK(method, path, token, body string, status int) map[s
 }
 
 // auditTotal is the number of entries in the audit log.
-func (s *testServer) auditTotal(token string) float64 {
+func (s *testServer) auditTotal(token string) int {
 	s.t.Helper()
 	a, err := s.Admin(token).Audit(context.Background(), 1)
+	noErr(s.t, "GET /audit", err)
+	return a.Meta.TotalCount
+}
+
+// --- Through the SDK ---------------------------------------------------------
+
+// noErr fails the test when a call of the SDK (what) failed.
+func noErr(t *testing.T, what string, err error) {
+	t.Helper()
 	if err != nil {
-		s.t.Fatalf("audit: %v", err)
+		t.Fatalf("%s: %v", what, err)
 	}
-	return float64(a.Meta.TotalCount)
+}
+
+// status is the public page, through the SDK.
+func (s *testServer) status() *statusd.PageResource {
+	s.t.Helper()
+	p, err := s.API.Status(context.Background())
+	noErr(s.t, "GET /api/v1/status", err)
+	return p
+}
+
+// components is the public list of components (the first page, which
+// holds every component of the pages the tests serve), through the SDK.
+func (s *testServer) components() *statusd.ComponentsResponse {
+	s.t.Helper()
+	r, err := s.API.Components(context.Background(), client.ComponentQuery{})
+	noErr(s.t, "GET /api/v1/components", err)
+	return r
+}
+
+// component is one component of the public list.
+func (s *testServer) component(id int64) statusd.ComponentResource {
+	s.t.Helper()
+	for _, c := range s.components().Components {
+		if c.ID == id {
+			return c
+		}
+	}
+	s.t.Fatalf("the public list has no component %d", id)
+	return statusd.ComponentResource{}
+}
+
+// componentStates is the public state of every component, by id.
+func (s *testServer) componentStates() map[int64]string {
+	s.t.Helper()
+	states := map[int64]string{}
+	for _, c := range s.components().Components {
+		states[c.ID] = c.State
+	}
+	return states
+}
+
+// notice is the public detail of a notice, through the SDK.
+func (s *testServer) notice(id int64) *statusd.NoticeDetail {
+	s.t.Helper()
+	n, err := s.API.Notice(context.Background(), id)
+	noErr(s.t, fmt.Sprintf("GET /api/v1/notices/%d", id), err)
+	return n
+}
+
+// value is the value of a field of the wire, the zero value when it is
+// null or absent.
+func value[T any](f statusd.Field[T]) (v T) {
+	if f.Value != nil {
+		v = *f.Value
+	}
+	return v
+}
+
+// parseTS parses a timestamp of the wire (CONTRACT C2), failing the test
+// unless it is one.
+func parseTS(t *testing.T, v any) time.Time {
+	t.Helper()
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("timestamp %v is not a string", v)
+	}
+	tm, err := time.Parse(statusd.TimeLayout, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+// within fails unless tm lies in [lo, hi], lo truncated to the millisecond
+// as statusd stores times.
+func within(t *testing.T, what string, tm, lo, hi time.Time) {
+	t.Helper()
+	if tm.Before(lo.Truncate(time.Millisecond)) || tm.After(hi) {
+		t.Errorf("%s = %s, want within [%s, %s]", what, ts(tm), ts(lo), ts(hi))
+	}
 }
 
 // hostPort is the host:port of a server URL.
@@ -528,7 +649,7 @@ func same(t *testing.T, a, b *testServer, path string) response {
 	t.Helper()
 	var ra, rb response
 	for range 30 {
-		ra, rb = a.get(path, 200), b.get(path, 200)
+		ra, rb = a.in(t).get(path, 200), b.in(t).get(path, 200)
 		if bytes.Equal(ra.Body, rb.Body) {
 			return ra
 		}

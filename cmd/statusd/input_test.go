@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -117,9 +119,9 @@ func TestInputImpactBound(t *testing.T) {
 		"impact_seconds: must be at most 3155760000 (100 years)")
 	inImportRefused(t, srv, inChange(`"component_ids": [1],`, `"component_ids": [1], "impact_seconds": 9467280000,`),
 		"notices[0].impact_seconds: must be at most 3155760000 (100 years)")
-	srv.adminOK(http.MethodPatch, "/notices/100", tok, `{"impact_seconds": 3155760000}`, 200)
-	assertJSON(t, "impact_time of 100 years", admPublicNotice(t, srv, 100)["impact_time"],
-		obj{"seconds": 3155760000, "words": "36525 days"})
+	_, err := srv.Admin(tok).UpdateNotice(context.Background(), 100, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Some[int64](3155760000)})
+	noErr(t, "PATCH /notices/100", err)
+	assertJSON(t, "impact_time of 100 years", srv.notice(100).ImpactTime, obj{"seconds": 3155760000, "words": "36525 days"})
 }
 
 // TestInputSyntaxError: an import that is not JSON says on which line and

@@ -36,7 +36,7 @@ type oaSpec struct {
 // variant, and loads it.
 func oaLoad(t *testing.T, srv *testServer, variant statusd.Variant) *oaSpec {
 	t.Helper()
-	r := srv.get("/api/v1/openapi.json", 200)
+	r := srv.in(t).get("/api/v1/openapi.json", 200)
 	if !bytes.Equal(r.Body, openapi.Document(variant)) {
 		t.Fatalf("the served document is not Variant %s's", variant)
 	}
@@ -108,7 +108,7 @@ func oaValidateResponse(in *openapi3filter.RequestValidationInput, status int, h
 // to succeed.
 func (s *oaSpec) oaCheck(t *testing.T, srv *testServer, method, path string, want int) response {
 	t.Helper()
-	r := srv.do(method, path)
+	r := srv.in(t).do(method, path)
 	if r.Status != want {
 		t.Errorf("%s %s: status %d, want %d\n%s", method, path, r.Status, want, r.Body)
 		return r

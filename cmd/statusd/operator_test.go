@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -81,20 +82,23 @@ func opMatch(t *testing.T, what, s, re string) string {
 // one notice.
 type opPublic struct {
 	page, pageText string
-	comps          map[string]string // component id -> state
-	notice         map[string]any
+	comps          map[int64]string // component id -> state
+	notice         *statusd.NoticeDetail
 }
 
+// opRead reads the public API of srv, through the SDK, and the notice
+// noticeID unless it is "".
 func opRead(t *testing.T, srv *testServer, noticeID string) opPublic {
 	t.Helper()
-	status := srv.get("/api/v1/status", 200).JSON
-	p := opPublic{page: at(t, status, "page.state").(string), pageText: at(t, status, "page.state_text").(string),
-		comps: map[string]string{}}
-	for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
-		p.comps[fmt.Sprint(at(t, c, "id"))] = at(t, c, "state").(string)
-	}
+	srv = srv.in(t)
+	status := srv.status()
+	p := opPublic{page: status.State, pageText: status.StateText, comps: srv.componentStates()}
 	if noticeID != "" {
-		p.notice = at(t, srv.get("/api/v1/notices/"+noticeID, 200).JSON, "notice").(map[string]any)
+		id, err := strconv.ParseInt(noticeID, 10, 64)
+		if err != nil {
+			t.Fatalf("notice id %q: %v", noticeID, err)
+		}
+		p.notice = srv.notice(id)
 	}
 	return p
 }
@@ -108,145 +112,142 @@ func opCheckPage(t *testing.T, step string, p opPublic, page, text string, comps
 	assertJSON(t, step+": component states", p.comps, comps)
 }
 
-// opParseTS parses an API timestamp.
-func opParseTS(t *testing.T, v any) time.Time {
-	t.Helper()
-	s, ok := v.(string)
-	if !ok {
-		t.Fatalf("timestamp %v is not a string", v)
-	}
-	tm, err := time.Parse(statusd.TimeLayout, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
-
 // opUpdates returns a notice's updates as [state, content] pairs.
-func opUpdates(t *testing.T, n map[string]any) [][2]string {
-	t.Helper()
+func opUpdates(n *statusd.NoticeDetail) [][2]string {
 	var out [][2]string
-	for _, u := range n["updates"].([]any) {
-		state, _ := u.(map[string]any)["state"].(string)
-		out = append(out, [2]string{state, at(t, u, "content").(string)})
+	for _, u := range n.Updates {
+		state := ""
+		if u.State != nil {
+			state = *u.State
+		}
+		out = append(out, [2]string{state, u.Content})
 	}
 	return out
 }
 
-// opWithin fails unless tm lies in [from, to] (times truncated to the
-// millisecond, as the API stores them).
-func opWithin(t *testing.T, what string, tm, from, to time.Time) {
+// opUpdateAt is when update i of n was posted; the test fails when n has
+// no such update.
+func opUpdateAt(t *testing.T, n *statusd.NoticeDetail, i int) time.Time {
 	t.Helper()
-	if tm.Before(from.Truncate(time.Millisecond)) || tm.After(to) {
-		t.Errorf("%s = %s, want within [%s, %s]", what, tm.Format(statusd.TimeLayout), ts(from), ts(to))
+	if i >= len(n.Updates) {
+		t.Fatalf("notice %d has %d updates, no update %d", n.ID, len(n.Updates), i)
 	}
+	return n.Updates[i].CreatedAt.Time
+}
+
+// opTime is a timestamp of a notice; the test fails when it is null or
+// absent.
+func opTime(t *testing.T, what string, tm *statusd.Time) time.Time {
+	t.Helper()
+	if tm == nil {
+		t.Fatalf("%s is null or absent", what)
+	}
+	return tm.Time
+}
+
+// opComponents are the names of the components a notice lists.
+func opComponents(n *statusd.NoticeDetail) []string {
+	names := []string{}
+	for _, c := range n.Components {
+		names = append(names, c.Name)
+	}
+	return names
 }
 
 func TestOperatorIncidentLifecycle(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
 	allOK := map[string]string{"1": "operational", "2": "operational", "3": "operational", "4": "operational"}
-	opCheckPage(t, "before", opRead(t, srv, ""), "operational", "All systems operational", allOK)
+	var id, msg1, msg2 string
+	var opened time.Time
 
-	// Open on a component named by name, in another case; the subject is
-	// the message's first sentence.
-	msg1 := "Replica lag is growing. We are looking into it."
-	before := time.Now()
-	out := opMust(t, srv, token, "incident", "open", "--component", "replica", "-m", msg1, "--tag", "db")
-	after := time.Now()
-	id := opMatch(t, "open", out, `^opened incident (\d+) "Replica lag is growing" \(investigating\) on Replica\n$`)
+	step(t, "before anything happens, everything is operational", func(t *testing.T) {
+		opCheckPage(t, "before", opRead(t, srv, ""), "operational", "All systems operational", allOK)
+	})
 
-	// A current incident on Replica: the page is degraded, Replica and its
-	// parent Database (CONTRACT C3), the notice present.
-	p := opRead(t, srv, id)
-	opCheckPage(t, "open", p, "degraded", "Some systems are degraded",
-		map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
-	n := p.notice
-	assertJSON(t, "open: notice", obj{"type": n["type"], "timeline_state": n["timeline_state"], "state": n["state"],
-		"subject": n["subject"], "ended_at": n["ended_at"], "tag_list": n["tag_list"], "component": at(t, n, "components.0.name"),
-		"components": len(n["components"].([]any))},
-		obj{"type": "unplanned", "timeline_state": "present", "state": "investigating", "subject": "Replica lag is growing",
-			"ended_at": nil, "tag_list": []string{"db"}, "component": "Replica", "components": 1})
-	assertJSON(t, "open: updates", opUpdates(t, n), [][2]string{{"investigating", msg1}})
-	opened := opParseTS(t, at(t, n, "updates.0.created_at"))
-	opWithin(t, "open: first update", opened, before, after)
-	if n["began_at"] != at(t, n, "updates.0.created_at") || n["created_at"] != n["began_at"] {
-		t.Errorf("open: began_at %v, created_at %v, want both the first update's time %v", n["began_at"], n["created_at"], at(t, n, "updates.0.created_at"))
-	}
+	step(t, "an incident opened on a component named in another case is current, its subject the first sentence", func(t *testing.T) {
+		msg1 = "Replica lag is growing. We are looking into it."
+		before := time.Now()
+		out := opMust(t, srv, token, "incident", "open", "--component", "replica", "-m", msg1, "--tag", "db")
+		after := time.Now()
+		id = opMatch(t, "open", out, `^opened incident (\d+) "Replica lag is growing" \(investigating\) on Replica\n$`)
 
-	// Identified is still current: nothing changes but the notice's state.
-	msg2 := "A full disk; adding space."
-	before = time.Now()
-	out = opMust(t, srv, token, "incident", "update", id, "--state", "identified", "-m", msg2)
-	after = time.Now()
-	opMatch(t, "update", out, `^updated incident `+id+` "Replica lag is growing" \(identified\) on Replica\n$`)
-	p = opRead(t, srv, id)
-	opCheckPage(t, "identified", p, "degraded", "Some systems are degraded",
-		map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
-	n = p.notice
-	assertJSON(t, "identified: notice", obj{"timeline_state": n["timeline_state"], "state": n["state"], "ended_at": n["ended_at"],
-		"began_at": n["began_at"]},
-		obj{"timeline_state": "present", "state": "identified", "ended_at": nil, "began_at": ts(opened)})
-	assertJSON(t, "identified: updates", opUpdates(t, n), [][2]string{{"investigating", msg1}, {"identified", msg2}})
-	opWithin(t, "identified: update", opParseTS(t, at(t, n, "updates.1.created_at")), before, after)
+		// A current incident on Replica: the page is degraded, Replica and
+		// its parent Database (CONTRACT C3), the notice present.
+		p := opRead(t, srv, id)
+		opCheckPage(t, "open", p, "degraded", "Some systems are degraded",
+			map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
+		n := p.notice
+		assertJSON(t, "open: notice", obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
+			"subject": n.Subject, "ended_at": n.EndedAt, "tag_list": n.TagList, "components": opComponents(n)},
+			obj{"type": "unplanned", "timeline_state": "present", "state": "investigating", "subject": "Replica lag is growing",
+				"ended_at": nil, "tag_list": []string{"db"}, "components": []string{"Replica"}})
+		assertJSON(t, "open: updates", opUpdates(n), [][2]string{{"investigating", msg1}})
+		opened = opUpdateAt(t, n, 0)
+		within(t, "open: first update", opened, before, after)
+		assertJSON(t, "open: began_at and created_at, the first update's time", []any{n.BeganAt, n.CreatedAt}, []string{ts(opened), ts(opened)})
+	})
 
-	// Resolved: nothing is current any more; the notice ended at the
-	// resolving update and is past_recent.
-	msg3 := "Replica caught up."
-	before = time.Now()
-	out = opMust(t, srv, token, "incident", "resolve", id, "-m", msg3)
-	after = time.Now()
-	opMatch(t, "resolve", out, `^resolved incident `+id+` "Replica lag is growing" \(resolved\) on Replica\n$`)
-	p = opRead(t, srv, id)
-	opCheckPage(t, "resolved", p, "operational", "All systems operational", allOK)
-	n = p.notice
-	resolved := at(t, n, "updates.2.created_at")
-	opWithin(t, "resolved: update", opParseTS(t, resolved), before, after)
-	assertJSON(t, "resolved: notice", obj{"timeline_state": n["timeline_state"], "state": n["state"], "ended_at": n["ended_at"],
-		"began_at": n["began_at"], "updated_at": n["updated_at"]},
-		obj{"timeline_state": "past_recent", "state": "resolved", "ended_at": resolved, "began_at": ts(opened), "updated_at": resolved})
-	assertJSON(t, "resolved: updates", opUpdates(t, n), [][2]string{{"investigating", msg1}, {"identified", msg2}, {"resolved", msg3}})
+	step(t, "identified is still current: only the notice's state changes", func(t *testing.T) {
+		msg2 = "A full disk; adding space."
+		before := time.Now()
+		out := opMust(t, srv, token, "incident", "update", id, "--state", "identified", "-m", msg2)
+		after := time.Now()
+		opMatch(t, "update", out, `^updated incident `+id+` "Replica lag is growing" \(identified\) on Replica\n$`)
+		p := opRead(t, srv, id)
+		opCheckPage(t, "identified", p, "degraded", "Some systems are degraded",
+			map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
+		n := p.notice
+		assertJSON(t, "identified: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+			"began_at": n.BeganAt},
+			obj{"timeline_state": "present", "state": "identified", "ended_at": nil, "began_at": ts(opened)})
+		assertJSON(t, "identified: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}})
+		within(t, "identified: update", opUpdateAt(t, n, 1), before, after)
+	})
 
-	// The admin view of the same notice agrees, and notice show says so.
-	out = opMust(t, srv, token, "notice", "show", id)
-	for _, want := range []string{"incident " + id, "Replica lag is growing", "resolved (past_recent)", "Replica (4, operational)", msg3} {
-		if !strings.Contains(out, want) {
-			t.Errorf("notice show: %q missing in\n%s", want, out)
+	step(t, "once resolved nothing is current, and the notice ended at the resolving update", func(t *testing.T) {
+		// It is past_recent.
+		msg3 := "Replica caught up."
+		before := time.Now()
+		out := opMust(t, srv, token, "incident", "resolve", id, "-m", msg3)
+		after := time.Now()
+		opMatch(t, "resolve", out, `^resolved incident `+id+` "Replica lag is growing" \(resolved\) on Replica\n$`)
+		p := opRead(t, srv, id)
+		opCheckPage(t, "resolved", p, "operational", "All systems operational", allOK)
+		n := p.notice
+		assertJSON(t, "resolved: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}, {"resolved", msg3}})
+		resolved := opUpdateAt(t, n, 2)
+		within(t, "resolved: update", resolved, before, after)
+		assertJSON(t, "resolved: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+			"began_at": n.BeganAt, "updated_at": n.UpdatedAt},
+			obj{"timeline_state": "past_recent", "state": "resolved", "ended_at": ts(resolved), "began_at": ts(opened), "updated_at": ts(resolved)})
+	})
+
+	step(t, "notice show and notice list say the same", func(t *testing.T) {
+		out := opMust(t, srv, token, "notice", "show", id)
+		for _, want := range []string{"incident " + id, "Replica lag is growing", "resolved (past_recent)", "Replica (4, operational)", "Replica caught up."} {
+			if !strings.Contains(out, want) {
+				t.Errorf("notice show: %q missing in\n%s", want, out)
+			}
 		}
-	}
-	out = opMust(t, srv, token, "notice", "list")
-	opMatch(t, "notice list", out, `(?m)^ID\s+TYPE\s+STATE\s+TIMELINE\s+UPDATED\s+SUBJECT\n`+id+`\s+unplanned\s+resolved\s+past_recent\s+\S+\s+Replica lag is growing$`)
+		out = opMust(t, srv, token, "notice", "list")
+		opMatch(t, "notice list", out, `(?m)^ID\s+TYPE\s+STATE\s+TIMELINE\s+UPDATED\s+SUBJECT\n`+id+`\s+unplanned\s+resolved\s+past_recent\s+\S+\s+Replica lag is growing$`)
+	})
 }
 
 func TestOperatorMaintenanceLifecycle(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
 	allOK := map[string]string{"1": "operational", "2": "operational", "3": "operational", "4": "operational"}
-
-	before := time.Now()
-	out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Database upgrade", "--begins", "+2s", "--ends", "+4s",
-		"--automate", "--component", "database")
-	after := time.Now()
-	id := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Database upgrade" \(scheduled, automated\) from \S+ to \S+ on Database\n$`)
-
-	// Scheduled: future, nothing under maintenance yet.
-	p := opRead(t, srv, id)
-	opCheckPage(t, "scheduled", p, "operational", "All systems operational", allOK)
-	n := p.notice
-	assertJSON(t, "scheduled: notice", obj{"type": n["type"], "timeline_state": n["timeline_state"], "state": n["state"],
-		"began_at": n["began_at"], "ended_at": n["ended_at"]},
-		obj{"type": "planned", "timeline_state": "future", "state": "scheduled", "began_at": nil, "ended_at": nil})
-	assertJSON(t, "scheduled: updates", opUpdates(t, n), [][2]string{{"scheduled", "Scheduled maintenance."}})
-	begins, ends := opParseTS(t, n["begins_at"]), opParseTS(t, n["ends_at"])
-	opWithin(t, "begins_at", begins, before.Add(2*time.Second), after.Add(2*time.Second))
-	opWithin(t, "ends_at", ends, before.Add(4*time.Second), after.Add(4*time.Second))
+	var id string
+	var begins, ends, began time.Time
 
 	// poll reads the public API every 100 ms until the notice leaves state
 	// from, failing after the deadline. Once it has, it reads everything
 	// again: the status read before the notice may predate the change.
-	poll := func(from string, deadline time.Time) opPublic {
+	poll := func(t *testing.T, from string, deadline time.Time) opPublic {
 		t.Helper()
 		for {
 			p := opRead(t, srv, id)
-			if p.notice["state"] != from {
+			if value(p.notice.State) != from {
 				return opRead(t, srv, id)
 			}
 			if time.Now().After(deadline) {
@@ -256,51 +257,74 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 		}
 	}
 
-	// Underway at begins_at (within a second): Database under maintenance,
-	// its child Replica not, the page under maintenance.
-	p = poll("scheduled", begins.Add(3*time.Second))
-	opCheckPage(t, "underway", p, "under_maintenance", "Maintenance is underway",
-		map[string]string{"1": "operational", "2": "operational", "3": "under_maintenance", "4": "operational"})
-	n = p.notice
-	began := opParseTS(t, n["began_at"])
-	opWithin(t, "began_at", began, begins, begins.Add(time.Second))
-	assertJSON(t, "underway: notice", obj{"timeline_state": n["timeline_state"], "state": n["state"], "ended_at": n["ended_at"],
-		"began_at": n["began_at"]},
-		obj{"timeline_state": "present", "state": "underway", "ended_at": nil, "began_at": at(t, n, "updates.1.created_at")})
-	assertJSON(t, "underway: updates", opUpdates(t, n),
-		[][2]string{{"scheduled", "Scheduled maintenance."}, {"underway", "The scheduled maintenance has begun."}})
+	step(t, "a scheduled maintenance is in the future, and nothing is under maintenance yet", func(t *testing.T) {
+		before := time.Now()
+		out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Database upgrade", "--begins", "+2s", "--ends", "+4s",
+			"--automate", "--component", "database")
+		after := time.Now()
+		id = opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Database upgrade" \(scheduled, automated\) from \S+ to \S+ on Database\n$`)
+		p := opRead(t, srv, id)
+		opCheckPage(t, "scheduled", p, "operational", "All systems operational", allOK)
+		n := p.notice
+		assertJSON(t, "scheduled: notice", obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
+			"began_at": n.BeganAt, "ended_at": n.EndedAt},
+			obj{"type": "planned", "timeline_state": "future", "state": "scheduled", "began_at": nil, "ended_at": nil})
+		assertJSON(t, "scheduled: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."}})
+		begins, ends = opTime(t, "begins_at", n.BeginsAt), opTime(t, "ends_at", n.EndsAt)
+		within(t, "begins_at", begins, before.Add(2*time.Second), after.Add(2*time.Second))
+		within(t, "ends_at", ends, before.Add(4*time.Second), after.Add(4*time.Second))
+	})
 
-	// Complete at ends_at: past_recent, everything operational again.
-	p = poll("underway", ends.Add(3*time.Second))
-	opCheckPage(t, "complete", p, "operational", "All systems operational", allOK)
-	n = p.notice
-	ended := opParseTS(t, n["ended_at"])
-	opWithin(t, "ended_at", ended, ends, ends.Add(time.Second))
-	assertJSON(t, "complete: notice", obj{"timeline_state": n["timeline_state"], "state": n["state"], "ended_at": n["ended_at"],
-		"began_at": n["began_at"]},
-		obj{"timeline_state": "past_recent", "state": "complete", "ended_at": at(t, n, "updates.2.created_at"), "began_at": ts(began)})
-	assertJSON(t, "complete: updates", opUpdates(t, n), [][2]string{{"scheduled", "Scheduled maintenance."},
-		{"underway", "The scheduled maintenance has begun."}, {"complete", "The scheduled maintenance is complete."}})
+	step(t, "at begins_at it is underway: Database under maintenance, its child Replica not", func(t *testing.T) {
+		// Within a second; the page is under maintenance.
+		p := poll(t, "scheduled", begins.Add(3*time.Second))
+		opCheckPage(t, "underway", p, "under_maintenance", "Maintenance is underway",
+			map[string]string{"1": "operational", "2": "operational", "3": "under_maintenance", "4": "operational"})
+		n := p.notice
+		began = opTime(t, "began_at", n.BeganAt.Value)
+		within(t, "began_at", began, begins, begins.Add(time.Second))
+		assertJSON(t, "underway: updates", opUpdates(n),
+			[][2]string{{"scheduled", "Scheduled maintenance."}, {"underway", "The scheduled maintenance has begun."}})
+		assertJSON(t, "underway: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+			"began_at": n.BeganAt},
+			obj{"timeline_state": "present", "state": "underway", "ended_at": nil, "began_at": ts(opUpdateAt(t, n, 1))})
+	})
 
-	// By hand: schedule, start, cancel is refused once complete.
-	out = opMust(t, srv, token, "maintenance", "schedule", "--subject", "Website move", "--begins", "+1h", "--ends", "+2h")
-	id2 := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Website move" \(scheduled\) from \S+ to \S+\n$`)
-	opMatch(t, "start", opMust(t, srv, token, "maintenance", "start", id2), `^started maintenance `+id2+` "Website move" \(underway\)\n$`)
-	opMatch(t, "complete", opMust(t, srv, token, "maintenance", "complete", id2, "-m", "Moved."), `^completed maintenance `+id2+` "Website move" \(complete\)\n$`)
-	if _, _, err := opCLI(t, srv, token, "maintenance", "cancel", id2); exitCode(err) != exitCodeRefused ||
-		!strings.Contains(err.Error(), "final") {
-		t.Errorf("cancel after complete: exit %d, %v; want 5 saying complete is final", exitCode(err), err)
-	}
-	n = opRead(t, srv, id2).notice
-	assertJSON(t, "by hand: updates", opUpdates(t, n), [][2]string{{"scheduled", "Scheduled maintenance."},
-		{"underway", "The scheduled maintenance has begun."}, {"complete", "Moved."}})
+	step(t, "at ends_at it is complete, past_recent, and everything is operational again", func(t *testing.T) {
+		p := poll(t, "underway", ends.Add(3*time.Second))
+		opCheckPage(t, "complete", p, "operational", "All systems operational", allOK)
+		n := p.notice
+		within(t, "ended_at", opTime(t, "ended_at", n.EndedAt.Value), ends, ends.Add(time.Second))
+		assertJSON(t, "complete: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
+			{"underway", "The scheduled maintenance has begun."}, {"complete", "The scheduled maintenance is complete."}})
+		assertJSON(t, "complete: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+			"began_at": n.BeganAt},
+			obj{"timeline_state": "past_recent", "state": "complete", "ended_at": ts(opUpdateAt(t, n, 2)), "began_at": ts(began)})
+	})
+
+	step(t, "by hand: scheduled, started, completed, and then cancel is refused", func(t *testing.T) {
+		out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Website move", "--begins", "+1h", "--ends", "+2h")
+		id2 := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Website move" \(scheduled\) from \S+ to \S+\n$`)
+		opMatch(t, "start", opMust(t, srv, token, "maintenance", "start", id2), `^started maintenance `+id2+` "Website move" \(underway\)\n$`)
+		opMatch(t, "complete", opMust(t, srv, token, "maintenance", "complete", id2, "-m", "Moved."), `^completed maintenance `+id2+` "Website move" \(complete\)\n$`)
+		if _, _, err := opCLI(t, srv, token, "maintenance", "cancel", id2); exitCode(err) != exitCodeRefused ||
+			!strings.Contains(err.Error(), "final") {
+			t.Errorf("cancel after complete: exit %d, %v; want 5 saying complete is final", exitCode(err), err)
+		}
+		n := opRead(t, srv, id2).notice
+		assertJSON(t, "by hand: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
+			{"underway", "The scheduled maintenance has begun."}, {"complete", "Moved."}})
+	})
 }
 
 func TestOperatorExitCodes(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
-	out := opMust(t, srv, token, "incident", "open", "--component", "API", "-m", "Errors!")
-	id := opMatch(t, "open", out, `^opened incident (\d+) "Errors" \(investigating\) on API\n$`)
-	opMust(t, srv, token, "incident", "resolve", id, "-m", "Fixed.")
+	var id string
+	step(t, "an incident opened and resolved", func(t *testing.T) {
+		out := opMust(t, srv, token, "incident", "open", "--component", "API", "-m", "Errors!")
+		id = opMatch(t, "open", out, `^opened incident (\d+) "Errors" \(investigating\) on API\n$`)
+		opMust(t, srv, token, "incident", "resolve", id, "-m", "Fixed.")
+	})
 
 	// A closed port: listen, note the address, close.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -360,122 +384,139 @@ func TestOperatorExitCodes(t *testing.T) {
 		})
 	}
 
-	// The refused update changed nothing; reopen is the way back.
-	n := opRead(t, srv, id).notice
-	if n["state"] != "resolved" || len(n["updates"].([]any)) != 2 {
-		t.Fatalf("after the refused update: state %v with %d updates, want resolved with 2", n["state"], len(n["updates"].([]any)))
-	}
-	opMatch(t, "reopen", opMust(t, srv, token, "incident", "reopen", id, "-m", "Back."), `^reopened incident `+id+` "Errors" \(investigating\) on API\n$`)
+	step(t, "the refused update changed nothing; reopen is the way back", func(t *testing.T) {
+		n := opRead(t, srv, id).notice
+		if value(n.State) != "resolved" || len(n.Updates) != 2 {
+			t.Fatalf("after the refused update: state %q with %d updates, want resolved with 2", value(n.State), len(n.Updates))
+		}
+		opMatch(t, "reopen", opMust(t, srv, token, "incident", "reopen", id, "-m", "Back."), `^reopened incident `+id+` "Errors" \(investigating\) on API\n$`)
+	})
 
-	// --json prints the server's answer, valid JSON, for reads and writes;
-	// the environment supplies the URL and token.
-	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
-	for _, args := range [][]string{
-		{"notice", "show", id, "--json"},
-		{"notice", "list", "--json"},
-		{"component", "list", "--json"},
-		{"incident", "update", id, "--state", "identified", "-m", "Found it.", "--json"},
-		{"announce", "-m", "New page! Have a look.", "--expires", "+1d", "--json"},
-	} {
-		out, _, err := cliEnv(t, env, args...)
-		if err != nil {
-			t.Fatalf("%v: %v", args, err)
+	step(t, "--json prints the server's answer for reads and writes", func(t *testing.T) {
+		// Valid JSON; the environment supplies the URL and token.
+		env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
+		for _, args := range [][]string{
+			{"notice", "show", id, "--json"},
+			{"notice", "list", "--json"},
+			{"component", "list", "--json"},
+			{"incident", "update", id, "--state", "identified", "-m", "Found it.", "--json"},
+			{"announce", "-m", "New page! Have a look.", "--expires", "+1d", "--json"},
+		} {
+			out, _, err := cliEnv(t, env, args...)
+			if err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+			}
+			if args[0] == "announce" {
+				var n statusd.AdminNotice
+				if err := json.Unmarshal([]byte(out), &n); err != nil {
+					t.Fatalf("announce --json is not a notice: %v\n%s", err, out)
+				}
+				assertJSON(t, "announce --json", obj{"type": n.Type, "subject": n.Subject, "timeline_state": n.TimelineState},
+					obj{"type": "general", "subject": "New page", "timeline_state": "present"})
+			}
 		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(out), &v); err != nil {
-			t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+		out, _, _ := cliEnv(t, env, "notice", "show", id, "--json")
+		var shown statusd.AdminNotice
+		json.Unmarshal([]byte(out), &shown)
+		if fmt.Sprint(shown.ID) != id || value(shown.State) != "identified" || len(shown.Updates) != 4 {
+			t.Errorf("notice show --json: id %v state %q with %d updates, want %s identified with 4 updates", shown.ID, value(shown.State), len(shown.Updates), id)
 		}
-		if args[0] == "announce" {
-			assertJSON(t, "announce --json", obj{"type": v["type"], "subject": v["subject"], "timeline_state": v["timeline_state"]},
-				obj{"type": "general", "subject": "New page", "timeline_state": "present"})
-		}
-	}
-	out, _, _ = cliEnv(t, env, "notice", "show", id, "--json")
-	var shown map[string]any
-	json.Unmarshal([]byte(out), &shown)
-	if fmt.Sprint(shown["id"]) != id || shown["state"] != "identified" || len(shown["updates"].([]any)) != 4 {
-		t.Errorf("notice show --json: id %v state %v, want %s identified with 4 updates", shown["id"], shown["state"], id)
-	}
+	})
 }
 
 func TestOperatorComponents(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
 	// comps returns the public components as "id name parent position".
-	comps := func() []string {
+	comps := func(t *testing.T) []string {
+		t.Helper()
 		var out []string
-		for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
+		for _, c := range srv.in(t).components().Components {
 			parent := "-"
-			if v := at(t, c, "parent_id"); v != nil {
-				parent = fmt.Sprint(v)
+			if c.ParentID != nil {
+				parent = fmt.Sprint(*c.ParentID)
 			}
-			out = append(out, fmt.Sprintf("%v %v %s %v", at(t, c, "id"), at(t, c, "name"), parent, at(t, c, "position")))
+			out = append(out, fmt.Sprintf("%d %s %s %d", c.ID, c.Name, parent, c.Position))
 		}
 		return out
 	}
+	var cache string
 
-	out := opMust(t, srv, token, "component", "add", "Cache", "--description", "Redis", "--parent", "DATABASE", "--position", "4", "--metrics")
-	cache := opMatch(t, "add", out, `^added component (\d+) "Cache" under "Database" \(3\), position 4\n$`)
-	assertJSON(t, "after add", comps(), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
+	step(t, "add under a parent named in another case, at a position", func(t *testing.T) {
+		out := opMust(t, srv, token, "component", "add", "Cache", "--description", "Redis", "--parent", "DATABASE", "--position", "4", "--metrics")
+		cache = opMatch(t, "add", out, `^added component (\d+) "Cache" under "Database" \(3\), position 4\n$`)
+		assertJSON(t, "after add", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
+	})
 
-	out = opMust(t, srv, token, "component", "list")
-	opMatch(t, "list", out, `(?m)^ID\s+NAME\s+STATE\s+PARENT\s+POS\s+METRICS\s+DESCRIPTION\n1\s+Website\s+operational\s+-\s+1\s+off\s+Website service$`)
-	opMatch(t, "list", out, `(?m)^`+cache+`\s{3,}Cache\s+operational\s+3\s+4\s+on\s+Redis$`)
+	step(t, "list shows every component", func(t *testing.T) {
+		out := opMust(t, srv, token, "component", "list")
+		opMatch(t, "list", out, `(?m)^ID\s+NAME\s+STATE\s+PARENT\s+POS\s+METRICS\s+DESCRIPTION\n1\s+Website\s+operational\s+-\s+1\s+off\s+Website service$`)
+		opMatch(t, "list", out, `(?m)^`+cache+`\s{3,}Cache\s+operational\s+3\s+4\s+on\s+Redis$`)
+	})
 
-	// Move by name: under Website first (without a position it joins
-	// Website's group, right after it), then to the top at position 1.
-	out = opMust(t, srv, token, "component", "move", "cache", "--parent", "website")
-	opMatch(t, "move", out, `^moved component `+cache+` "Cache" under "Website" \(1\), position 2\n$`)
-	out = opMust(t, srv, token, "component", "move", "Cache", "--top", "--position", "1")
-	opMatch(t, "move", out, `^moved component `+cache+` "Cache" at the top level, position 1\n$`)
-	assertJSON(t, "after move", comps(), []string{cache + " Cache - 1", "1 Website - 2", "2 API - 3", "3 Database - 4", "4 Replica 3 5"})
-	if _, _, err := opCLI(t, srv, token, "component", "move", "Cache", "--top", "--parent", "API"); exitCode(err) != exitCodeUsage {
-		t.Errorf("move with --top and --parent: exit %d, want 2", exitCode(err))
-	}
-
-	// A second "api": the name is ambiguous, and the error lists both.
-	out = opMust(t, srv, token, "component", "add", "api", "--parent", "Database")
-	api2 := opMatch(t, "add", out, `^added component (\d+) "api" under "Database" \(3\), position 6\n$`)
-	for _, args := range [][]string{{"component", "rm", "API"}, {"incident", "open", "--component", "Api", "-m", "Down."}} {
-		_, _, err := opCLI(t, srv, token, args...)
-		if exitCode(err) != exitCodeUsage {
-			t.Fatalf("%v: exit %d (%v), want 2", args, exitCode(err), err)
+	step(t, "move by name, under a parent and to the top", func(t *testing.T) {
+		// Under Website first (without a position it joins Website's
+		// group, right after it), then to the top at position 1.
+		out := opMust(t, srv, token, "component", "move", "cache", "--parent", "website")
+		opMatch(t, "move", out, `^moved component `+cache+` "Cache" under "Website" \(1\), position 2\n$`)
+		out = opMust(t, srv, token, "component", "move", "Cache", "--top", "--position", "1")
+		opMatch(t, "move", out, `^moved component `+cache+` "Cache" at the top level, position 1\n$`)
+		assertJSON(t, "after move", comps(t), []string{cache + " Cache - 1", "1 Website - 2", "2 API - 3", "3 Database - 4", "4 Replica 3 5"})
+		if _, _, err := opCLI(t, srv, token, "component", "move", "Cache", "--top", "--parent", "API"); exitCode(err) != exitCodeUsage {
+			t.Errorf("move with --top and --parent: exit %d, want 2", exitCode(err))
 		}
-		for _, want := range []string{`2 "API" (top level)`, api2 + ` "api" (under 3 "Database")`, "by its id"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("%v: error %q does not list %q", args, err, want)
+	})
+
+	step(t, "an ambiguous name is refused, listing each component it could be; an id never is", func(t *testing.T) {
+		// A second "api": the error lists both.
+		out := opMust(t, srv, token, "component", "add", "api", "--parent", "Database")
+		api2 := opMatch(t, "add", out, `^added component (\d+) "api" under "Database" \(3\), position 6\n$`)
+		for _, args := range [][]string{{"component", "rm", "API"}, {"incident", "open", "--component", "Api", "-m", "Down."}} {
+			_, _, err := opCLI(t, srv, token, args...)
+			if exitCode(err) != exitCodeUsage {
+				t.Fatalf("%v: exit %d (%v), want 2", args, exitCode(err), err)
+			}
+			for _, want := range []string{`2 "API" (top level)`, api2 + ` "api" (under 3 "Database")`, "by its id"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("%v: error %q does not list %q", args, err, want)
+				}
 			}
 		}
-	}
-	// An id is never ambiguous.
-	opMatch(t, "rm", opMust(t, srv, token, "component", "rm", api2), `^removed component `+api2+` "api"\n$`)
-	opMatch(t, "rm", opMust(t, srv, token, "component", "rm", "cache"), `^removed component `+cache+` "Cache"\n$`)
-	assertJSON(t, "after rm", comps(), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
+		opMatch(t, "rm", opMust(t, srv, token, "component", "rm", api2), `^removed component `+api2+` "api"\n$`)
+		opMatch(t, "rm", opMust(t, srv, token, "component", "rm", "cache"), `^removed component `+cache+` "Cache"\n$`)
+		assertJSON(t, "after rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
+	})
 
-	// A parent goes only with --recursive, and takes its subtree along.
-	if _, _, err := opCLI(t, srv, token, "component", "rm", "Database"); exitCode(err) != exitCodeRefused {
-		t.Fatalf("rm Database: exit %d (%v), want 5", exitCode(err), err)
-	}
-	assertJSON(t, "after the refused rm", comps(), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
-	out = opMust(t, srv, token, "component", "rm", "database", "--recursive")
-	opMatch(t, "rm --recursive", out, `^removed component 3 "Database" and the 1 component\(s\) below it\n$`)
-	assertJSON(t, "after rm --recursive", comps(), []string{"1 Website - 1", "2 API - 2"})
-
-	// API is listed by incident 50: it goes only with --detach, which takes
-	// it out of the incident too.
-	_, _, err := opCLI(t, srv, token, "component", "rm", "API")
-	if exitCode(err) != exitCodeRefused {
-		t.Fatalf("rm API: exit %d (%v), want 5", exitCode(err), err)
-	}
-	for _, want := range []string{`component 2 is listed by notice 50 ("API errors")`, "--detach"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("rm API: error %q does not say %q", err, want)
+	step(t, "a parent goes only with --recursive, and takes its subtree along", func(t *testing.T) {
+		if _, _, err := opCLI(t, srv, token, "component", "rm", "Database"); exitCode(err) != exitCodeRefused {
+			t.Fatalf("rm Database: exit %d (%v), want 5", exitCode(err), err)
 		}
-	}
-	assertJSON(t, "after the refused rm of API", comps(), []string{"1 Website - 1", "2 API - 2"})
-	out = opMust(t, srv, token, "component", "rm", "API", "--detach")
-	opMatch(t, "rm --detach", out, `^removed component 2 "API"\n$`)
-	assertJSON(t, "after rm --detach", comps(), []string{"1 Website - 1"})
-	assertJSON(t, "notice 50 after rm --detach", opRead(t, srv, "50").notice["components"], []any{})
+		assertJSON(t, "after the refused rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
+		out := opMust(t, srv, token, "component", "rm", "database", "--recursive")
+		opMatch(t, "rm --recursive", out, `^removed component 3 "Database" and the 1 component\(s\) below it\n$`)
+		assertJSON(t, "after rm --recursive", comps(t), []string{"1 Website - 1", "2 API - 2"})
+	})
+
+	step(t, "a component listed by a notice goes only with --detach, which takes it out of the notice", func(t *testing.T) {
+		// API is listed by incident 50.
+		_, _, err := opCLI(t, srv, token, "component", "rm", "API")
+		if exitCode(err) != exitCodeRefused {
+			t.Fatalf("rm API: exit %d (%v), want 5", exitCode(err), err)
+		}
+		for _, want := range []string{`component 2 is listed by notice 50 ("API errors")`, "--detach"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("rm API: error %q does not say %q", err, want)
+			}
+		}
+		assertJSON(t, "after the refused rm of API", comps(t), []string{"1 Website - 1", "2 API - 2"})
+		out := opMust(t, srv, token, "component", "rm", "API", "--detach")
+		opMatch(t, "rm --detach", out, `^removed component 2 "API"\n$`)
+		assertJSON(t, "after rm --detach", comps(t), []string{"1 Website - 1"})
+		assertJSON(t, "notice 50 after rm --detach", srv.in(t).notice(50).Components, []any{})
+	})
 }
 
 func TestOperatorSubject(t *testing.T) {
@@ -516,20 +557,9 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
 	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
 	// pubNotice is the public view of notice id.
-	pubNotice := func(id string) map[string]any {
+	pubNotice := func(t *testing.T, id string) *statusd.NoticeDetail {
 		t.Helper()
-		return at(t, srv.get("/api/v1/notices/"+id, 200).JSON, "notice").(map[string]any)
-	}
-	// pubComponent is the public view of component id.
-	pubComponent := func(id float64) map[string]any {
-		t.Helper()
-		for _, c := range at(t, srv.get("/api/v1/components", 200).JSON, "components").([]any) {
-			if at(t, c, "id") == id {
-				return c.(map[string]any)
-			}
-		}
-		t.Fatalf("no component %v", id)
-		return nil
+		return opRead(t, srv, id).notice
 	}
 
 	t.Run("page", func(t *testing.T) {
@@ -537,14 +567,13 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		opMatch(t, "page edit", out, `(?m)^name\s+Ops Status 2$`)
 		opMatch(t, "page edit", out, `(?m)^degraded text\s+Partly down$`)
 		opMatch(t, "page edit", out, `(?m)^operational text\s+All systems operational$`)
-		status := srv.get("/api/v1/status", 200).JSON
-		if at(t, status, "page.name") != "Ops Status 2" || at(t, status, "page.url") != "https://status.ops.test" {
-			t.Errorf("public page %v", status)
+		if p := srv.in(t).status(); p.Name != "Ops Status 2" || p.URL != "https://status.ops.test" {
+			t.Errorf("public page %+v", p)
 		}
 		opMatch(t, "page show", opMust(t, srv, token, "page", "show"), `(?m)^components\s+4$`)
 		// --json is the server's answer, byte for byte.
 		out, _, err := cliEnv(t, env, "page", "show", "--json")
-		if want := srv.admin("GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
+		if want := srv.in(t).admin("GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
 			t.Errorf("page show --json: %v\n%s\nwant\n%s", err, out, want)
 		}
 	})
@@ -552,17 +581,17 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 	t.Run("component", func(t *testing.T) {
 		out := opMust(t, srv, token, "component", "edit", "api", "--name", "Public API", "--description", "REST", "--metrics")
 		opMatch(t, "component edit", out, `^changed component 2 "Public API" at the top level, position 2\n$`)
-		c := pubComponent(2)
-		if c["name"] != "Public API" || c["description"] != "REST" || c["metrics_summary"] == nil {
-			t.Errorf("public component 2 %v, want renamed, described, with metrics", c)
+		c := srv.in(t).component(2)
+		if c.Name != "Public API" || c.Description != "REST" || c.MetricsSummary.Value == nil {
+			t.Errorf("public component 2 %+v, want renamed, described, with metrics", normalize(t, c))
 		}
 		out = opMust(t, srv, token, "component", "show", "public api")
 		for _, re := range []string{`(?m)^component 2\s+Public API$`, `(?m)^description\s+REST$`, `(?m)^metrics\s+true$`} {
 			opMatch(t, "component show", out, re)
 		}
 		opMust(t, srv, token, "component", "edit", "2", "--metrics=false")
-		if c := pubComponent(2); c["metrics_summary"] != nil || c["name"] != "Public API" {
-			t.Errorf("after --metrics=false: %v", c)
+		if c := srv.in(t).component(2); c.MetricsSummary.Value != nil || c.Name != "Public API" {
+			t.Errorf("after --metrics=false: %+v", normalize(t, c))
 		}
 	})
 
@@ -571,18 +600,21 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		out := opMust(t, srv, token, "incident", "edit", id, "--subject", "Website down", "--tag", "web", "--tag", "edge",
 			"--component", "Database", "--impact-seconds", "600")
 		opMatch(t, "incident edit", out, `^changed incident `+id+` "Website down" \(investigating\) on Database\n$`)
-		n := pubNotice(id)
-		assertJSON(t, "edited incident", obj{"subject": n["subject"], "tag_list": n["tag_list"], "component": at(t, n, "components.0.id"),
-			"components": len(n["components"].([]any))},
-			obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "component": 3, "components": 1})
+		n := pubNotice(t, id)
+		var comps []int64
+		for _, c := range n.Components {
+			comps = append(comps, c.ID)
+		}
+		assertJSON(t, "edited incident", obj{"subject": n.Subject, "tag_list": n.TagList, "components": comps},
+			obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "components": []int64{3}})
 		out, _, err := cliEnv(t, env, "notice", "show", id, "--json")
-		var shown map[string]any
-		if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown["impact_seconds"] != 600.0 {
-			t.Errorf("impact_seconds after edit: %v %v", err, shown["impact_seconds"])
+		var shown statusd.AdminNotice
+		if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown.ImpactSeconds.Value == nil || *shown.ImpactSeconds.Value != 600 {
+			t.Errorf("impact_seconds after edit: %v %v", err, normalize(t, shown.ImpactSeconds))
 		}
 		opMust(t, srv, token, "incident", "edit", id, "--no-tags", "--no-impact-override")
-		if n := pubNotice(id); len(n["tag_list"].([]any)) != 0 {
-			t.Errorf("tags after --no-tags: %v", n["tag_list"])
+		if n := pubNotice(t, id); len(n.TagList) != 0 {
+			t.Errorf("tags after --no-tags: %v", n.TagList)
 		}
 
 		// The generic notice commands: resolve, reopen, remove.
@@ -590,9 +622,9 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 			`^updated incident `+id+` "Website down" \(resolved\) on Database\n$`)
 		opMatch(t, "notice reopen", opMust(t, srv, token, "notice", "reopen", id, "-m", "Down again."),
 			`^reopened incident `+id+` "Website down" \(investigating\) on Database\n$`)
-		assertJSON(t, "reopened", opUpdates(t, pubNotice(id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
+		assertJSON(t, "reopened", opUpdates(pubNotice(t, id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
 		opMatch(t, "notice rm", opMust(t, srv, token, "notice", "rm", id), `^removed incident `+id+` "Website down"\n$`)
-		assertErrorBody(t, "removed notice", srv.do("GET", "/api/v1/notices/"+id), 404, "not_found")
+		assertErrorBody(t, "removed notice", srv.in(t).do("GET", "/api/v1/notices/"+id), 404, "not_found")
 		if _, _, err := opCLI(t, srv, token, "notice", "rm", id); exitCode(err) != exitCodeNotFound {
 			t.Errorf("notice rm twice: exit %d (%v), want 4", exitCode(err), err)
 		}
@@ -605,22 +637,22 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		out = opMust(t, srv, token, "maintenance", "reschedule", id, "--begins", "+3h", "--ends", "+4h", "--automate")
 		after := time.Now()
 		opMatch(t, "reschedule", out, `^changed maintenance `+id+` "Upgrade" \(scheduled\)\n  from \S+ to \S+ \(automated: true\)\n$`)
-		n := pubNotice(id)
-		opWithin(t, "rescheduled begins_at", opParseTS(t, n["begins_at"]), before.Add(3*time.Hour), after.Add(3*time.Hour))
-		opWithin(t, "rescheduled ends_at", opParseTS(t, n["ends_at"]), before.Add(4*time.Hour), after.Add(4*time.Hour))
+		n := pubNotice(t, id)
+		within(t, "rescheduled begins_at", opTime(t, "begins_at", n.BeginsAt), before.Add(3*time.Hour), after.Add(3*time.Hour))
+		within(t, "rescheduled ends_at", opTime(t, "ends_at", n.EndsAt), before.Add(4*time.Hour), after.Add(4*time.Hour))
 		out = opMust(t, srv, token, "maintenance", "update", id, "--state", "underway", "-m", "Started early.")
 		opMatch(t, "maintenance update", out, `^updated maintenance `+id+` "Upgrade" \(underway\)\n$`)
-		n = pubNotice(id)
-		if n["state"] != "underway" || n["timeline_state"] != "present" {
-			t.Errorf("after maintenance update: %v %v, want underway, present", n["state"], n["timeline_state"])
+		n = pubNotice(t, id)
+		if value(n.State) != "underway" || n.TimelineState != "present" {
+			t.Errorf("after maintenance update: %q %q, want underway, present", value(n.State), n.TimelineState)
 		}
 	})
 
 	t.Run("announcement", func(t *testing.T) {
 		id := opMatch(t, "announce", opMust(t, srv, token, "announce", "-m", "New office. Come by."), `^announced notice (\d+) "New office" \(present, until removed\)\n$`)
 		opMatch(t, "withdraw", opMust(t, srv, token, "announcement", "withdraw", id), `^withdrew notice `+id+` "New office" \(past_recent, expires \S+\)\n$`)
-		if n := pubNotice(id); n["timeline_state"] != "past_recent" {
-			t.Errorf("withdrawn announcement is %v, want past_recent", n["timeline_state"])
+		if n := pubNotice(t, id); n.TimelineState != "past_recent" {
+			t.Errorf("withdrawn announcement is %v, want past_recent", n.TimelineState)
 		}
 		// Only an announcement can be withdrawn: notice 50 is an incident.
 		if _, _, err := opCLI(t, srv, token, "announcement", "withdraw", "50"); exitCode(err) != exitCodeRefused ||

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,18 +76,15 @@ func (s *redisSwitch) accept() {
 	}
 }
 
-var redisUpRE = regexp.MustCompile(`(?m)^statusd_ratelimit_redis_up (\S+)$`)
-
 // redisUpMetric is the value of statusd_ratelimit_redis_up in srv's
 // public /metrics.
-func redisUpMetric(t *testing.T, srv *testServer) string {
+func redisUpMetric(t *testing.T, srv *testServer) float64 {
 	t.Helper()
-	r := srv.get("/metrics", 200)
-	m := redisUpRE.FindSubmatch(r.Body)
-	if m == nil {
-		t.Fatalf("no statusd_ratelimit_redis_up in /metrics:\n%s", r.Body)
+	v, ok := tmValue(tmScrape(t, srv.URL, ""), "statusd_ratelimit_redis_up")
+	if !ok {
+		t.Fatalf("no statusd_ratelimit_redis_up in /metrics")
 	}
-	return string(m[1])
+	return v
 }
 
 // TestRedisHung checks that a Redis that accepts connections and never
@@ -101,8 +97,8 @@ func TestRedisHung(t *testing.T) {
 		"--trusted-proxies", "127.0.0.1/32", "--metrics-public"}
 	a := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)), flags...)
 	b := serveDB(t, a.DB, flags...)
-	if v := redisUpMetric(t, a); v != "1" {
-		t.Errorf("before any request: statusd_ratelimit_redis_up %s, want 1", v)
+	if v := redisUpMetric(t, a); v != 1 {
+		t.Errorf("before any request: statusd_ratelimit_redis_up %v, want 1", v)
 	}
 
 	// 60 clients one after another: only the first waits for Redis (150
@@ -116,8 +112,8 @@ func TestRedisHung(t *testing.T) {
 	if took := time.Since(start); took > 1500*time.Millisecond {
 		t.Errorf("60 sequential requests with Redis hung took %v, want under 1.5 s", took)
 	}
-	if v := redisUpMetric(t, a); v != "0" {
-		t.Errorf("with Redis hung: statusd_ratelimit_redis_up %s, want 0", v)
+	if v := redisUpMetric(t, a); v != 0 {
+		t.Errorf("with Redis hung: statusd_ratelimit_redis_up %v, want 0", v)
 	}
 	// The local limit holds meanwhile: a burst of 2, then 429.
 	for i, want := range []int{200, 200, 429} {
@@ -128,7 +124,7 @@ func TestRedisHung(t *testing.T) {
 
 	sw.live.Store(true)
 	deadline := time.Now().Add(10 * time.Second)
-	for redisUpMetric(t, a) != "1" {
+	for redisUpMetric(t, a) != 1 {
 		if time.Now().After(deadline) {
 			t.Fatalf("Redis answers again, but statusd_ratelimit_redis_up is still 0 after 10 s\n%s", a.logs)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -18,14 +19,14 @@ import (
 )
 
 // fromClient sends a GET as the client behind the trusted proxy.
-func (r *replica) fromClient(path, client string) int {
-	r.t.Helper()
-	return r.do(http.MethodGet, path, "X-Forwarded-For", client).Status
+func (s *testServer) fromClient(path, client string) int {
+	s.t.Helper()
+	return s.do(http.MethodGet, path, "X-Forwarded-For", client).Status
 }
 
-// waitAll polls every replica until check holds on each, or fails after
-// the deadline; it returns how long it took.
-func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string, check func(*replica) bool) time.Duration {
+// waitAll polls every replica, seen from t, until check holds on each, or
+// fails after the deadline; it returns how long it took.
+func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string, check func(*testServer) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	pending := append([]*replica(nil), reps...)
@@ -35,7 +36,7 @@ func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string,
 		}
 		var next []*replica
 		for _, r := range pending {
-			if !check(r) {
+			if !check(r.in(t)) {
 				next = append(next, r)
 			}
 		}
@@ -66,11 +67,10 @@ func TestReplicas(t *testing.T) {
 	clientN := atomic.Int64{}
 	newClient := func() string { return fmt.Sprintf("198.51.100.%d", clientN.Add(1)%250) }
 
-	// A write through replica 0 is read through all three within a second.
-	// rename renames the page through r's admin API and returns the status
-	// it answered.
-	rename := func(r *replica, name string) int {
-		_, err := r.Admin(token).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: &name})
+	// rename renames the page through the admin API of s and returns the
+	// status it answered.
+	rename := func(s *testServer, name string) int {
+		_, err := s.Admin(token).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: &name})
 		var refused *client.Error
 		switch {
 		case err == nil:
@@ -78,120 +78,134 @@ func TestReplicas(t *testing.T) {
 		case errors.As(err, &refused):
 			return refused.Status
 		}
-		t.Fatal(err)
+		s.t.Fatal(err)
 		return 0
 	}
-	hasName := func(name string) func(*replica) bool {
-		return func(r *replica) bool {
-			res := r.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", newClient())
-			return res.Status == 200 && at(t, res.JSON, "page.name") == name
+	// hasName reports whether s shows the page named name. Each read comes
+	// from a new client behind the trusted proxy, which the SDK cannot
+	// say, so that polling is not limited.
+	hasName := func(name string) func(*testServer) bool {
+		return func(s *testServer) bool {
+			res := s.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", newClient())
+			var st statusd.StatusResponse
+			return res.Status == 200 && json.Unmarshal(res.Body, &st) == nil && st.Page.Name == name
 		}
-	}
-	if code := rename(reps[0], "Renamed once"); code != 200 {
-		t.Fatalf("PATCH page: %d", code)
-	}
-	took := waitAll(t, reps, time.Second, "write visible", hasName("Renamed once"))
-	t.Logf("a write through one replica was read through all three after %v", took)
-
-	// One client sends 90 requests spread over the replicas: one shared
-	// bucket (burst 20, 20 a second) lets through 20 plus what refilled
-	// while they were sent, and every replica refuses some; three separate
-	// limits would let 60 through at once.
-	limited := "203.0.113.77"
-	start := time.Now()
-	passed := 0
-	refused := make([]int, len(reps))
-	for i := 0; i < 90; i++ {
-		switch code := reps[i%3].fromClient("/api/v1/status", limited); code {
-		case 200:
-			passed++
-		case 429:
-			refused[i%3]++
-		default:
-			t.Fatalf("request %d of the limited client: %d", i+1, code)
-		}
-	}
-	refilled := int(time.Since(start).Seconds()*20) + 1
-	if passed < 20 || passed > 20+refilled {
-		t.Errorf("%d of 90 requests passed in %v; a shared limit lets through 20 plus %d refilled", passed, time.Since(start), refilled)
-	}
-	for i, n := range refused {
-		if n == 0 {
-			t.Errorf("replica %d never refused the client over the shared limit", i)
-		}
-	}
-	if code := reps[1].fromClient("/api/v1/status", "203.0.113.78"); code != 200 {
-		t.Errorf("another client was limited: %d", code)
 	}
 
-	// Load on replicas 1 and 2 while replica 0 is killed.
-	var failures, served atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				r := reps[1+i%2]
-				req, _ := http.NewRequest(http.MethodGet, r.URL+"/api/v1/notices?page=1", nil)
-				req.Header.Set("X-Forwarded-For", newClient())
-				res, err := http.DefaultClient.Do(req)
-				if err != nil || res.StatusCode != 200 {
-					failures.Add(1)
-				} else {
-					served.Add(1)
-				}
-				if res != nil {
-					res.Body.Close()
-				}
+	step(t, "a write through one replica is read through all three within a second", func(t *testing.T) {
+		if code := rename(reps[0].in(t), "Renamed once"); code != 200 {
+			t.Fatalf("PATCH page: %d", code)
+		}
+		took := waitAll(t, reps, time.Second, "write visible", hasName("Renamed once"))
+		t.Logf("a write through one replica was read through all three after %v", took)
+	})
+
+	step(t, "a client over the limit is limited across the replicas", func(t *testing.T) {
+		// One client sends 90 requests spread over the replicas: one shared
+		// bucket (burst 20, 20 a second) lets through 20 plus what refilled
+		// while they were sent, and every replica refuses some; three
+		// separate limits would let 60 through at once.
+		limited := "203.0.113.77"
+		start := time.Now()
+		passed := 0
+		refused := make([]int, len(reps))
+		for i := 0; i < 90; i++ {
+			switch code := reps[i%3].in(t).fromClient("/api/v1/status", limited); code {
+			case 200:
+				passed++
+			case 429:
+				refused[i%3]++
+			default:
+				t.Fatalf("request %d of the limited client: %d", i+1, code)
 			}
-		}()
-	}
-	time.Sleep(300 * time.Millisecond)
-	if err := reps[0].cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	reps[0].cmd.Wait()
-	time.Sleep(500 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	if failures.Load() > 0 || served.Load() == 0 {
-		t.Errorf("while a replica was killed: %d served, %d failed", served.Load(), failures.Load())
-	}
-	t.Logf("while replica 0 was killed, replicas 1 and 2 served %d requests, none failed", served.Load())
+		}
+		refilled := int(time.Since(start).Seconds()*20) + 1
+		if passed < 20 || passed > 20+refilled {
+			t.Errorf("%d of 90 requests passed in %v; a shared limit lets through 20 plus %d refilled", passed, time.Since(start), refilled)
+		}
+		for i, n := range refused {
+			if n == 0 {
+				t.Errorf("replica %d never refused the client over the shared limit", i)
+			}
+		}
+		if code := reps[1].in(t).fromClient("/api/v1/status", "203.0.113.78"); code != 200 {
+			t.Errorf("another client was limited: %d", code)
+		}
+	})
+
+	step(t, "a replica killed under load leaves the others answering", func(t *testing.T) {
+		// Load on replicas 1 and 2 while replica 0 is killed.
+		var failures, served atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := 0; w < 4; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					r := reps[1+i%2]
+					req, _ := http.NewRequest(http.MethodGet, r.URL+"/api/v1/notices?page=1", nil)
+					req.Header.Set("X-Forwarded-For", newClient())
+					res, err := http.DefaultClient.Do(req)
+					if err != nil || res.StatusCode != 200 {
+						failures.Add(1)
+					} else {
+						served.Add(1)
+					}
+					if res != nil {
+						res.Body.Close()
+					}
+				}
+			}()
+		}
+		time.Sleep(300 * time.Millisecond)
+		if err := reps[0].cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		reps[0].cmd.Wait()
+		time.Sleep(500 * time.Millisecond)
+		close(stop)
+		wg.Wait()
+		if failures.Load() > 0 || served.Load() == 0 {
+			t.Errorf("while a replica was killed: %d served, %d failed", served.Load(), failures.Load())
+		}
+		t.Logf("while replica 0 was killed, replicas 1 and 2 served %d requests, none failed", served.Load())
+	})
 	alive := reps[1:]
 
-	// PostgreSQL restarts: reads go on from the snapshot, writes answer
-	// 503, and once it is back, writes work again without a restart.
-	if err := cluster.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range alive {
-		if code := r.fromClient("/api/v1/status", newClient()); code != 200 {
-			t.Errorf("replica %d with PostgreSQL down: %d, want 200 from the last snapshot", i+1, code)
+	step(t, "with PostgreSQL stopped, reads answer from the snapshot and writes 503", func(t *testing.T) {
+		if err := cluster.Stop(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if code := rename(alive[0], "While down"); code != 503 {
-		t.Errorf("a write with PostgreSQL down: %d, want 503", code)
-	}
-	if err := cluster.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for rename(alive[0], "Renamed after restart") != 200 {
-		if time.Now().After(deadline) {
-			t.Fatal("writes did not come back after PostgreSQL restarted")
+		for i, r := range alive {
+			if code := r.in(t).fromClient("/api/v1/status", newClient()); code != 200 {
+				t.Errorf("replica %d with PostgreSQL down: %d, want 200 from the last snapshot", i+1, code)
+			}
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	took = waitAll(t, alive, time.Second, "write after restart", hasName("Renamed after restart"))
-	t.Logf("after PostgreSQL restarted, a write was read through both live replicas after %v", took)
+		if code := rename(alive[0].in(t), "While down"); code != 503 {
+			t.Errorf("a write with PostgreSQL down: %d, want 503", code)
+		}
+	})
+
+	step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
+		if err := cluster.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for rename(alive[0].in(t), "Renamed after restart") != 200 {
+			if time.Now().After(deadline) {
+				t.Fatal("writes did not come back after PostgreSQL restarted")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		took := waitAll(t, alive, time.Second, "write after restart", hasName("Renamed after restart"))
+		t.Logf("after PostgreSQL restarted, a write was read through both live replicas after %v", took)
+	})
 }
 
 // TestMigrateToPostgres copies a SQLite page, its tokens and its audit log

@@ -28,6 +28,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -161,145 +162,155 @@ func TestRobustBackupRestore(t *testing.T) {
 	importDoc(t, db, fixture(now))
 	tok := newToken(t, db, "ops")
 	srv := startReplica(t, db, "--rate-limit", "0")
+	hot, cold := filepath.Join(dir, "hot.db"), filepath.Join(dir, "cold.db")
+	var before, after int64 // notices acknowledged before the backup began, and when it ended
 
-	// A writer creates notices, each with a second update, without pause.
-	var acked atomic.Int64 // notices whose creation was answered 201
-	admin, ctx := srv.Admin(tok), context.Background()
-	stop := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			default:
+	step(t, "a backup taken while a writer creates notices without pause", func(t *testing.T) {
+		// The writer gives each notice a second update.
+		var acked atomic.Int64 // notices whose creation was answered 201
+		admin, ctx := srv.Admin(tok), context.Background()
+		stop := make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- nil
+					return
+				default:
+				}
+				n, err := admin.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"),
+					Subject: ptr(fmt.Sprintf("Backup %d", i)), Content: ptr(fmt.Sprintf("first %d", i)), ComponentIDs: &[]int64{10}})
+				if err != nil {
+					done <- fmt.Errorf("create %d: %v", i, err)
+					return
+				}
+				if _, err := admin.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{
+					Content: ptr(fmt.Sprintf("second %d", i)), State: ptr("resolved")}); err != nil {
+					done <- fmt.Errorf("update %d: %v", i, err)
+					return
+				}
+				acked.Add(1)
 			}
-			n, err := admin.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"),
-				Subject: ptr(fmt.Sprintf("Backup %d", i)), Content: ptr(fmt.Sprintf("first %d", i)), ComponentIDs: &[]int64{10}})
-			if err != nil {
-				done <- fmt.Errorf("create %d: %v", i, err)
-				return
-			}
-			if _, err := admin.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{
-				Content: ptr(fmt.Sprintf("second %d", i)), State: ptr("resolved")}); err != nil {
-				done <- fmt.Errorf("update %d: %v", i, err)
-				return
-			}
-			acked.Add(1)
+		}()
+		time.Sleep(300 * time.Millisecond)
+		before = acked.Load()
+		start := time.Now()
+		_, stderr, err := cli(t, "", "backup", "--db", db, hot)
+		took := time.Since(start)
+		after = acked.Load()
+		time.Sleep(200 * time.Millisecond)
+		close(stop)
+		if werr := <-done; werr != nil {
+			t.Fatalf("the writer failed during the backup: %v", werr)
 		}
-	}()
-	time.Sleep(300 * time.Millisecond)
-	hot := filepath.Join(dir, "hot.db")
-	before := acked.Load()
-	start := time.Now()
-	if _, stderr, err := cli(t, "", "backup", "--db", db, hot); err != nil {
-		t.Fatalf("backup while writing: %v\n%s", err, stderr)
-	}
-	took := time.Since(start)
-	after := acked.Load()
-	time.Sleep(200 * time.Millisecond)
-	close(stop)
-	if err := <-done; err != nil {
-		t.Fatalf("the writer failed during the backup: %v", err)
-	}
-	t.Logf("backup while writing took %v; %d notices were acknowledged before it, %d after", took, before, after)
-
-	// The copy taken while writing passes the integrity check, holds every
-	// write acknowledged before the backup began and none that was not
-	// complete: each of its notices has both updates or, if the second was
-	// not yet written, only the first, never anything else.
-	rbIntegrity(t, hot)
-	hotDoc := exportDoc(t, hot)
-	fixtureIDs := map[int64]bool{}
-	for _, n := range fixture(now).Notices {
-		fixtureIDs[n.ID] = true
-	}
-	var written int64
-	for _, n := range hotDoc.Notices {
-		if fixtureIDs[n.ID] {
-			continue
-		}
-		written++
-		i, err := strconv.Atoi(strings.TrimPrefix(n.Subject, "Backup "))
 		if err != nil {
-			t.Fatalf("notice %d: subject %q", n.ID, n.Subject)
+			t.Fatalf("backup while writing: %v\n%s", err, stderr)
 		}
-		var contents []string
-		for _, u := range n.Updates {
-			contents = append(contents, u.Content)
-		}
-		want := []string{fmt.Sprintf("first %d", i), fmt.Sprintf("second %d", i)}
-		if !slices.Equal(contents, want) && !slices.Equal(contents, want[:1]) {
-			t.Errorf("notice %d in the hot copy has updates %q, want %q", n.ID, contents, want)
-		}
-		if !slices.Equal(n.ComponentIDs, []int64{10}) {
-			t.Errorf("notice %d in the hot copy lists components %v, want [10]", n.ID, n.ComponentIDs)
-		}
-	}
-	if written < before || written > after+1 {
-		t.Errorf("the hot copy holds %d written notices; %d were acknowledged before the backup, %d after", written, before, after)
-	}
-	if len(hotDoc.Notices) != len(fixtureIDs)+int(written) {
-		t.Errorf("the hot copy holds %d notices", len(hotDoc.Notices))
-	}
+		t.Logf("backup while writing took %v; %d notices were acknowledged before it, %d after", took, before, after)
+	})
 
-	// Refusals: an existing file is never overwritten; PostgreSQL is sent
-	// to pg_dump; a missing database is named.
-	info, _ := os.Stat(hot)
-	if _, _, err := cli(t, "", "backup", "--db", db, hot); err == nil || !strings.Contains(err.Error(), "exists") {
-		t.Errorf("backup over an existing file: %v, want a refusal", err)
-	}
-	if again, _ := os.Stat(hot); again.ModTime() != info.ModTime() || again.Size() != info.Size() {
-		t.Errorf("a refused backup changed the existing file")
-	}
-	_, stderr, err := cli(t, "", "backup", "--db", "postgres://statusd:secret@db.internal/statusd", filepath.Join(dir, "pg.db"))
-	if err == nil || !strings.Contains(stderr, "pg_dump --format=custom") || !strings.Contains(stderr, "pg_restore") ||
-		strings.Contains(stderr, "secret") {
-		t.Errorf("backup of PostgreSQL: %v\n%s\nwant a refusal showing pg_dump and pg_restore, without the password", err, stderr)
-	}
-	if _, _, err := cli(t, "", "backup", "--db", filepath.Join(dir, "missing.db"), filepath.Join(dir, "x.db")); err == nil ||
-		!strings.Contains(err.Error(), "no such database") {
-		t.Errorf("backup of a missing database: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "missing.db")); err == nil {
-		t.Errorf("backup of a missing database created it")
-	}
+	step(t, "the copy taken while writing is whole and consistent", func(t *testing.T) {
+		// It passes the integrity check, holds every write acknowledged
+		// before the backup began and none that was not complete: each of
+		// its notices has both updates or, if the second was not yet
+		// written, only the first, never anything else.
+		rbIntegrity(t, hot)
+		hotDoc := exportDoc(t, hot)
+		fixtureIDs := map[int64]bool{}
+		for _, n := range fixture(now).Notices {
+			fixtureIDs[n.ID] = true
+		}
+		var written int64
+		for _, n := range hotDoc.Notices {
+			if fixtureIDs[n.ID] {
+				continue
+			}
+			written++
+			i, err := strconv.Atoi(strings.TrimPrefix(n.Subject, "Backup "))
+			if err != nil {
+				t.Fatalf("notice %d: subject %q", n.ID, n.Subject)
+			}
+			var contents []string
+			for _, u := range n.Updates {
+				contents = append(contents, u.Content)
+			}
+			want := []string{fmt.Sprintf("first %d", i), fmt.Sprintf("second %d", i)}
+			if !slices.Equal(contents, want) && !slices.Equal(contents, want[:1]) {
+				t.Errorf("notice %d in the hot copy has updates %q, want %q", n.ID, contents, want)
+			}
+			if !slices.Equal(n.ComponentIDs, []int64{10}) {
+				t.Errorf("notice %d in the hot copy lists components %v, want [10]", n.ID, n.ComponentIDs)
+			}
+		}
+		if written < before || written > after+1 {
+			t.Errorf("the hot copy holds %d written notices; %d were acknowledged before the backup, %d after", written, before, after)
+		}
+		if len(hotDoc.Notices) != len(fixtureIDs)+int(written) {
+			t.Errorf("the hot copy holds %d notices", len(hotDoc.Notices))
+		}
+	})
 
-	// A copy at rest answers exactly as the original does.
-	cold := filepath.Join(dir, "cold.db")
-	if _, stderr, err := cli(t, "", "backup", "--db", db, cold); err != nil {
-		t.Fatalf("backup at rest: %v\n%s", err, stderr)
-	}
-	rbIntegrity(t, cold)
-	copied := serveDB(t, cold)
-	sameAnswers(t, srv.testServer, copied)
-	wantExport, _, _ := cli(t, "", "export", "--db", db)
+	step(t, "backup never overwrites a file, sends PostgreSQL to pg_dump, and names a missing database", func(t *testing.T) {
+		info, _ := os.Stat(hot)
+		if _, _, err := cli(t, "", "backup", "--db", db, hot); err == nil || !strings.Contains(err.Error(), "exists") {
+			t.Errorf("backup over an existing file: %v, want a refusal", err)
+		}
+		if again, _ := os.Stat(hot); again.ModTime() != info.ModTime() || again.Size() != info.Size() {
+			t.Errorf("a refused backup changed the existing file")
+		}
+		_, stderr, err := cli(t, "", "backup", "--db", "postgres://statusd:secret@db.internal/statusd", filepath.Join(dir, "pg.db"))
+		if err == nil || !strings.Contains(stderr, "pg_dump --format=custom") || !strings.Contains(stderr, "pg_restore") ||
+			strings.Contains(stderr, "secret") {
+			t.Errorf("backup of PostgreSQL: %v\n%s\nwant a refusal showing pg_dump and pg_restore, without the password", err, stderr)
+		}
+		if _, _, err := cli(t, "", "backup", "--db", filepath.Join(dir, "missing.db"), filepath.Join(dir, "x.db")); err == nil ||
+			!strings.Contains(err.Error(), "no such database") {
+			t.Errorf("backup of a missing database: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "missing.db")); err == nil {
+			t.Errorf("backup of a missing database created it")
+		}
+	})
 
-	// Restore, as the README says, over the files a SIGKILL left: stop,
-	// remove the WAL files, copy the backup in place, start.
-	srv.cmd.Process.Kill()
-	srv.cmd.Wait()
-	for _, suffix := range []string{"-wal", "-shm"} {
-		os.Remove(db + suffix)
-	}
-	b, err := os.ReadFile(cold)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(db, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	restored := startReplica(t, db, "--rate-limit", "0")
-	sameAnswers(t, copied, restored.testServer)
-	if got, _, _ := cli(t, "", "export", "--db", db); got != wantExport {
-		t.Errorf("the restored database exports another document than the original")
-	}
-	// The token was restored too, and writes carry on.
-	if _, err := restored.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Restored")}); err != nil {
-		t.Errorf("a write after the restore: %v", err)
-	}
-	rbIntegrity(t, db)
+	step(t, "a copy taken at rest passes the integrity check", func(t *testing.T) {
+		if _, stderr, err := cli(t, "", "backup", "--db", db, cold); err != nil {
+			t.Fatalf("backup at rest: %v\n%s", err, stderr)
+		}
+		rbIntegrity(t, cold)
+	})
+
+	copied := serveDB(t, cold) // until the end: the restored page is compared with it
+	step(t, "the copy taken at rest answers exactly as the original does", func(t *testing.T) {
+		sameAnswers(t, srv.testServer, copied)
+	})
+
+	step(t, "restored by the README's procedure over a database left by SIGKILL, it gives back the page and the token", func(t *testing.T) {
+		wantExport, _, _ := cli(t, "", "export", "--db", db)
+		// Stop, remove the WAL files, copy the backup in place, start.
+		srv.cmd.Process.Kill()
+		srv.cmd.Wait()
+		for _, suffix := range []string{"-wal", "-shm"} {
+			os.Remove(db + suffix)
+		}
+		b, err := os.ReadFile(cold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(db, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		restored := startReplica(t, db, "--rate-limit", "0")
+		sameAnswers(t, copied, restored.testServer)
+		if got, _, _ := cli(t, "", "export", "--db", db); got != wantExport {
+			t.Errorf("the restored database exports another document than the original")
+		}
+		// The token was restored too, and writes carry on.
+		if _, err := restored.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Restored")}); err != nil {
+			t.Errorf("a write after the restore: %v", err)
+		}
+		rbIntegrity(t, db)
+	})
 }
 
 // --- The database goes away -------------------------------------------------
@@ -315,111 +326,127 @@ func TestRobustServeStale(t *testing.T) {
 	importDoc(t, db, fixture(now))
 	tok := newToken(t, db, "ops")
 	srv := serveDB(t, db, "--log-level", "debug")
-	adminOK := func(method, path, body string, want int) {
-		t.Helper()
-		if r, err := send(method, srv.URL+admPrefix+path, body, bearer(tok)...); err != nil || r.Status != want {
-			t.Fatalf("%s %s: %d %v %s, want %d", method, path, r.Status, err, r.Body, want)
-		}
-	}
-	adminOK("PATCH", "/page", `{"name":"Before the outage"}`, 200)
-	auditBefore := srv.auditTotal(tok)
+	adm, ctx := srv.Admin(tok), context.Background()
 	public := []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices", "/api/v1/notices/100",
 		"/api/v1/notices?filter[type_eq]=unplanned", "/api/v1/components/10/metrics", "/v1/notices", "/api/notices/200"}
-	answers := map[string]string{}
-	for _, p := range public {
-		answers[p] = string(srv.get(p, 200).Body)
-	}
-	srv.get("/", 200)
+	answers := map[string]string{} // the answers before the outage, byte for byte
+	var auditBefore int
 
-	if err := cluster.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	restarted := false
+	step(t, "before the outage, a write and the answers", func(t *testing.T) {
+		srv := srv.in(t)
+		_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Before the outage")})
+		noErr(t, "PATCH /page", err)
+		auditBefore = srv.auditTotal(tok)
+		for _, p := range public {
+			answers[p] = string(srv.get(p, 200).Body)
+		}
+		srv.get("/", 200)
+	})
+
+	stopped, restarted := false, false
 	t.Cleanup(func() {
-		if !restarted {
+		if stopped && !restarted {
 			cluster.Start()
 		}
 	})
-	// Long enough for the watcher to have failed a few times.
-	time.Sleep(time.Second)
-	for _, p := range public {
-		r := srv.get(p, 200)
-		if p == "/api/v1/status" && string(r.Body) != answers[p] {
-			t.Errorf("%s with the database down: %s, want the last snapshot's %s", p, r.Body, answers[p])
+	step(t, "with PostgreSQL stopped, the public API and pages answer from the last snapshot", func(t *testing.T) {
+		srv := srv.in(t)
+		if err := cluster.Stop(); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if r := srv.do("GET", "/"); r.Status != 200 {
-		t.Errorf("the status page with the database down: %d", r.Status)
-	}
-	if !strings.Contains(srv.logs.String(), "serving the last snapshot") {
-		t.Errorf("the server did not log that the store cannot be read:\n%s", srv.logs)
-	}
-	if r := srv.do("GET", "/readyz"); r.Status != 503 || at(t, r.JSON, "status") != "degraded" ||
-		!strings.Contains(fmt.Sprint(at(t, r.JSON, "reasons")), "the database ") {
-		t.Errorf("/readyz with the database down: %d %s, want 503 degraded for the database", r.Status, r.Body)
-	}
+		stopped = true
+		// Long enough for the watcher to have failed a few times.
+		time.Sleep(time.Second)
+		for _, p := range public {
+			r := srv.get(p, 200)
+			if p == "/api/v1/status" && string(r.Body) != answers[p] {
+				t.Errorf("%s with the database down: %s, want the last snapshot's %s", p, r.Body, answers[p])
+			}
+		}
+		if r := srv.do("GET", "/"); r.Status != 200 {
+			t.Errorf("the status page with the database down: %d", r.Status)
+		}
+		if !strings.Contains(srv.logs.String(), "serving the last snapshot") {
+			t.Errorf("the server did not log that the store cannot be read:\n%s", srv.logs)
+		}
+		if r := srv.do("GET", "/readyz"); r.Status != 503 || at(t, r.JSON, "status") != "degraded" ||
+			!strings.Contains(fmt.Sprint(at(t, r.JSON, "reasons")), "the database ") {
+			t.Errorf("/readyz with the database down: %d %s, want 503 degraded for the database", r.Status, r.Body)
+		}
+	})
 
-	writes := []struct{ method, path, body string }{
-		{"PATCH", "/page", `{"name":"Written while down"}`},
-		{"POST", "/notices", `{"type":"general","subject":"Written while down","content":"lost?"}`},
-		{"POST", "/notices/100/updates", `{"content":"Written while down"}`},
-		{"PATCH", "/notices/100", `{"subject":"Written while down"}`},
-		{"DELETE", "/notices/101", ""},
-		{"POST", "/components", `{"name":"Written while down"}`},
-		{"DELETE", "/components/31", ""},
-	}
-	for _, w := range writes {
-		start := time.Now()
-		r := srv.admin(w.method, admPrefix+w.path, tok, w.body)
-		assertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
-		if msg := errorMessage(r); !strings.Contains(msg, "database") {
-			t.Errorf("%s %s: message %q does not say the database is the trouble", w.method, w.path, msg)
+	step(t, "with PostgreSQL stopped, every write answers 503 at once and changes nothing", func(t *testing.T) {
+		srv := srv.in(t)
+		writes := []struct{ method, path, body string }{
+			{"PATCH", "/page", `{"name":"Written while down"}`},
+			{"POST", "/notices", `{"type":"general","subject":"Written while down","content":"lost?"}`},
+			{"POST", "/notices/100/updates", `{"content":"Written while down"}`},
+			{"PATCH", "/notices/100", `{"subject":"Written while down"}`},
+			{"DELETE", "/notices/101", ""},
+			{"POST", "/components", `{"name":"Written while down"}`},
+			{"DELETE", "/components/31", ""},
 		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("%s %s took %v to fail", w.method, w.path, d)
+		for _, w := range writes {
+			start := time.Now()
+			r := srv.admin(w.method, admPrefix+w.path, tok, w.body)
+			assertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
+			if msg := errorMessage(r); !strings.Contains(msg, "database") {
+				t.Errorf("%s %s: message %q does not say the database is the trouble", w.method, w.path, msg)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%s %s took %v to fail", w.method, w.path, d)
+			}
 		}
-	}
-	if got := string(srv.get("/api/v1/status", 200).Body); got != answers["/api/v1/status"] {
-		t.Errorf("refused writes changed the public answer: %s", got)
-	}
+		if got := string(srv.get("/api/v1/status", 200).Body); got != answers["/api/v1/status"] {
+			t.Errorf("refused writes changed the public answer: %s", got)
+		}
+	})
 
-	if err := cluster.Start(); err != nil {
-		t.Fatal(err)
-	}
-	restarted = true
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		_, err := srv.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("After the outage")})
-		if err == nil {
-			break
+	step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
+		if err := cluster.Start(); err != nil {
+			t.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("writes did not come back within 15 s of PostgreSQL starting again: %v", err)
+		restarted = true
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("After the outage")})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("writes did not come back within 15 s of PostgreSQL starting again: %v", err)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if name := at(t, srv.get("/api/v1/status", 200).JSON, "page.name"); name != "After the outage" {
-		t.Errorf("after the outage the page is named %v", name)
-	}
-	// Nothing of the refused writes landed: one audit entry more (the write
-	// after), no notice, component or update "Written while down".
-	if got := srv.auditTotal(tok); got != auditBefore+1 {
-		t.Errorf("audit entries: %v before the outage, %v after one write, want %v", auditBefore, got, auditBefore+1)
-	}
-	doc := exportDoc(t, db)
-	if strings.Contains(fmt.Sprint(doc), "Written while down") || len(doc.Notices) != len(fixture(now).Notices) ||
-		len(doc.Components) != 6 {
-		t.Errorf("a write refused while the database was down landed: %d notices, %d components", len(doc.Notices), len(doc.Components))
-	}
-	// The store watcher notices the recovery on its next check.
-	for wait := time.Now().Add(3 * time.Second); !strings.Contains(srv.logs.String(), "the store can be read again"); {
-		if time.Now().After(wait) {
-			t.Errorf("the server did not log the recovery")
-			break
+		if name := srv.in(t).status().Name; name != "After the outage" {
+			t.Errorf("after the outage the page is named %v", name)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	assertJSON(t, "/readyz after the outage", srv.get("/readyz", 200).JSON, obj{"status": "ok"})
+	})
+
+	step(t, "nothing of the refused writes landed", func(t *testing.T) {
+		// One audit entry more (the write after), no notice, component or
+		// update "Written while down".
+		if got := srv.in(t).auditTotal(tok); got != auditBefore+1 {
+			t.Errorf("audit entries: %v before the outage, %v after one write, want %v", auditBefore, got, auditBefore+1)
+		}
+		doc := exportDoc(t, db)
+		if strings.Contains(fmt.Sprint(doc), "Written while down") || len(doc.Notices) != len(fixture(now).Notices) ||
+			len(doc.Components) != 6 {
+			t.Errorf("a write refused while the database was down landed: %d notices, %d components", len(doc.Notices), len(doc.Components))
+		}
+	})
+
+	step(t, "the store watcher sees the recovery on its next check", func(t *testing.T) {
+		srv := srv.in(t)
+		for wait := time.Now().Add(3 * time.Second); !strings.Contains(srv.logs.String(), "the store can be read again"); {
+			if time.Now().After(wait) {
+				t.Errorf("the server did not log the recovery")
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		assertJSON(t, "/readyz after the outage", srv.get("/readyz", 200).JSON, obj{"status": "ok"})
+	})
 }
 
 // --- Crash safety ----------------------------------------------------------
@@ -435,45 +462,47 @@ type rbNotice struct {
 	pendingC bool // the creation itself got no answer
 }
 
-// rbCrashWriter creates notices with a few updates each until a request gets
-// no answer, and records exactly what was acknowledged.
-func rbCrashWriter(base, tok string, w, round int, out *[]*rbNotice) error {
+// rbCrashWriter creates notices with a few updates each, through the admin
+// client adm, until a request gets no answer, and records exactly what was
+// acknowledged.
+func rbCrashWriter(adm *client.Admin, w, round int, out *[]*rbNotice) error {
+	ctx := context.Background()
+	// refused tells a refusal of the server, which fails the writer, from
+	// a request that got no answer, which ends it.
+	refused := func(err error) bool {
+		var e *client.Error
+		return errors.As(err, &e)
+	}
 	for i := 0; ; i++ {
 		n := &rbNotice{subject: fmt.Sprintf("Crash r%d w%d n%d", round, w, i), tags: []string{fmt.Sprintf("w%d", w), "crash"},
 			comps: []int64{10 + int64(i%3), 20}}
 		*out = append(*out, n)
 		first := fmt.Sprintf("%s: first", n.subject)
-		body, _ := json.Marshal(obj{"type": "unplanned", "subject": n.subject, "content": first,
-			"component_ids": n.comps, "tag_list": n.tags})
-		r, err := send("POST", base+admPrefix+"/notices", string(body), bearer(tok)...)
-		code, b := r.Status, r.Body
-		if err != nil {
+		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: &n.subject, Content: &first,
+			ComponentIDs: &n.comps, TagList: &n.tags})
+		switch {
+		case refused(err):
+			return fmt.Errorf("POST /notices: %v", err)
+		case err != nil:
 			n.pendingC, n.pending = true, first
 			return nil
-		}
-		if code != 201 {
-			return fmt.Errorf("POST /notices: %d %s", code, b)
-		}
-		var got struct{ ID int64 }
-		if err := json.Unmarshal(b, &got); err != nil || got.ID == 0 {
-			return fmt.Errorf("POST /notices: %s", b)
+		case got.ID == 0:
+			return fmt.Errorf("POST /notices: no id in %+v", got)
 		}
 		n.id, n.acked = got.ID, []string{first}
 		for j := 0; j < 3; j++ {
 			content := fmt.Sprintf("%s: update %d %s", n.subject, j, strings.Repeat("x", rand.IntN(2000)))
-			u := obj{"content": content}
+			u := statusd.AdminUpdateRequest{Content: &content}
 			if j == 0 {
-				u["state"] = "identified"
+				u.State = ptr("identified")
 			}
-			body, _ := json.Marshal(u)
-			r, err := send("POST", base+admPrefix+fmt.Sprintf("/notices/%d/updates", n.id), string(body), bearer(tok)...)
-			code, b := r.Status, r.Body
-			if err != nil {
+			_, err := adm.PostUpdate(ctx, n.id, u)
+			switch {
+			case refused(err):
+				return fmt.Errorf("POST update: %v", err)
+			case err != nil:
 				n.pending = content
 				return nil
-			}
-			if code != 201 {
-				return fmt.Errorf("POST update: %d %s", code, b)
 			}
 			n.acked = append(n.acked, content)
 		}
@@ -491,63 +520,66 @@ func TestRobustCrashSafety(t *testing.T) {
 	importDoc(t, db, fixture(now))
 	tok := newToken(t, db, "ops")
 	fixtureNotices := len(fixture(now).Notices)
-	auditStart := -1.0
 	var all []*rbNotice
 	srv := startReplica(t, db, "--rate-limit", "0")
-	for round := 0; round < 2; round++ {
-		if auditStart < 0 {
-			auditStart = srv.auditTotal(tok)
-		}
-		const writers = 3
-		lists := make([][]*rbNotice, writers)
-		errs := make(chan error, writers)
-		for w := range writers {
-			go func() { errs <- rbCrashWriter(srv.URL, tok, w, round, &lists[w]) }()
-		}
-		time.Sleep(time.Duration(700+rand.IntN(800)) * time.Millisecond)
-		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		srv.cmd.Wait()
-		for range writers {
-			if err := <-errs; err != nil {
-				t.Fatalf("a writer failed before the kill: %v", err)
+	auditStart := srv.auditTotal(tok)
+	for round := 1; round <= 2; round++ {
+		step(t, fmt.Sprintf("round %d: SIGKILL in the middle of a stream of writes", round), func(t *testing.T) {
+			const writers = 3
+			lists := make([][]*rbNotice, writers)
+			errs := make(chan error, writers)
+			adm := srv.Admin(tok)
+			for w := range writers {
+				go func() { errs <- rbCrashWriter(adm, w, round, &lists[w]) }()
 			}
-		}
-		var acked, pending int
-		for _, l := range lists {
-			all = append(all, l...)
-			for _, n := range l {
-				acked += len(n.acked)
-				if n.pending != "" {
-					pending++
+			time.Sleep(time.Duration(700+rand.IntN(800)) * time.Millisecond)
+			if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			srv.cmd.Wait()
+			for range writers {
+				if err := <-errs; err != nil {
+					t.Fatalf("a writer failed before the kill: %v", err)
 				}
 			}
-		}
-		t.Logf("round %d: SIGKILL after %d acknowledged writes, %d without an answer", round+1, acked, pending)
-		if _, err := os.Stat(db + "-wal"); err != nil {
-			t.Logf("no WAL file after the kill: %v", err)
-		}
-		rbIntegrity(t, db)
-		srv = startReplica(t, db, "--rate-limit", "0")
-		rbCheckCrash(t, srv, db, tok, all, fixtureNotices, auditStart)
+			var acked, pending int
+			for _, l := range lists {
+				all = append(all, l...)
+				for _, n := range l {
+					acked += len(n.acked)
+					if n.pending != "" {
+						pending++
+					}
+				}
+			}
+			t.Logf("round %d: SIGKILL after %d acknowledged writes, %d without an answer", round, acked, pending)
+			if _, err := os.Stat(db + "-wal"); err != nil {
+				t.Logf("no WAL file after the kill: %v", err)
+			}
+			rbIntegrity(t, db)
+		})
+		srv = startReplica(t, db, "--rate-limit", "0") // until the end: the next round kills it
+		step(t, fmt.Sprintf("round %d: after a restart every acknowledged write is there, and none half there", round), func(t *testing.T) {
+			rbCheckCrash(t, srv.in(t), db, tok, all, fixtureNotices, auditStart)
+		})
 	}
-	// The restarted server takes writes, and gives no id twice.
-	got, err := srv.Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: ptr("general"),
-		Subject: ptr("After"), Content: ptr("After the crashes.")})
-	if err != nil {
-		t.Fatalf("a write after the restart: %v", err)
-	}
-	for _, n := range all {
-		if n.id == got.ID {
-			t.Errorf("notice id %d given again after the restart", got.ID)
+	step(t, "the restarted server takes writes and gives no id twice", func(t *testing.T) {
+		got, err := srv.Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: ptr("general"),
+			Subject: ptr("After"), Content: ptr("After the crashes.")})
+		if err != nil {
+			t.Fatalf("a write after the restart: %v", err)
 		}
-	}
+		for _, n := range all {
+			if n.id == got.ID {
+				t.Errorf("notice id %d given again after the restart", got.ID)
+			}
+		}
+	})
 }
 
 // rbCheckCrash checks the database after a restart against what the
 // writers recorded.
-func rbCheckCrash(t *testing.T, srv *replica, db, tok string, all []*rbNotice, fixtureNotices int, auditStart float64) {
+func rbCheckCrash(t *testing.T, srv *testServer, db, tok string, all []*rbNotice, fixtureNotices, auditStart int) {
 	t.Helper()
 	doc := exportDoc(t, db)
 	bySubject := map[string][]statusd.Notice{}
@@ -590,8 +622,7 @@ func rbCheckCrash(t *testing.T, srv *replica, db, tok string, all []*rbNotice, f
 		present += len(contents)
 		// The restarted server serves it whole.
 		if w.id != 0 {
-			r := srv.get(fmt.Sprintf("/api/v1/notices/%d", n.ID), 200)
-			if ups := at(t, r.JSON, "notice.updates").([]any); len(ups) != len(contents) {
+			if ups := srv.notice(n.ID).Updates; len(ups) != len(contents) {
 				t.Errorf("the API shows %d updates of notice %d, the database %d", len(ups), n.ID, len(contents))
 			}
 		}
@@ -601,7 +632,7 @@ func rbCheckCrash(t *testing.T, srv *replica, db, tok string, all []*rbNotice, f
 			len(doc.Notices), fixtureNotices, ours, len(doc.Notices)-fixtureNotices-ours)
 	}
 	// Every write present has its audit entry, and no other entry exists.
-	if got := srv.auditTotal(tok); got != auditStart+float64(present) {
+	if got := srv.auditTotal(tok); got != auditStart+present {
 		t.Errorf("audit log: %v entries, want %v (before) + %d writes present", got, auditStart, present)
 	}
 }
@@ -771,9 +802,7 @@ func TestRobustGracefulShutdown(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the slow read did not finish")
 	}
-	var n struct {
-		Notice struct{ Updates []struct{ Content string } }
-	}
+	var n statusd.NoticeResponse
 	if r.err != nil || r.status != 200 {
 		t.Errorf("the slow read in flight at SIGTERM: status %d, %d bytes, %v", r.status, len(r.body), r.err)
 	} else if err := json.Unmarshal(r.body, &n); err != nil || len(n.Notice.Updates) != 1 || n.Notice.Updates[0].Content != big {
@@ -958,21 +987,13 @@ func TestRobustTokensNotLogged(t *testing.T) {
 	}
 	secrets := map[string]string{"valid": valid, "wrong": wrong, "revoked": revoked}
 
+	// send sends a request with auth as its Authorization header (none
+	// when "") and the other headers given, and returns the status.
 	send := func(method, path, auth, body string, header ...string) int {
-		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		if auth != "" {
-			req.Header.Set("Authorization", auth)
+			header = append(header, "Authorization", auth)
 		}
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		res, err := httpClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		return res.StatusCode
+		return fetch(t, method, srv.URL+path, body, header...).Status
 	}
 	codes := map[int]int{}
 	for _, secret := range []string{valid, wrong, revoked} {
@@ -1050,7 +1071,7 @@ func TestRobustBadInput(t *testing.T) {
 	notices0 := len(exportDoc(t, srv.DB).Notices)
 
 	// A 5xx, or anything but JSON from the API, fails.
-	check := func(what string, r response, lo, hi int) {
+	check := func(t *testing.T, what string, r response, lo, hi int) {
 		t.Helper()
 		if r.Status < lo || r.Status > hi {
 			t.Errorf("%s: status %d, want %d..%d: %.300s", what, r.Status, lo, hi, r.Body)
@@ -1061,6 +1082,7 @@ func TestRobustBadInput(t *testing.T) {
 	}
 
 	t.Run("sql injection in filters", func(t *testing.T) {
+		srv := srv.in(t)
 		keys := []string{"filter[type_eq]", "filter[type_in][]", "filter[timeline_state_eq]", "filter[timeline_state_in][]",
 			"filter[metrics_component_id]", "filter[impact_timeframe_overlaps][]", "filter[parent_id_eq]",
 			"filter[parent_id_null]", "filter[unknown]", "page", "timeframe_start", "timeframe_end", "show_calculations"}
@@ -1069,10 +1091,10 @@ func TestRobustBadInput(t *testing.T) {
 				q := url.Values{key: {inj}}.Encode()
 				for _, path := range []string{"/api/v1/notices", "/api/v1/components", "/api/v1/components/10/metrics"} {
 					r := srv.do("GET", path+"?"+q)
-					check(path+"?"+q, r, 200, 400)
+					check(t, path+"?"+q, r, 200, 400)
 				}
 				r := srv.do("GET", "/api/v1/notices?"+url.Values{inj: {"1"}}.Encode())
-				check("injection as a key", r, 200, 400)
+				check(t, "injection as a key", r, 200, 400)
 				if r.Status == 200 && r.Header.Get("X-Ignored-Filters") != "" && strings.ContainsAny(r.Header.Get("X-Ignored-Filters"), "\r\n") {
 					t.Errorf("a header carries a line break")
 				}
@@ -1091,25 +1113,28 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("sql injection in admin bodies", func(t *testing.T) {
+		srv := srv.in(t)
+		adm, ctx := srv.Admin(tok), context.Background()
 		for i, inj := range rbInjections {
 			name := fmt.Sprintf("%s %d", inj, i)
-			body, _ := json.Marshal(obj{"name": name, "description": inj})
-			c := srv.adminOK("POST", "/components", tok, string(body), 201)
-			if c["name"] != name || c["description"] != inj {
-				t.Errorf("component: %q %q, want %q %q", c["name"], c["description"], name, inj)
+			c, err := adm.CreateComponent(ctx, statusd.AdminComponentRequest{Name: &name, Description: &inj})
+			noErr(t, "POST /components", err)
+			if c.Name != name || c.Description != inj {
+				t.Errorf("component: %q %q, want %q %q", c.Name, c.Description, name, inj)
 			}
-			body, _ = json.Marshal(obj{"type": "unplanned", "subject": inj, "content": inj, "tag_list": []string{inj},
-				"component_ids": []any{c["id"]}})
-			n := srv.adminOK("POST", "/notices", tok, string(body), 201)
-			pub := srv.get(fmt.Sprintf("/api/v1/notices/%v", n["id"]), 200)
-			if at(t, pub.JSON, "notice.subject") != inj || at(t, pub.JSON, "notice.updates.0.content") != inj || at(t, pub.JSON, "notice.tag_list.0") != inj {
-				t.Errorf("notice %v does not give back %q verbatim: %s", n["id"], inj, pub.Body)
+			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: &inj, Content: &inj,
+				TagList: &[]string{inj}, ComponentIDs: &[]int64{c.ID}})
+			noErr(t, "POST /notices", err)
+			pub := srv.notice(n.ID)
+			if pub.Subject != inj || len(pub.Updates) != 1 || pub.Updates[0].Content != inj || !slices.Equal(pub.TagList, []string{inj}) {
+				t.Errorf("notice %d does not give back %q verbatim: %+v", n.ID, inj, normalize(t, pub))
 			}
-			body, _ = json.Marshal(obj{"content": inj})
-			srv.adminOK("POST", fmt.Sprintf("/notices/%v/updates", n["id"]), tok, string(body), 201)
-			body, _ = json.Marshal(obj{"name": inj})
-			if p := srv.adminOK("PATCH", "/page", tok, string(body), 200); p["name"] != inj {
-				t.Errorf("page name %q, want %q", p["name"], inj)
+			_, err = adm.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{Content: &inj})
+			noErr(t, "POST /notices/{id}/updates", err)
+			p, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: &inj})
+			noErr(t, "PATCH /page", err)
+			if p.Name != inj {
+				t.Errorf("page name %q, want %q", p.Name, inj)
 			}
 		}
 		// Injections where ids and enums go are refused, not run.
@@ -1130,6 +1155,7 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("path traversal", func(t *testing.T) {
+		srv := srv.in(t)
 		targets := []string{
 			"/api/v1/notices/..%2f..%2fetc%2fpasswd", "/api/v1/notices/..%2F..%2F..%2Fetc%2Fpasswd",
 			"/../../etc/passwd", "/api/v1/../../../etc/passwd", "/assets/..%2f..%2f..%2fetc%2fpasswd",
@@ -1162,6 +1188,7 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("ids beyond int64", func(t *testing.T) {
+		srv := srv.in(t)
 		for _, id := range []string{"9223372036854775808", "99999999999999999999999999", "18446744073709551616"} {
 			for _, p := range []string{"/api/v1/notices/", "/v1/notices/", "/api/notices/"} {
 				assertErrorBody(t, p+id, srv.do("GET", p+id), 404, "not_found")
@@ -1194,6 +1221,7 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("huge page numbers", func(t *testing.T) {
+		srv := srv.in(t)
 		for _, page := range []string{"9223372036854775807", "9223372036854775806", "4611686018427387904", "368934881474191034", "99999999999999999999999"} {
 			for _, p := range []string{"/api/v1/notices", "/api/v1/components", "/v1/notices?filter[type_eq]=general&"} {
 				sep := "?"
@@ -1220,6 +1248,7 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("size limits", func(t *testing.T) {
+		srv := srv.in(t)
 		// Headers past MaxHeaderBytes (64 KiB) answer 431; an admin body
 		// past 1 MiB answers 413 too_large and writes nothing.
 		if r := srv.do("GET", "/api/v1/status", "X-Big", strings.Repeat("a", 100<<10)); r.Status != 431 {
@@ -1233,12 +1262,13 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("invalid utf-8", func(t *testing.T) {
+		srv := srv.in(t)
 		for _, q := range []string{"filter[type_eq]=%ff", "filter[type_eq]=unplanned%c3%28", "filter[%ff%fe]=1", "page=%ff",
 			"filter[timeline_state_in][]=%ed%a0%80", "timeframe_start=%c0%af", "filter[impact_timeframe_overlaps][]=%ff&filter[impact_timeframe_overlaps][]=%fe",
 			"%ff=%ff", "filter[parent_id_eq]=%c3"} {
 			for _, p := range []string{"/api/v1/notices", "/api/v1/components", "/api/v1/components/10/metrics"} {
 				r := srv.do("GET", p+"?"+q)
-				check(p+"?"+q, r, 200, 400)
+				check(t, p+"?"+q, r, 200, 400)
 				if !json.Valid(r.Body) {
 					t.Errorf("%s?%s: the answer is not valid JSON", p, q)
 				}
@@ -1395,35 +1425,17 @@ func TestRobustHugeImport(t *testing.T) {
 	start = time.Now()
 	srv := startReplica(t, db, "--rate-limit", "0")
 	startup := time.Since(start)
-	r := srv.get("/api/v1/notices?filter[type_eq]=unplanned&page=3", 200)
-	if total := at(t, r.JSON, "meta.total_count"); total != float64(notices) {
+	ctx := context.Background()
+	r, err := srv.API.Notices(ctx, client.NoticeQuery{Types: []statusd.NoticeType{statusd.Unplanned}, Page: 3})
+	noErr(t, "GET /api/v1/notices?filter[type_eq]=unplanned&page=3", err)
+	if total := r.Meta.TotalCount; total != notices {
 		t.Errorf("the server counts %v notices, want %d", total, notices)
 	}
-	srv.get(fmt.Sprintf("/api/v1/notices/%d", notices/2), 200)
-	srv.get("/api/v1/components/1/metrics", 200)
+	srv.notice(int64(notices / 2))
+	_, err = srv.API.Metrics(ctx, 1, client.MetricsQuery{})
+	noErr(t, "GET /api/v1/components/1/metrics", err)
 	st, _ := rbProc(srv.cmd.Process.Pid)
 	t.Logf("a server on it started in %v and holds %d MB resident", startup.Round(time.Millisecond), st.rssKB/1024)
-}
-
-// rbGoroutines reads go_goroutines from the server's /metrics (an admin
-// token opens it), or -1 when it cannot.
-func rbGoroutines(base, tok string) int {
-	req, _ := http.NewRequest("GET", base+"/metrics", nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return -1
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok && res.StatusCode == 200 {
-			if n, err := strconv.ParseFloat(v, 64); err == nil {
-				return int(n)
-			}
-		}
-	}
-	return -1
 }
 
 // --- Soak --------------------------------------------------------------------
@@ -1496,28 +1508,31 @@ func TestRobustSoak(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		admin := func(method, path, body string, want int) []byte {
-			r, err := send(method, srv.URL+admPrefix+path, body, bearer(tok)...)
-			code, b := r.Status, r.Body
-			if err != nil || code != want {
+		adm := srv.Admin(tok)
+		// wrote counts a write, or the failure of one (what).
+		wrote := func(what string, err error) bool {
+			if err != nil {
 				if ctx.Err() == nil {
-					fail("%s %s: %d %v %s", method, path, code, err, b)
+					fail("%s: %v", what, err)
 				}
-				return nil
+				return false
 			}
 			writes.Add(1)
-			return b
+			return true
 		}
 		for i := 0; ctx.Err() == nil; i++ {
-			b := admin("POST", "/notices", fmt.Sprintf(`{"type":"unplanned","subject":"Soak %d","content":"Start.","component_ids":[11]}`, i), 201)
-			var n struct{ ID int64 }
-			if json.Unmarshal(b, &n) != nil || n.ID == 0 {
+			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr(fmt.Sprintf("Soak %d", i)),
+				Content: ptr("Start."), ComponentIDs: &[]int64{11}})
+			if !wrote("POST /notices", err) {
 				continue
 			}
-			admin("POST", fmt.Sprintf("/notices/%d/updates", n.ID), `{"content":"Found it.","state":"identified"}`, 201)
-			admin("PATCH", fmt.Sprintf("/notices/%d", n.ID), fmt.Sprintf(`{"subject":"Soak %d, renamed"}`, i), 200)
-			admin("PATCH", "/page", fmt.Sprintf(`{"name":"Acme Status %d"}`, i%7), 200)
-			admin("DELETE", fmt.Sprintf("/notices/%d", n.ID), "", 204)
+			_, err = adm.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{Content: ptr("Found it."), State: ptr("identified")})
+			wrote("POST /notices/{id}/updates", err)
+			_, err = adm.UpdateNotice(ctx, n.ID, statusd.AdminNoticeRequest{Subject: ptr(fmt.Sprintf("Soak %d, renamed", i))})
+			wrote("PATCH /notices/{id}", err)
+			_, err = adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr(fmt.Sprintf("Acme Status %d", i%7))})
+			wrote("PATCH /page", err)
+			wrote("DELETE /notices/{id}", adm.DeleteNotice(ctx, n.ID))
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
@@ -1538,7 +1553,11 @@ func TestRobustSoak(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reading /proc/%d: %v", pid, err)
 			}
-			samples = append(samples, sample{time.Since(start), st, rbGoroutines(srv.URL, tok)})
+			goroutines := -1
+			if g, ok := tmValue(tmScrape(t, srv.URL, tok), "go_goroutines"); ok {
+				goroutines = int(g)
+			}
+			samples = append(samples, sample{time.Since(start), st, goroutines})
 		}
 	}
 	tick.Stop()

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -18,8 +20,8 @@ import (
 // fails /readyz until writes work again, and keeps answering reads, the
 // admin API's included. Every helper here starts with sf.
 
-// sfWrite is the write the tests try: a new general notice.
-const sfWrite = `{"type":"general","subject":"Written while broken","content":"Is it kept?"}`
+// sfNotice is the write the tests try: a new general notice.
+var sfNotice = statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("Written while broken"), Content: ptr("Is it kept?")}
 
 // sfServe imports the fixture into db, creates an admin token, and serves
 // db after prepare (when not nil) has run on it.
@@ -38,12 +40,19 @@ func sfServe(t *testing.T, db string, prepare func()) (*testServer, string) {
 // operator CLI command, all of which check the token.
 func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 	t.Helper()
-	if name := at(t, srv.get("/api/v1/status", 200).JSON, "page.name"); name != "Acme Status" {
+	srv = srv.in(t)
+	if name := srv.status().Name; name != "Acme Status" {
 		t.Errorf("the public status names the page %v, want Acme Status", name)
 	}
-	for _, path := range []string{"/page", "/components", "/notices/100", "/audit"} {
-		if r := srv.admin("GET", admPrefix+path, tok, ""); r.Status != 200 {
-			t.Errorf("admin GET %s: %d %s, want 200", path, r.Status, r.Body)
+	adm, ctx := srv.Admin(tok), context.Background()
+	for path, read := range map[string]func() error{
+		"/page":        func() error { _, err := adm.Page(ctx); return err },
+		"/components":  func() error { _, err := adm.Components(ctx); return err },
+		"/notices/100": func() error { _, err := adm.Notice(ctx, 100); return err },
+		"/audit":       func() error { _, err := adm.Audit(ctx, 0); return err },
+	} {
+		if err := read(); err != nil {
+			t.Errorf("admin GET %s: %v, want 200", path, err)
 		}
 	}
 	if r := srv.do("GET", "/metrics", "Authorization", "Bearer "+tok); r.Status != 200 {
@@ -59,8 +68,13 @@ func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 // that the server logged it once at error level.
 func sfRefused(t *testing.T, srv *testServer, tok, problem string) {
 	t.Helper()
+	srv = srv.in(t)
+	body, err := json.Marshal(sfNotice)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for range 2 {
-		r := srv.admin("POST", admPrefix+"/notices", tok, sfWrite)
+		r := srv.admin("POST", admPrefix+"/notices", tok, string(body))
 		assertError(t, "a write", r, 503, "unavailable")
 		if msg := errorMessage(r); !strings.Contains(msg, problem) {
 			t.Errorf("a refused write says %q, want it to say %q", msg, problem)
@@ -86,10 +100,12 @@ func sfRefused(t *testing.T, srv *testServer, tok, problem string) {
 // use, which could not be written during the fault, is written now.
 func sfRecovers(t *testing.T, srv *testServer, tok string) {
 	t.Helper()
+	srv = srv.in(t)
 	if r := srv.do("GET", "/readyz"); r.Status != 200 {
 		t.Errorf("/readyz after the fault went away: %d %s, want 200", r.Status, r.Body)
 	}
-	srv.adminOK("POST", "/notices", tok, sfWrite, 201)
+	_, err := srv.Admin(tok).CreateNotice(context.Background(), sfNotice)
+	noErr(t, "POST /notices after the fault went away", err)
 	waitLog(t, srv.logs, "database writes work again")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
@@ -130,7 +146,8 @@ func TestStorageFileRemoved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "statusd.db")
 			srv, tok := sfServe(t, db, nil)
-			srv.adminOK("PATCH", "/page", tok, `{"name":"Acme Status"}`, 200)
+			_, err := srv.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Acme Status")})
+			noErr(t, "PATCH /page before the fault", err)
 			tc.remove(t, db)
 			sfRefused(t, srv, tok, "the database file "+db+" was removed or replaced while statusd ran")
 			sfReadsWork(t, srv, tok)

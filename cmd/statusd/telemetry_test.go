@@ -35,7 +35,7 @@ func tmScrape(t *testing.T, base, token string) map[string]*dto.MetricFamily {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

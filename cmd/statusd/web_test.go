@@ -34,7 +34,7 @@ type webPage struct {
 // checks the security headers and that the page is well formed.
 func webGet(t *testing.T, srv *testServer, path string, want int) webPage {
 	t.Helper()
-	r := srv.do(http.MethodGet, path)
+	r := srv.in(t).do(http.MethodGet, path)
 	if r.Status != want {
 		t.Fatalf("GET %s: status %d, want %d\n%s", path, r.Status, want, r.Body)
 	}

@@ -225,6 +225,13 @@ func (s *smtpServer) messages() []smtpMessage {
 	return append([]smtpMessage(nil), s.got...)
 }
 
+// reset forgets the messages that arrived.
+func (s *smtpServer) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = nil
+}
+
 // counts returns the connections made, the successful AUTHs, and the
 // messages whose MAIL FROM came over TLS.
 func (s *smtpServer) counts() (conns, authed, overTLS int) {

@@ -72,23 +72,10 @@ func fixture() *statusd.Document {
 	}
 }
 
-// holder holds a snapshot; it may change under a running worker.
-type holder struct {
-	mu   sync.Mutex
-	snap *snapshot.Snapshot
-}
+// holder holds a snapshot.
+type holder struct{ snap *snapshot.Snapshot }
 
-func (h *holder) Current() *snapshot.Snapshot {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.snap
-}
-
-func (h *holder) set(s *snapshot.Snapshot) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.snap = s
-}
+func (h *holder) Current() *snapshot.Snapshot { return h.snap }
 
 func build(doc *statusd.Document, now time.Time) *snapshot.Snapshot {
 	return snapshot.Build(doc, 1, now, snapshot.Options{Variant: statusd.VariantA})

@@ -2,6 +2,7 @@ package statusd
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -226,7 +227,7 @@ func (r *reader) stamps(path string, m map[string]any) (created, updated time.Ti
 
 func (r *reader) document(v any) *Document {
 	doc := &Document{}
-	m := r.object("", v, "page", "components", "notices")
+	m := r.object("", v, "page", "components", "notices", "subscribers")
 	if m == nil {
 		return doc
 	}
@@ -242,6 +243,14 @@ func (r *reader) document(v any) *Document {
 		doc.Notices = append(doc.Notices, r.notice(index("notices", i), n))
 	}
 	assignUpdateIDs(doc.Notices)
+	// An absent (or null) list keeps the store's subscribers; an empty one
+	// removes them.
+	if subs, ok := present(m, "subscribers"); ok {
+		doc.Subscribers = []Subscriber{}
+		for i, s := range r.array("subscribers", subs) {
+			doc.Subscribers = append(doc.Subscribers, r.subscriber(index("subscribers", i), s))
+		}
+	}
 	return doc
 }
 
@@ -276,11 +285,7 @@ func (r *reader) component(path string, v any, position int) Component {
 	if m == nil {
 		return c
 	}
-	if id := r.optInt(path, m, "id"); id != nil {
-		c.ID = *id
-	} else if _, ok := present(m, "id"); !ok {
-		r.add(join(path, "id"), "is required")
-	}
+	c.ID = r.id(path, m)
 	c.Name = r.str(path, m, "name", true)
 	c.Description = r.str(path, m, "description", false)
 	c.ParentID = r.optInt(path, m, "parent_id")
@@ -305,11 +310,7 @@ func (r *reader) notice(path string, v any) Notice {
 	if m == nil {
 		return n
 	}
-	if id := r.optInt(path, m, "id"); id != nil {
-		n.ID = *id
-	} else if _, ok := present(m, "id"); !ok {
-		r.add(join(path, "id"), "is required")
-	}
+	n.ID = r.id(path, m)
 	n.Type = NoticeType(r.str(path, m, "type", true))
 	if _, given := present(m, "type"); given && !n.Type.Valid() {
 		r.add(join(path, "type"), "%q is not a notice type (general, planned, unplanned)", n.Type)
@@ -328,12 +329,7 @@ func (r *reader) notice(path string, v any) Notice {
 		}
 		n.TagList = append(n.TagList, s)
 	}
-	n.ComponentIDs = []int64{}
-	for i, c := range r.array(join(path, "component_ids"), m["component_ids"]) {
-		if id, ok := r.integer(index(join(path, "component_ids"), i), c); ok {
-			n.ComponentIDs = append(n.ComponentIDs, id)
-		}
-	}
+	n.ComponentIDs = r.componentIDs(path, m)
 	n.ImpactSeconds = r.optInt(path, m, "impact_seconds")
 	n.BeginsAt = r.optTime(path, m, "begins_at")
 	n.EndsAt = r.optTime(path, m, "ends_at")
@@ -345,6 +341,51 @@ func (r *reader) notice(path string, v any) Notice {
 		n.Updates = append(n.Updates, r.update(index(up, i), u))
 	}
 	return n
+}
+
+// id reads the required id of an object.
+func (r *reader) id(path string, m map[string]any) int64 {
+	if _, ok := present(m, "id"); !ok {
+		r.add(join(path, "id"), "is required")
+		return 0
+	}
+	if id := r.optInt(path, m, "id"); id != nil {
+		return *id
+	}
+	return 0
+}
+
+// componentIDs reads an object's optional component_ids ([] when absent).
+func (r *reader) componentIDs(path string, m map[string]any) []int64 {
+	ids := []int64{}
+	for i, c := range r.array(join(path, "component_ids"), m["component_ids"]) {
+		if id, ok := r.integer(index(join(path, "component_ids"), i), c); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// subscriber reads a subscriber of CONTRACT C7. Its state defaults to
+// active (an operator moving a list); what the document does not carry
+// (the token of its links, its failures) starts afresh.
+func (r *reader) subscriber(path string, v any) Subscriber {
+	m := r.object(path, v, "id", "channel", "address", "component_ids", "state", "secret", "created_at")
+	s := Subscriber{State: SubscriberActive}
+	if m == nil {
+		return s
+	}
+	s.ID = r.id(path, m)
+	s.Channel = Channel(r.str(path, m, "channel", true))
+	s.Address = r.str(path, m, "address", true)
+	s.ComponentIDs = r.componentIDs(path, m)
+	if _, ok := present(m, "state"); ok {
+		s.State = SubscriberState(r.str(path, m, "state", false))
+	}
+	s.Secret = r.str(path, m, "secret", false)
+	s.CreatedAt = r.time(path, m, "created_at")
+	s.UpdatedAt = s.CreatedAt
+	return s
 }
 
 func (r *reader) update(path string, v any) Update {
@@ -425,17 +466,89 @@ func (doc *Document) Validate() []Problem {
 	for i := range doc.Notices {
 		n := &doc.Notices[i]
 		p := index("notices", i)
-		switch {
-		case n.ID <= 0:
-			r.add(join(p, "id"), "must be a positive integer")
-		case notices[n.ID]:
-			r.add(join(p, "id"), "%d is used by another notice", n.ID)
-		default:
-			notices[n.ID] = true
-		}
+		r.uniqueID(p, n.ID, notices, "notice")
 		r.validateNotice(p, n, comps, updates)
 	}
+	r.validateSubscribers(doc.Subscribers, comps)
 	return r.problems
+}
+
+// uniqueID checks the id of an object at p: positive, and not the id of
+// another object of its kind (seen, which it is added to).
+func (r *reader) uniqueID(p string, id int64, seen map[int64]bool, kind string) {
+	switch {
+	case id <= 0:
+		r.add(join(p, "id"), "must be a positive integer")
+	case seen[id]:
+		r.add(join(p, "id"), "%d is used by another %s", id, kind)
+	default:
+		seen[id] = true
+	}
+}
+
+// validateSubscribers checks the subscribers of a document: unique
+// positive ids, a channel, an address valid for it (private targets
+// allowed: an import is an operator's act), once per channel, existing
+// components, a state, and a secret only on webhooks, as statusd makes
+// them.
+func (r *reader) validateSubscribers(subs []Subscriber, comps map[int64]int) {
+	ids := make(map[int64]bool, len(subs))
+	type target struct {
+		channel Channel
+		address string
+	}
+	targets := make(map[target]bool, len(subs))
+	for i := range subs {
+		s := &subs[i]
+		p := index("subscribers", i)
+		r.uniqueID(p, s.ID, ids, "subscriber")
+		switch err := checkAddress(s.Channel, s.Address); {
+		case !s.Channel.Valid():
+			r.add(join(p, "channel"), "%q is not a channel (%s)", s.Channel, channelList())
+		case err != nil:
+			r.add(join(p, "address"), "%s", strings.TrimPrefix(ErrorMessage(err), "address: "))
+		case targets[target{s.Channel, s.Address}]:
+			r.add(join(p, "address"), "another %s subscriber has the address %s", s.Channel, s.Address)
+		default:
+			targets[target{s.Channel, s.Address}] = true
+		}
+		r.validateComponentIDs(p, s.ComponentIDs, comps)
+		if !s.State.Valid() {
+			r.add(join(p, "state"), "%q is not a subscriber state (pending, active, quarantined, unsubscribed)", s.State)
+		}
+		switch {
+		case s.Secret == "":
+		case s.Channel.Valid() && s.Channel != Webhook:
+			r.add(join(p, "secret"), "only webhook subscribers have a secret; leave it out")
+		case !webhookSecret(s.Secret):
+			r.add(join(p, "secret"), "must be whsec_ and the base64 of the signing key, as statusd gives it")
+		}
+	}
+}
+
+// checkAddress checks a subscriber's address for its channel: an email
+// address, or a target URL, private ones allowed.
+func checkAddress(c Channel, addr string) error {
+	if c == Email {
+		return CheckEmail(addr)
+	}
+	return CheckTarget(addr, true)
+}
+
+// webhookSecret reports whether s is a Standard Webhooks secret: "whsec_"
+// and the standard base64 of a key.
+func webhookSecret(s string) bool {
+	key, ok := strings.CutPrefix(s, "whsec_")
+	b, err := base64.StdEncoding.DecodeString(key)
+	return ok && err == nil && len(b) > 0
+}
+
+func channelList() string {
+	names := make([]string, len(Channels))
+	for i, c := range Channels {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
 }
 
 // ValidateNotice checks one notice against the rules of CONTRACT C5 that
@@ -511,16 +624,7 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 			r.add(index(join(p, "tag_list"), j), "must not be empty")
 		}
 	}
-	seen := map[int64]bool{}
-	for j, id := range n.ComponentIDs {
-		cp := index(join(p, "component_ids"), j)
-		if _, ok := comps[id]; !ok {
-			r.add(cp, "no component has id %d", id)
-		} else if seen[id] {
-			r.add(cp, "component %d is listed twice", id)
-		}
-		seen[id] = true
-	}
+	r.validateComponentIDs(p, n.ComponentIDs, comps)
 	switch {
 	case n.ImpactSeconds == nil:
 	case *n.ImpactSeconds < 0:
@@ -543,18 +647,26 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 	}
 	for j, u := range n.Updates {
 		up := index(join(p, "updates"), j)
-		switch {
-		case u.ID <= 0:
-			r.add(join(up, "id"), "must be a positive integer")
-		case updateIDs[u.ID]:
-			r.add(join(up, "id"), "%d is used by another update", u.ID)
-		default:
-			updateIDs[u.ID] = true
-		}
+		r.uniqueID(up, u.ID, updateIDs, "update")
 		r.validateUpdateState(join(up, "state"), n.Type, u.State)
 		if j > 0 && u.CreatedAt.Before(n.Updates[j-1].CreatedAt) {
 			r.add(join(up, "created_at"), "is before the previous update's; update times never go backwards")
 		}
+	}
+}
+
+// validateComponentIDs checks an object's component_ids: existing
+// components, each once.
+func (r *reader) validateComponentIDs(p string, ids []int64, comps map[int64]int) {
+	seen := map[int64]bool{}
+	for j, id := range ids {
+		cp := index(join(p, "component_ids"), j)
+		if _, ok := comps[id]; !ok {
+			r.add(cp, "no component has id %d", id)
+		} else if seen[id] {
+			r.add(cp, "component %d is listed twice", id)
+		}
+		seen[id] = true
 	}
 }
 
@@ -597,9 +709,10 @@ func contains[T comparable](list []T, v T) bool {
 // The export encoding of the document, in the key order of CONTRACT C5.
 type (
 	docJSON struct {
-		Page       pageJSON        `json:"page"`
-		Components []componentJSON `json:"components"`
-		Notices    []noticeJSON    `json:"notices"`
+		Page        pageJSON         `json:"page"`
+		Components  []componentJSON  `json:"components"`
+		Notices     []noticeJSON     `json:"notices"`
+		Subscribers []subscriberJSON `json:"subscribers,omitzero"`
 	}
 	pageJSON struct {
 		Name       string          `json:"name"`
@@ -637,6 +750,15 @@ type (
 		UpdatedAt     Time         `json:"updated_at"`
 		Updates       []updateJSON `json:"updates"`
 	}
+	subscriberJSON struct {
+		ID           int64           `json:"id"`
+		Channel      Channel         `json:"channel"`
+		Address      string          `json:"address"`
+		ComponentIDs []int64         `json:"component_ids"`
+		State        SubscriberState `json:"state"`
+		Secret       string          `json:"secret,omitempty"`
+		CreatedAt    Time            `json:"created_at"`
+	}
 	updateJSON struct {
 		ID        int64  `json:"id,omitempty"`
 		State     State  `json:"state,omitempty"`
@@ -647,7 +769,8 @@ type (
 )
 
 // EncodeDocument writes doc as an indented import document (CONTRACT C5),
-// with every update's id, so that importing it gives back the same page.
+// with every update's id, so that importing it gives back the same page,
+// and its subscribers when it has them (not nil), an empty list included.
 func EncodeDocument(w io.Writer, doc *Document) error {
 	out := docJSON{
 		Page: pageJSON{Name: doc.Page.Name, URL: doc.Page.URL,
@@ -677,6 +800,16 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 			nj.Updates = append(nj.Updates, updateJSON{u.ID, u.State, u.Content, Time{u.CreatedAt}, Time{u.UpdatedAt}})
 		}
 		out.Notices = append(out.Notices, nj)
+	}
+	if doc.Subscribers != nil {
+		out.Subscribers = make([]subscriberJSON, 0, len(doc.Subscribers))
+	}
+	for _, s := range doc.Subscribers {
+		ids := s.ComponentIDs
+		if ids == nil {
+			ids = []int64{}
+		}
+		out.Subscribers = append(out.Subscribers, subscriberJSON{s.ID, s.Channel, s.Address, ids, s.State, s.Secret, Time{s.CreatedAt}})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

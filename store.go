@@ -24,6 +24,8 @@ type Store interface {
 	Write(ctx context.Context, fn func(Tx) error) (Written, error)
 	// Tokens manages the admin API's tokens.
 	Tokens() TokenStore
+	// Subscribers keeps the subscribers and the notification outbox.
+	Subscribers() SubscriberStore
 	// Audit returns a page (from 1) of the audit log, newest first, and the
 	// number of entries in all.
 	Audit(ctx context.Context, page, perPage int) ([]AuditEntry, int, error)
@@ -57,6 +59,10 @@ type Tx interface {
 	NextID(kind string) (int64, error)
 	// Audit records an entry in the audit log.
 	Audit(e AuditEntry) error
+	// Emit stores an event for subscribers (CONTRACT C7's outbox): it is
+	// sent after the write commits, and never when it rolls back. An event
+	// whose Key was used already is not stored again.
+	Emit(e Event) error
 }
 
 // Written is what a committed write changed, with the committed state of

@@ -56,8 +56,12 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		}
 		return fmt.Errorf("%s: %w", db, err)
 	}
-	fmt.Fprintf(stderr, "imported %q: %d components, %d notices into %s\n",
-		doc.Page.Name, len(doc.Components), len(doc.Notices), db)
+	subs := ""
+	if doc.Subscribers != nil {
+		subs = fmt.Sprintf(", %d subscribers", len(doc.Subscribers))
+	}
+	fmt.Fprintf(stderr, "imported %q: %d components, %d notices%s into %s\n",
+		doc.Page.Name, len(doc.Components), len(doc.Notices), subs, db)
 	return nil
 }
 
@@ -87,5 +91,26 @@ func exportCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if doc == nil {
 		return fmt.Errorf("%s holds no page to export", db)
 	}
+	if doc.Subscribers, err = allSubscribers(ctx, store); err != nil {
+		return err
+	}
 	return statusd.EncodeDocument(stdout, doc)
+}
+
+// allSubscribers reads every subscriber of store, by id, for a document
+// (CONTRACT C5): an empty list when there is none, so that importing the
+// document removes the subscribers of the store it replaces.
+func allSubscribers(ctx context.Context, store statusd.Store) ([]statusd.Subscriber, error) {
+	const per = 1000
+	all := []statusd.Subscriber{}
+	for page := 1; ; page++ {
+		subs, total, err := store.Subscribers().List(ctx, statusd.SubscriberFilter{}, page, per)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, subs...)
+		if len(subs) < per || len(all) >= total {
+			return all, nil
+		}
+	}
 }

@@ -62,6 +62,17 @@ func impDecode(t *testing.T, doc string) *statusd.Document {
 	return d
 }
 
+// impExported is doc as export gives it back after importing it: with
+// the store's subscribers, none when doc lists none.
+func impExported(t *testing.T, doc string) *statusd.Document {
+	t.Helper()
+	d := impDecode(t, doc)
+	if d.Subscribers == nil {
+		d.Subscribers = []statusd.Subscriber{}
+	}
+	return d
+}
+
 func impNoticeIDs(d *statusd.Document) []int64 {
 	var out []int64
 	for _, n := range d.Notices {
@@ -164,7 +175,7 @@ func TestImportReplace(t *testing.T) {
 		t.Fatalf("import --replace: %v\n%s", err, stderr)
 	}
 	got := impDecode(t, export(t, db))
-	want := impDecode(t, impOtherDoc)
+	want := impExported(t, impOtherDoc)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("after --replace the database holds\n%+v\nwant exactly the new document\n%+v", got, want)
 	}
@@ -190,7 +201,7 @@ func TestImportStdin(t *testing.T) {
 	if _, stderr, err := cli(t, impOtherDoc, "import", "--db", db, "-"); err != nil {
 		t.Fatalf("import -: %v\n%s", err, stderr)
 	}
-	if got, want := impDecode(t, export(t, db)), impDecode(t, impOtherDoc); !reflect.DeepEqual(got, want) {
+	if got, want := impDecode(t, export(t, db)), impExported(t, impOtherDoc); !reflect.DeepEqual(got, want) {
 		t.Errorf("import - stored\n%+v\nwant\n%+v", got, want)
 	}
 	// And again over it, with --replace, from stdin.
@@ -307,5 +318,87 @@ func TestExportMissingDB(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("export created %s: %v", db, err)
+	}
+}
+
+// impSubscribers are subscribers of the fixture's components, one of each
+// channel and state, as C7 gives them; the webhook's secret is its own.
+const impSubscribers = `[
+  {"id": 3, "channel": "email", "address": "ops@example.com", "component_ids": [10],
+   "state": "active", "created_at": "2026-01-05T00:00:00.000Z"},
+  {"id": 7, "channel": "webhook", "address": "https://hooks.example.com/statusd", "component_ids": [],
+   "state": "quarantined", "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "created_at": "2026-01-06T00:00:00.000Z"},
+  {"id": 8, "channel": "slack", "address": "https://hooks.slack.com/services/T0/B0/x", "component_ids": [11, 31],
+   "state": "pending", "created_at": "2026-01-07T00:00:00.000Z"},
+  {"id": 9, "channel": "teams", "address": "http://10.0.0.7:8080/teams", "component_ids": [],
+   "state": "unsubscribed", "created_at": "2026-01-08T00:00:00.000Z"},
+  {"id": 12, "channel": "discord", "address": "https://discord.com/api/webhooks/1/x", "component_ids": [30],
+   "state": "active", "created_at": "2026-01-09T00:00:00.000Z"}
+]`
+
+// TestImportExportSubscribers: the subscribers of an import document (C5,
+// C7) are exported as they were imported, and an import of the export
+// gives back the same export; a replace without subscribers keeps them,
+// with an empty list removes them.
+func TestImportExportSubscribers(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	doc := fixture(now)
+	importDoc(t, db, doc)
+	// The fixture with subscribers, as export writes it.
+	withSubs := strings.Replace(export(t, db), `"subscribers": []`, `"subscribers": `+impSubscribers, 1)
+	importDoc(t, db, withSubs, "--replace")
+	exported := export(t, db)
+	got, want := impDecode(t, exported), impDecode(t, withSubs)
+	if len(got.Subscribers) != 5 || !reflect.DeepEqual(got.Subscribers, want.Subscribers) {
+		t.Errorf("exported subscribers:\n%+v\nwant as imported:\n%+v", got.Subscribers, want.Subscribers)
+	}
+	if strings.Count(exported, `"secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"`) != 1 || strings.Count(exported, `"secret"`) != 1 {
+		t.Errorf("the export carries the webhook's secret, and only it:\n%s", exported)
+	}
+	copyDB := filepath.Join(t.TempDir(), "copy.db")
+	if _, stderr, err := cli(t, exported, "import", "--db", copyDB, "-"); err != nil || !strings.Contains(stderr, "5 subscribers") {
+		t.Fatalf("import of the export: %v\n%s", err, stderr)
+	}
+	if again := export(t, copyDB); again != exported {
+		t.Errorf("export of the imported copy differs:\n%s\n---\n%s", exported, again)
+	}
+	importDoc(t, db, doc, "--replace")
+	if n := len(impDecode(t, export(t, db)).Subscribers); n != 5 {
+		t.Errorf("a replace without subscribers left %d of 5", n)
+	}
+	doc.Subscribers = []statusd.Subscriber{}
+	importDoc(t, db, doc, "--replace")
+	if n := len(impDecode(t, export(t, db)).Subscribers); n != 0 {
+		t.Errorf("a replace with an empty list left %d subscribers", n)
+	}
+}
+
+// TestImportBadSubscribers: subscribers that break the rules are refused,
+// each problem with its JSON path, and nothing is imported.
+func TestImportBadSubscribers(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, impOtherDoc)
+	before := export(t, db)
+	bad := strings.Replace(impOtherDoc, `"notices": [`, `"subscribers": [
+	  {"id": 1, "channel": "email", "address": "not-an-address", "created_at": "2026-01-05T00:00:00.000Z"},
+	  {"id": 1, "channel": "webhook", "address": "https://hooks.example.com/x", "component_ids": [6],
+	   "created_at": "2026-01-05T00:00:00.000Z"}
+	], "notices": [`, 1)
+	_, stderr, err := cli(t, "", "import", "--db", db, "--replace", writeDoc(t, bad))
+	if err == nil || !strings.Contains(err.Error(), "3 problem") || !strings.Contains(err.Error(), "nothing was imported") {
+		t.Errorf("import of bad subscribers: %v, want 3 problems and nothing imported\n%s", err, stderr)
+	}
+	for _, want := range []string{
+		`subscribers[0].address: "not-an-address" is not an email address`,
+		"subscribers[1].id: 1 is used by another subscriber",
+		"subscribers[1].component_ids[0]: no component has id 6",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if after := export(t, db); after != before {
+		t.Errorf("a refused import changed the database")
 	}
 }

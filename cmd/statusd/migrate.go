@@ -9,8 +9,10 @@ import (
 	"github.com/statusd/statusd/internal/sqlstore"
 )
 
-// migrateCmd copies a whole store into another: the page, the admin tokens
-// (their hashes) and the audit log, typically from SQLite into PostgreSQL.
+// migrateCmd copies a whole store into another: the page, the subscribers
+// (whole, the tokens of their links included, but not their deliveries),
+// the admin tokens (their hashes) and the audit log, typically from SQLite
+// into PostgreSQL.
 func migrateCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var from, to string
 	var replace bool
@@ -36,6 +38,9 @@ func migrateCmd(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	if doc == nil {
 		return fmt.Errorf("%s holds no page to copy", sqlstore.Redact(from))
+	}
+	if doc.Subscribers, err = allSubscribers(ctx, src); err != nil {
+		return err
 	}
 	dst, err := sqlstore.Open(ctx, to)
 	if err != nil {
@@ -64,8 +69,8 @@ func migrateCmd(ctx context.Context, args []string, getenv func(string) string, 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "copied %q (%d components, %d notices), %d token(s) and %d audit entries from %s to %s\n",
-		doc.Page.Name, len(doc.Components), len(doc.Notices), copied, entries, sqlstore.Redact(from), sqlstore.Redact(to))
+	fmt.Fprintf(stderr, "copied %q (%d components, %d notices, %d subscribers), %d token(s) and %d audit entries from %s to %s\n",
+		doc.Page.Name, len(doc.Components), len(doc.Notices), len(doc.Subscribers), copied, entries, sqlstore.Redact(from), sqlstore.Redact(to))
 	return nil
 }
 

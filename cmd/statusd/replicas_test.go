@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -208,19 +210,24 @@ func TestReplicas(t *testing.T) {
 	})
 }
 
-// TestMigrateToPostgres copies a SQLite page, its tokens and its audit log
-// into PostgreSQL, and the copy exports the same document.
+// TestMigrateToPostgres copies a SQLite page, its subscribers, its tokens
+// and its audit log into PostgreSQL, and the copy exports the same
+// document; the subscribers keep the tokens of their links.
 func TestMigrateToPostgres(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	sqlite := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, sqlite, fixture(now))
+	importDoc(t, sqlite, strings.Replace(export(t, sqlite), `"subscribers": []`, `"subscribers": `+impSubscribers, 1), "--replace")
 	newToken(t, sqlite, "ops")
 	pg := testenv.Postgres(t)
-	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil {
+	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil || !strings.Contains(stderr, "5 subscribers") {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
 	}
-	if got, want := export(t, pg), export(t, sqlite); got != want {
-		t.Errorf("export after migrate differs from the source's")
+	if got, want := export(t, pg), export(t, sqlite); got != want || !strings.Contains(got, "hooks.example.com/statusd") {
+		t.Errorf("export after migrate differs from the source's, or lacks its subscribers:\n%s\n---\n%s", got, want)
+	}
+	if got, want := subscriberTokens(t, pg), subscriberTokens(t, sqlite); len(got) != 5 || !reflect.DeepEqual(got, want) {
+		t.Errorf("the subscribers' tokens after migrate: %v, want the source's %v", got, want)
 	}
 	list, _, err := cli(t, "", "token", "list", "--db", pg)
 	if err != nil || !strings.Contains(list, "ops") {
@@ -230,4 +237,24 @@ func TestMigrateToPostgres(t *testing.T) {
 	if _, _, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err == nil || !strings.Contains(err.Error(), "--replace") {
 		t.Errorf("second migrate without --replace: %v", err)
 	}
+}
+
+// subscriberTokens maps the id of each subscriber of the database at db
+// to the token of its links.
+func subscriberTokens(t *testing.T, db string) map[int64]string {
+	t.Helper()
+	s, err := sqlstore.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	subs, _, err := s.Subscribers().List(context.Background(), statusd.SubscriberFilter{}, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[int64]string{}
+	for _, sub := range subs {
+		tokens[sub.ID] = sub.Token
+	}
+	return tokens
 }

@@ -277,7 +277,8 @@ func (b byOrder[T]) Swap(i, j int) {
 }
 
 // Import writes doc in one transaction. Without replace it refuses a store
-// that already holds a page.
+// that already holds a page. The document's subscribers, when it has them
+// (not nil), replace the store's, whose deliveries go with them.
 func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool) error {
 	return s.transact(ctx, func(t tx) error {
 		var n int
@@ -296,6 +297,12 @@ func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool)
 			return err
 		}
 		detail := fmt.Sprintf("%d components, %d notices", len(doc.Components), len(doc.Notices))
+		if doc.Subscribers != nil {
+			if err := insertSubscribers(t, doc.Subscribers); err != nil {
+				return err
+			}
+			detail += fmt.Sprintf(", %d subscribers", len(doc.Subscribers))
+		}
 		if err := audit(t, statusd.AuditEntry{At: time.Now(), Actor: "statusd import", Action: "page.import",
 			Target: "page", Detail: detail}); err != nil {
 			return err

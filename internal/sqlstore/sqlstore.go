@@ -39,14 +39,49 @@ type dialect struct {
 	writeLock string
 	// notify, when set, runs in every write transaction that commits a change.
 	notify string
+	// idList is a query whose one column, id, gives the integers of the
+	// JSON array that is its one parameter: a list of any length in one
+	// parameter.
+	idList string
+	// idArray is the aggregate of a group's ids as a JSON array, for
+	// idList.
+	idArray string
+	// resyncIDs, when set, runs after subscribers were inserted with their
+	// ids, so that the ids given next come after them.
+	resyncIDs string
+	// shareSubscribers and lockSubscribers, when set, take the lock of the
+	// subscribers to send to, for the transaction: shared by Expand, which
+	// makes deliveries for the active subscribers it read; exclusive by
+	// the writes after which a subscriber is no longer sent to (removed,
+	// unsubscribed, quarantined), so that no expansion that read it before
+	// makes a delivery for it after. SQLite's one writer needs none.
+	shareSubscribers, lockSubscribers string
 }
 
 var (
-	sqliteDialect   = &dialect{name: "sqlite"}
+	sqliteDialect = &dialect{name: "sqlite",
+		idList:  "SELECT value AS id FROM json_each(?)",
+		idArray: "json_group_array(id ORDER BY id)"}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
-		notify:    "SELECT pg_notify('" + notifyChannel + "', '')"}
+		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
+		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
+		idArray:   "json_agg(id ORDER BY id)::text",
+		resyncIDs: "SELECT setval(pg_get_serial_sequence('subscribers', 'id'), " +
+			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))",
+		shareSubscribers: "SELECT pg_advisory_xact_lock_shared(7405868)",
+		lockSubscribers:  "SELECT pg_advisory_xact_lock(7405868)"}
 )
+
+// lock returns clause (FOR UPDATE, FOR UPDATE SKIP LOCKED ...), which
+// ends a SELECT that locks the rows it reads, on PostgreSQL; on SQLite,
+// whose one writer holds the whole database, nothing.
+func (d *dialect) lock(clause string) string {
+	if d != postgresDialect {
+		return ""
+	}
+	return " " + clause
+}
 
 // notifyChannel is the PostgreSQL channel on which writes are announced.
 const notifyChannel = "statusd_changes"
@@ -236,13 +271,28 @@ func (t tx) prepare(q string) (*sql.Stmt, error) {
 	return t.sql.PrepareContext(t.ctx, t.d.rebind(q))
 }
 
-// transact runs fn in a write transaction, committing when fn returns nil
-// and rolling back otherwise. Writers are serialised. Nothing is written
-// once the database file was removed or replaced (checkFile). A storage
-// fault is answered 503 unavailable, saying which, and noted (noteWrite);
-// the connection that met it is not used again, since it may hold the
-// database open read-only.
-func (s *Store) transact(ctx context.Context, fn func(tx) error) (err error) {
+// transact runs fn in a write transaction of the page, committing when fn
+// returns nil and rolling back otherwise. Page writers are serialised.
+func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
+	return s.writeTx(ctx, s.d.writeLock, fn)
+}
+
+// outbox runs fn in a write transaction that leaves the page alone (the
+// subscribers and the outbox): without the page writers' lock, so that the
+// many writes of sending never wait for page writes nor make them wait (on
+// PostgreSQL; SQLite has one writer), and callers bump no version, so that
+// no reader reloads the page for them.
+func (s *Store) outbox(ctx context.Context, fn func(tx) error) error {
+	return s.writeTx(ctx, "", fn)
+}
+
+// writeTx runs fn in a write transaction that first runs lock, when set,
+// committing when fn returns nil and rolling back otherwise. Nothing is
+// written once the database file was removed or replaced (checkFile). A
+// storage fault is answered 503 unavailable, saying which, and noted
+// (noteWrite); the connection that met it is not used again, since it may
+// hold the database open read-only.
+func (s *Store) writeTx(ctx context.Context, lock string, fn func(tx) error) (err error) {
 	defer func() { s.noteWrite(err) }()
 	if err := s.checkFile(); err != nil {
 		return err
@@ -263,8 +313,8 @@ func (s *Store) transact(ctx context.Context, fn func(tx) error) (err error) {
 	}
 	defer sqlTx.Rollback()
 	t := tx{ctx: ctx, sql: sqlTx, d: s.d}
-	if s.d.writeLock != "" {
-		if _, err := t.exec(s.d.writeLock); err != nil {
+	if lock != "" {
+		if _, err := t.exec(lock); err != nil {
 			return unavailable(err)
 		}
 	}
@@ -289,6 +339,71 @@ func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 	}
 	defer sqlTx.Rollback()
 	return fn(tx{ctx: ctx, sql: sqlTx, d: s.d})
+}
+
+// listQuery is a query of a paginated list: `SELECT columns from WHERE
+// ORDER BY order`, where counts the rows with `SELECT count(*) count WHERE`
+// (from without the joins that add columns, not rows).
+type listQuery struct {
+	columns, from, count, order string
+	where                       filter
+}
+
+// filter gathers the conditions of a list query.
+type filter struct {
+	conds []string
+	args  []any
+}
+
+// add adds the condition, with its one argument, when set.
+func (f *filter) add(set bool, cond string, arg any) {
+	if set {
+		f.conds = append(f.conds, cond)
+		f.args = append(f.args, arg)
+	}
+}
+
+func (f *filter) String() string {
+	if len(f.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(f.conds, " AND ")
+}
+
+// paged reads, in one read transaction, a page (from 1) of perPage rows
+// of q, each made by scan, and how many rows there are in all. A page
+// before the first or past the last has none (and no OFFSET that
+// overflows).
+func paged[T any](s *Store, ctx context.Context, q listQuery, page, perPage int, scan func(*sql.Rows) (T, error)) ([]T, int, error) {
+	var out []T
+	var total int
+	err := s.read(ctx, func(t tx) error {
+		where := q.where.String()
+		if err := t.row(`SELECT count(*) FROM `+q.count+where, q.where.args...).Scan(&total); err != nil {
+			return err
+		}
+		if page < 1 || perPage < 1 || page > total/perPage+1 {
+			return nil
+		}
+		rows, err := t.query(`SELECT `+q.columns+` FROM `+q.from+where+` ORDER BY `+q.order+` LIMIT ? OFFSET ?`,
+			append(q.where.args, perPage, (page-1)*perPage)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, unavailable(err)
+	}
+	return out, total, nil
 }
 
 // Version returns the number of writes made to the store.

@@ -299,6 +299,12 @@ func (t *sqlTx) NextID(kind string) (int64, error) {
 
 func (t *sqlTx) Audit(e statusd.AuditEntry) error { return audit(t.t, e) }
 
+// Emit stores the event in the page write's transaction: the outbox.
+func (t *sqlTx) Emit(e statusd.Event) error {
+	_, err := emit(t.t, e)
+	return err
+}
+
 func audit(t tx, e statusd.AuditEntry) error {
 	_, err := t.exec(`INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)`,
 		ms(e.At), e.Actor, e.Action, e.Target, e.Detail)
@@ -307,33 +313,14 @@ func audit(t tx, e statusd.AuditEntry) error {
 
 // Audit returns a page of the audit log, newest first.
 func (s *Store) Audit(ctx context.Context, page, perPage int) ([]statusd.AuditEntry, int, error) {
-	var total int
-	var out []statusd.AuditEntry
-	err := s.read(ctx, func(t tx) error {
-		if err := t.row(`SELECT count(*) FROM audit`).Scan(&total); err != nil {
-			return err
-		}
-		if page < 1 || perPage < 1 || page > total/perPage+1 {
-			return nil // past the end: no OFFSET that overflows
-		}
-		rows, err := t.query(`SELECT id, at, actor, action, target, detail FROM audit
-			ORDER BY id DESC LIMIT ? OFFSET ?`, perPage, (max(page, 1)-1)*perPage)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var e statusd.AuditEntry
-			var at int64
-			if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail); err != nil {
-				return err
-			}
-			e.At = fromMS(at)
-			out = append(out, e)
-		}
-		return rows.Err()
+	q := listQuery{columns: `id, at, actor, action, target, detail`, from: `audit`, count: `audit`, order: `id DESC`}
+	return paged(s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.AuditEntry, error) {
+		var e statusd.AuditEntry
+		var at int64
+		err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &e.Target, &e.Detail)
+		e.At = fromMS(at)
+		return e, err
 	})
-	return out, total, err
 }
 
 // Tokens returns the store's token keeper.

@@ -1,0 +1,458 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// The notification outbox (CONTRACT C7): writes store events (emit); Expand
+// turns each into deliveries, one per subscriber that wants it; senders
+// Claim due deliveries under a lease and Record each attempt.
+
+// emit stores an event, unless its Key was used already, and returns its
+// id (0 then).
+func emit(t tx, e statusd.Event) (int64, error) {
+	var key *string
+	if e.Key != "" {
+		key = &e.Key
+	}
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = time.Now()
+	}
+	var id int64
+	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
+		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, ms(e.CreatedAt)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+func (ss subscriberStore) Emit(ctx context.Context, e statusd.Event) (int64, error) {
+	var id int64
+	err := ss.s.outbox(ctx, func(t tx) error {
+		var err error
+		id, err = emit(t, e)
+		return err
+	})
+	return id, err
+}
+
+// eventColumns are an event's columns, for eventRow.
+const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.created_at`
+
+// eventRow holds the scan of eventColumns.
+type eventRow struct {
+	e          statusd.Event
+	kind       string
+	components string
+	key        sql.NullString
+	created    int64
+}
+
+func (r *eventRow) dest() []any {
+	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.created}
+}
+
+func (r *eventRow) value() (statusd.Event, error) {
+	e := r.e
+	e.Kind, e.Key, e.CreatedAt = statusd.EventKind(r.kind), r.key.String, fromMS(r.created)
+	var err error
+	if e.ComponentIDs, err = parseIDs(r.components); err != nil {
+		return e, fmt.Errorf("event %d: component_ids: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// mayHear reports whether a subscriber in state is sent an event of kind:
+// an active one, anything it wants; a pending one, only its confirmation;
+// a quarantined one, only an operator's test, which goes regardless of
+// quarantine (that is what it is for). Claim's query says the same in SQL
+// (sendable).
+func mayHear(kind statusd.EventKind, state statusd.SubscriberState) bool {
+	switch state {
+	case statusd.SubscriberActive:
+		return true
+	case statusd.SubscriberPending:
+		return kind == statusd.SubscriptionConfirm
+	case statusd.SubscriberQuarantined:
+		return kind == statusd.TestMessage
+	}
+	return false
+}
+
+// sendable is mayHear in SQL, on the subscriber s and the event e.
+const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subscription.confirm')
+	OR (s.state = 'quarantined' AND e.kind = 'test'))`
+
+// Expand turns up to limit events not yet expanded, oldest first, into
+// pending deliveries due at now, and marks them expanded, in one
+// transaction: an event is expanded once, by one process (its row is
+// locked, and others skip it, on PostgreSQL), and a delivery is made once
+// per event and subscriber (the unique key) should it be expanded again.
+//
+// An event for everyone goes to each active subscriber that wants it
+// (Subscriber.Wants, on the component tree as it is now). An event for one
+// subscriber (SubscriberID) goes to it when it exists and may hear it
+// (mayHear): its confirmation whether it is pending or active (an active
+// one gets its manage link), a test whether it is active or quarantined;
+// otherwise it is expanded to nothing, rather than make a delivery that is
+// never claimed.
+func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) (int, error) {
+	expanded := 0
+	err := ss.s.outbox(ctx, func(t tx) error {
+		if t.d.shareSubscribers != "" {
+			if _, err := t.exec(t.d.shareSubscribers); err != nil {
+				return err
+			}
+		}
+		events, err := unexpanded(t, limit)
+		if err != nil || len(events) == 0 {
+			return err
+		}
+		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, state, next_attempt_at, created_at)
+			SELECT ?, ids.id, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
+			ON CONFLICT (subscriber_id, event_id) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer insert.Close()
+		var everyone *audience // read at the first event for everyone
+		ids := make([]int64, len(events))
+		for i, e := range events {
+			ids[i] = e.ID
+			var to []string // JSON arrays of subscriber ids
+			switch {
+			case e.SubscriberID != 0:
+				var state string
+				err := t.row(`SELECT state FROM subscribers WHERE id = ?`, e.SubscriberID).Scan(&state)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				if mayHear(e.Kind, statusd.SubscriberState(state)) {
+					to = []string{idsJSON([]int64{e.SubscriberID})}
+				}
+			case e.Kind == statusd.TestMessage || e.Kind == statusd.SubscriptionConfirm:
+				// Meant for one subscriber, and none named: for nobody.
+			default:
+				if everyone == nil {
+					if everyone, err = readAudience(t); err != nil {
+						return err
+					}
+				}
+				to = everyone.wanting(e.ComponentIDs)
+			}
+			for _, ids := range to {
+				if _, err := insert.ExecContext(t.ctx, e.ID, ms(now), ms(now), ids); err != nil {
+					return fmt.Errorf("deliveries of event %d: %w", e.ID, err)
+				}
+			}
+		}
+		if _, err := t.exec(`UPDATE events SET expanded_at = ? WHERE id IN (`+t.d.idList+`)`, ms(now), idsJSON(ids)); err != nil {
+			return err
+		}
+		expanded = len(events)
+		return nil
+	})
+	return expanded, err
+}
+
+// unexpanded reads, and locks on PostgreSQL, up to limit events not yet
+// expanded, oldest first, skipping those another process holds.
+func unexpanded(t tx, limit int) ([]statusd.Event, error) {
+	rows, err := t.query(`SELECT `+eventColumns+` FROM events e WHERE e.expanded_at IS NULL ORDER BY e.id LIMIT ?`+
+		t.d.lock("FOR UPDATE SKIP LOCKED"), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []statusd.Event
+	for rows.Next() {
+		e, err := scanRow(rows, &eventRow{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// audience is who may hear of events for everyone: the active
+// subscribers, in groups that follow the same components, and the
+// component tree. Subscribers differ, for Subscriber.Wants, only in their
+// components: it is asked once a group, and the database gathers each
+// group's ids (dialect.idArray), so that the ids of thousands of
+// subscribers go from the table into the deliveries without being read
+// one by one.
+type audience struct {
+	groups  []group
+	parents map[int64]*int64
+}
+
+// group is the active subscribers that follow the same components: a
+// Subscriber with those, and the JSON array of their ids.
+type group struct {
+	follows statusd.Subscriber
+	ids     string
+}
+
+func readAudience(t tx) (*audience, error) {
+	a := &audience{parents: map[int64]*int64{}}
+	rows, err := t.query(`SELECT id, parent_id FROM components`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var parent sql.NullInt64
+		if err := rows.Scan(&id, &parent); err != nil {
+			return nil, err
+		}
+		a.parents[id] = nullInt(parent)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	groups, err := t.query(`SELECT component_ids, ` + t.d.idArray + ` FROM subscribers WHERE state = 'active' GROUP BY component_ids`)
+	if err != nil {
+		return nil, err
+	}
+	defer groups.Close()
+	for groups.Next() {
+		var components string
+		var g group
+		if err := groups.Scan(&components, &g.ids); err != nil {
+			return nil, err
+		}
+		if g.follows.ComponentIDs, err = parseIDs(components); err != nil {
+			return nil, fmt.Errorf("subscribers' component_ids %s: %w", components, err)
+		}
+		a.groups = append(a.groups, g)
+	}
+	return a, groups.Err()
+}
+
+// wanting returns the JSON arrays of the ids of the subscribers that want
+// a notice listing components.
+func (a *audience) wanting(components []int64) []string {
+	var ids []string
+	for _, g := range a.groups {
+		if g.follows.Wants(components, a.parents) {
+			ids = append(ids, g.ids)
+		}
+	}
+	return ids
+}
+
+// deliveryColumns are a delivery's columns and its event's, for
+// deliveryRow, from deliveryFrom.
+const (
+	deliveryColumns = `d.id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
+	d.next_attempt_at, d.delivered_at, d.created_at, ` + eventColumns
+	deliveryFrom = `deliveries d JOIN events e ON e.id = d.event_id`
+)
+
+// deliveryRow holds the scan of deliveryColumns.
+type deliveryRow struct {
+	d               statusd.Delivery
+	state           string
+	next, delivered sql.NullInt64
+	created         int64
+	event           eventRow
+}
+
+func (r *deliveryRow) dest() []any {
+	return append([]any{&r.d.ID, &r.d.SubscriberID, &r.state, &r.d.Attempts, &r.d.LastStatus, &r.d.LastError,
+		&r.next, &r.delivered, &r.created}, r.event.dest()...)
+}
+
+func (r *deliveryRow) value() (statusd.Delivery, error) {
+	d := r.d
+	d.State = statusd.DeliveryState(r.state)
+	d.NextAttemptAt, d.DeliveredAt, d.CreatedAt = fromMSPtr(r.next), fromMSPtr(r.delivered), fromMS(r.created)
+	var err error
+	d.Event, err = r.event.value()
+	return d, err
+}
+
+// Claim leases up to limit due pending deliveries whose subscriber may
+// hear them (sendable), longest due first (then oldest), in one
+// transaction: a delivery under a live lease is not taken again, and on
+// PostgreSQL the rows another claimer holds are skipped (FOR UPDATE SKIP
+// LOCKED), so that two replicas never take the same delivery.
+func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]statusd.Claimed, error) {
+	var out []statusd.Claimed
+	err := ss.s.outbox(ctx, func(t tx) error {
+		// The due deliveries are read first, in the order of their index,
+		// and their events and subscribers looked up: CROSS JOIN makes
+		// SQLite's planner keep that order.
+		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+`
+			FROM deliveries d CROSS JOIN events e CROSS JOIN subscribers s
+			WHERE e.id = d.event_id AND s.id = d.subscriber_id
+			AND d.state = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
+			AND `+sendable+` ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.lock("FOR UPDATE OF d SKIP LOCKED"),
+			ms(now), ms(now), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var ids []int64
+		for rows.Next() {
+			var dr deliveryRow
+			var sr subscriberRow
+			if err := rows.Scan(append(dr.dest(), sr.dest()...)...); err != nil {
+				return err
+			}
+			var c statusd.Claimed
+			if c.Delivery, err = dr.value(); err != nil {
+				return err
+			}
+			if c.Subscriber, err = sr.value(); err != nil {
+				return err
+			}
+			out = append(out, c)
+			ids = append(ids, c.Delivery.ID)
+		}
+		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return err
+		}
+		rows.Close()
+		_, err = t.exec(`UPDATE deliveries SET claimed_until = ? WHERE id IN (`+t.d.idList+`)`, ms(now.Add(lease)), idsJSON(ids))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// getDelivery returns a delivery with its event, or nil.
+func getDelivery(t tx, id int64) (*statusd.Delivery, error) {
+	return scanOne(t.row(`SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.id = ?`, id), &deliveryRow{})
+}
+
+func noDelivery(id int64) error {
+	return statusd.Errorf(statusd.ENotFound, "no delivery has id %d", id)
+}
+
+// Record stores an attempt of a pending delivery, and ends its lease, by
+// the rules of CONTRACT C7 (statusd.NextAttempt, statusd.Quarantined):
+//
+//   - Delivered: delivered at the attempt; the subscriber's failures in a
+//     row start again from none.
+//   - Failed: retried at NextAttempt, or failed when that says no; the
+//     subscriber's failures count one more (FailingSince set at the first),
+//     and an active subscriber that Quarantined says is quarantined (the
+//     delivery then fails too).
+//   - Gone: failed; the subscriber unsubscribed.
+//   - Rejected: failed; the subscriber quarantined (unless unsubscribed).
+//
+// A subscriber that stops being sent to has its other pending deliveries
+// failed (failPending). An attempt of a delivery that is no longer pending
+// (a sender whose lease ran out and whose delivery another finished)
+// changes nothing: the first ending stands, and Record returns it.
+//
+// The subscriber is locked before the delivery, as Change and Delete do,
+// so that they never wait for each other in a circle (PostgreSQL).
+func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
+	var out *statusd.Delivery
+	err := ss.s.outbox(ctx, func(t tx) error {
+		// One statement reads the delivery, its event and its subscriber,
+		// and on PostgreSQL locks the subscriber, then the delivery (in
+		// the order of the clauses), reading the latest of each.
+		var r deliveryRow
+		var state string
+		var failed, failures int
+		var failing, since sql.NullInt64
+		err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
+			FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
+			Scan(append(r.dest(), &state, &failed, &failing)...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return noDelivery(id)
+		}
+		if err != nil {
+			return err
+		}
+		d, err := r.value()
+		if err != nil {
+			return err
+		}
+		subscriberID := d.SubscriberID
+		out = &d
+		if d.State != statusd.DeliveryPending {
+			return nil
+		}
+		d.Attempts++
+		d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
+		d.State = statusd.DeliveryFailed
+		failures, since = failed, failing
+		var becomes statusd.SubscriberState // "" when it stays as it is
+		switch a.Outcome {
+		case statusd.Delivered:
+			d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
+			failures, since = 0, sql.NullInt64{}
+		case statusd.Failed:
+			if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
+				d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
+			}
+			failures++
+			if !since.Valid {
+				since = sql.NullInt64{Int64: ms(a.At), Valid: true}
+			}
+			if state == string(statusd.SubscriberActive) && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
+				becomes = statusd.SubscriberQuarantined
+				d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
+			}
+		case statusd.Gone:
+			becomes = statusd.SubscriberUnsubscribed
+		case statusd.Rejected:
+			becomes = statusd.SubscriberQuarantined
+		default:
+			return fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
+		}
+		if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
+			next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
+			string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), id); err != nil {
+			return err
+		}
+		if failures != failed || since != failing {
+			if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
+				failures, nullInt(since), subscriberID); err != nil {
+				return err
+			}
+		}
+		if becomes == "" || state == string(becomes) || state == string(statusd.SubscriberUnsubscribed) {
+			return nil
+		}
+		if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
+			string(becomes), ms(a.At), subscriberID); err != nil {
+			return err
+		}
+		return failPending(t, subscriberID, becomes, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {
+	return readOne(ss.s, ctx, noDelivery(id), func(t tx) (*statusd.Delivery, error) { return getDelivery(t, id) })
+}
+
+func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page, perPage int) ([]statusd.Delivery, int, error) {
+	q := listQuery{columns: deliveryColumns, from: deliveryFrom, count: `deliveries d`, order: `d.id DESC`}
+	q.where.add(f.SubscriberID != 0, `d.subscriber_id = ?`, f.SubscriberID)
+	q.where.add(f.State != "", `d.state = ?`, string(f.State))
+	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Delivery, error) {
+		return scanRow(rows, &deliveryRow{})
+	})
+}

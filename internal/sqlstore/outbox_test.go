@@ -1,0 +1,214 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/storetest"
+	"github.com/statusd/statusd/internal/testenv"
+)
+
+// withSubscribers imports the sample page with n active webhook
+// subscribers of the whole page into s.
+func withSubscribers(tb testing.TB, s *Store, n int) {
+	tb.Helper()
+	doc := storetest.Sample()
+	doc.Subscribers = make([]statusd.Subscriber, n)
+	for i := range doc.Subscribers {
+		doc.Subscribers[i] = statusd.Subscriber{ID: int64(i + 1), Channel: statusd.Webhook,
+			Address: fmt.Sprintf("https://h%d.example.com/hook", i), ComponentIDs: []int64{},
+			State: statusd.SubscriberActive, CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	}
+	if err := s.Import(context.Background(), doc, true); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// fanOut stores an event for everyone and expands it at now.
+func fanOut(tb testing.TB, s *Store, now time.Time) {
+	tb.Helper()
+	ctx := context.Background()
+	ss := s.Subscribers()
+	if _, err := ss.Emit(ctx, statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 5, CreatedAt: now}); err != nil {
+		tb.Fatal(err)
+	}
+	if n, err := ss.Expand(ctx, now, 10); err != nil || n != 1 {
+		tb.Fatalf("Expand: %d events, %v; want 1", n, err)
+	}
+}
+
+func openPostgres(tb testing.TB, url string) *Store {
+	tb.Helper()
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestClaimConcurrentPostgres checks that senders in two processes (two
+// Stores, each with its connections) claiming at once from 1,000 due
+// deliveries never get the same one, and get them all.
+func TestClaimConcurrentPostgres(t *testing.T) {
+	url := testenv.Postgres(t)
+	stores := []*Store{openPostgres(t, url), openPostgres(t, url)}
+	withSubscribers(t, stores[0], 1000)
+	now := time.Now()
+	fanOut(t, stores[0], now)
+
+	const claimers = 16
+	got := make([][]int64, claimers)
+	var wg sync.WaitGroup
+	for i := range claimers {
+		ss := stores[i%2].Subscribers()
+		wg.Go(func() {
+			for {
+				c, err := ss.Claim(context.Background(), now, time.Hour, 7)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(c) == 0 {
+					return
+				}
+				for _, d := range c {
+					got[i] = append(got[i], d.Delivery.ID)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	owner := map[int64]int{}
+	for i, ids := range got {
+		for _, id := range ids {
+			if j, taken := owner[id]; taken {
+				t.Errorf("delivery %d claimed by claimers %d and %d", id, j, i)
+			}
+			owner[id] = i
+		}
+	}
+	if len(owner) != 1000 {
+		t.Errorf("%d deliveries claimed, want all 1,000", len(owner))
+	}
+	busy := 0
+	for _, ids := range got {
+		if len(ids) > 0 {
+			busy++
+		}
+	}
+	t.Logf("%d claimers of %d took some", busy, claimers)
+}
+
+// TestRequestConcurrentPostgres checks that requests of one new address
+// made at once, by two processes, make one subscriber, and each its
+// confirmation.
+func TestRequestConcurrentPostgres(t *testing.T) {
+	url := testenv.Postgres(t)
+	stores := []*Store{openPostgres(t, url), openPostgres(t, url)}
+	const requests = 12
+	now := time.Now()
+	var wg sync.WaitGroup
+	for i := range requests {
+		ss := stores[i%2].Subscribers()
+		wg.Go(func() {
+			if err := ss.Request(context.Background(), "reader@example.com", []int64{}, now); err != nil {
+				t.Errorf("Request %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	ss := stores[0].Subscribers()
+	subs, total, err := ss.List(context.Background(), statusd.SubscriberFilter{}, 1, 10)
+	if err != nil || total != 1 || subs[0].State != statusd.SubscriberPending {
+		t.Fatalf("after %d requests: %+v (%d, %v), want one pending subscriber", requests, subs, total, err)
+	}
+	if n, err := ss.Expand(context.Background(), now, 100); err != nil || n != requests {
+		t.Errorf("Expand: %d events, %v; want a confirmation a request (%d)", n, err, requests)
+	}
+}
+
+// benchStores runs a benchmark on a fresh SQLite store and, when
+// PostgreSQL is at hand, a fresh PostgreSQL one.
+func benchStores(b *testing.B, fn func(b *testing.B, s *Store)) {
+	b.Run("sqlite", func(b *testing.B) {
+		s, err := Open(context.Background(), filepath.Join(b.TempDir(), "bench.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		fn(b, s)
+	})
+	b.Run("postgres", func(b *testing.B) { fn(b, openPostgres(b, testenv.Postgres(b))) })
+}
+
+// BenchmarkExpand measures Expand of one event to 50,000 subscribers: a
+// few hundred milliseconds at most (issue 26).
+func BenchmarkExpand(b *testing.B) {
+	benchStores(b, func(b *testing.B, s *Store) {
+		withSubscribers(b, s, 50000)
+		now := time.Now()
+		ss := s.Subscribers()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			if _, err := ss.Emit(context.Background(), statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 100, CreatedAt: now}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if n, err := ss.Expand(context.Background(), now, 10); err != nil || n != 1 {
+				b.Fatalf("Expand: %d, %v", n, err)
+			}
+		}
+	})
+}
+
+// BenchmarkClaimRecord measures claiming (in batches of 100) and recording
+// as delivered 10,000 deliveries, by 1 and by 4 senders at once; it
+// reports the time per delivery.
+func BenchmarkClaimRecord(b *testing.B) {
+	const deliveries, batch = 10000, 100
+	benchStores(b, func(b *testing.B, s *Store) {
+		withSubscribers(b, s, deliveries)
+		ss := s.Subscribers()
+		for _, senders := range []int{1, 4} {
+			b.Run(fmt.Sprintf("senders=%d", senders), func(b *testing.B) {
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					now := time.Now()
+					fanOut(b, s, now)
+					b.StartTimer()
+					var wg sync.WaitGroup
+					for range senders {
+						wg.Go(func() {
+							for {
+								c, err := ss.Claim(context.Background(), now, time.Minute, batch)
+								if err != nil || len(c) == 0 {
+									if err != nil {
+										b.Error(err)
+									}
+									return
+								}
+								for _, d := range c {
+									if _, err := ss.Record(context.Background(), d.Delivery.ID,
+										statusd.Attempt{At: now, Outcome: statusd.Delivered, Status: 200}, 30*time.Second); err != nil {
+										b.Error(err)
+										return
+									}
+								}
+							}
+						})
+					}
+					wg.Wait()
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*deliveries), "µs/delivery")
+			})
+		}
+	})
+}

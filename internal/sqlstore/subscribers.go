@@ -1,0 +1,417 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// Subscribers returns the store's keeper of subscribers and of the
+// notification outbox (CONTRACT C7). Its transactions leave the page
+// alone: they take no page writer's lock and change no version (outbox).
+func (s *Store) Subscribers() statusd.SubscriberStore { return subscriberStore{s} }
+
+type subscriberStore struct{ s *Store }
+
+var _ statusd.SubscriberStore = subscriberStore{}
+
+// subscriberColumns are a subscriber's columns, for subscriberRow.
+const subscriberColumns = `s.id, s.channel, s.address, s.component_ids, s.state, s.secret, s.token,
+	s.confirm_token, s.confirm_expires_at, s.failures, s.failing_since, s.created_at, s.updated_at`
+
+// subscriberRow holds the scan of subscriberColumns.
+type subscriberRow struct {
+	s                statusd.Subscriber
+	channel, state   string
+	components       string
+	confirm          sql.NullString
+	expires, since   sql.NullInt64
+	created, updated int64
+}
+
+func (r *subscriberRow) dest() []any {
+	return []any{&r.s.ID, &r.channel, &r.s.Address, &r.components, &r.state, &r.s.Secret, &r.s.Token,
+		&r.confirm, &r.expires, &r.s.Failures, &r.since, &r.created, &r.updated}
+}
+
+func (r *subscriberRow) value() (statusd.Subscriber, error) {
+	s := r.s
+	s.Channel, s.State = statusd.Channel(r.channel), statusd.SubscriberState(r.state)
+	s.ConfirmToken = r.confirm.String
+	s.ConfirmExpiresAt, s.FailingSince = fromMSPtr(r.expires), fromMSPtr(r.since)
+	s.CreatedAt, s.UpdatedAt = fromMS(r.created), fromMS(r.updated)
+	var err error
+	if s.ComponentIDs, err = parseIDs(r.components); err != nil {
+		return s, fmt.Errorf("subscriber %d: component_ids: %w", s.ID, err)
+	}
+	return s, nil
+}
+
+// parseIDs reads a JSON array of ids; the common empty one without the
+// JSON decoder, since expanding an event reads thousands.
+func parseIDs[T ~string | ~[]byte](s T) ([]int64, error) {
+	ids := []int64{}
+	if string(s) == "[]" {
+		return ids, nil
+	}
+	err := json.Unmarshal([]byte(s), &ids)
+	return ids, err
+}
+
+// idsJSON is the JSON array of ids, for a column or for dialect.idList.
+func idsJSON(ids []int64) string {
+	if len(ids) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ids) // a []int64 always marshals
+	return string(b)
+}
+
+// getSubscriber returns the one subscriber the condition (on s.) chooses,
+// or nil; lock ends the query (dialect.lock).
+func getSubscriber(t tx, cond, lock string, args ...any) (*statusd.Subscriber, error) {
+	return scanOne(t.row(`SELECT `+subscriberColumns+` FROM subscribers s WHERE `+cond+lock, args...), &subscriberRow{})
+}
+
+// rowOf is what the columns of a row are scanned into (dest), and makes
+// the value they give.
+type rowOf[T any] interface {
+	dest() []any
+	value() (T, error)
+}
+
+// scanRow scans the current row of rows into r and returns its value.
+func scanRow[T any](rows *sql.Rows, r rowOf[T]) (T, error) {
+	if err := rows.Scan(r.dest()...); err != nil {
+		var zero T
+		return zero, err
+	}
+	return r.value()
+}
+
+// scanOne scans the row into r and returns its value, or nil when there
+// is no row.
+func scanOne[T any](row *sql.Row, r rowOf[T]) (*T, error) {
+	err := row.Scan(r.dest()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := r.value()
+	return &v, err
+}
+
+// readOne reads, in a read transaction, the one value get finds, or
+// returns missing when there is none.
+func readOne[T any](s *Store, ctx context.Context, missing error, get func(tx) (*T, error)) (*T, error) {
+	var v *T
+	err := s.read(ctx, func(t tx) error {
+		var err error
+		v, err = get(t)
+		return err
+	})
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	if v == nil {
+		return nil, missing
+	}
+	return v, nil
+}
+
+func noSubscriber(id int64) error {
+	return statusd.Errorf(statusd.ENotFound, "no subscriber has id %d", id)
+}
+
+// subscriberInsert is the insert of a subscriber's subscriberValues,
+// with or without its id first.
+func subscriberInsert(withID bool) string {
+	cols, vals := "", ""
+	if withID {
+		cols, vals = "id, ", "?, "
+	}
+	return `INSERT INTO subscribers (` + cols + `channel, address, component_ids, state, secret, token,
+	confirm_token, confirm_expires_at, failures, failing_since, created_at, updated_at)
+	VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+}
+
+func subscriberValues(s *statusd.Subscriber) []any {
+	var confirm *string
+	if s.ConfirmToken != "" {
+		confirm = &s.ConfirmToken
+	}
+	return []any{string(s.Channel), s.Address, idsJSON(s.ComponentIDs), string(s.State), s.Secret, s.Token,
+		confirm, msPtr(s.ConfirmExpiresAt), s.Failures, msPtr(s.FailingSince), ms(s.CreatedAt), ms(s.UpdatedAt)}
+}
+
+// fillKeys gives a new subscriber the keys it lacks: the Token of its
+// links, and a webhook's signing Secret.
+func fillKeys(s *statusd.Subscriber) {
+	if s.Token == "" {
+		s.Token = statusd.NewToken()
+	}
+	if s.Channel == statusd.Webhook && s.Secret == "" {
+		s.Secret = statusd.NewWebhookSecret()
+	}
+}
+
+// insertSubscriber inserts s, unless one with its channel and address
+// exists, and returns its new id, or 0 when one exists.
+func insertSubscriber(t tx, s *statusd.Subscriber) (int64, error) {
+	var id int64
+	err := t.row(subscriberInsert(false)+` ON CONFLICT (channel, address) DO NOTHING RETURNING id`, subscriberValues(s)...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+func conflict(s *statusd.Subscriber) error {
+	return statusd.Errorf(statusd.EConflict, "a %s subscriber with the address %s exists", s.Channel, s.Address)
+}
+
+// Add stores a new subscriber with a new id, a Token, and a Secret when it
+// is a webhook without one. The audit entry's Target, when empty, is
+// "subscriber <id>": the id is known only now.
+func (ss subscriberStore) Add(ctx context.Context, s *statusd.Subscriber, e statusd.AuditEntry) error {
+	fillKeys(s)
+	return ss.s.outbox(ctx, func(t tx) error {
+		id, err := insertSubscriber(t, s)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			return conflict(s)
+		}
+		s.ID = id
+		if e.Target == "" {
+			e.Target = fmt.Sprintf("subscriber %d", id)
+		}
+		return audit(t, e)
+	})
+}
+
+func (ss subscriberStore) Get(ctx context.Context, id int64) (*statusd.Subscriber, error) {
+	return ss.one(ctx, noSubscriber(id), `s.id = ?`, id)
+}
+
+// one reads the subscriber the condition chooses, or returns missing.
+func (ss subscriberStore) one(ctx context.Context, missing error, cond string, args ...any) (*statusd.Subscriber, error) {
+	return readOne(ss.s, ctx, missing, func(t tx) (*statusd.Subscriber, error) { return getSubscriber(t, cond, "", args...) })
+}
+
+func (ss subscriberStore) ByToken(ctx context.Context, token string, confirm bool, now time.Time) (*statusd.Subscriber, error) {
+	missing := statusd.Errorf(statusd.ENotFound, "this link is not valid (any more); subscribe again")
+	if token == "" {
+		return nil, missing
+	}
+	if confirm {
+		return ss.one(ctx, missing, `s.confirm_token = ? AND s.confirm_expires_at > ?`, token, ms(now))
+	}
+	return ss.one(ctx, missing, `s.token = ?`, token)
+}
+
+func (ss subscriberStore) List(ctx context.Context, f statusd.SubscriberFilter, page, perPage int) ([]statusd.Subscriber, int, error) {
+	q := listQuery{columns: subscriberColumns, from: `subscribers s`, count: `subscribers s`, order: `s.id`}
+	q.where.add(f.Channel != "", `s.channel = ?`, string(f.Channel))
+	q.where.add(f.State != "", `s.state = ?`, string(f.State))
+	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Subscriber, error) {
+		return scanRow(rows, &subscriberRow{})
+	})
+}
+
+// Change runs fn on the subscriber, locked, and stores what it leaves (its
+// id aside). A subscriber made active again starts counting failures
+// afresh, so that one more failure does not quarantine it at once. One
+// that stops being sent to (unsubscribed, quarantined) has its pending
+// deliveries failed (failPending).
+func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd.Subscriber) error, e *statusd.AuditEntry) (*statusd.Subscriber, error) {
+	var out *statusd.Subscriber
+	err := ss.s.outbox(ctx, func(t tx) error {
+		old, err := getSubscriber(t, `s.id = ?`, t.d.lock("FOR NO KEY UPDATE"), id)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			return noSubscriber(id)
+		}
+		s := *old
+		s.ComponentIDs = append([]int64{}, old.ComponentIDs...)
+		if err := fn(&s); err != nil {
+			return err
+		}
+		s.ID = id
+		if s.State == statusd.SubscriberActive && old.State != statusd.SubscriberActive {
+			s.Failures, s.FailingSince = 0, nil
+		}
+		var n int
+		if err := t.row(`SELECT count(*) FROM subscribers WHERE channel = ? AND address = ? AND id <> ?`,
+			string(s.Channel), s.Address, id).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return conflict(&s)
+		}
+		if _, err := t.exec(`UPDATE subscribers SET channel = ?, address = ?, component_ids = ?, state = ?, secret = ?,
+			token = ?, confirm_token = ?, confirm_expires_at = ?, failures = ?, failing_since = ?, created_at = ?,
+			updated_at = ? WHERE id = ?`, append(subscriberValues(&s), id)...); err != nil {
+			return err
+		}
+		if s.State != old.State {
+			if err := failPending(t, id, s.State, 0); err != nil {
+				return err
+			}
+		}
+		out = &s
+		if e == nil {
+			return nil
+		}
+		return audit(t, *e)
+	})
+	return out, err
+}
+
+// failPending ends as failed the pending deliveries of a subscriber now in
+// state that it may no longer hear there (mayHear): every one when it
+// unsubscribed, all but tests when it is quarantined; but the one being
+// recorded (except, or 0). They would otherwise wait, never claimed, and
+// a quarantine's backlog would go out when an operator lifts it, its news
+// stale. It takes the lock of the subscribers (lockSubscribers) first.
+func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except int64) error {
+	var reason, spared string
+	switch state {
+	case statusd.SubscriberUnsubscribed:
+		reason = "not sent: the subscriber unsubscribed"
+	case statusd.SubscriberQuarantined:
+		reason, spared = "not sent: the subscriber is quarantined", string(statusd.TestMessage)
+	default:
+		return nil
+	}
+	if err := lockSubscribers(t); err != nil {
+		return err
+	}
+	_, err := t.exec(`UPDATE deliveries SET state = 'failed', last_error = ?, next_attempt_at = NULL, claimed_until = NULL
+		WHERE subscriber_id = ? AND state = 'pending' AND id <> ?
+		AND event_id IN (SELECT id FROM events WHERE kind <> ?)`, reason, subscriberID, except, spared)
+	return err
+}
+
+// lockSubscribers takes the lock of the subscribers to send to
+// (dialect.lockSubscribers) for the transaction.
+func lockSubscribers(t tx) error {
+	if t.d.lockSubscribers == "" {
+		return nil
+	}
+	_, err := t.exec(t.d.lockSubscribers)
+	return err
+}
+
+// Delete removes a subscriber and its deliveries. The subscriber is locked
+// first, as Change and Record lock it, before its deliveries.
+func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditEntry) error {
+	return ss.s.outbox(ctx, func(t tx) error {
+		var found int64
+		err := t.row(`SELECT id FROM subscribers WHERE id = ?`+t.d.lock("FOR UPDATE"), id).Scan(&found)
+		if errors.Is(err, sql.ErrNoRows) {
+			return noSubscriber(id)
+		}
+		if err != nil {
+			return err
+		}
+		if err := lockSubscribers(t); err != nil {
+			return err
+		}
+		for _, q := range []string{`DELETE FROM deliveries WHERE subscriber_id = ?`, `DELETE FROM subscribers WHERE id = ?`} {
+			if _, err := t.exec(q, id); err != nil {
+				return err
+			}
+		}
+		return audit(t, e)
+	})
+}
+
+// Request records a self-service email subscription. A quarantined
+// address is left as it is, and nothing is sent to it (CONTRACT C7:
+// nothing is sent until an operator sets it active again); the caller
+// answers the same page whatever the address's state.
+func (ss subscriberStore) Request(ctx context.Context, email string, componentIDs []int64, now time.Time) error {
+	return ss.s.outbox(ctx, func(t tx) error {
+		find := func() (*statusd.Subscriber, error) {
+			return getSubscriber(t, `s.channel = 'email' AND s.address = ?`, t.d.lock("FOR NO KEY UPDATE"), email)
+		}
+		s, err := find()
+		if err != nil {
+			return err
+		}
+		expires := now.Add(statusd.ConfirmationValidity)
+		if s == nil {
+			s = &statusd.Subscriber{Channel: statusd.Email, Address: email, ComponentIDs: componentIDs,
+				State: statusd.SubscriberPending, Token: statusd.NewToken(), ConfirmToken: statusd.NewToken(),
+				ConfirmExpiresAt: &expires, CreatedAt: now, UpdatedAt: now}
+			if s.ID, err = insertSubscriber(t, s); err != nil {
+				return err
+			}
+			if s.ID != 0 {
+				return emitConfirm(t, s.ID, now)
+			}
+			// Another request inserted it since (PostgreSQL): it is found,
+			// and locked, now that that one committed.
+			if s, err = find(); err != nil || s == nil {
+				return errors.Join(err, fmt.Errorf("the subscriber %s was inserted and deleted meanwhile", email))
+			}
+		}
+		switch s.State {
+		case statusd.SubscriberQuarantined:
+			return nil
+		case statusd.SubscriberPending, statusd.SubscriberUnsubscribed:
+			if _, err := t.exec(`UPDATE subscribers SET state = 'pending', component_ids = ?, confirm_token = ?,
+				confirm_expires_at = ?, failures = 0, failing_since = NULL, updated_at = ? WHERE id = ?`,
+				idsJSON(componentIDs), statusd.NewToken(), ms(expires), ms(now), s.ID); err != nil {
+				return err
+			}
+		}
+		return emitConfirm(t, s.ID, now)
+	})
+}
+
+// emitConfirm stores the event that sends a subscriber its confirmation
+// (or, when active, its manage link).
+func emitConfirm(t tx, subscriberID int64, now time.Time) error {
+	_, err := emit(t, statusd.Event{Kind: statusd.SubscriptionConfirm, SubscriberID: subscriberID, CreatedAt: now})
+	return err
+}
+
+// insertSubscribers replaces every subscriber, and their deliveries, with
+// subs (an import), each with its id and the keys it lacks (fillKeys).
+func insertSubscribers(t tx, subs []statusd.Subscriber) error {
+	if err := lockSubscribers(t); err != nil {
+		return err
+	}
+	for _, q := range []string{`DELETE FROM deliveries`, `DELETE FROM subscribers`} {
+		if _, err := t.exec(q); err != nil {
+			return err
+		}
+	}
+	stmt, err := t.prepare(subscriberInsert(true))
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, s := range subs {
+		fillKeys(&s)
+		if _, err := stmt.ExecContext(t.ctx, append([]any{s.ID}, subscriberValues(&s)...)...); err != nil {
+			return fmt.Errorf("subscriber %d: %w", s.ID, err)
+		}
+	}
+	if t.d.resyncIDs != "" {
+		_, err = t.exec(t.d.resyncIDs)
+	}
+	return err
+}

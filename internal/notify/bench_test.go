@@ -70,11 +70,7 @@ func BenchmarkSend(b *testing.B) {
 	})
 	b.Run("email", func(b *testing.B) {
 		srv := startSMTP(b, smtpOptions{})
-		m, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 1e9})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer m.Close()
+		m := mustMailer(b, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 1e9})
 		w, _ := newTestWorker(Config{Mailer: m, Now: time.Now})
 		sub := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", Token: statusd.NewToken()}
 		benchSend(b, w, sub)

@@ -68,11 +68,7 @@ func parseEmail(t *testing.T, data []byte) parsedEmail {
 
 func TestEmailContent(t *testing.T) {
 	srv := startSMTP(t, smtpOptions{})
-	mailer, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "Acme Status <status@acme.test>"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mailer.Close()
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "Acme Status <status@acme.test>"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	active := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberActive, Token: "tok"}
 	pending := active
@@ -184,11 +180,7 @@ func TestEmailContent(t *testing.T) {
 // token gets nothing (its email would have no link to confirm with).
 func TestConfirmWithoutToken(t *testing.T) {
 	srv := startSMTP(t, smtpOptions{})
-	mailer, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mailer.Close()
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
 	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
@@ -224,11 +216,7 @@ func TestMailerTLSAndAuth(t *testing.T) {
 			srv := startSMTP(t, tc.opts)
 			// The certificate names localhost.
 			addr := strings.Replace(srv.Addr, "127.0.0.1", "localhost", 1)
-			m, err := NewMailer(MailConfig{URL: tc.url(addr), From: "status@acme.test", TLSConfig: clientTLS})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
+			m := mustMailer(t, MailConfig{URL: tc.url(addr), From: "status@acme.test", TLSConfig: clientTLS})
 			for i := range 3 {
 				if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Delivered {
 					t.Fatalf("message %d: %+v", i, a)
@@ -264,11 +252,7 @@ func TestMailerFailures(t *testing.T) {
 	serverTLS, clientTLS := selfSigned(t)
 	t.Run("wrong password", func(t *testing.T) {
 		srv := startSMTP(t, smtpOptions{startTLS: serverTLS, user: "alice", pass: "right"})
-		m, err := NewMailer(MailConfig{URL: "smtp://alice:wrong@localhost:" + port(srv.Addr), From: "status@acme.test", TLSConfig: clientTLS})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+		m := mustMailer(t, MailConfig{URL: "smtp://alice:wrong@localhost:" + port(srv.Addr), From: "status@acme.test", TLSConfig: clientTLS})
 		a := sendTest(t, m, "ann@example.test")
 		if a.Outcome != statusd.Failed || !strings.Contains(a.Error, "535") || strings.Contains(a.Error, "wrong") {
 			t.Errorf("attempt %+v, want failed with 535 and no password", a)
@@ -277,11 +261,7 @@ func TestMailerFailures(t *testing.T) {
 	t.Run("no password in the clear", func(t *testing.T) {
 		// A server that offers no TLS: the password is not sent.
 		srv := startSMTP(t, smtpOptions{user: "alice", pass: "right"})
-		m, err := NewMailer(MailConfig{URL: "smtp://alice:right@" + srv.Addr, From: "status@acme.test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+		m := mustMailer(t, MailConfig{URL: "smtp://alice:right@" + srv.Addr, From: "status@acme.test"})
 		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "AUTH") {
 			t.Errorf("attempt %+v, want failed for want of AUTH", a)
 		}
@@ -291,11 +271,7 @@ func TestMailerFailures(t *testing.T) {
 	})
 	t.Run("the server is down", func(t *testing.T) {
 		closed := freeAddr(t)
-		m2, err := NewMailer(MailConfig{URL: "smtp://" + closed, From: "status@acme.test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m2.Close()
+		m2 := mustMailer(t, MailConfig{URL: "smtp://" + closed, From: "status@acme.test"})
 		if a := sendTest(t, m2, "ann@example.test"); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "connection refused") || a.Status != 0 {
 			t.Errorf("attempt %+v, want failed: connection refused", a)
 		}
@@ -305,11 +281,7 @@ func TestMailerFailures(t *testing.T) {
 			reject:    map[string]int{"gone@example.test": 550, "full@example.test": 452},
 			dataReply: map[string]int{"close-me@example.test": 421},
 		})
-		m, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
+		m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1})
 		steps := []struct {
 			to       string
 			outcome  statusd.Outcome
@@ -345,11 +317,7 @@ func TestMailerFailures(t *testing.T) {
 func TestMailerIdle(t *testing.T) {
 	srv := startSMTP(t, smtpOptions{})
 	now := t0
-	m, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1, Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1, Now: func() time.Time { return now }})
 	for i, advance := range []time.Duration{0, mailIdle - time.Second, mailIdle + time.Second} {
 		now = now.Add(advance)
 		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Delivered {
@@ -365,11 +333,7 @@ func TestMailerIdle(t *testing.T) {
 // take at least 10 intervals of 20 ms.
 func TestMailerRate(t *testing.T) {
 	srv := startSMTP(t, smtpOptions{})
-	m, err := NewMailer(MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 50, Conns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 50, Conns: 1})
 	start := time.Now()
 	for range 11 {
 		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Delivered {

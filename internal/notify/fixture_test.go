@@ -305,6 +305,17 @@ func mustContain(t *testing.T, what, s string, want ...string) {
 	}
 }
 
+// mustMailer returns a mailer of cfg, closed when the test ends.
+func mustMailer(t testing.TB, cfg MailConfig) *Mailer {
+	t.Helper()
+	m, err := NewMailer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
 // port is the port of a host:port address.
 func port(addr string) string {
 	_, p, _ := net.SplitHostPort(addr)

@@ -154,11 +154,7 @@ func TestRetryAfter(t *testing.T) {
 func TestNoAttemptAfterStartBy(t *testing.T) {
 	rcv := startReceiver(t, nil)
 	smtpd := startSMTP(t, smtpOptions{})
-	mailer, err := NewMailer(MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Conns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mailer.Close()
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Conns: 1})
 	w, _ := newTestWorker(Config{Mailer: mailer, AllowPrivate: true})
 	hook := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: rcv.URL, Secret: statusd.NewWebhookSecret(), Token: "tok"}
 	mail := statusd.Subscriber{ID: 6, Channel: statusd.Email, Address: "ann@example.test", Token: "tok"}

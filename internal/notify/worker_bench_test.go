@@ -56,11 +56,7 @@ func BenchmarkWorker(b *testing.B) {
 			if err := h.Refresh(ctx); err != nil {
 				b.Fatal(err)
 			}
-			mailer, err := NewMailer(MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer mailer.Close()
+			mailer := mustMailer(b, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test"})
 			ss := store.Subscribers()
 			w := New(Config{Store: ss, Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true, Poll: 100 * time.Millisecond})
 			runCtx, stop := context.WithCancel(ctx)

@@ -90,11 +90,7 @@ func testWorker(t *testing.T, target string) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	smtpd := startSMTP(t, smtpOptions{reject: map[string]int{"bounce@example.test": 550}})
-	mailer, err := NewMailer(MailConfig{URL: "smtp://" + smtpd.Addr, From: "Acme Status <status@acme.test>"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mailer.Close()
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "Acme Status <status@acme.test>"})
 
 	// The subscribers.
 	ss := store.Subscribers()

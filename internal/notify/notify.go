@@ -118,7 +118,7 @@ type Worker struct {
 	log           *slog.Logger
 
 	wake  chan struct{} // Wake's signal
-	freed chan struct{} // a delivery finished, freeing a slot
+	freed chan struct{} // half a batch of slots is free again (release)
 	slots chan struct{} // one per delivery under way (maxInFlight)
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
 	msgs  messages

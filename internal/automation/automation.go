@@ -1,8 +1,10 @@
 // Package automation moves automated maintenance on schedule: a planned
 // notice with automate set goes underway at begins_at and complete at
-// ends_at, each with an update written by statusd. Each move is one store
-// transaction that checks again that it is still due, so that it happens
-// exactly once even when several servers share one database.
+// ends_at, each with an update written by statusd and told to subscribers.
+// Each move is one store transaction that checks again that it is still
+// due, so that it happens exactly once even when several servers share one
+// database. It also reminds subscribers of scheduled maintenance a set
+// time before it begins, once per begins_at (CONTRACT C7).
 package automation
 
 import (
@@ -26,12 +28,20 @@ var contents = map[statusd.State]string{
 	statusd.Complete: "The scheduled maintenance is complete.",
 }
 
-// Runner moves automated maintenance.
+// Runner moves automated maintenance and sends reminders.
 type Runner struct {
 	Store     statusd.Store
 	Snapshots *snapshot.Holder
 	Now       func() time.Time
 	Log       *slog.Logger
+	// Reminder is how long before begins_at a scheduled maintenance's
+	// reminder goes (--maintenance-reminder); 0 sends none.
+	Reminder time.Duration
+	// Wake, when set, is called after events were stored, so that they
+	// are sent at once.
+	Wake func()
+
+	reminded map[string]bool // the reminders' keys stored by this runner
 }
 
 // Run looks for due moves every Interval until ctx is done.
@@ -68,6 +78,47 @@ func (r *Runner) Tick(ctx context.Context) error {
 		if err := r.Snapshots.Apply(ctx, w); err != nil {
 			return err
 		}
+		r.wake()
+	}
+	return r.remind(ctx, snap, now)
+}
+
+func (r *Runner) wake() {
+	if r.Wake != nil {
+		r.Wake()
+	}
+}
+
+// remind stores the reminder of every scheduled maintenance that begins
+// within Reminder of now. A maintenance whose last update is that recent
+// gets none: its subscribers just heard of it. The event's key makes it
+// once per begins_at across servers; reminded spares the store a write
+// per tick.
+func (r *Runner) remind(ctx context.Context, snap *snapshot.Snapshot, now time.Time) error {
+	if r.Reminder <= 0 {
+		return nil
+	}
+	for _, n := range snap.Scheduled {
+		begins := *n.BeginsAt()
+		from := begins.Add(-r.Reminder)
+		updates := n.Updates()
+		if now.Before(from) || !now.Before(begins) || !updates[len(updates)-1].CreatedAt.Before(from) {
+			continue
+		}
+		key := fmt.Sprintf("%s:%d:%d", statusd.MaintenanceReminder, n.ID, begins.UnixMilli())
+		if r.reminded[key] {
+			continue
+		}
+		_, err := r.Store.Subscribers().Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: n.ID,
+			ComponentIDs: n.ComponentIDs(), Key: key, CreatedAt: now})
+		if err != nil {
+			return err
+		}
+		if r.reminded == nil {
+			r.reminded = map[string]bool{}
+		}
+		r.reminded[key] = true
+		r.wake()
 	}
 	return nil
 }
@@ -98,6 +149,10 @@ func (r *Runner) move(ctx context.Context, id int64) (statusd.Written, error) {
 			n.Updates = append(n.Updates, statusd.Update{ID: uid, State: next, Content: contents[next], CreatedAt: now, UpdatedAt: now})
 			n.UpdatedAt = now
 			if err := tx.PutNotice(n); err != nil {
+				return err
+			}
+			if err := tx.Emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: id, UpdateID: uid,
+				ComponentIDs: n.ComponentIDs, CreatedAt: now}); err != nil {
 				return err
 			}
 			if err := tx.Audit(statusd.AuditEntry{At: now, Actor: Actor, Action: "notice.automate",

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -83,7 +84,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestExactlyOnceAcrossServers runs two servers' runners on one database,
 // SQLite and PostgreSQL, many times concurrently, at each moment of the
-// schedule.
+// schedule: each move, and each reminder, is made once.
 func TestExactlyOnceAcrossServers(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { exactlyOnce(t, filepath.Join(t.TempDir(), "shared.db")) })
 	t.Run("postgres", func(t *testing.T) { exactlyOnce(t, testenv.Postgres(t)) })
@@ -96,6 +97,12 @@ func exactlyOnce(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	b := server(t, path, c)
+	a.Reminder, b.Reminder = time.Hour, time.Hour
+	hook := &statusd.Subscriber{Channel: statusd.Webhook, Address: "https://hooks.example.com/x", State: statusd.SubscriberActive,
+		CreatedAt: begins.Add(-48 * time.Hour), UpdatedAt: begins.Add(-48 * time.Hour)}
+	if err := a.Store.Subscribers().Add(context.Background(), hook, statusd.AuditEntry{At: hook.CreatedAt, Actor: "test", Action: "subscriber.create"}); err != nil {
+		t.Fatal(err)
+	}
 	tickAll := func() {
 		var wg sync.WaitGroup
 		for _, r := range []*Runner{a, b, a, b} {
@@ -116,6 +123,8 @@ func exactlyOnce(t *testing.T, path string) {
 		at   time.Time
 		want string
 	}{
+		{begins.Add(-2 * time.Hour), "[scheduled]"},
+		{begins.Add(-30 * time.Minute), "[scheduled]"},
 		{begins.Add(-time.Second), "[scheduled]"},
 		{begins, "[scheduled underway]"},
 		{begins.Add(30 * time.Minute), "[scheduled underway]"},
@@ -152,6 +161,62 @@ func exactlyOnce(t *testing.T, path string) {
 	n := a.Snapshots.Current().Notice(1)
 	if got := n.Updates()[1].CreatedAt; !got.Equal(begins) {
 		t.Errorf("underway update at %s, want %s", got, begins)
+	}
+	// The subscriber hears, once each, of the reminders of both scheduled
+	// maintenances (not of the cancelled one) and of notice 1's two moves,
+	// whose updates take the ids after the page's highest, 31.
+	subs := a.Store.Subscribers()
+	if _, err := subs.Expand(context.Background(), c.now(), 100); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := subs.Deliveries(context.Background(), statusd.DeliveryFilter{}, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told []string
+	for _, d := range got {
+		told = append(told, fmt.Sprintf("%s %d/%d", d.Event.Kind, d.Event.NoticeID, d.Event.UpdateID))
+	}
+	slices.Sort(told)
+	want := []string{"maintenance.reminder 1/0", "maintenance.reminder 2/0", "notice.updated 1/32", "notice.updated 1/33"}
+	if !slices.Equal(told, want) {
+		t.Errorf("deliveries %q, want %q", told, want)
+	}
+}
+
+// TestNoReminderAfterRecentNews checks that a maintenance whose last
+// update is within the reminder's lead gets no reminder, and that a
+// runner without a lead sends none.
+func TestNoReminderAfterRecentNews(t *testing.T) {
+	c := &clock{t: begins.Add(-30 * time.Minute)}
+	r := server(t, filepath.Join(t.TempDir(), "db"), c)
+	doc := page()
+	for i := range doc.Notices {
+		u := &doc.Notices[i].Updates[0]
+		u.CreatedAt, u.UpdatedAt = begins.Add(-40*time.Minute), begins.Add(-40*time.Minute)
+	}
+	if err := r.Store.Import(context.Background(), doc, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Snapshots.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, lead := range []time.Duration{time.Hour, 0} {
+		r.Reminder = lead
+		if err := r.Tick(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Had a runner stored a reminder, its key would be taken.
+	for _, id := range []int64{1, 2} {
+		n, err := r.Store.Subscribers().Emit(context.Background(), statusd.Event{Kind: statusd.MaintenanceReminder,
+			NoticeID: id, Key: fmt.Sprintf("maintenance.reminder:%d:%d", id, begins.UnixMilli()), CreatedAt: c.now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Errorf("notice %d, updated 40 minutes before it begins, was reminded", id)
+		}
 	}
 }
 

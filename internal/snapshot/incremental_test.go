@@ -13,7 +13,7 @@ import (
 // views renders everything a snapshot answers, for comparison.
 func views(t *testing.T, s *Snapshot, now time.Time) string {
 	t.Helper()
-	out := map[string]any{"page": s.Page(), "valid": s.ValidUntil, "automated": len(s.Automated)}
+	out := map[string]any{"page": s.Page(), "valid": s.ValidUntil, "automated": len(s.Automated), "scheduled": len(s.Scheduled)}
 	for p := int64(1); p <= 3; p++ {
 		list, total := s.Components(ComponentFilter{}, p, now)
 		out["components"+string(rune('0'+p))] = []any{list, total}

@@ -82,6 +82,9 @@ type Snapshot struct {
 	// Automated lists the planned notices that statusd moves on schedule and
 	// that have a move left (scheduled or underway).
 	Automated []*Notice
+	// Scheduled lists the planned notices still scheduled, with a
+	// begins_at: those whose reminder may be due (CONTRACT C7).
+	Scheduled []*Notice
 	// byTypeTimeline indexes notices, in list order, by type and timeline
 	// state ("" for any).
 	byTypeTimeline map[[2]string][]int32
@@ -372,6 +375,9 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		}
 		if n.Type() == statusd.Planned && n.Automate() && (n.IsUnderway() || n.State() == statusd.Scheduled) {
 			s.Automated = append(s.Automated, n)
+		}
+		if n.Type() == statusd.Planned && n.State() == statusd.Scheduled && n.BeginsAt() != nil {
+			s.Scheduled = append(s.Scheduled, n)
 		}
 	}
 	if first != nil {

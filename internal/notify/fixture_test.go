@@ -108,7 +108,7 @@ var (
 	created  = statusd.Event{ID: 7, Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{3, 2}, CreatedAt: t0}
 	updated  = statusd.Event{ID: 8, Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: 411, ComponentIDs: []int64{3, 2}, CreatedAt: t0}
 	reminder = statusd.Event{ID: 9, Kind: statusd.MaintenanceReminder, NoticeID: 42, ComponentIDs: []int64{2},
-		Key: ReminderKey(42, at(60)), CreatedAt: t0}
+		Key: statusd.ReminderKey(42, at(60)), CreatedAt: t0}
 	general = statusd.Event{ID: 10, Kind: statusd.NoticeCreated, NoticeID: 43, UpdateID: 430, CreatedAt: t0}
 	test    = statusd.Event{ID: 11, Kind: statusd.TestMessage, SubscriberID: 5, CreatedAt: t0}
 	confirm = statusd.Event{ID: 12, Kind: statusd.SubscriptionConfirm, SubscriberID: 5, CreatedAt: t0}

@@ -229,13 +229,7 @@ func reminderHolds(n *snapshot.Notice, key string) bool {
 	if n.State() != statusd.Scheduled || b == nil {
 		return false
 	}
-	return key == "" || key == ReminderKey(n.ID, *b)
-}
-
-// ReminderKey is the Event.Key of the reminder of notice id beginning at
-// begins: one reminder per begins_at (CONTRACT C7).
-func ReminderKey(id int64, begins time.Time) string {
-	return string(statusd.MaintenanceReminder) + ":" + strconv.FormatInt(id, 10) + ":" + strconv.FormatInt(begins.UnixMilli(), 10)
+	return key == "" || key == statusd.ReminderKey(n.ID, *b)
 }
 
 // componentNames names the components with the ids that the snapshot

@@ -86,9 +86,6 @@ type Config struct {
 	AllowPrivate bool
 	// RetryBase is the first delay between attempts (0: DefaultRetryBase).
 	RetryBase time.Duration
-	// Reminder is how long before a scheduled maintenance begins its
-	// reminder is sent (--maintenance-reminder); 0: no reminders.
-	Reminder time.Duration
 	// Documentation is the "documentation" URL of webhook bodies (empty:
 	// DefaultDocumentation).
 	Documentation string
@@ -111,7 +108,6 @@ type Worker struct {
 	mailer        *Mailer
 	poster        *poster
 	retryBase     time.Duration
-	reminder      time.Duration
 	documentation string
 	poll, lease   time.Duration
 	now           func() time.Time
@@ -122,22 +118,18 @@ type Worker struct {
 	slots chan struct{} // one per delivery under way (maxInFlight)
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
 	msgs  messages
-	// reminded holds the reminders this worker emitted, by key, until
-	// their maintenance begins.
-	reminded map[string]time.Time
 }
 
 // New returns a Worker for the configuration.
 func New(cfg Config) *Worker {
 	w := &Worker{
 		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
-		retryBase: cfg.RetryBase, reminder: cfg.Reminder, documentation: cfg.Documentation,
+		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
 		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, log: cfg.Log,
-		wake:     make(chan struct{}, 1),
-		freed:    make(chan struct{}, 1),
-		slots:    make(chan struct{}, maxInFlight),
-		http:     make(chan struct{}, maxHTTP),
-		reminded: map[string]time.Time{},
+		wake:  make(chan struct{}, 1),
+		freed: make(chan struct{}, 1),
+		slots: make(chan struct{}, maxInFlight),
+		http:  make(chan struct{}, maxHTTP),
 	}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
@@ -212,16 +204,12 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
-// round emits the reminders that are due and expands the stored events,
-// when expand is set, and claims as many deliveries as there are free
+// round expands the stored events, when expand is set, and claims as many deliveries as there are free
 // slots, sending each in its own goroutine. more reports that it claimed
 // all it asked for, so that there may be more.
 func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, err error) {
 	now := w.now()
 	if expand {
-		if err := w.remind(ctx, now); err != nil {
-			return false, err
-		}
 		for {
 			n, err := w.store.Expand(ctx, now, batch)
 			if err != nil {
@@ -407,46 +395,4 @@ func redact(text string, s *statusd.Subscriber) string {
 		}
 	}
 	return text
-}
-
-// remind emits the reminders of the scheduled maintenances that begin
-// within the reminder's time (CONTRACT C7), each once per begins_at: the
-// store keeps one event per key, whichever process emits it. A
-// maintenance announced within that time already told its subscribers,
-// and gets none.
-func (w *Worker) remind(ctx context.Context, now time.Time) error {
-	snap := w.snaps.Current()
-	if w.reminder <= 0 || snap == nil {
-		return nil
-	}
-	for key, begins := range w.reminded {
-		if !now.Before(begins) {
-			delete(w.reminded, key)
-		}
-	}
-	f := snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{statusd.Planned}}, Timelines: [][]string{{string(statusd.Future)}}}
-	for page := int64(1); ; page++ {
-		list, total := snap.Notices(f, page, now)
-		for _, entry := range list {
-			n := snap.Notice(entry.ID)
-			b := n.BeginsAt()
-			if n.State() != statusd.Scheduled || b == nil {
-				continue
-			}
-			due := b.Add(-w.reminder)
-			key := ReminderKey(n.ID, *b)
-			if now.Before(due) || !now.Before(*b) || n.CreatedAt().After(due) || !w.reminded[key].IsZero() {
-				continue
-			}
-			_, err := w.store.Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: n.ID,
-				ComponentIDs: n.ComponentIDs(), Key: key, CreatedAt: now})
-			if err != nil {
-				return err
-			}
-			w.reminded[key] = *b
-		}
-		if len(list) == 0 || int(page)*snapshot.PageSize >= total {
-			return nil
-		}
-	}
 }

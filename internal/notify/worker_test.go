@@ -125,7 +125,7 @@ func testWorker(t *testing.T, target string) {
 	// The worker: it polls once an hour, so that only Wake sends soon.
 	logs := &testenv.LogBuffer{}
 	w := New(Config{Store: ss, Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true,
-		Reminder: 30 * time.Minute, Poll: time.Hour, Log: infoLogger(logs)})
+		Poll: time.Hour, Log: infoLogger(logs)})
 	runCtx, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() {
@@ -295,12 +295,13 @@ func testWorker(t *testing.T, target string) {
 		}
 	})
 
-	t.Run("a maintenance reminder, once", func(t *testing.T) {
+	t.Run("a maintenance reminder, and one that no longer holds", func(t *testing.T) {
 		begins, ends := time.Now().Add(20*time.Minute).Truncate(time.Millisecond), time.Now().Add(time.Hour).Truncate(time.Millisecond)
 		created := now.Add(-2 * time.Hour)
+		var id int64
 		written, err := store.Write(ctx, func(tx statusd.Tx) error {
-			id, err := tx.NextID("notices")
-			if err != nil {
+			var err error
+			if id, err = tx.NextID("notices"); err != nil {
 				return err
 			}
 			uid, err := tx.NextID("updates")
@@ -317,22 +318,40 @@ func testWorker(t *testing.T, target string) {
 		if err := h.Apply(ctx, written); err != nil {
 			t.Fatal(err)
 		}
-		for range 3 {
-			w.Wake()
-			time.Sleep(100 * time.Millisecond)
+		// As automation stores them: the reminder of begins_at, and one of
+		// the time it had before it moved.
+		moved := begins.Add(-time.Hour)
+		for _, b := range []time.Time{begins, moved} {
+			if _, err := ss.Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: id, ComponentIDs: []int64{2},
+				Key: statusd.ReminderKey(id, b), CreatedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		w.Wake()
 		// Component 2 (API): those that follow the whole page and may
 		// hear it (not the quarantined, not the unsubscribed).
-		got := waitAttempted(t, ss, subs, func(e statusd.Event) bool { return e.Kind == statusd.MaintenanceReminder }, 6)
-		for _, name := range []string{"ann", "hook", "slack", "teams", "discord", "busy"} {
-			if got[name] == nil {
-				t.Errorf("%s got no reminder", name)
+		names := []string{"ann", "hook", "slack", "teams", "discord", "busy"}
+		for _, b := range []time.Time{begins, moved} {
+			key := statusd.ReminderKey(id, b)
+			got := waitAttempted(t, ss, subs, func(e statusd.Event) bool { return e.Key == key }, len(names))
+			for _, name := range names {
+				d := got[name]
+				switch {
+				case d == nil:
+					t.Errorf("%s got no reminder", name)
+				case b.Equal(moved) && d.LastError != "the maintenance was rescheduled, begun or cancelled since the reminder was due":
+					t.Errorf("%s: the reminder of the old time: %+v", name, d)
+				case b.Equal(begins) && name != "busy" && d.State != statusd.DeliveryDelivered:
+					t.Errorf("%s: the reminder: %+v", name, d)
+				}
 			}
 		}
-		for _, m := range smtpd.messages()[1:] {
-			if e := parseEmail(t, m.Data); !strings.HasPrefix(e.Subject, "[Acme Status] Billing move: Begins ") {
-				t.Errorf("reminder subject %q", e.Subject)
-			}
+		mails := smtpd.messages()
+		if len(mails) != 2 {
+			t.Fatalf("%d emails, want the incident's and one reminder", len(mails))
+		}
+		if e := parseEmail(t, mails[1].Data); e.Subject != "[Acme Status] Billing move: Begins "+when(begins) {
+			t.Errorf("reminder subject %q", e.Subject)
 		}
 	})
 

@@ -136,26 +136,11 @@ func testWorker(t *testing.T, target string) {
 	// A new incident on Web, written with its event; the worker is woken
 	// before the snapshot has the notice, which it waits for without
 	// counting an attempt.
-	var noticeID int64
-	written, err := store.Write(ctx, func(tx statusd.Tx) error {
-		var err error
-		if noticeID, err = tx.NextID("notices"); err != nil {
-			return err
-		}
-		uid, err := tx.NextID("updates")
-		if err != nil {
-			return err
-		}
-		n := statusd.Notice{ID: noticeID, Type: statusd.Unplanned, Subject: "Checkout fails", ComponentIDs: []int64{3},
-			CreatedAt: now, UpdatedAt: now, Updates: []statusd.Update{{ID: uid, State: statusd.Investigating, Content: "We are on it.", CreatedAt: now, UpdatedAt: now}}}
-		if err := tx.PutNotice(&n); err != nil {
-			return err
-		}
-		return tx.Emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: noticeID, UpdateID: uid, ComponentIDs: []int64{3}, CreatedAt: now})
+	noticeID, written := putNotice(t, store, func(id, uid int64) (statusd.Notice, []statusd.Event) {
+		return statusd.Notice{ID: id, Type: statusd.Unplanned, Subject: "Checkout fails", ComponentIDs: []int64{3},
+				CreatedAt: now, UpdatedAt: now, Updates: []statusd.Update{{ID: uid, State: statusd.Investigating, Content: "We are on it.", CreatedAt: now, UpdatedAt: now}}},
+			[]statusd.Event{{Kind: statusd.NoticeCreated, NoticeID: id, UpdateID: uid, ComponentIDs: []int64{3}, CreatedAt: now}}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	w.Wake()
 	time.Sleep(300 * time.Millisecond)
@@ -298,23 +283,11 @@ func testWorker(t *testing.T, target string) {
 	t.Run("a maintenance reminder, and one that no longer holds", func(t *testing.T) {
 		begins, ends := time.Now().Add(20*time.Minute).Truncate(time.Millisecond), time.Now().Add(time.Hour).Truncate(time.Millisecond)
 		created := now.Add(-2 * time.Hour)
-		var id int64
-		written, err := store.Write(ctx, func(tx statusd.Tx) error {
-			var err error
-			if id, err = tx.NextID("notices"); err != nil {
-				return err
-			}
-			uid, err := tx.NextID("updates")
-			if err != nil {
-				return err
-			}
-			return tx.PutNotice(&statusd.Notice{ID: id, Type: statusd.Planned, Subject: "Billing move", ComponentIDs: []int64{2},
+		id, written := putNotice(t, store, func(id, uid int64) (statusd.Notice, []statusd.Event) {
+			return statusd.Notice{ID: id, Type: statusd.Planned, Subject: "Billing move", ComponentIDs: []int64{2},
 				BeginsAt: &begins, EndsAt: &ends, CreatedAt: created, UpdatedAt: created,
-				Updates: []statusd.Update{{ID: uid, State: statusd.Scheduled, Content: "Moving.", CreatedAt: created, UpdatedAt: created}}})
+				Updates: []statusd.Update{{ID: uid, State: statusd.Scheduled, Content: "Moving.", CreatedAt: created, UpdatedAt: created}}}, nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := h.Apply(ctx, written); err != nil {
 			t.Fatal(err)
 		}
@@ -361,6 +334,37 @@ func testWorker(t *testing.T, target string) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
+}
+
+// putNotice writes the notice that mk makes from its new id and its
+// update's, with mk's events, in one write.
+func putNotice(t *testing.T, store statusd.Store, mk func(id, uid int64) (statusd.Notice, []statusd.Event)) (int64, statusd.Written) {
+	t.Helper()
+	var id int64
+	written, err := store.Write(context.Background(), func(tx statusd.Tx) error {
+		var err error
+		if id, err = tx.NextID("notices"); err != nil {
+			return err
+		}
+		uid, err := tx.NextID("updates")
+		if err != nil {
+			return err
+		}
+		n, events := mk(id, uid)
+		if err := tx.PutNotice(&n); err != nil {
+			return err
+		}
+		for _, e := range events {
+			if err := tx.Emit(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, written
 }
 
 // idOf is a delivery's id as its webhook-id.

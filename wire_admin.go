@@ -1,5 +1,10 @@
 package statusd
 
+import (
+	"strconv"
+	"strings"
+)
+
 // This file holds the wire types of the admin API (CONTRACT C6), beside
 // those of the public API that they extend: the server decodes the request
 // bodies and encodes the answers, the admin client of package client does
@@ -83,7 +88,8 @@ type AdminNoticesResponse struct {
 
 // AdminNoticeRequest is the body of POST /notices (Type, Subject and
 // Content required) and of PATCH /notices/{id} (without Type, State and
-// Content, which change only through updates).
+// Content, which change only through updates, and without Notify: an edit
+// sends nothing).
 type AdminNoticeRequest struct {
 	Type          *string       `json:"type,omitempty"`
 	Subject       *string       `json:"subject,omitempty"`
@@ -96,6 +102,8 @@ type AdminNoticeRequest struct {
 	Automate      *bool         `json:"automate,omitempty"`
 	ExpiresAt     Field[string] `json:"expires_at,omitzero"`
 	ImpactSeconds Field[int64]  `json:"impact_seconds,omitzero"`
+	// Notify false sends the new notice to no subscriber (default true).
+	Notify *bool `json:"notify,omitempty"`
 }
 
 // AdminUpdateRequest is the body of POST /notices/{id}/updates (State
@@ -103,6 +111,8 @@ type AdminNoticeRequest struct {
 type AdminUpdateRequest struct {
 	Content *string `json:"content,omitempty"`
 	State   *string `json:"state,omitempty"`
+	// Notify false sends the update to no subscriber (default true).
+	Notify *bool `json:"notify,omitempty"`
 }
 
 // AdminAuditEntry is one record of the audit log.
@@ -125,4 +135,116 @@ func AdminAuditEntryOf(e AuditEntry) AdminAuditEntry {
 type AdminAuditResponse struct {
 	Audit []AdminAuditEntry `json:"audit"`
 	Meta  Meta              `json:"meta"`
+}
+
+// AdminSubscriber is a subscriber as the admin API shows it (CONTRACT C7).
+// Secret is a webhook's signing secret, carried only by the answer that
+// created it (and empty, so left out, everywhere else).
+type AdminSubscriber struct {
+	ID      int64  `json:"id"`
+	Channel string `json:"channel"`
+	// Address is the email address, or the target URL.
+	Address string `json:"address"`
+	// ComponentIDs are the components it follows, never null; empty means
+	// the whole page.
+	ComponentIDs []int64 `json:"component_ids"`
+	State        string  `json:"state"`
+	Secret       string  `json:"secret,omitempty"`
+	CreatedAt    Time    `json:"created_at"`
+	UpdatedAt    Time    `json:"updated_at"`
+}
+
+// AdminSubscriberOf returns the wire form of a subscriber, without its
+// secret.
+func AdminSubscriberOf(s *Subscriber) AdminSubscriber {
+	ids := s.ComponentIDs
+	if ids == nil {
+		ids = []int64{} // a list, never null
+	}
+	return AdminSubscriber{ID: s.ID, Channel: string(s.Channel), Address: s.Address, ComponentIDs: ids,
+		State: string(s.State), CreatedAt: Time{s.CreatedAt}, UpdatedAt: Time{s.UpdatedAt}}
+}
+
+// Follows says what a subscriber following the components ids follows,
+// for people: "the whole page" (no ids) or "components 10, 11".
+func Follows(ids []int64) string {
+	if len(ids) == 0 {
+		return "the whole page"
+	}
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	return "components " + strings.Join(s, ", ")
+}
+
+// AdminSubscribersResponse is the body of GET /subscribers: a page of
+// subscribers, by id.
+type AdminSubscribersResponse struct {
+	Subscribers []AdminSubscriber `json:"subscribers"`
+	Meta        Meta              `json:"meta"`
+}
+
+// AdminSubscriberRequest is the body of POST /subscribers (Channel and
+// Address required; ComponentIDs and Confirmed optional) and of PATCH
+// /subscribers/{id} (ComponentIDs, and State set back to "active").
+type AdminSubscriberRequest struct {
+	Channel      *string  `json:"channel,omitempty"`
+	Address      *string  `json:"address,omitempty"`
+	ComponentIDs *[]int64 `json:"component_ids,omitempty"`
+	// Confirmed makes an email subscriber active at once, without the
+	// confirmation email (addresses moved from elsewhere). The other
+	// channels, added by an operator, are active at once whatever it says.
+	Confirmed *bool   `json:"confirmed,omitempty"`
+	State     *string `json:"state,omitempty"`
+}
+
+// AdminDelivery is one message owed to one subscriber, as the delivery log
+// shows it. The optional values are null when there is none: the notice
+// of a test message, the status of an attempt that got no answer, the next
+// attempt of a delivery that is no longer pending.
+type AdminDelivery struct {
+	ID            int64              `json:"id"`
+	Event         AdminDeliveryEvent `json:"event"`
+	SubscriberID  int64              `json:"subscriber_id"`
+	State         string             `json:"state"`
+	Attempts      int                `json:"attempts"`
+	LastStatus    *int               `json:"last_status"`
+	LastError     *string            `json:"last_error"`
+	NextAttemptAt *Time              `json:"next_attempt_at"`
+	DeliveredAt   *Time              `json:"delivered_at"`
+	CreatedAt     Time               `json:"created_at"`
+}
+
+// AdminDeliveryEvent is the event a delivery tells of.
+type AdminDeliveryEvent struct {
+	ID       int64  `json:"id"`
+	Kind     string `json:"kind"`
+	NoticeID *int64 `json:"notice_id"`
+	UpdateID *int64 `json:"update_id"`
+}
+
+// AdminDeliveryOf returns the wire form of a delivery.
+func AdminDeliveryOf(d *Delivery) AdminDelivery {
+	return AdminDelivery{ID: d.ID, SubscriberID: d.SubscriberID, State: string(d.State), Attempts: d.Attempts,
+		Event: AdminDeliveryEvent{ID: d.Event.ID, Kind: string(d.Event.Kind),
+			NoticeID: nonZero(d.Event.NoticeID), UpdateID: nonZero(d.Event.UpdateID)},
+		LastStatus: nonZero(d.LastStatus), LastError: nonZero(d.LastError),
+		NextAttemptAt: TimePtr(d.NextAttemptAt), DeliveredAt: TimePtr(d.DeliveredAt), CreatedAt: Time{d.CreatedAt}}
+}
+
+// nonZero is a pointer to v, or nil when v is its type's zero value.
+func nonZero[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
+
+// AdminDeliveriesResponse is the body of GET /deliveries: a page of the
+// delivery log, newest first.
+type AdminDeliveriesResponse struct {
+	Deliveries []AdminDelivery `json:"deliveries"`
+	Meta       Meta            `json:"meta"`
 }

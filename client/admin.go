@@ -24,6 +24,10 @@ const AdminRoot = "/admin/api/v1"
 // gives it: the request carries the token, which belongs to the server at
 // the base URL. A redirect is an *Error with the redirect's status and its
 // target in Location. It is safe for concurrent use.
+//
+// Notice writes tell subscribers (CONTRACT C7) unless their request sets
+// Notify to false; the subscribers themselves, and the log of what was
+// sent to them, are managed here too.
 type Admin struct {
 	c *Client
 }
@@ -50,14 +54,26 @@ func call[R any](ctx context.Context, a *Admin, method, path string, in any) (*R
 	return out, nil
 }
 
-func componentPath(id int64) string { return "/components/" + strconv.FormatInt(id, 10) }
-func noticePath(id int64) string    { return "/notices/" + strconv.FormatInt(id, 10) }
+func componentPath(id int64) string  { return "/components/" + strconv.FormatInt(id, 10) }
+func noticePath(id int64) string     { return "/notices/" + strconv.FormatInt(id, 10) }
+func subscriberPath(id int64) string { return "/subscribers/" + strconv.FormatInt(id, 10) }
 
 func pageQuery(path string, page int) string {
-	if page > 1 {
-		return path + "?page=" + strconv.Itoa(page)
+	return listQuery(path, url.Values{}, page)
+}
+
+// listQuery is path with the filters of q that are not empty and, past
+// the first, the page.
+func listQuery(path string, q url.Values, page int) string {
+	for k, v := range q {
+		if len(v) == 0 || v[0] == "" {
+			q.Del(k)
+		}
 	}
-	return path
+	if page > 1 {
+		q.Set("page", strconv.Itoa(page))
+	}
+	return withQuery(path, q)
 }
 
 // Page returns the page with its state texts (GET /page).
@@ -155,14 +171,68 @@ func (a *Admin) PostUpdate(ctx context.Context, id int64, r statusd.AdminUpdateR
 	return call[statusd.AdminNotice](ctx, a, http.MethodPost, noticePath(id)+"/updates", r)
 }
 
-// Reopen reopens a closed incident with an update saying why; it is
-// investigating again (POST /notices/{id}/reopen).
-func (a *Admin) Reopen(ctx context.Context, id int64, content string) (*statusd.AdminNotice, error) {
-	return call[statusd.AdminNotice](ctx, a, http.MethodPost, noticePath(id)+"/reopen", statusd.AdminUpdateRequest{Content: &content})
+// Reopen reopens a closed incident with an update saying why, r.Content
+// (r.State left out); it is investigating again (POST
+// /notices/{id}/reopen).
+func (a *Admin) Reopen(ctx context.Context, id int64, r statusd.AdminUpdateRequest) (*statusd.AdminNotice, error) {
+	return call[statusd.AdminNotice](ctx, a, http.MethodPost, noticePath(id)+"/reopen", r)
 }
 
 // Audit returns one page of the audit log, newest first, 25 entries a page
 // (GET /audit); page 0 is the first.
 func (a *Admin) Audit(ctx context.Context, page int) (*statusd.AdminAuditResponse, error) {
 	return call[statusd.AdminAuditResponse](ctx, a, http.MethodGet, pageQuery("/audit", page), nil)
+}
+
+// Subscribers returns one page of the subscribers the filter chooses, by
+// id, 25 a page, with the pagination meta (GET /subscribers); page 0 is
+// the first.
+func (a *Admin) Subscribers(ctx context.Context, f statusd.SubscriberFilter, page int) (*statusd.AdminSubscribersResponse, error) {
+	q := url.Values{"channel": {string(f.Channel)}, "state": {string(f.State)}}
+	return call[statusd.AdminSubscribersResponse](ctx, a, http.MethodGet, listQuery("/subscribers", q, page), nil)
+}
+
+// Subscriber returns one subscriber (GET /subscribers/{id}).
+func (a *Admin) Subscriber(ctx context.Context, id int64) (*statusd.AdminSubscriber, error) {
+	return call[statusd.AdminSubscriber](ctx, a, http.MethodGet, subscriberPath(id), nil)
+}
+
+// CreateSubscriber adds a subscriber; r.Channel and r.Address are required
+// (POST /subscribers). An email address is pending, and sent a
+// confirmation, unless r.Confirmed is true. A webhook's answer carries its
+// signing Secret: the only time it is shown.
+func (a *Admin) CreateSubscriber(ctx context.Context, r statusd.AdminSubscriberRequest) (*statusd.AdminSubscriber, error) {
+	return call[statusd.AdminSubscriber](ctx, a, http.MethodPost, "/subscribers", r)
+}
+
+// PatchSubscriber changes the components a subscriber follows, or sets it
+// active again (r.State "active"), those set in r (PATCH
+// /subscribers/{id}).
+func (a *Admin) PatchSubscriber(ctx context.Context, id int64, r statusd.AdminSubscriberRequest) (*statusd.AdminSubscriber, error) {
+	return call[statusd.AdminSubscriber](ctx, a, http.MethodPatch, subscriberPath(id), r)
+}
+
+// DeleteSubscriber removes a subscriber and its deliveries (DELETE
+// /subscribers/{id}).
+func (a *Admin) DeleteSubscriber(ctx context.Context, id int64) error {
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+subscriberPath(id), nil, nil)
+}
+
+// TestSubscriber sends a test message to a subscriber now and returns its
+// delivery as the attempt left it (POST /subscribers/{id}/test). A server
+// without notifications configured answers an *Error with code
+// unavailable.
+func (a *Admin) TestSubscriber(ctx context.Context, id int64) (*statusd.AdminDelivery, error) {
+	return call[statusd.AdminDelivery](ctx, a, http.MethodPost, subscriberPath(id)+"/test", nil)
+}
+
+// Deliveries returns one page of the delivery log the filter chooses,
+// newest first, 25 a page, with the pagination meta (GET /deliveries);
+// page 0 is the first.
+func (a *Admin) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page int) (*statusd.AdminDeliveriesResponse, error) {
+	q := url.Values{"state": {string(f.State)}}
+	if f.SubscriberID != 0 {
+		q.Set("subscriber_id", strconv.FormatInt(f.SubscriberID, 10))
+	}
+	return call[statusd.AdminDeliveriesResponse](ctx, a, http.MethodGet, listQuery("/deliveries", q, page), nil)
 }

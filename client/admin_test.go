@@ -199,7 +199,7 @@ func TestAdmin(t *testing.T) {
 		_, err = adm.PostUpdate(ctx, id, statusd.AdminUpdateRequest{Content: ptr("Again."), State: ptr("investigating")})
 		wantError(t, "resolved to investigating", err, 422, statusd.EInvalidTransition, client.ErrInvalidTransition, "reopen")
 
-		n, err = adm.Reopen(ctx, id, "Back.")
+		n, err = adm.Reopen(ctx, id, statusd.AdminUpdateRequest{Content: new("Back.")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -731,7 +731,9 @@ func TestAdminNotices(t *testing.T) {
 
 	step(t, "a reopened incident is investigating and open again", func(t *testing.T) {
 		srv := srv.in(t)
-		got := post(t, "POST /notices/304/reopen", func() (*statusd.AdminNotice, error) { return adm.Reopen(ctx, 304, "It is back.") },
+		got := post(t, "POST /notices/304/reopen", func() (*statusd.AdminNotice, error) {
+			return adm.Reopen(ctx, 304, statusd.AdminUpdateRequest{Content: new("It is back.")})
+		},
 			"investigating", "It is back.")
 		checkUpdates(t, "updates after reopen", got.Updates)
 		pub := srv.notice(304)

@@ -473,9 +473,10 @@ func TestCLIInit(t *testing.T) {
 			"created_at": stamp, "updated_at": stamp}
 	}
 	assertJSON(t, "the document", doc, obj{
-		"page":       obj{"name": "Acme Status", "url": "https://status.acme.test", "created_at": stamp, "updated_at": stamp},
-		"components": []obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
-		"notices":    []any{},
+		"page":        obj{"name": "Acme Status", "url": "https://status.acme.test", "created_at": stamp, "updated_at": stamp},
+		"components":  []obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
+		"notices":     []any{},
+		"subscribers": []any{}, // export writes them (C5), and init makes none
 	})
 
 	// A database with a page: exit 1 naming the page, nothing changed.

@@ -60,10 +60,13 @@ Operator commands, clients of a running server's admin API:
   statusd notice list|show|edit|update|reopen|rm      read and change any notice
   statusd component add|list|show|edit|move|rm        manage the page's components
   statusd page show|edit                              the page's name, URL and state texts
+  statusd subscriber add|list|show|set|remove|test    who is told of notices: email, webhooks, chat
+  statusd deliveries [--subscriber ID] [--state S]    what was sent to them, newest first
   statusd audit --url URL                             the audit log, from the server
 Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
 server's JSON answer instead of a summary). Components are named by id or name.
+Publishing a notice or an update tells its subscribers, unless --no-notify.
 
 Exit codes (3 to 6 from the operator commands only):
   0 success, and help (-h)        4 not found (404)
@@ -133,6 +136,10 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 		return componentCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "notice":
 		return noticeCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "subscriber":
+		return subscriberCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "deliveries":
+		return deliveriesCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":
 		return versionCmd(args[1:], getenv, stdout, stderr)
 	}

@@ -36,6 +36,7 @@ type opCommand struct {
 	base           string // the checked --url
 	adm            *client.Admin
 	last           opBody
+	quiet          bool // --no-notify
 }
 
 const opCommonFlags = "[--url URL] [--token TOKEN] [--json]"
@@ -54,13 +55,34 @@ func (cmd *opCommand) message(p *string, def, usage string) {
 	cmd.fs.StringVar(p, "message", def, "same as -m")
 }
 
+// notifyFlag adds --no-notify, for the commands that publish a notice or
+// an update.
+func (cmd *opCommand) notifyFlag() {
+	cmd.fs.BoolVar(&cmd.quiet, "no-notify", false, "tell no subscriber of it (default: the subscribers who follow it are notified)")
+}
+
+// notify is the notify field of the request body: false with --no-notify,
+// else left out (the server notifies).
+func (cmd *opCommand) notify() *bool {
+	if cmd.quiet {
+		return new(false)
+	}
+	return nil
+}
+
 // parseID parses args, which must hold exactly one notice id.
 func (cmd *opCommand) parseID(args []string) (int64, error) {
+	return cmd.parseIDOf("notice", args)
+}
+
+// parseIDOf parses args, which must hold exactly one id of a kind of
+// object: "notice", "subscriber".
+func (cmd *opCommand) parseIDOf(kind string, args []string) (int64, error) {
 	rest, err := cmd.parse(args, "ID")
 	if err != nil {
 		return 0, err
 	}
-	return cmd.opID(rest[0])
+	return cmd.opID(kind, rest[0])
 }
 
 // said prints a one-line summary of a notice after a verb ("updated").
@@ -143,11 +165,12 @@ func (o *opOptInt) Set(s string) error {
 	return nil
 }
 
-// opID parses a notice id argument.
-func (cmd *opCommand) opID(s string) (int64, error) {
+// opID parses the id of a kind of object ("notice"), an argument or a
+// flag.
+func (cmd *opCommand) opID(kind, s string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, cmd.usageErr("%q is not a notice id (a positive integer; statusd notice list shows them)", s)
+		return 0, cmd.usageErr("%q is not a %s id (a positive integer; statusd %s list shows them)", s, kind, kind)
 	}
 	return id, nil
 }
@@ -409,10 +432,10 @@ func (o *opOptBool) IsBoolFlag() bool { return true }
 
 // ---- incident ----
 
-const incidentSynopsis = `  statusd incident open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...]
-  statusd incident update ID [--state STATE] -m MESSAGE
-  statusd incident resolve ID -m MESSAGE
-  statusd incident reopen ID -m MESSAGE
+const incidentSynopsis = `  statusd incident open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...] [--no-notify]
+  statusd incident update ID [--state STATE] -m MESSAGE [--no-notify]
+  statusd incident resolve ID -m MESSAGE [--no-notify]
+  statusd incident reopen ID -m MESSAGE [--no-notify]
   statusd incident edit ID [--subject S] [--component C ...] [--tag T ...] [--impact-seconds N] ...
 `
 
@@ -432,7 +455,7 @@ func incidentCmd(ctx context.Context, args []string, getenv func(string) string,
 }
 
 func (e opEnv) incidentOpen(ctx context.Context, args []string) error {
-	cmd := e.command("incident open", "incident open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...]")
+	cmd := e.command("incident open", "incident open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...] [--no-notify]")
 	var comps, tags opStrings
 	var msg, subject, state string
 	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
@@ -440,6 +463,7 @@ func (e opEnv) incidentOpen(ctx context.Context, args []string) error {
 	cmd.fs.StringVar(&subject, "subject", "", "the incident's `title` (default: the message's first sentence)")
 	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: investigating or identified")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
+	cmd.notifyFlag()
 	if _, err := cmd.parse(args); err != nil {
 		return err
 	}
@@ -454,7 +478,7 @@ func (e opEnv) incidentOpen(ctx context.Context, args []string) error {
 	if subject == "" {
 		subject = opSubject(msg)
 	}
-	body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Content: &msg}
+	body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Content: &msg, Notify: cmd.notify()}
 	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 		return err
 	}
@@ -474,9 +498,9 @@ var opStates = map[string]string{
 
 // noticeUpdate posts a progress update: GROUP update, or incident resolve.
 func (e opEnv) noticeUpdate(ctx context.Context, group, sub string, args []string) error {
-	synopsis := group + " update ID [--state STATE] -m MESSAGE"
+	synopsis := group + " update ID [--state STATE] -m MESSAGE [--no-notify]"
 	if sub == "resolve" {
-		synopsis = group + " resolve ID -m MESSAGE"
+		synopsis = group + " resolve ID -m MESSAGE [--no-notify]"
 	}
 	cmd := e.command(group+" "+sub, synopsis)
 	var msg, state string
@@ -484,6 +508,7 @@ func (e opEnv) noticeUpdate(ctx context.Context, group, sub string, args []strin
 	if sub == "update" {
 		cmd.fs.StringVar(&state, "state", "", "new `state`: "+opStates[group]+" (default: unchanged)")
 	}
+	cmd.notifyFlag()
 	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
@@ -495,7 +520,7 @@ func (e opEnv) noticeUpdate(ctx context.Context, group, sub string, args []strin
 	if sub == "resolve" {
 		state, verb = "resolved", "resolved"
 	}
-	body := statusd.AdminUpdateRequest{Content: &msg}
+	body := statusd.AdminUpdateRequest{Content: &msg, Notify: cmd.notify()}
 	if state != "" {
 		body.State = &state
 	}
@@ -505,9 +530,10 @@ func (e opEnv) noticeUpdate(ctx context.Context, group, sub string, args []strin
 
 // noticeReopen reopens a closed incident.
 func (e opEnv) noticeReopen(ctx context.Context, group string, args []string) error {
-	cmd := e.command(group+" reopen", group+" reopen ID -m MESSAGE")
+	cmd := e.command(group+" reopen", group+" reopen ID -m MESSAGE [--no-notify]")
 	var msg string
 	cmd.message(&msg, "", "why it is back: the update's text, shown on the page")
+	cmd.notifyFlag()
 	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
@@ -515,7 +541,7 @@ func (e opEnv) noticeReopen(ctx context.Context, group string, args []string) er
 	if strings.TrimSpace(msg) == "" {
 		return cmd.usageErr("say why the incident is back with -m MESSAGE")
 	}
-	n, err := cmd.adm.Reopen(ctx, id, msg)
+	n, err := cmd.adm.Reopen(ctx, id, statusd.AdminUpdateRequest{Content: &msg, Notify: cmd.notify()})
 	return cmd.notice(ctx, n, err, said("reopened"))
 }
 
@@ -634,11 +660,11 @@ func opChanged(w io.Writer, n *statusd.AdminNotice) error {
 
 // ---- maintenance ----
 
-const maintenanceSynopsis = `  statusd maintenance schedule --subject S --begins T --ends T [--automate] [--component C ...] [--tag T ...] [-m MESSAGE]
-  statusd maintenance start ID [-m MESSAGE]
-  statusd maintenance complete ID [-m MESSAGE]
-  statusd maintenance cancel ID [-m MESSAGE]
-  statusd maintenance update ID [--state STATE] -m MESSAGE
+const maintenanceSynopsis = `  statusd maintenance schedule --subject S --begins T --ends T [--automate] [--component C ...] [--tag T ...] [-m MESSAGE] [--no-notify]
+  statusd maintenance start ID [-m MESSAGE] [--no-notify]
+  statusd maintenance complete ID [-m MESSAGE] [--no-notify]
+  statusd maintenance cancel ID [-m MESSAGE] [--no-notify]
+  statusd maintenance update ID [--state STATE] -m MESSAGE [--no-notify]
   statusd maintenance reschedule ID [--begins T] [--ends T] [--automate=true|false]
   statusd maintenance edit ID [--subject S] [--component C ...] [--tag T ...] [--begins T] [--ends T] ...
   T is RFC 3339 (2026-03-01T02:00:00Z) or a duration from now (+90s, +2h, +1d).
@@ -670,7 +696,7 @@ func maintenanceCmd(ctx context.Context, args []string, getenv func(string) stri
 }
 
 func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
-	cmd := e.command("maintenance schedule", "maintenance schedule --subject S --begins T --ends T [--automate] [--component C ...] [--tag T ...] [-m MESSAGE]")
+	cmd := e.command("maintenance schedule", "maintenance schedule --subject S --begins T --ends T [--automate] [--component C ...] [--tag T ...] [-m MESSAGE] [--no-notify]")
 	var comps, tags opStrings
 	var msg, subject, begins, ends string
 	var automate bool
@@ -681,6 +707,7 @@ func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
 	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.message(&msg, "Scheduled maintenance.", "the first update's text")
+	cmd.notifyFlag()
 	if _, err := cmd.parse(args); err != nil {
 		return err
 	}
@@ -700,7 +727,7 @@ func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
 		return err
 	}
 	body := statusd.AdminNoticeRequest{Type: new("planned"), Subject: &subject, State: new("scheduled"), Content: &msg,
-		BeginsAt: statusd.Some(b), EndsAt: statusd.Some(en), Automate: &automate}
+		BeginsAt: statusd.Some(b), EndsAt: statusd.Some(en), Automate: &automate, Notify: cmd.notify()}
 	if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 		return err
 	}
@@ -717,14 +744,15 @@ func (e opEnv) maintenanceSchedule(ctx context.Context, args []string) error {
 }
 
 func (e opEnv) maintenanceMove(ctx context.Context, sub, state, verb, def string, args []string) error {
-	cmd := e.command("maintenance "+sub, "maintenance "+sub+" ID [-m MESSAGE]")
+	cmd := e.command("maintenance "+sub, "maintenance "+sub+" ID [-m MESSAGE] [--no-notify]")
 	var msg string
 	cmd.message(&msg, def, "the update's text")
+	cmd.notifyFlag()
 	id, err := cmd.parseID(args)
 	if err != nil {
 		return err
 	}
-	n, err := cmd.adm.PostUpdate(ctx, id, statusd.AdminUpdateRequest{Content: &msg, State: &state})
+	n, err := cmd.adm.PostUpdate(ctx, id, statusd.AdminUpdateRequest{Content: &msg, State: &state, Notify: cmd.notify()})
 	return cmd.notice(ctx, n, err, said(verb))
 }
 
@@ -732,7 +760,7 @@ func (e opEnv) maintenanceMove(ctx context.Context, sub, state, verb, def string
 
 func announceCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	e := opEnv{getenv, stdout, stderr}
-	cmd := e.command("announce", "announce -m MESSAGE [--subject S] [--expires T] [--component C ...] [--tag T ...]")
+	cmd := e.command("announce", "announce -m MESSAGE [--subject S] [--expires T] [--component C ...] [--tag T ...] [--no-notify]")
 	var comps, tags opStrings
 	var msg, subject, expires string
 	cmd.message(&msg, "", "the announcement, shown on the page")
@@ -740,6 +768,7 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 	cmd.fs.StringVar(&expires, "expires", "", "when it stops being current: RFC 3339 or a duration from now (+2h, +7d); default never")
 	cmd.fs.Var(&comps, "component", "a component it concerns, by `id or name` (repeat for several)")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
+	cmd.notifyFlag()
 	if _, err := cmd.parse(args); err != nil {
 		return err
 	}
@@ -749,7 +778,7 @@ func announceCmd(ctx context.Context, args []string, getenv func(string) string,
 	if subject == "" {
 		subject = opSubject(msg)
 	}
-	body := statusd.AdminNoticeRequest{Type: new("general"), Subject: &subject, Content: &msg}
+	body := statusd.AdminNoticeRequest{Type: new("general"), Subject: &subject, Content: &msg, Notify: cmd.notify()}
 	if expires != "" {
 		t, err := cmd.opParseTime("expires", expires, time.Now())
 		if err != nil {
@@ -815,8 +844,8 @@ func (e opEnv) announcementWithdraw(ctx context.Context, args []string) error {
 const noticeSynopsis = `  statusd notice list [--page N]
   statusd notice show ID
   statusd notice edit ID [--subject S] [--component C ...] [--tag T ...] [--begins T] [--ends T] [--expires T] ...
-  statusd notice update ID [--state STATE] -m MESSAGE
-  statusd notice reopen ID -m MESSAGE
+  statusd notice update ID [--state STATE] -m MESSAGE [--no-notify]
+  statusd notice reopen ID -m MESSAGE [--no-notify]
   statusd notice rm ID
   Notices are incidents, maintenance and announcements alike.
 `

@@ -21,7 +21,7 @@ const (
 	exitCodeFailure      = 1 // any other failure
 	exitCodeUsage        = 2 // bad flags or arguments
 	exitCodeUnauthorized = 3 // 401: no token, or a wrong or revoked one
-	exitCodeNotFound     = 4 // 404: no such notice, component or endpoint
+	exitCodeNotFound     = 4 // 404: no such notice, component, subscriber or endpoint
 	exitCodeRefused      = 5 // 400, 409, 413, 422: the server refused the request
 	exitCodeUnavailable  = 6 // no answer, 429 or 5xx
 )

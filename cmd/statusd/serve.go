@@ -37,6 +37,7 @@ type serveConfig struct {
 	demo                                                                          bool
 	logFormat                                                                     string // issue 9
 	metricsPublic                                                                 bool   // issue 9
+	smtpURL                                                                       string // issue 26
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -59,6 +60,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once, answers already cached not counted; past it, 503 at once (0: no bound)")
 	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
 	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
+	fs.str(&c.smtpURL, "smtp-url", "", "SMTP server `URL` to send email through (smtp://[user:pass@]host:port, or smtps:// for implicit TLS); turns email subscription on")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -142,7 +144,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
 		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic})
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != ""})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}

@@ -311,7 +311,7 @@ func TestWebBrowser(t *testing.T) {
 						}
 					}
 					// Nothing wider than the screen.
-					fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`))
+					fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= document.documentElement.clientWidth`))
 					if err != nil || !fits {
 						t.Errorf("%s (%s): the page is wider than the screen (%v)", pg.path, vp.name, err)
 					}

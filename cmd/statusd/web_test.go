@@ -34,9 +34,15 @@ type webPage struct {
 // checks the security headers and that the page is well formed.
 func webGet(t *testing.T, srv *testServer, path string, want int) webPage {
 	t.Helper()
-	r := srv.in(t).do(http.MethodGet, path)
+	return webParse(t, path, srv.in(t).do(http.MethodGet, path), want)
+}
+
+// webParse is webGet for an answer already fetched, of path (which names
+// the request in messages: "POST /subscribe").
+func webParse(t *testing.T, path string, r response, want int) webPage {
+	t.Helper()
 	if r.Status != want {
-		t.Fatalf("GET %s: status %d, want %d\n%s", path, r.Status, want, r.Body)
+		t.Fatalf("%s: status %d, want %d\n%s", path, r.Status, want, r.Body)
 	}
 	p := webPage{Path: path, Status: r.Status, Header: r.Header, Body: string(r.Body)}
 	webCheckHeaders(t, path, r.Header)
@@ -75,7 +81,7 @@ var webVoid = map[string]bool{"area": true, "base": true, "br": true, "col": tru
 // webWellFormed checks that the page is well formed in the XML sense on top
 // of HTML: a doctype, every element closed in order (void elements never),
 // no attribute twice, ids unique, and the accessibility basics: a language,
-// one h1, one main, labelled inputs.
+// one h1, one main, labelled inputs (but hidden ones).
 func webWellFormed(t *testing.T, path, body string) {
 	t.Helper()
 	if !strings.HasPrefix(body, "<!DOCTYPE html>") {
@@ -120,7 +126,7 @@ func webWellFormed(t *testing.T, path, body string) {
 					t.Errorf("%s: inline handler %s on <%s>", path, a.Key, tok.Data)
 				}
 			}
-			if tok.Data == "input" {
+			if tok.Data == "input" && webTokAttr(tok, "type") != "hidden" {
 				inputs = append(inputs, webTokAttr(tok, "id"))
 			}
 			if tok.Data == "html" && webTokAttr(tok, "lang") != "en" {

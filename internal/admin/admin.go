@@ -1,7 +1,10 @@
 // Package admin is the authenticated write API of statusd (CONTRACT C6):
 // JSON in, JSON out, under /admin/api/v1/, every request with a bearer
-// token (checked by the assembly's middleware, internal/server). Every write is one store transaction, recorded in the audit log,
-// and visible in the public API before its answer is sent.
+// token (checked by the assembly's middleware, internal/server). Every
+// write is one store transaction, recorded in the audit log, and visible in
+// the public API before its answer is sent. Notice writes store their
+// events for subscribers in that transaction (CONTRACT C7); subscribers
+// and deliveries are managed here too (subscribers.go).
 package admin
 
 import (
@@ -10,6 +13,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -25,18 +30,36 @@ type Config struct {
 	Store     statusd.Store
 	Snapshots *snapshot.Holder
 	Now       func() time.Time
+	// Notifier sends notifications (internal/notify); nil when they are
+	// not configured: POST /subscribers/{id}/test then answers 503.
+	Notifier Notifier
+	// AllowPrivateTargets accepts webhook and chat URLs that are http, or
+	// that name a private address (--allow-private-targets).
+	AllowPrivateTargets bool
+}
+
+// Notifier is the sender of notifications, as the admin API uses it.
+type Notifier interface {
+	// Test sends a test message to a subscriber now and returns its
+	// delivery, as the attempt left it.
+	Test(ctx context.Context, subscriberID int64) (*statusd.Delivery, error)
+	// Wake asks the sender to look for new events at once rather than at
+	// its next poll; it does not wait.
+	Wake()
 }
 
 // Server is the admin API. It is safe for concurrent use.
 type Server struct {
-	store statusd.Store
-	snaps *snapshot.Holder
-	now   func() time.Time
+	store        statusd.Store
+	snaps        *snapshot.Holder
+	now          func() time.Time
+	notifier     Notifier
+	allowPrivate bool
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now}
+	return &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets}
 }
 
 // Handler serves an authenticated request; actor is the name of the
@@ -90,4 +113,31 @@ func (s *Server) current() (*snapshot.Snapshot, error) {
 		return nil, statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
 	}
 	return snap, nil
+}
+
+// pageParam reads a list's ?page= (statusd.ParsePage): 1 when left out.
+func pageParam(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("page")
+	if v == "" {
+		return 1, nil
+	}
+	return statusd.ParsePage(v)
+}
+
+// listMeta is the meta of a list's page: count items of total, 25 a page.
+// The next page's link is path (under /admin/api/v1) with the list's
+// filters, those of query that are not empty.
+func listMeta(path string, query url.Values, page int64, count, total int) statusd.Meta {
+	meta := statusd.Meta{Count: count, TotalCount: total}
+	if page < (int64(total)+snapshot.PageSize-1)/snapshot.PageSize {
+		q := url.Values{"page": {strconv.FormatInt(page+1, 10)}}
+		for k, v := range query {
+			if len(v) > 0 && v[0] != "" {
+				q.Set(k, v[0])
+			}
+		}
+		next := "/admin/api/v1" + path + "?" + q.Encode()
+		meta.NextPage = &next
+	}
+	return meta
 }

@@ -87,6 +87,30 @@ func (p *problems) addAll(list []statusd.Problem) {
 	}
 }
 
+// setField is a field of a request body, and whether the body sets it.
+type setField struct {
+	key string
+	set bool
+}
+
+// refuse notes each of the fields that the body sets, with the same
+// message: fields a request cannot change.
+func (p *problems) refuse(message string, fields ...setField) {
+	for _, f := range fields {
+		if f.set {
+			p.add(f.key, "%s", message)
+		}
+	}
+}
+
+// check notes the message of err, a domain rule's *statusd.Error that
+// names its field, unless err is nil.
+func (p *problems) check(err error) {
+	if err != nil {
+		*p = append(*p, statusd.ErrorMessage(err))
+	}
+}
+
 // err is nil when nothing was found, else a 422 naming every field.
 func (p problems) err() error {
 	if len(p) == 0 {

@@ -30,12 +30,15 @@ var fuzzTargets = []struct{ method, path string }{
 	{http.MethodPatch, "/notices/%d"},
 	{http.MethodPost, "/notices/%d/updates"},
 	{http.MethodPost, "/notices/%d/reopen"},
+	{http.MethodPost, "/subscribers"},
+	{http.MethodPatch, "/subscribers/%d"},
 }
 
 // FuzzAdminBodies sends arbitrary bodies to every admin endpoint that reads
 // one, through the real handler on a real SQLite store: no input panics or
 // answers 5xx, every answer is JSON (an error envelope whose status matches
-// the answer's), and a refused request writes nothing.
+// the answer's), and a refused request writes nothing: not the page, not a
+// subscriber, not the audit log.
 //
 // The seed corpus is below and in testdata/fuzz/FuzzAdminBodies. A longer run:
 //
@@ -72,46 +75,47 @@ func FuzzAdminBodies(f *testing.F) {
 		{3, 0, ``},
 		{3, 0, `null`},
 		{3, 0, `{"type": "general", "subject": "s", "content": "c", "component_ids": null, "tag_list": null}`},
+		{3, 0, `{"type": "general", "subject": "s", "content": "c", "notify": false}`},
+		{4, 1, `{"subject": "s", "notify": true}`},
+		{5, 1, `{"content": "Quietly.", "notify": false}`},
+		{6, 1, `{"content": "Back.", "notify": "no"}`},
+		{7, 0, `{"channel": "email", "address": "ann@example.com", "component_ids": [1], "confirmed": true}`},
+		{7, 0, `{"channel": "email", "address": "bob@example.com"}`},
+		{7, 0, `{"channel": "webhook", "address": "https://hooks.example.com/x", "component_ids": []}`},
+		{7, 0, `{"channel": "slack", "address": "http://127.0.0.1/x"}`},
+		{7, 0, `{"channel": "teams", "address": "https://[::1]:99999/"}`},
+		{7, 0, `{"channel": "discord", "address": "https://discord.com/api/webhooks/1/x", "component_ids": [99999999999, 1, 1]}`},
+		{7, 0, `{"channel": "sms", "address": "Ann <ann@example.com>", "state": "active"}`},
+		{8, 1, `{"component_ids": [1, 2]}`},
+		{8, 1, `{"state": "active"}`},
+		{8, 2, `{"state": "quarantined", "address": "x"}`},
+		{8, 1, `{"component_ids": null, "confirmed": true}`},
 	}
 	for _, s := range seeds {
 		f.Add(s.target, s.id, []byte(s.body))
 	}
 
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(f.TempDir(), "fuzz.db"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { store.Close() })
-	reset := func() error { return store.Import(ctx, demo.Document(time.Now()), true) }
-	if err := reset(); err != nil {
-		f.Fatal(err)
-	}
-	secret, hash := NewToken()
-	if err := store.Tokens().Create(ctx, statusd.Token{Name: "fuzz", Hash: hash, CreatedAt: time.Now()}); err != nil {
-		f.Fatal(err)
-	}
 	var logs bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelError}))
-	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
-	if err := holder.Refresh(ctx); err != nil {
-		f.Fatal(err)
-	}
-	// The write routes of fuzzTargets, as internal/server registers them
-	// (less the bearer token, which internal/server checks).
-	s := New(Config{Store: store, Snapshots: holder, Now: time.Now})
-	errs := route.NewErrors(log, nil)
-	mux := http.NewServeMux()
-	for pattern, h := range map[string]Handler{
-		"PATCH /admin/api/v1/page":                s.PatchPage,
-		"POST /admin/api/v1/components":           s.CreateComponent,
-		"PATCH /admin/api/v1/components/{id}":     s.PatchComponent,
-		"POST /admin/api/v1/notices":              s.CreateNotice,
-		"PATCH /admin/api/v1/notices/{id}":        s.PatchNotice,
-		"POST /admin/api/v1/notices/{id}/updates": s.PostUpdate,
-		"POST /admin/api/v1/notices/{id}/reopen":  s.Reopen,
-	} {
-		mux.Handle(pattern, errs.Serve(s.Serve(h)))
+	a := newTestAdmin(f, &logs, Config{})
+	store, holder, mux := a.store, a.holder, a.mux
+	reset := func() error { return store.Import(ctx, demo.Document(time.Now()), true) }
+	// What a write leaves behind, and a refused one must not: the page's
+	// version, the subscribers and the audit log.
+	written := func(tb testing.TB) [3]int {
+		v, err := store.Version(ctx)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_, subs, err := store.Subscribers().List(ctx, statusd.SubscriberFilter{}, 1, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		_, audit, err := store.Audit(ctx, 1, 1)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return [3]int{int(v), subs, audit}
 	}
 
 	f.Fuzz(func(t *testing.T, target uint8, id int64, body []byte) {
@@ -124,17 +128,23 @@ func FuzzAdminBodies(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
+		if subs, _, err := store.Subscribers().List(ctx, statusd.SubscriberFilter{}, 1, 100); err != nil {
+			t.Fatal(err)
+		} else if len(subs) == 100 {
+			for _, s := range subs {
+				if err := store.Subscribers().Delete(ctx, s.ID, statusd.AuditEntry{At: time.Now(), Actor: "fuzz", Action: "reset"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		tg := fuzzTargets[int(target)%len(fuzzTargets)]
 		path := "/admin/api/v1" + tg.path
 		if strings.Contains(path, "%d") {
 			path = fmt.Sprintf(path, id)
 		}
-		before, err := store.Version(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		before := written(t)
 		req := httptest.NewRequest(tg.method, "http://statusd.test"+path, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Authorization", "Bearer "+a.token)
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
 		logs.Reset()
@@ -158,12 +168,59 @@ func FuzzAdminBodies(f *testing.F) {
 		if len(answer) != 1 || e["status"] != float64(rec.Code) || e["code"] == "" || msg == "" {
 			t.Fatalf("%s: %d with an error body %s", what, rec.Code, rec.Body)
 		}
-		after, err := store.Version(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if after != before {
-			t.Fatalf("%s: refused with %d, yet the store changed (version %d to %d)", what, rec.Code, before, after)
+		if after := written(t); after != before {
+			t.Fatalf("%s: refused with %d, yet the store changed (version, subscribers, audit entries %v to %v)", what, rec.Code, before, after)
 		}
 	})
+}
+
+// testAdmin is a Server on a real SQLite store holding the demo page, its
+// write routes as internal/server registers them (less the bearer token,
+// which internal/server checks), and a token for the audit log's actor.
+type testAdmin struct {
+	store  *sqlstore.Store
+	holder *snapshot.Holder
+	mux    *http.ServeMux
+	token  string
+}
+
+// newTestAdmin starts a testAdmin with cfg (Store, Snapshots and Now set
+// here), its errors logged to logs.
+func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "admin.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	if err := store.Import(ctx, demo.Document(time.Now()), true); err != nil {
+		tb.Fatal(err)
+	}
+	secret, hash := NewToken()
+	if err := store.Tokens().Create(ctx, statusd.Token{Name: "test", Hash: hash, CreatedAt: time.Now()}); err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
+	if err := holder.Refresh(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Store, cfg.Snapshots, cfg.Now = store, holder, time.Now
+	s := New(cfg)
+	errs := route.NewErrors(log, nil)
+	mux := http.NewServeMux()
+	for pattern, h := range map[string]Handler{
+		"PATCH /admin/api/v1/page":                s.PatchPage,
+		"POST /admin/api/v1/components":           s.CreateComponent,
+		"PATCH /admin/api/v1/components/{id}":     s.PatchComponent,
+		"POST /admin/api/v1/notices":              s.CreateNotice,
+		"PATCH /admin/api/v1/notices/{id}":        s.PatchNotice,
+		"POST /admin/api/v1/notices/{id}/updates": s.PostUpdate,
+		"POST /admin/api/v1/notices/{id}/reopen":  s.Reopen,
+		"POST /admin/api/v1/subscribers":          s.CreateSubscriber,
+		"PATCH /admin/api/v1/subscribers/{id}":    s.PatchSubscriber,
+	} {
+		mux.Handle(pattern, errs.Serve(s.Serve(h)))
+	}
+	return &testAdmin{store: store, holder: holder, mux: mux, token: secret}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -35,25 +34,18 @@ func (s *Server) ListNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	if err != nil {
 		return err
 	}
-	page := int64(1)
-	if v := r.URL.Query().Get("page"); v != "" {
-		if page, err = statusd.ParsePage(v); err != nil {
-			return err
-		}
+	page, err := pageParam(r)
+	if err != nil {
+		return err
 	}
 	total := snap.NoticeCount()
-	pages := int64(total+snapshot.PageSize-1) / snapshot.PageSize
 	list := []statusd.AdminNotice{}
-	if page <= pages {
+	if page <= int64(total+snapshot.PageSize-1)/snapshot.PageSize {
 		for i := (page - 1) * snapshot.PageSize; i < int64(total) && i < page*snapshot.PageSize; i++ {
 			list = append(list, s.noticeRepr(snap, snap.NoticeAt(int(i))))
 		}
 	}
-	meta := statusd.Meta{Count: len(list), TotalCount: total}
-	if page < pages {
-		next := "/admin/api/v1/notices?page=" + strconv.FormatInt(page+1, 10)
-		meta.NextPage = &next
-	}
+	meta := listMeta("/notices", nil, page, len(list), total)
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminNoticesResponse{Notices: list, Meta: meta})
 }
 
@@ -180,12 +172,38 @@ func (s *Server) CreateNotice(w http.ResponseWriter, r *http.Request, actor stri
 		if err := tx.PutNotice(&n); err != nil {
 			return err
 		}
+		if err := emit(tx, body.Notify, statusd.NoticeCreated, &n); err != nil {
+			return err
+		}
 		return tx.Audit(s.entry(actor, "notice.create", fmt.Sprintf("notice %d", id), fmt.Sprintf("%s: %s", typ, n.Subject)))
 	})
 	if err != nil {
 		return err
 	}
+	s.wake(body.Notify)
 	return s.answerNotice(w, r, http.StatusCreated, id)
+}
+
+// notifying reports whether a write's body leaves subscribers to be told
+// ("notify" true or left out).
+func notifying(notify *bool) bool { return notify == nil || *notify }
+
+// emit stores, in the write's transaction, the event of n's last update
+// for subscribers (CONTRACT C7), unless the body said "notify": false.
+func emit(tx statusd.Tx, notify *bool, kind statusd.EventKind, n *statusd.Notice) error {
+	if !notifying(notify) {
+		return nil
+	}
+	return tx.Emit(statusd.Event{Kind: kind, NoticeID: n.ID, UpdateID: n.Updates[len(n.Updates)-1].ID,
+		ComponentIDs: slices.Clone(n.ComponentIDs)})
+}
+
+// wake has the sender look at once for the events a committed write
+// stored.
+func (s *Server) wake(notify *bool) {
+	if notifying(notify) && s.notifier != nil {
+		s.notifier.Wake()
+	}
 }
 
 // pageComponents returns the components, or 404 when there is no page.
@@ -246,14 +264,10 @@ func (s *Server) PatchNotice(w http.ResponseWriter, r *http.Request, actor strin
 		return err
 	}
 	var bad problems
-	for _, f := range []struct {
-		key string
-		set bool
-	}{{"type", body.Type != nil}, {"state", body.State != nil}, {"content", body.Content != nil}} {
-		if f.set {
-			bad.add(f.key, "cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates")
-		}
-	}
+	bad.refuse("cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates",
+		setField{"type", body.Type != nil}, setField{"state", body.State != nil}, setField{"content", body.Content != nil})
+	bad.refuse("an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)",
+		setField{"notify", body.Notify != nil})
 	bad.requireText("subject", body.Subject, false)
 	if err := bad.err(); err != nil {
 		return err
@@ -276,7 +290,7 @@ func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request, actor string
 	if err := bad.err(); err != nil {
 		return err
 	}
-	return s.changeNotice(w, r, actor, "notice.post_update", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := s.changeNotice(w, r, actor, "notice.post_update", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
@@ -284,8 +298,12 @@ func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request, actor string
 		if err := statusd.CheckTransition(n.Type, n.State(), state); err != nil {
 			return "", err
 		}
-		return string(state), addUpdate(tx, n, state, *body.Content, now)
+		return string(state), addUpdate(tx, n, state, &body, now)
 	})
+	if err == nil {
+		s.wake(body.Notify)
+	}
+	return err
 }
 
 // Reopen reopens a resolved incident.
@@ -302,12 +320,16 @@ func (s *Server) Reopen(w http.ResponseWriter, r *http.Request, actor string) er
 	if err := bad.err(); err != nil {
 		return err
 	}
-	return s.changeNotice(w, r, actor, "notice.reopen", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := s.changeNotice(w, r, actor, "notice.reopen", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		if err := statusd.CheckReopen(n); err != nil {
 			return "", err
 		}
-		return "reopened", addUpdate(tx, n, statusd.Investigating, *body.Content, now)
+		return "reopened", addUpdate(tx, n, statusd.Investigating, &body, now)
 	})
+	if err == nil {
+		s.wake(body.Notify)
+	}
+	return err
 }
 
 // noticeIn returns the notice with the id in tx, or a 404.
@@ -319,14 +341,16 @@ func noticeIn(tx statusd.Tx, id int64) (*statusd.Notice, error) {
 	return n, err
 }
 
-// addUpdate appends an update, with the next free update id, to n.
-func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, content string, now time.Time) error {
+// addUpdate appends the update of the body, in state, with the next free
+// update id, to n, and stores its event for subscribers unless the body
+// said "notify": false.
+func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, body *statusd.AdminUpdateRequest, now time.Time) error {
 	id, err := tx.NextID("updates")
 	if err != nil {
 		return err
 	}
-	n.Updates = append(n.Updates, statusd.Update{ID: id, State: state, Content: content, CreatedAt: now, UpdatedAt: now})
-	return nil
+	n.Updates = append(n.Updates, statusd.Update{ID: id, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now})
+	return emit(tx, body.Notify, statusd.NoticeUpdated, n)
 }
 
 // DeleteNotice removes a notice.
@@ -354,27 +378,18 @@ func (s *Server) DeleteNotice(w http.ResponseWriter, r *http.Request, actor stri
 
 // Audit answers the audit log.
 func (s *Server) Audit(w http.ResponseWriter, r *http.Request, _ string) error {
-	page := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		p, err := statusd.ParsePage(v)
-		if err != nil {
-			return err
-		}
-		page = int(p)
-	}
-	entries, total, err := s.store.Audit(r.Context(), page, snapshot.PageSize)
+	page, err := pageParam(r)
 	if err != nil {
 		return err
 	}
-	pages := (total + snapshot.PageSize - 1) / snapshot.PageSize
+	entries, total, err := s.store.Audit(r.Context(), int(page), snapshot.PageSize)
+	if err != nil {
+		return err
+	}
 	list := make([]statusd.AdminAuditEntry, len(entries))
 	for i, e := range entries {
 		list[i] = statusd.AdminAuditEntryOf(e)
 	}
-	meta := statusd.Meta{Count: len(list), TotalCount: total}
-	if page < pages {
-		next := "/admin/api/v1/audit?page=" + strconv.Itoa(page+1)
-		meta.NextPage = &next
-	}
+	meta := listMeta("/audit", nil, page, len(list), total)
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
 }

@@ -82,6 +82,21 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	pub.Read("/history.atom", p.Page(p.Atom), nil)
 	pub.Read("/history.rss", p.Page(p.RSS), nil)
 	pub.Read("/components/{id}/metrics", p.Page(p.Metrics), nil)
+	// Email subscription (CONTRACT C7), when statusd can send email: the
+	// pages of a token are Private (no-store, no-referrer). The forms'
+	// POSTs are refused from other sites (SameOrigin); the one-click
+	// unsubscription is not, as mail providers send it (RFC 8058). Without
+	// email, these paths are the HTML 404 of the catch-all.
+	if s.cfg.EmailSubscriptions {
+		pub.Read("/subscribe", p.Page(p.SubscribeForm), nil)
+		pub.Handle("POST /subscribe", p.Private(p.SameOrigin(p.Subscribe)))
+		pub.Read("/subscriptions/confirm", p.Private(p.ConfirmForm), nil)
+		pub.Handle("POST /subscriptions/confirm", p.Private(p.SameOrigin(p.Confirm)))
+		pub.Read("/subscriptions/manage", p.Private(p.ManageForm), nil)
+		pub.Handle("POST /subscriptions/manage", p.Private(p.SameOrigin(p.Manage)))
+		pub.Read("/subscriptions/unsubscribe", p.Private(p.UnsubscribeForm), nil)
+		pub.Handle("POST /subscriptions/unsubscribe", p.Private(p.Unsubscribe))
+	}
 	pub.Read("/assets/{name}", p.Assets(), nil)
 	pub.Read("/favicon.ico", p.Assets(), nil)
 	pub.Handle("/", web.NotFound) // any other path, any: HTML 404
@@ -98,7 +113,8 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		mux.Read("/readyz", probes.Readyz, nil)
 	}
 
-	// The admin API (CONTRACT C6), every request with a bearer token.
+	// The admin API (CONTRACT C6, with C7's subscribers and deliveries),
+	// every request with a bearer token.
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
 	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
@@ -122,6 +138,13 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
 		{"POST " + v1a + "/notices/{id}/reopen", ad.Reopen},
 		{"GET " + v1a + "/audit", ad.Audit},
+		{"GET " + v1a + "/subscribers", ad.ListSubscribers},
+		{"POST " + v1a + "/subscribers", ad.CreateSubscriber},
+		{"GET " + v1a + "/subscribers/{id}", ad.GetSubscriber},
+		{"PATCH " + v1a + "/subscribers/{id}", ad.PatchSubscriber},
+		{"DELETE " + v1a + "/subscribers/{id}", ad.DeleteSubscriber},
+		{"POST " + v1a + "/subscribers/{id}/test", ad.TestSubscriber},
+		{"GET " + v1a + "/deliveries", ad.ListDeliveries},
 	} {
 		authed.Handle(rt.pattern, ad.Serve(rt.h))
 	}

@@ -51,6 +51,15 @@ type Config struct {
 	AdminListener bool
 	// MetricsPublic serves /metrics without a token.
 	MetricsPublic bool
+	// EmailSubscriptions serves the pages where people subscribe by email
+	// (CONTRACT C7), and links to them: statusd can send email.
+	EmailSubscriptions bool
+	// Notifier sends notifications (internal/notify); nil when they are
+	// not configured.
+	Notifier admin.Notifier
+	// AllowPrivateTargets accepts webhook and chat URLs that are http or
+	// name a private address (--allow-private-targets).
+	AllowPrivateTargets bool
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -70,7 +79,9 @@ func New(cfg Config) (public, adminH http.Handler) {
 	s := &assembly{cfg: cfg,
 		api: api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Limiter: cfg.Limiter,
 			TrustedProxies: cfg.TrustedProxies, Cache: cfg.Cache, Now: cfg.Now, Log: cfg.Log}),
-		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log}),
+		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
+			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
+			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
 	}
 	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
 	adm := pub
@@ -99,7 +110,8 @@ func noSniff(next http.Handler) http.Handler {
 
 // newAdmin returns the admin API's handlers.
 func (s *assembly) newAdmin() *admin.Server {
-	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now})
+	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
+		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

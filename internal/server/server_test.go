@@ -51,20 +51,8 @@ func TestWriteError(t *testing.T) {
 // the shape of its path, JSON or HTML, never the ServeMux's text/plain,
 // the probes and /metrics included, on both listeners.
 func TestMethods(t *testing.T) {
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "s.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
-		t.Fatal(err)
-	}
+	store, holder := demoPage(t)
 	log := slog.New(slog.DiscardHandler)
-	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
-	if err := holder.Refresh(ctx); err != nil {
-		t.Fatal(err)
-	}
 	const jsonType, htmlType = "application/json; charset=utf-8", "text/html; charset=utf-8"
 	for _, adminListener := range []bool{false, true} {
 		pub, adm := New(Config{Store: store, Snapshots: holder, Variant: statusd.VariantA, Gate: NewGate(0),
@@ -97,4 +85,23 @@ func TestMethods(t *testing.T) {
 			}
 		}
 	}
+}
+
+// demoPage opens a fresh SQLite store holding the demo page, and a holder
+// of its snapshot.
+func demoPage(t testing.TB) (*sqlstore.Store, *snapshot.Holder) {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "s.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
+		t.Fatal(err)
+	}
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, slog.New(slog.DiscardHandler))
+	if err := holder.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return store, holder
 }

@@ -364,7 +364,7 @@ func (ss subscriberStore) Request(ctx context.Context, email string, componentID
 			// Another request inserted it since (PostgreSQL): it is found,
 			// and locked, now that that one committed.
 			if s, err = find(); err != nil || s == nil {
-				return errors.Join(err, fmt.Errorf("the subscriber %s was inserted and deleted meanwhile", email))
+				return errors.Join(err, errors.New("the subscriber requested was inserted and deleted meanwhile"))
 			}
 		}
 		switch s.State {

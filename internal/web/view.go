@@ -20,7 +20,7 @@ var templateFS embed.FS
 // partials; they are parsed once, when the program starts.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"index", "notice", "history", "metrics", "error"} {
+	for _, name := range []string{"index", "notice", "history", "metrics", "error", "subscribe", "manage", "message"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS,
 			"templates/layout.html", "templates/partials.html", "templates/"+name+".html"))
 	}
@@ -48,14 +48,18 @@ var funcs = template.FuncMap{
 type base struct {
 	Title   string // the page's own title; the page name follows it
 	Name    string // the status page's name
-	Nav     string // the current section: "status" or "history"
+	Nav     string // the current section: "status", "history" or "subscribe"
 	Refresh bool   // an incident is open or maintenance underway
+	// Updated is when the page was made; zero on pages without times,
+	// which do not say it.
 	Updated time.Time
+	// Subscribe links to /subscribe: email subscription is on.
+	Subscribe bool
 }
 
 // base returns the layout's data for a page; snap may be nil.
 func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
-	b := base{Name: "Status", Nav: nav, Updated: now}
+	b := base{Name: "Status", Nav: nav, Updated: now, Subscribe: s.subscribe}
 	if snap == nil {
 		return b
 	}

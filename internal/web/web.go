@@ -1,7 +1,9 @@
 // Package web serves the public status page: the HTML pages that people
 // read (/, /notices/{id}, /history, /components/{id}/metrics), the Atom and
-// RSS feeds of the notices (/history.atom, /history.rss), and the page's own
-// CSS, JavaScript and icon under /assets/. Everything is rendered on the
+// RSS feeds of the notices (/history.atom, /history.rss), the pages where
+// people subscribe by email when statusd can send it (/subscribe,
+// /subscriptions/..., subscribe.go), and the page's own CSS, JavaScript
+// and icon under /assets/. Everything is rendered on the
 // server from the current snapshot with html/template; the templates and
 // assets are embedded in the binary and parsed once, and no page asks any
 // other host for anything.
@@ -16,11 +18,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -36,6 +40,18 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the internal errors; nil discards them.
 	Log *slog.Logger
+
+	// EmailSubscriptions turns on email subscription (CONTRACT C7): every
+	// page links to /subscribe, whose pages keep the subscriptions in
+	// Subscribers (required then). It is on when statusd can send email
+	// (--smtp-url).
+	EmailSubscriptions bool
+	Subscribers        statusd.SubscriberStore
+	// Limiter is the §8 limit per client, which a subscription request
+	// costs; nil turns it off. TrustedProxies are the peers whose
+	// X-Forwarded-For tells the client.
+	Limiter        ratelimit.Allower
+	TrustedProxies []netip.Prefix
 }
 
 // Server renders the status page. It is safe for concurrent use.
@@ -48,11 +64,21 @@ type Server struct {
 	// derived caches what the pages derive from one snapshot (the archive
 	// order, the feed order); it is replaced when the snapshot changes.
 	derived atomic.Pointer[derived]
+
+	// Email subscription (subscribe.go).
+	subscribe bool
+	subs      statusd.SubscriberStore
+	limiter   ratelimit.Allower
+	trusted   []netip.Prefix
+	limits    *ratelimit.Window
+	origin    *http.CrossOriginProtection
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log}
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log,
+		subscribe: cfg.EmailSubscriptions, subs: cfg.Subscribers,
+		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(), origin: http.NewCrossOriginProtection()}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -73,7 +99,7 @@ func (s *Server) Page(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			return statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
+			return errNoPage
 		}
 		e, err := s.pages.For(snap).Get(pageKey(r), s.now(), func(now time.Time) (*respcache.Entry, error) {
 			rec := &recorder{header: http.Header{}, status: http.StatusOK}
@@ -97,6 +123,9 @@ func (s *Server) Page(h Handler) route.Handler {
 		return nil
 	}
 }
+
+// errNoPage answers a page while the store holds none.
+var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
 
 // NotFound answers the paths that no route claims: a 404 page.
 func NotFound(w http.ResponseWriter, r *http.Request) error {
@@ -144,31 +173,39 @@ type errorView struct {
 }
 
 var headings = map[int]string{
-	http.StatusBadRequest:          "This request cannot be answered",
-	http.StatusNotFound:            "Page not found",
-	http.StatusMethodNotAllowed:    "Method not allowed",
-	http.StatusInternalServerError: "Something went wrong",
-	http.StatusServiceUnavailable:  "Status not available yet",
+	http.StatusBadRequest:            "This request cannot be answered",
+	http.StatusForbidden:             "Refused",
+	http.StatusNotFound:              "Page not found",
+	http.StatusMethodNotAllowed:      "Method not allowed",
+	http.StatusRequestEntityTooLarge: "Too large",
+	http.StatusTooManyRequests:       "Too many requests",
+	http.StatusInternalServerError:   "Something went wrong",
+	http.StatusServiceUnavailable:    "Status not available yet",
 }
 
 // ErrorPage renders err as an HTML error page, for route.Errors: an
-// *statusd.Error is shown as it is, a refusal for load (route.Retry) as
-// "very busy", any other error as a generic 500 page (route.Errors has
-// logged it). The page is named after the current page, if any.
+// *statusd.Error is shown as it is, a refusal for load (route.Retry with
+// EUnavailable) as "very busy", any other error as a generic 500 page
+// (route.Errors has logged it).
 func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 	var e *statusd.Error
 	if !errors.As(err, &e) {
 		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
 	}
-	if route.IsRetry(err) {
+	if route.IsRetry(err) && e.Code == statusd.EUnavailable {
 		e = statusd.Errorf(e.Code, busyText)
 	}
+	s.errorPage(w, statusd.ErrorStatus(e.Code), e.Message)
+}
+
+// errorPage renders the error page of status with message, named after
+// the current page, if any.
+func (s *Server) errorPage(w http.ResponseWriter, status int, message string) {
 	var snap *snapshot.Snapshot
 	if s.snaps != nil {
 		snap = s.snaps.Current()
 	}
-	status := statusd.ErrorStatus(e.Code)
-	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: e.Message}
+	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: message}
 	if v.Heading == "" {
 		v.Heading = http.StatusText(status)
 	}
@@ -193,7 +230,7 @@ var securityHeaders = map[string]string{
 
 // render executes a page template into a buffer, then writes the status
 // line, the headers and the page. A template that fails is logged and
-// answered with a plain 500.
+// answered with a plain 500. A header set already (Private's) is kept.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
@@ -204,13 +241,17 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	}
 	h := w.Header()
 	for k, v := range securityHeaders {
-		h.Set(k, v)
+		if h.Get(k) == "" {
+			h.Set(k, v)
+		}
 	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	if status == http.StatusOK {
+	switch {
+	case h.Get("Cache-Control") != "":
+	case status == http.StatusOK:
 		h.Set("Cache-Control", "no-cache")
-	} else {
+	default:
 		h.Set("Cache-Control", "no-store")
 	}
 	w.WriteHeader(status)

@@ -1,0 +1,110 @@
+package ratelimit
+
+import (
+	"container/list"
+	"sync"
+	"time"
+)
+
+// Window counts events per key over a sliding window of time, such as
+// "at most 5 subscription requests per address an hour" (CONTRACT C7). It
+// keeps the time of each counted event, at most a key's limit of them, in
+// memory: the count is this process's own, so several replicas each count
+// their own. Keys unused for a whole window are forgotten, and past
+// maxKeys the least recently used key is forgotten too, so that memory
+// stays bounded whatever arrives; a forgotten key starts again from 0. It
+// is safe for concurrent use.
+type Window struct {
+	span    time.Duration
+	maxKeys int
+	mu      sync.Mutex
+	keys    map[string]*list.Element // of *windowKey
+	lru     *list.List               // most recently used first
+}
+
+// windowKey is a key's counted events, oldest first, in Unix
+// nanoseconds (a third of a time.Time's size).
+type windowKey struct {
+	key   string
+	times []int64
+}
+
+// Quota is one key of a Take and how many events it may have per window
+// (at least 1).
+type Quota struct {
+	Key   string
+	Limit int
+}
+
+// NewWindow returns a Window of span that remembers at most maxKeys keys.
+func NewWindow(span time.Duration, maxKeys int) *Window {
+	return &Window{span: span, maxKeys: max(1, maxKeys), keys: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Take counts one event at now for every quota's key when each of them has
+// had fewer than its Limit in the window before now; otherwise it counts
+// nothing (a refused event does not count) and returns how long until
+// every key that is full has room again.
+func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.forget(now)
+	for _, q := range quotas {
+		e, found := w.keys[q.Key]
+		if !found {
+			continue
+		}
+		k := e.Value.(*windowKey)
+		k.times = w.recent(k.times, now)
+		if limit := max(1, q.Limit); len(k.times) >= limit {
+			// Room again when the event limit places back leaves the window.
+			retry = max(retry, time.Unix(0, k.times[len(k.times)-limit]).Add(w.span).Sub(now))
+		}
+	}
+	if retry > 0 {
+		return false, retry
+	}
+	for _, q := range quotas {
+		e, found := w.keys[q.Key]
+		if !found {
+			e = w.lru.PushFront(&windowKey{key: q.Key})
+			w.keys[q.Key] = e
+		}
+		// Fewer than its limit are in the window (the check above): a
+		// key keeps at most limit times.
+		k := e.Value.(*windowKey)
+		k.times = append(k.times, now.UnixNano())
+		w.lru.MoveToFront(e)
+	}
+	for w.lru.Len() > w.maxKeys {
+		w.drop(w.lru.Back())
+	}
+	return true, 0
+}
+
+// recent is times without those that have left the window at now.
+func (w *Window) recent(times []int64, now time.Time) []int64 {
+	start := now.Add(-w.span).UnixNano()
+	i := 0
+	for i < len(times) && times[i] <= start {
+		i++
+	}
+	return times[:copy(times, times[i:])]
+}
+
+// forget drops the least recently used keys whose last event has left the
+// window at now.
+func (w *Window) forget(now time.Time) {
+	for e := w.lru.Back(); e != nil; e = w.lru.Back() {
+		k := e.Value.(*windowKey)
+		if len(k.times) > 0 && k.times[len(k.times)-1] > now.Add(-w.span).UnixNano() {
+			return
+		}
+		w.drop(e)
+	}
+}
+
+func (w *Window) drop(e *list.Element) {
+	delete(w.keys, e.Value.(*windowKey).key)
+	w.lru.Remove(e)
+}

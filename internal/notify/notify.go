@@ -163,6 +163,76 @@ func (w *Worker) Wake() {
 	}
 }
 
+// testWait bounds how long Test waits for the attempt.
+const testWait = statusd.AttemptTimeout + 5*time.Second
+
+// Test sends a test message to a subscriber now and returns its delivery,
+// as the attempt left it (or as it is, should the attempt not have ended
+// within testWait). The message goes the way of every other, through Run,
+// which must be running: one sender at a time. A test goes to an active
+// or quarantined subscriber; to another, Test returns an *Error
+// EConflict (ENotFound when there is none).
+func (w *Worker) Test(ctx context.Context, subscriberID int64) (*statusd.Delivery, error) {
+	now := w.now()
+	eventID, err := w.store.Emit(ctx, statusd.Event{Kind: statusd.TestMessage, SubscriberID: subscriberID, CreatedAt: now})
+	if err != nil {
+		return nil, err
+	}
+	d, err := w.expanded(ctx, subscriberID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	w.Wake()
+	deadline := time.Now().Add(testWait)
+	for d.Attempts == 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if d, err = w.store.Delivery(ctx, d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// expanded expands the stored events until the one with eventID has made
+// its delivery to the subscriber, and returns it. The store makes none for
+// a subscriber that may not hear it: then the error says why.
+func (w *Worker) expanded(ctx context.Context, subscriberID, eventID int64) (*statusd.Delivery, error) {
+	// Another process may be expanding the event at this moment: give it
+	// a little time.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if _, err := w.store.Expand(ctx, w.now(), batch); err != nil {
+			return nil, err
+		}
+		list, _, err := w.store.Deliveries(ctx, statusd.DeliveryFilter{SubscriberID: subscriberID}, 1, 10)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			if list[i].Event.ID == eventID {
+				return &list[i], nil
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	s, err := w.store.Get(ctx, subscriberID)
+	if err != nil {
+		return nil, err
+	}
+	return nil, statusd.Errorf(statusd.EConflict, "subscriber %d is %s: a test goes to an active or quarantined subscriber", s.ID, s.State)
+}
+
 // Run sends deliveries until ctx is done, then waits for the sends under
 // way (cut short by ctx) and returns. A delivery it had claimed and not
 // recorded goes to the next worker after its lease: each is delivered at

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -239,6 +240,27 @@ func testWorker(t *testing.T, target string) {
 			}
 		}
 	}
+
+	t.Run("an operator's test", func(t *testing.T) {
+		before := len(hooks.requests())
+		d, err := w.Test(ctx, subs["hook"].ID)
+		if err != nil || d.State != statusd.DeliveryDelivered || d.Attempts != 1 || d.Event.Kind != statusd.TestMessage {
+			t.Fatalf("Test: %+v (%v), want a test delivered", d, err)
+		}
+		got := hooks.requests()
+		if len(got) != before+1 || got[before].Header.Get("webhook-id") != idOf(d) || !strings.Contains(string(got[before].Body), `"event":"test"`) {
+			t.Errorf("the receiver got %d requests; the last %v", len(got)-before, got[len(got)-1].Header)
+		}
+		// A quarantined subscriber is sent tests (that is what they are
+		// for); this one's address is still refused.
+		if d, err := w.Test(ctx, subs["bounce"].ID); err != nil || d.Attempts != 1 || d.LastStatus != 550 {
+			t.Errorf("Test of a quarantined subscriber: %+v (%v)", d, err)
+		}
+		var se *statusd.Error
+		if _, err := w.Test(ctx, subs["gone"].ID); !errors.As(err, &se) || se.Code != statusd.EConflict || !strings.Contains(se.Message, "unsubscribed") {
+			t.Errorf("Test of an unsubscribed subscriber: %v, want a conflict", err)
+		}
+	})
 
 	t.Run("a deleted notice", func(t *testing.T) {
 		old := time.Now().Add(-2 * catchUp)

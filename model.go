@@ -36,6 +36,22 @@ const (
 	Cancelled State = "cancelled"
 )
 
+// Word names the state for a reader, as the status page and the
+// notifications show it; "" for the empty State of general notices.
+func (s State) Word() string { return stateWords[s] }
+
+var stateWords = map[State]string{
+	Investigating: "Investigating",
+	Identified:    "Identified",
+	Recovering:    "Recovering",
+	Resolved:      "Resolved",
+	FalseAlarm:    "False alarm",
+	Scheduled:     "Scheduled",
+	Underway:      "In progress",
+	Complete:      "Completed",
+	Cancelled:     "Cancelled",
+}
+
 // statesByType lists the allowed states of each notice type (SPEC §3).
 var statesByType = map[NoticeType][]State{
 	Unplanned: {Investigating, Identified, Recovering, Resolved, FalseAlarm},
@@ -55,6 +71,16 @@ func ValidState(t NoticeType, s State) bool {
 		}
 	}
 	return false
+}
+
+// Word names the notice type for a reader: Incident, Maintenance or
+// Announcement.
+func (t NoticeType) Word() string { return typeWords[t] }
+
+var typeWords = map[NoticeType]string{
+	Unplanned: "Incident",
+	Planned:   "Maintenance",
+	General:   "Announcement",
 }
 
 // Valid reports whether t is a notice type.

@@ -422,3 +422,24 @@ func TestNoticeChangedAt(t *testing.T) {
 		t.Errorf("update posted last: ChangedAt %v, want %v", got, tAt(60))
 	}
 }
+
+// TestWords: every state and every notice type has a word for readers,
+// and no two states share one.
+func TestWords(t *testing.T) {
+	seen := map[string]State{}
+	for _, typ := range NoticeTypes {
+		if typ.Word() == "" {
+			t.Errorf("type %s has no word", typ)
+		}
+		for _, s := range States(typ) {
+			w := s.Word()
+			if w == "" || seen[w] != "" {
+				t.Errorf("state %s: word %q (also %q's)", s, w, seen[w])
+			}
+			seen[w] = s
+		}
+	}
+	if Underway.Word() != "In progress" || State("").Word() != "" {
+		t.Errorf("underway %q, general %q", Underway.Word(), State("").Word())
+	}
+}

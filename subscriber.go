@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -167,10 +168,16 @@ type Event struct {
 	// (a test or a confirmation), whatever it follows.
 	SubscriberID int64
 	// Key, when not empty, makes the event once only: a second event with
-	// the same key is not stored. A reminder's is
+	// the same key is not stored. A reminder's is ReminderKey's,
 	// "maintenance.reminder:<notice id>:<begins_at in Unix ms>".
 	Key       string
 	CreatedAt time.Time
+}
+
+// ReminderKey is the Key of the reminder of maintenance noticeID that
+// begins at begins: one reminder per begins_at.
+func ReminderKey(noticeID int64, begins time.Time) string {
+	return string(MaintenanceReminder) + ":" + strconv.FormatInt(noticeID, 10) + ":" + strconv.FormatInt(begins.UnixMilli(), 10)
 }
 
 // DeliveryState is where a delivery stands.

@@ -131,3 +131,11 @@ func TestCheckEmail(t *testing.T) {
 		}
 	}
 }
+
+func TestReminderKey(t *testing.T) {
+	// 2026-03-01 13:00 UTC: 20,513 days and 13 hours after 1970.
+	begins := time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC)
+	if got, want := ReminderKey(42, begins), "maintenance.reminder:42:1772370000000"; got != want {
+		t.Errorf("ReminderKey = %q, want %q", got, want)
+	}
+}

@@ -41,28 +41,11 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // admPrefix is the root of the admin API's paths.
 const admPrefix = client.AdminRoot
-
-// logBuffer collects what a server logs; safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *logBuffer) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *logBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
 
 // waitLog polls the logs until they contain every string, or fails after
 // 5 s.
@@ -211,7 +194,7 @@ type testServer struct {
 	URL      string // http://127.0.0.1:port
 	AdminURL string // the --admin-addr listener's, when the server has one
 	DB       string
-	logs     *logBuffer
+	logs     *testenv.LogBuffer
 	// API is the Go SDK's client of the server's public API.
 	API *client.Client
 }
@@ -255,7 +238,7 @@ func (s *testServer) Admin(token string) *client.Admin {
 }
 
 // newTestServer describes a server listening on public (and admin).
-func newTestServer(t *testing.T, db string, logs *logBuffer, public, admin net.Listener) *testServer {
+func newTestServer(t *testing.T, db string, logs *testenv.LogBuffer, public, admin net.Listener) *testServer {
 	s := &testServer{t: t, URL: "http://" + public.Addr().String(), DB: db, logs: logs}
 	if admin != nil {
 		s.AdminURL = "http://" + admin.Addr().String()
@@ -315,7 +298,7 @@ func serveEnv(t *testing.T, db string, env map[string]string, flags ...string) *
 		lns = append(lns, admin)
 	}
 	ctx, cancel := context.WithCancel(withListeners(context.Background(), lns...))
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	args := append([]string{"serve", "--db", db, "--rate-limit", "0"}, flags...)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, func(k string) string { return env[k] }, nil, io.Discard, logs) }()
@@ -379,7 +362,7 @@ func startReplicaVia(t *testing.T, prefix []string, db string, flags ...string) 
 		t.Fatal(err)
 	}
 	defer f.Close()
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	argv := append(append(slices.Clip(prefix), os.Args[0], "serve", "--db", db), flags...)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "STATUSD_TEST_MAIN=1", "LISTEN_FDS=1")

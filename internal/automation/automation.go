@@ -105,7 +105,7 @@ func (r *Runner) remind(ctx context.Context, snap *snapshot.Snapshot, now time.T
 		if now.Before(from) || !now.Before(begins) || !updates[len(updates)-1].CreatedAt.Before(from) {
 			continue
 		}
-		key := fmt.Sprintf("%s:%d:%d", statusd.MaintenanceReminder, n.ID, begins.UnixMilli())
+		key := statusd.ReminderKey(n.ID, begins)
 		if r.reminded[key] {
 			continue
 		}

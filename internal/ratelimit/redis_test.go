@@ -1,11 +1,9 @@
 package ratelimit
 
 import (
-	"bytes"
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,23 +12,11 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 // TestSharedAcrossLimiters checks that two limiters on one Redis, as two
 // replicas have, share one bucket per client.
 func TestSharedAcrossLimiters(t *testing.T) {
 	url := testenv.Redis(t)
-	log := slog.New(slog.NewTextHandler(&syncBuffer{}, nil))
+	log := slog.New(slog.NewTextHandler(&testenv.LogBuffer{}, nil))
 	a, err := NewShared(url, 4, log)
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +55,7 @@ func TestSharedFallsBackWithoutRedis(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	l, err := NewShared("redis://"+addr, 3, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)

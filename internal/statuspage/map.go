@@ -127,113 +127,156 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 
 // newView maps the snapshot.
 func newView(snap *snapshot.Snapshot) *view {
-	pageID := PageID(snap.PageURL)
-	p := snap.Doc.Page
+	m := newMapper(snap)
 	v := &view{
-		status: Status{Indicator: Indicator(snap.PageState), Description: p.StateTexts.Text(snap.PageState)},
+		status: Status{Indicator: Indicator(snap.PageState), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
 		// Never null: an empty list is [].
 		components:   make([]Component, 0, len(snap.AllComponents)),
 		incidents:    []Incident{},
 		maintenances: []Maintenance{},
 	}
-	byID := make(map[int64]Component, len(snap.AllComponents))
 	for _, c := range snap.AllComponents {
-		out := Component{
-			ID:        id(c.ID),
-			Name:      c.Name,
-			Status:    ComponentStatus(c.State),
-			CreatedAt: ts(c.CreatedAt),
-			UpdatedAt: ts(c.UpdatedAt),
-			Position:  c.Position,
-			Showcase:  c.MetricsEnabled && snap.Variant.HasMetrics(),
-			StartDate: new(c.CreatedAt.UTC().Format(statusd.DateLayout)),
-			PageID:    pageID,
-		}
-		if c.Description != "" {
-			out.Description = new(c.Description)
-		}
-		if c.ParentID != nil {
-			out.GroupID = new(id(*c.ParentID))
-		}
-		if len(c.Children) > 0 {
-			out.Group = true
-			out.Components = make([]string, len(c.Children))
-			for i, ch := range c.Children {
-				out.Components[i] = id(ch.ID)
-			}
-		}
-		v.components = append(v.components, out)
-		byID[c.ID] = out
+		v.components = append(v.components, m.component(c))
 	}
-	base := strings.TrimRight(snap.PageURL, "/")
 	for _, n := range snap.AllNotices() {
-		if n.Type() == statusd.General {
-			continue // Statuspage has no announcements
+		switch in, mt := m.notice(n); {
+		case in != nil:
+			v.incidents = append(v.incidents, *in)
+		case mt != nil:
+			v.maintenances = append(v.maintenances, *mt)
 		}
-		if n.Type() == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
-			continue
-		}
-		updates := n.Updates()
-		in := Incident{
-			ID:              id(n.ID),
-			Name:            n.Subject(),
-			CreatedAt:       ts(n.CreatedAt()),
-			UpdatedAt:       ts(n.UpdatedAt()),
-			ResolvedAt:      optTS(n.EndedAt()),
-			Shortlink:       base + "/notices/" + id(n.ID),
-			StartedAt:       ts(n.CreatedAt()),
-			PageID:          pageID,
-			IncidentUpdates: make([]Update, 0, len(updates)),
-			Components:      make([]Component, 0, len(n.ComponentIDs())),
-		}
-		if b := n.BeganAt(); b != nil {
-			in.StartedAt = ts(*b)
-		}
-		status := IncidentStatus
-		if n.Type() == statusd.Planned {
-			status = MaintenanceStatus
-		}
-		in.Status = status(n.State())
-		// Newest first, as Statuspage lists them.
-		for i := len(updates) - 1; i >= 0; i-- {
-			u := updates[i]
-			in.IncidentUpdates = append(in.IncidentUpdates, Update{
-				ID:         id(u.ID),
-				Status:     status(u.State),
-				Body:       u.Content,
-				IncidentID: in.ID,
-				CreatedAt:  ts(u.CreatedAt),
-				UpdatedAt:  ts(u.UpdatedAt),
-				DisplayAt:  ts(u.CreatedAt),
-			})
-		}
-		// Listed components in position order, as the page shows them.
-		for _, c := range snap.AllComponents {
-			if contains(n.ComponentIDs(), c.ID) {
-				in.Components = append(in.Components, byID[c.ID])
-			}
-		}
-		if n.Type() == statusd.Unplanned {
-			in.MonitoringAt = monitoringAt(updates)
-			in.Impact = ImpactMajor
-			if n.State() == statusd.FalseAlarm || (n.ImpactSeconds() != nil && *n.ImpactSeconds() == 0) {
-				in.Impact = ImpactNone
-			}
-			v.incidents = append(v.incidents, in)
-			continue
-		}
-		in.Impact = ImpactMaintenance
-		m := Maintenance{Incident: in}
-		if t := n.BeginsAt(); t != nil {
-			m.ScheduledFor = ts(*t)
-		}
-		if t := n.EndsAt(); t != nil {
-			m.ScheduledUntil = ts(*t)
-		}
-		v.maintenances = append(v.maintenances, m)
 	}
-	v.page = Page{ID: pageID, Name: p.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(snap.UpdatedAt)}
+	v.page = Page{ID: m.pageID, Name: snap.Doc.Page.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(snap.UpdatedAt)}
 	return v
+}
+
+// Notice maps one notice of snap as incidents.json (an Incident) or
+// scheduled-maintenances.json (a Maintenance) lists it, or returns nil for
+// a notice that neither lists: a general notice, or a maintenance cancelled
+// before it began. Webhook bodies carry it (CONTRACT C7).
+func Notice(snap *snapshot.Snapshot, n *snapshot.Notice) any {
+	switch in, mt := newMapper(snap).notice(n); {
+	case in != nil:
+		return in
+	case mt != nil:
+		return mt
+	}
+	return nil
+}
+
+// mapper maps the parts of one snapshot, each component once.
+type mapper struct {
+	snap       *snapshot.Snapshot
+	pageID     string
+	base       string // the page's url without its trailing slash
+	components map[int64]Component
+}
+
+func newMapper(snap *snapshot.Snapshot) *mapper {
+	return &mapper{snap: snap, pageID: PageID(snap.PageURL), base: strings.TrimRight(snap.PageURL, "/"),
+		components: make(map[int64]Component)}
+}
+
+// component maps a component, the first time it is asked for.
+func (m *mapper) component(c *snapshot.Component) Component {
+	if out, ok := m.components[c.ID]; ok {
+		return out
+	}
+	out := Component{
+		ID:        id(c.ID),
+		Name:      c.Name,
+		Status:    ComponentStatus(c.State),
+		CreatedAt: ts(c.CreatedAt),
+		UpdatedAt: ts(c.UpdatedAt),
+		Position:  c.Position,
+		Showcase:  c.MetricsEnabled && m.snap.Variant.HasMetrics(),
+		StartDate: new(c.CreatedAt.UTC().Format(statusd.DateLayout)),
+		PageID:    m.pageID,
+	}
+	if c.Description != "" {
+		out.Description = new(c.Description)
+	}
+	if c.ParentID != nil {
+		out.GroupID = new(id(*c.ParentID))
+	}
+	if len(c.Children) > 0 {
+		out.Group = true
+		out.Components = make([]string, len(c.Children))
+		for i, ch := range c.Children {
+			out.Components[i] = id(ch.ID)
+		}
+	}
+	m.components[c.ID] = out
+	return out
+}
+
+// notice maps an unplanned notice to an incident, a planned one to a
+// maintenance; both are nil for a notice Statuspage does not list (see
+// Notice).
+func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
+	if n.Type() == statusd.General {
+		return nil, nil // Statuspage has no announcements
+	}
+	if n.Type() == statusd.Planned && n.State() == statusd.Cancelled && n.BeganAt() == nil {
+		return nil, nil
+	}
+	updates := n.Updates()
+	in := Incident{
+		ID:              id(n.ID),
+		Name:            n.Subject(),
+		CreatedAt:       ts(n.CreatedAt()),
+		UpdatedAt:       ts(n.UpdatedAt()),
+		ResolvedAt:      optTS(n.EndedAt()),
+		Shortlink:       m.base + "/notices/" + id(n.ID),
+		StartedAt:       ts(n.CreatedAt()),
+		PageID:          m.pageID,
+		IncidentUpdates: make([]Update, 0, len(updates)),
+		Components:      make([]Component, 0, len(n.ComponentIDs())),
+	}
+	if b := n.BeganAt(); b != nil {
+		in.StartedAt = ts(*b)
+	}
+	status := IncidentStatus
+	if n.Type() == statusd.Planned {
+		status = MaintenanceStatus
+	}
+	in.Status = status(n.State())
+	// Newest first, as Statuspage lists them.
+	for i := len(updates) - 1; i >= 0; i-- {
+		u := updates[i]
+		in.IncidentUpdates = append(in.IncidentUpdates, Update{
+			ID:         id(u.ID),
+			Status:     status(u.State),
+			Body:       u.Content,
+			IncidentID: in.ID,
+			CreatedAt:  ts(u.CreatedAt),
+			UpdatedAt:  ts(u.UpdatedAt),
+			DisplayAt:  ts(u.CreatedAt),
+		})
+	}
+	// Listed components in position order, as the page shows them.
+	for _, c := range m.snap.AllComponents {
+		if contains(n.ComponentIDs(), c.ID) {
+			in.Components = append(in.Components, m.component(c))
+		}
+	}
+	if n.Type() == statusd.Unplanned {
+		in.MonitoringAt = monitoringAt(updates)
+		in.Impact = ImpactMajor
+		if n.State() == statusd.FalseAlarm || (n.ImpactSeconds() != nil && *n.ImpactSeconds() == 0) {
+			in.Impact = ImpactNone
+		}
+		return &in, nil
+	}
+	in.Impact = ImpactMaintenance
+	mt := &Maintenance{Incident: in}
+	if t := n.BeginsAt(); t != nil {
+		mt.ScheduledFor = ts(*t)
+	}
+	if t := n.EndsAt(); t != nil {
+		mt.ScheduledUntil = ts(*t)
+	}
+	return nil, mt
 }
 
 // monitoringAt is when the incident last entered recovering (Statuspage's

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +191,44 @@ func TestView(t *testing.T) {
 	}
 	if len(a) != len(Paths) {
 		t.Errorf("%d answers for %d paths", len(a), len(Paths))
+	}
+}
+
+// TestNotice: one notice mapped alone is the one the lists hold, to the
+// byte; the notices the lists leave out are nil.
+func TestNotice(t *testing.T) {
+	snap := snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})
+	v := newView(snap)
+	tests := []struct {
+		name string
+		id   int64
+		want any // nil: not listed
+	}{
+		{"an incident with two components", 10, &v.incidents[0]},
+		{"a resolved incident", 11, &v.incidents[1]},
+		{"a maintenance underway", 20, &v.maintenances[0]},
+		{"a maintenance cancelled while underway", 23, &v.maintenances[2]},
+		{"a maintenance cancelled before it began", 22, nil},
+		{"a general notice", 30, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Notice(snap, snap.Notice(tc.id))
+			if tc.want == nil {
+				if got != nil {
+					t.Fatalf("Notice(%d) = %+v, want nil", tc.id, got)
+				}
+				return
+			}
+			g, err1 := json.Marshal(got)
+			w, err2 := json.Marshal(tc.want)
+			if err1 != nil || err2 != nil || string(g) != string(w) {
+				t.Errorf("Notice(%d) =\n%s\nwant (as listed)\n%s", tc.id, g, w)
+			}
+			if !strings.Contains(string(g), `"id":"`+strconv.FormatInt(tc.id, 10)+`"`) {
+				t.Errorf("Notice(%d) is another notice: %s", tc.id, g)
+			}
+		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // scrape serves the metrics and parses them as Prometheus would.
@@ -74,24 +73,6 @@ next:
 	return 0, false
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestSaneRequestID(t *testing.T) {
 	for _, tc := range []struct {
 		id   string
@@ -121,7 +102,7 @@ func TestSaneRequestID(t *testing.T) {
 // TestMiddleware sends requests through the middleware around a mux and
 // checks the request id, the metrics by pattern and the log line.
 func TestMiddleware(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testenv.LogBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m := New(Config{Log: log, Version: "1.2.3", Commit: "abc"})
 	mux := http.NewServeMux()
@@ -233,7 +214,7 @@ func TestMiddleware(t *testing.T) {
 	}
 
 	// Above debug, nothing is logged per request.
-	quiet := &syncBuffer{}
+	quiet := &testenv.LogBuffer{}
 	m2 := New(Config{Log: slog.New(slog.NewTextHandler(quiet, nil))})
 	rec := httptest.NewRecorder()
 	m2.Middleware(mux).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/things/1", nil))

@@ -90,24 +90,6 @@ func stateClass(st statusd.PageState) string {
 	return "operational"
 }
 
-var typeWords = map[statusd.NoticeType]string{
-	statusd.Unplanned: "Incident",
-	statusd.Planned:   "Maintenance",
-	statusd.General:   "Announcement",
-}
-
-var noticeStateWords = map[statusd.State]string{
-	statusd.Investigating: "Investigating",
-	statusd.Identified:    "Identified",
-	statusd.Recovering:    "Recovering",
-	statusd.Resolved:      "Resolved",
-	statusd.FalseAlarm:    "False alarm",
-	statusd.Scheduled:     "Scheduled",
-	statusd.Underway:      "In progress",
-	statusd.Complete:      "Completed",
-	statusd.Cancelled:     "Cancelled",
-}
-
 // noticeStateClass is the CSS class of a notice's badge, and so which icon
 // it shows beside its word.
 func noticeStateClass(st statusd.State) string {
@@ -170,7 +152,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 		ID:        n.ID,
 		Href:      "/notices/" + strconv.FormatInt(n.ID, 10),
 		Subject:   n.Subject(),
-		Type:      typeWords[n.Type()],
+		Type:      n.Type().Word(),
 		BeganAt:   n.BeganAt(),
 		EndedAt:   n.EndedAt(),
 		BeginsAt:  n.BeginsAt(),
@@ -187,7 +169,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 		v.State, v.Class = v.Type, "info"
 		v.BeganAt, v.EndedAt = nil, nil
 	} else {
-		v.State, v.Class = noticeStateWords[n.State()], noticeStateClass(n.State())
+		v.State, v.Class = n.State().Word(), noticeStateClass(n.State())
 	}
 	if n.Type() == statusd.Unplanned && s.variant.HasMetrics() {
 		if imp := snap.Entry(n, now).ImpactTime; imp != nil {
@@ -216,7 +198,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 func updateOf(u statusd.Update) updateView {
 	v := updateView{Content: u.Content, CreatedAt: u.CreatedAt}
 	if u.State != "" {
-		v.State, v.Class = noticeStateWords[u.State], noticeStateClass(u.State)
+		v.State, v.Class = u.State.Word(), noticeStateClass(u.State)
 	}
 	return v
 }

@@ -1,0 +1,468 @@
+// Package notify sends notifications (CONTRACT C7): it turns the events of
+// the outbox (statusd.SubscriberStore) into deliveries, renders each for
+// its channel from the current snapshot, sends it, and records the
+// attempt, never on the request path.
+//
+// Channels: email through an SMTP server (Mailer: STARTTLS or implicit
+// TLS, a few reused connections, a bounded rate); signed webhooks in
+// Statuspage's webhook shape (Standard Webhooks signatures); Slack,
+// Microsoft Teams (Workflows) and Discord webhooks. HTTP requests go only
+// to public addresses, checked at connect time, unless private targets are
+// allowed.
+//
+// Subscriber addresses and URLs are logged at debug level only; other
+// levels name the subscriber by id.
+package notify
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// Defaults of Config.
+const (
+	// DefaultRetryBase is the first delay between two attempts
+	// (--notify-retry-base).
+	DefaultRetryBase = 30 * time.Second
+	// DefaultPoll is how often the worker looks for work when nothing
+	// wakes it.
+	DefaultPoll = time.Second
+	// DefaultLease is how long a claimed delivery is the worker's: a
+	// worker that dies leaves its deliveries to another after it. A lease
+	// is at least MinLease.
+	DefaultLease = 2 * time.Minute
+	MinLease     = time.Minute
+	// DefaultDocumentation is the "documentation" of webhook bodies.
+	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
+)
+
+const (
+	// maxHTTP is how many HTTP deliveries are under way at once.
+	maxHTTP = 16
+	// maxInFlight is how many claimed deliveries are being sent at once,
+	// on every channel: 128 HTTP deliveries that all time out end within
+	// 80 s, inside a lease.
+	maxInFlight = 128
+	// batch is how many events are expanded, or deliveries claimed, in
+	// one transaction.
+	batch = 100
+	// notYetPoll and notYetWait: a delivery whose notice the snapshot
+	// does not hold yet is tried again every notYetPoll for notYetWait,
+	// then left to its lease.
+	notYetPoll = 100 * time.Millisecond
+	notYetWait = 5 * time.Second
+	// leaseMargin: an attempt starts only when it can end this long before
+	// its lease does (startBy), so that no other sender takes the delivery
+	// while it is under way.
+	leaseMargin = 5 * time.Second
+)
+
+// Snapshots gives the current snapshot; *snapshot.Holder is one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Config configures a Worker.
+type Config struct {
+	Store     statusd.SubscriberStore
+	Snapshots Snapshots
+	// Statuspage presents notices in webhook bodies as
+	// internal/statuspage does.
+	Statuspage Statuspage
+	// Mailer sends email; nil when email is off (an email delivery then
+	// fails, saying so).
+	Mailer *Mailer
+	// AllowPrivate lets HTTP deliveries go to any address
+	// (--allow-private-targets).
+	AllowPrivate bool
+	// RetryBase is the first delay between attempts (0: DefaultRetryBase).
+	RetryBase time.Duration
+	// Documentation is the "documentation" URL of webhook bodies (empty:
+	// DefaultDocumentation).
+	Documentation string
+	// Poll and Lease (0: DefaultPoll, DefaultLease; a lease is at least
+	// MinLease).
+	Poll, Lease time.Duration
+	// TLSConfig, when not nil, is the TLS configuration of HTTP
+	// deliveries (tests trust their receivers' certificates with it).
+	TLSConfig *tls.Config
+	Now       func() time.Time // nil: time.Now
+	Log       *slog.Logger
+}
+
+// Worker sends the outbox's deliveries. Run it once per process; any
+// number of processes may share one store.
+type Worker struct {
+	store         statusd.SubscriberStore
+	snaps         Snapshots
+	statuspage    Statuspage
+	mailer        *Mailer
+	poster        *poster
+	retryBase     time.Duration
+	documentation string
+	poll, lease   time.Duration
+	now           func() time.Time
+	log           *slog.Logger
+
+	wake  chan struct{} // Wake's signal
+	freed chan struct{} // half a batch of slots is free again (release)
+	slots chan struct{} // one per delivery under way (maxInFlight)
+	http  chan struct{} // one per HTTP request under way (maxHTTP)
+	msgs  messages
+}
+
+// New returns a Worker for the configuration.
+func New(cfg Config) *Worker {
+	w := &Worker{
+		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
+		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
+		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, log: cfg.Log,
+		wake:  make(chan struct{}, 1),
+		freed: make(chan struct{}, 1),
+		slots: make(chan struct{}, maxInFlight),
+		http:  make(chan struct{}, maxHTTP),
+	}
+	if w.retryBase <= 0 {
+		w.retryBase = DefaultRetryBase
+	}
+	if w.documentation == "" {
+		w.documentation = DefaultDocumentation
+	}
+	if w.poll <= 0 {
+		w.poll = DefaultPoll
+	}
+	if w.lease <= 0 {
+		w.lease = DefaultLease
+	}
+	w.lease = max(w.lease, MinLease)
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
+	}
+	w.poster = newPoster(cfg.AllowPrivate, cfg.TLSConfig, w.now)
+	return w
+}
+
+// Wake tells the worker that events were just stored, so that they go out
+// now rather than at the next poll. It never blocks.
+func (w *Worker) Wake() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// testWait bounds how long Test waits for the attempt.
+const testWait = statusd.AttemptTimeout + 5*time.Second
+
+// Test sends a test message to a subscriber now and returns its delivery,
+// as the attempt left it (or as it is, should the attempt not have ended
+// within testWait). The message goes the way of every other, through Run,
+// which must be running: one sender at a time. A test goes to an active
+// or quarantined subscriber; to another, Test returns an *Error
+// EConflict (ENotFound when there is none).
+func (w *Worker) Test(ctx context.Context, subscriberID int64) (*statusd.Delivery, error) {
+	now := w.now()
+	eventID, err := w.store.Emit(ctx, statusd.Event{Kind: statusd.TestMessage, SubscriberID: subscriberID, CreatedAt: now})
+	if err != nil {
+		return nil, err
+	}
+	d, err := w.expanded(ctx, subscriberID, eventID)
+	if err != nil {
+		return nil, err
+	}
+	w.Wake()
+	deadline := time.Now().Add(testWait)
+	for d.Attempts == 0 && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if d, err = w.store.Delivery(ctx, d.ID); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// expanded expands the stored events until the one with eventID has made
+// its delivery to the subscriber, and returns it. The store makes none for
+// a subscriber that may not hear it: then the error says why.
+func (w *Worker) expanded(ctx context.Context, subscriberID, eventID int64) (*statusd.Delivery, error) {
+	// Another process may be expanding the event at this moment: give it
+	// a little time.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if _, err := w.store.Expand(ctx, w.now(), batch); err != nil {
+			return nil, err
+		}
+		list, _, err := w.store.Deliveries(ctx, statusd.DeliveryFilter{SubscriberID: subscriberID}, 1, 10)
+		if err != nil {
+			return nil, err
+		}
+		for i := range list {
+			if list[i].Event.ID == eventID {
+				return &list[i], nil
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	s, err := w.store.Get(ctx, subscriberID)
+	if err != nil {
+		return nil, err
+	}
+	return nil, statusd.Errorf(statusd.EConflict, "subscriber %d is %s: a test goes to an active or quarantined subscriber", s.ID, s.State)
+}
+
+// Run sends deliveries until ctx is done, then waits for the sends under
+// way (cut short by ctx) and returns. A delivery it had claimed and not
+// recorded goes to the next worker after its lease: each is delivered at
+// least once.
+func (w *Worker) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	t := time.NewTicker(w.poll)
+	defer t.Stop()
+	failing := false // log a failure once, and the recovery once
+	// Events are stored by writes, which wake the worker, and by other
+	// processes, which the poll finds: only then are they looked for
+	// (each look is a write transaction, which competes with Record).
+	expand := true
+	for {
+		more, err := w.round(ctx, &wg, expand)
+		expand = false
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !failing:
+			w.log.Warn("notifications: the store cannot be used; trying again", "err", err)
+		case err == nil && failing:
+			w.log.Info("notifications: the store can be used again")
+		}
+		failing = err != nil
+		if more && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.wake:
+			expand = true
+		case <-t.C:
+			expand = true
+		case <-w.freed:
+		}
+	}
+}
+
+// round expands the stored events, when expand is set, and claims as many deliveries as there are free
+// slots, sending each in its own goroutine. more reports that it claimed
+// all it asked for, so that there may be more.
+func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, err error) {
+	now := w.now()
+	if expand {
+		for {
+			n, err := w.store.Expand(ctx, now, batch)
+			if err != nil {
+				return false, err
+			}
+			if n < batch {
+				break
+			}
+		}
+	}
+	free := min(cap(w.slots)-len(w.slots), batch)
+	if free == 0 {
+		return false, nil // w.freed ends the wait
+	}
+	claimed, err := w.store.Claim(ctx, now, w.lease, free)
+	if err != nil {
+		return false, err
+	}
+	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
+	for _, c := range claimed {
+		w.slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer w.release()
+			w.deliver(ctx, c, startBy)
+		}()
+	}
+	return len(claimed) == free, nil
+}
+
+// release frees a delivery's slot, and tells the loop once half a batch
+// of slots is free: claiming fewer at a time would cost more transactions.
+func (w *Worker) release() {
+	<-w.slots
+	if cap(w.slots)-len(w.slots) < batch/2 {
+		return
+	}
+	select {
+	case w.freed <- struct{}{}:
+	default:
+	}
+}
+
+// deliver renders and sends one claimed delivery, and records the
+// attempt. An attempt that cannot start by startBy is not made.
+func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, startBy time.Time) {
+	a, ok := w.attempt(ctx, &c, startBy)
+	if !ok || ctx.Err() != nil {
+		return // left to the lease, no attempt counted
+	}
+	d, err := w.store.Record(ctx, c.Delivery.ID, a, w.retryBase)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("notifications: the attempt could not be recorded; it will be made again after the lease",
+				"delivery", c.Delivery.ID, "subscriber", c.Subscriber.ID, "err", err)
+		}
+		return
+	}
+	w.logAttempt(&c, a, d)
+}
+
+// attempt makes one attempt of the delivery, started by startBy. ok is
+// false when none was made: the snapshot did not hold its notice yet,
+// after waiting a little, or its turn (a free connection, the mail rate)
+// did not come by startBy, or ctx ended. The delivery is then left for
+// later, without an attempt counted.
+func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time) (a statusd.Attempt, ok bool) {
+	wait, cancel := context.WithDeadline(ctx, startBy)
+	defer cancel()
+	e := c.Delivery.Event
+	deadline := w.now().Add(notYetWait)
+	for {
+		now := w.now()
+		snap := w.snaps.Current()
+		m, err := w.msgs.get(snap, e, func() (*message, error) { return w.compose(snap, e, now) })
+		switch {
+		case err == nil:
+			return w.send(ctx, wait, m, c)
+		case !errors.Is(err, errNotYet):
+			return statusd.Attempt{At: now, Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
+		case now.After(deadline):
+			return statusd.Attempt{}, false
+		}
+		select {
+		case <-wait.Done():
+			return statusd.Attempt{}, false
+		case <-time.After(notYetPoll):
+		}
+	}
+}
+
+// send renders m for the subscriber's channel and sends it, once its turn
+// comes, unless wait ends first (ok false: no attempt made).
+func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
+	s := &c.Subscriber
+	failed := func(err error) (statusd.Attempt, bool) {
+		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
+	}
+	switch {
+	case m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email:
+		return failed(errors.New("only email subscriptions are confirmed"))
+	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
+		return failed(errors.New("the subscriber has no confirmation token to send"))
+	}
+	var body []byte
+	var err error
+	var h map[string][]string
+	switch s.Channel {
+	case statusd.Email:
+		if w.mailer == nil {
+			return failed(errors.New("email is off: statusd runs without an SMTP server (--smtp-url)"))
+		}
+		at := w.now()
+		e, err := renderEmail(m, s)
+		if err != nil {
+			return failed(err)
+		}
+		msg, err := e.msg(w.mailer.from, s.Address, at)
+		if err != nil {
+			return failed(err)
+		}
+		return w.mailer.send(ctx, wait, msg)
+	case statusd.Webhook:
+		body, h, err = w.webhookRequest(m, c, w.now())
+	case statusd.Slack:
+		body, err = slack(m)
+	case statusd.Teams:
+		body, err = teams(m)
+	case statusd.Discord:
+		body, err = discord(m)
+	default:
+		err = errors.New("statusd does not know the channel " + string(s.Channel))
+	}
+	if err != nil {
+		return failed(err)
+	}
+	if wait.Err() != nil {
+		return statusd.Attempt{}, false
+	}
+	select {
+	case w.http <- struct{}{}:
+		defer func() { <-w.http }()
+	case <-wait.Done():
+		return statusd.Attempt{}, false
+	}
+	return w.poster.post(ctx, s.Address, body, h), true
+}
+
+// logAttempt logs what became of an attempt: delivered at debug level,
+// anything else at info or warn, naming the subscriber by id (its
+// address only at debug level).
+func (w *Worker) logAttempt(c *statusd.Claimed, a statusd.Attempt, d *statusd.Delivery) {
+	s := &c.Subscriber
+	attrs := []any{"delivery", c.Delivery.ID, "event", c.Delivery.Event.ID, "subscriber", s.ID, "channel", string(s.Channel)}
+	w.log.Debug("notification attempt", append(attrs, "address", s.Address, "outcome", int(a.Outcome), "status", a.Status, "err", a.Error)...)
+	if a.Outcome == statusd.Delivered {
+		return
+	}
+	attrs = append(attrs, "status", a.Status, "err", redact(a.Error, s))
+	switch {
+	case a.Outcome == statusd.Gone:
+		w.log.Info("notification receiver is gone (410); the subscriber is unsubscribed", attrs...)
+	case a.Outcome == statusd.Rejected:
+		w.log.Info("notification address rejected by the mail server; the subscriber is quarantined", attrs...)
+	case d != nil && d.State == statusd.DeliveryFailed:
+		w.log.Warn("notification failed for good", append(attrs, "attempts", d.Attempts)...)
+	default:
+		w.log.Info("notification attempt failed; it will be retried", attrs...)
+	}
+}
+
+// redact removes the subscriber's address, and a URL's host, from an
+// error text, whatever their case.
+func redact(text string, s *statusd.Subscriber) string {
+	hide := []string{s.Address}
+	if u, err := url.Parse(s.Address); err == nil && u.Host != "" {
+		hide = append(hide, u.Host, u.Hostname())
+	}
+	for _, h := range hide {
+		if h != "" {
+			text = regexp.MustCompile("(?i)"+regexp.QuoteMeta(h)).ReplaceAllLiteralString(text, "<address>")
+		}
+	}
+	return text
+}

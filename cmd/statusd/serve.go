@@ -19,10 +19,12 @@ import (
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/notify"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
 )
 
@@ -37,7 +39,10 @@ type serveConfig struct {
 	demo                                                                          bool
 	logFormat                                                                     string // issue 9
 	metricsPublic                                                                 bool   // issue 9
-	smtpURL                                                                       string // issue 26
+	smtpURL, mailFrom                                                             string // issue 26
+	smtpRate                                                                      float64
+	retryBase, reminder                                                           time.Duration
+	allowPrivate                                                                  bool
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -61,6 +66,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
 	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
 	fs.str(&c.smtpURL, "smtp-url", "", "SMTP server `URL` to send email through (smtp://[user:pass@]host:port, or smtps:// for implicit TLS); turns email subscription on")
+	fs.str(&c.mailFrom, "mail-from", "", "the `sender` of every email, \"Name <addr>\" or addr; required with --smtp-url")
+	fs.Float64Var(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, fs.withEnv("smtp-rate", "emails sent a second at most (hosted relays often allow fewer)"))
+	fs.duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
+	fs.duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
+	fs.boolean(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -84,6 +94,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := statusd.CheckPageURL(c.baseURL); err != nil {
 			return exitErrorf(exitCodeUsage, "--base-url: %v, such as https://status.example.com", err)
 		}
+	}
+	if c.smtpURL != "" && c.mailFrom == "" {
+		return fs.usageErr("--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
+	}
+	if c.smtpRate <= 0 || c.retryBase <= 0 || c.reminder < 0 {
+		return fs.usageErr("--smtp-rate and --notify-retry-base must be > 0, and --maintenance-reminder >= 0")
 	}
 	trusted, err := parsePrefixes(c.trusted)
 	if err != nil {
@@ -136,6 +152,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	default:
 		limiter = ratelimit.New(limit, 0)
 	}
+	var mailer *notify.Mailer
+	if c.smtpURL != "" {
+		if mailer, err = notify.NewMailer(notify.MailConfig{URL: c.smtpURL, From: c.mailFrom, Rate: c.smtpRate}); err != nil {
+			return exitErrorf(exitCodeUsage, "--smtp-url, --mail-from: %w", err)
+		}
+		defer mailer.Close()
+	}
+	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
+		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
+		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
@@ -144,7 +170,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
 		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != ""})
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
+		Notifier: sender, AllowPrivateTargets: c.allowPrivate})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}
@@ -165,8 +192,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go holder.Watch(bgCtx, watchInterval)
-	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log}
+	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log, Reminder: c.reminder, Wake: sender.Wake}
 	go runner.Run(bgCtx)
+	sent := make(chan struct{})
+	go func() { sender.Run(bgCtx); close(sent) }()
+	defer func() { stopBackground(); <-sent }() // the sends under way end before the mailer closes
 
 	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {

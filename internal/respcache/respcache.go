@@ -404,14 +404,22 @@ func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 // 304 when the client's copy is current. cacheControl is the
 // Cache-Control header (see CacheControl). It is the last use of an entry
 // that Get returned: the body of an answer not kept is given back.
+//
+// A 304 gets the entry's headers but those of the body (bodyHeaders),
+// which are never set rather than set and taken out: an API answer's 304
+// then has seven headers, which a map holds without growing, where
+// setting nine grew it on every request.
 func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []string) {
 	if e.owned {
 		defer e.release()
 	}
 	f := e.form(r.Header.Get("Accept-Encoding"))
+	current := MatchesETag(r.Header.Get("If-None-Match"), f.etag())
 	h := w.Header()
 	for k, v := range e.header {
-		h[k] = v
+		if !current || !isBodyHeader(k) {
+			h[k] = v
+		}
 	}
 	// The header values are slices of the form's own array: no allocation,
 	// and nothing that net/http changes.
@@ -421,8 +429,12 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
 	}
+	if current {
+		notModified(w)
+		return
+	}
 	h["Content-Length"] = f.values[1:2:2]
-	ServeConditional(w, r, f.etag(), f.body) // the body written out, or copied, when it returns
+	writeBody(w, r, f.body) // the body written out, or copied, when it returns
 }
 
 // ServeConditional is the one conditional GET of statusd, for every
@@ -430,15 +442,32 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 // and Content-Length among them) with 304 Not Modified, without
 // Content-Type and Content-Length, when r's If-None-Match names etag
 // (MatchesETag), and otherwise with 200 and body, only the headers for
-// HEAD.
+// HEAD. Serve decides the same way, before it sets the headers.
 func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
 	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
-		h := w.Header()
-		delete(h, "Content-Type")
-		delete(h, "Content-Length")
-		w.WriteHeader(http.StatusNotModified)
+		notModified(w)
 		return
 	}
+	writeBody(w, r, body)
+}
+
+// bodyHeaders are the headers that describe a body, which a 304 does not
+// have.
+var bodyHeaders = [...]string{"Content-Type", "Content-Length"}
+
+func isBodyHeader(k string) bool { return slices.Contains(bodyHeaders[:], k) }
+
+// notModified ends an answer with 304, without bodyHeaders.
+func notModified(w http.ResponseWriter) {
+	h := w.Header()
+	for _, k := range bodyHeaders {
+		delete(h, k)
+	}
+	w.WriteHeader(http.StatusNotModified)
+}
+
+// writeBody ends an answer with 200 and body, only the headers for HEAD.
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(body)

@@ -54,8 +54,12 @@ type Entry struct {
 	identity form
 	gz, zst  lazyForm
 	until    int64 // Unix nanoseconds; 0: valid as long as its cache
-	header   http.Header
-	key      string // the key under which a cache keeps it, once kept
+	// contentType is the Content-Type of the body, and header the other
+	// headers to send with it, nil when there are none (an API answer),
+	// so that serving it ranges over no map.
+	contentType []string
+	header      http.Header
+	key         string // the key under which a cache keeps it, once kept
 	// room, when not nil, is the lent buffer that holds the identity body
 	// (see Compute); owned says that the caller of Get alone holds the
 	// entry, so that Serve gives room back once it has written it.
@@ -88,7 +92,8 @@ func (f *form) etag() string { return f.values[0] }
 // (Content-Type at least), kept until the given moment (zero: as long as
 // its cache).
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
-	e := &Entry{identity: newForm(body, contentTag(body), "", nil), header: header}
+	e := &Entry{identity: newForm(body, contentTag(body), "", nil), contentType: header["Content-Type"],
+		header: withoutBodyHeaders(header)}
 	if !until.IsZero() {
 		e.until = until.UnixNano()
 	}
@@ -417,9 +422,10 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	current := MatchesETag(r.Header.Get("If-None-Match"), f.etag())
 	h := w.Header()
 	for k, v := range e.header {
-		if !current || !isBodyHeader(k) {
-			h[k] = v
-		}
+		h[k] = v
+	}
+	if !current && e.contentType != nil {
+		h["Content-Type"] = e.contentType
 	}
 	// The header values are slices of the form's own array: no allocation,
 	// and nothing that net/http changes.
@@ -455,7 +461,20 @@ func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body 
 // have.
 var bodyHeaders = [...]string{"Content-Type", "Content-Length"}
 
-func isBodyHeader(k string) bool { return slices.Contains(bodyHeaders[:], k) }
+// withoutBodyHeaders is header without bodyHeaders (Serve sets them from
+// the entry), or nil when nothing else is left.
+func withoutBodyHeaders(header http.Header) http.Header {
+	var rest http.Header
+	for k, v := range header {
+		if !slices.Contains(bodyHeaders[:], k) {
+			if rest == nil {
+				rest = make(http.Header, len(header))
+			}
+			rest[k] = v
+		}
+	}
+	return rest
+}
 
 // notModified ends an answer with 304, without bodyHeaders.
 func notModified(w http.ResponseWriter) {

@@ -418,8 +418,8 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	if e.owned {
 		defer e.release()
 	}
-	f := e.form(r.Header.Get("Accept-Encoding"))
-	current := MatchesETag(r.Header.Get("If-None-Match"), f.etag())
+	f := e.form(get(r, "Accept-Encoding"))
+	current := MatchesETag(get(r, "If-None-Match"), f.etag())
 	h := w.Header()
 	for k, v := range e.header {
 		h[k] = v
@@ -450,11 +450,21 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 // (MatchesETag), and otherwise with 200 and body, only the headers for
 // HEAD. Serve decides the same way, before it sets the headers.
 func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
-	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
+	if MatchesETag(get(r, "If-None-Match"), etag) {
 		notModified(w)
 		return
 	}
 	writeBody(w, r, body)
+}
+
+// get is r's header k, as r.Header.Get(k) returns it, for a canonical k:
+// net/http keeps a request's headers under canonical keys, and Get would
+// make k canonical again on every request.
+func get(r *http.Request, k string) string {
+	if v := r.Header[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // bodyHeaders are the headers that describe a body, which a 304 does not

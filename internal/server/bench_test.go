@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -27,7 +28,7 @@ var (
 
 // benchPublic is the public handler of New as statusd serve builds it for
 // bench/run.sh (--rate-limit 0, --max-in-flight 512, the default cache
-// directives, logging at info), on a page of 1,000 components and 100,000
+// directives, a text log at info), on a page of 1,000 components and 100,000
 // notices in a real SQLite store.
 func benchPublic(b *testing.B) http.Handler {
 	benchOnce.Do(func() {
@@ -46,7 +47,9 @@ func benchPublic(b *testing.B) http.Handler {
 		if benchErr = store.Import(ctx, demo.Large(1000, 100_000, time.Now()), false); benchErr != nil {
 			return
 		}
-		log := slog.New(slog.DiscardHandler)
+		// statusd serve's logger: text, at info (the request log line is
+		// at debug: the telemetry middleware asks the handler each time).
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
 		if benchErr = holder.Refresh(ctx); benchErr != nil {
 			return

@@ -11,7 +11,6 @@
 package connlimit
 
 import (
-	"container/list"
 	"log/slog"
 	"math"
 	"net"
@@ -35,7 +34,7 @@ type Limiter struct {
 	mu     sync.Mutex
 	conns  map[net.Conn]*conn
 	per    map[netip.Addr]int
-	idle   list.List // of *conn, idle for the longest first
+	idle   idleList  // idle for the longest first
 	logged time.Time // of the last log line
 	quiet  int       // closings and refusals since, not logged
 }
@@ -43,9 +42,45 @@ type Limiter struct {
 // conn is a connection being counted.
 type conn struct {
 	nc   net.Conn
-	peer netip.Addr    // invalid when not an IP connection
-	idle *list.Element // in Limiter.idle while idle, else nil
-	from time.Time     // when it became idle
+	peer netip.Addr // invalid when not an IP connection
+	from time.Time  // when it became idle
+	// idle says that it is in Limiter.idle, between prev and next.
+	idle       bool
+	prev, next *conn
+}
+
+// idleList is a list of connections linked through their own prev and
+// next: a connection goes idle after every answer, and the element of a
+// container/list would be a new object each time.
+type idleList struct{ head, tail *conn }
+
+// pushBack puts cn, not idle, at the back.
+func (q *idleList) pushBack(cn *conn) {
+	cn.idle, cn.prev, cn.next = true, q.tail, nil
+	if q.tail == nil {
+		q.head = cn
+	} else {
+		q.tail.next = cn
+	}
+	q.tail = cn
+}
+
+// remove takes cn out, if it is idle.
+func (q *idleList) remove(cn *conn) {
+	if !cn.idle {
+		return
+	}
+	if cn.prev == nil {
+		q.head = cn.next
+	} else {
+		cn.prev.next = cn.next
+	}
+	if cn.next == nil {
+		q.tail = cn.prev
+	} else {
+		cn.next.prev = cn.prev
+	}
+	cn.idle, cn.prev, cn.next = false, nil, nil
 }
 
 // New returns a Limiter of max connections in all and perClient for each
@@ -132,8 +167,7 @@ func (l *Limiter) exempted(peer netip.Addr) bool {
 // closeIdle closes the idle connections, idle for the longest first, while
 // more reports true of the next one.
 func (l *Limiter) closeIdle(more func(*conn) bool) {
-	for e := l.idle.Front(); e != nil && more(e.Value.(*conn)); e = l.idle.Front() {
-		cn := e.Value.(*conn)
+	for cn := l.idle.head; cn != nil && more(cn); cn = l.idle.head {
 		l.forget(cn)
 		cn.nc.Close()
 		l.note("an idle connection was closed to make room (--max-conns)", cn.peer)
@@ -148,13 +182,11 @@ func (l *Limiter) follow(c net.Conn, s http.ConnState) {
 	if cn == nil {
 		return // closed by closeIdle already
 	}
-	if cn.idle != nil {
-		l.idle.Remove(cn.idle)
-		cn.idle = nil
-	}
+	l.idle.remove(cn)
 	switch s {
 	case http.StateIdle:
-		cn.idle, cn.from = l.idle.PushBack(cn), l.now()
+		cn.from = l.now()
+		l.idle.pushBack(cn)
 	case http.StateClosed, http.StateHijacked:
 		l.forget(cn)
 	}
@@ -162,10 +194,7 @@ func (l *Limiter) follow(c net.Conn, s http.ConnState) {
 
 // forget stops counting cn.
 func (l *Limiter) forget(cn *conn) {
-	if cn.idle != nil {
-		l.idle.Remove(cn.idle)
-		cn.idle = nil
-	}
+	l.idle.remove(cn)
 	delete(l.conns, cn.nc)
 	if l.per[cn.peer]--; l.per[cn.peer] == 0 {
 		delete(l.per, cn.peer)

@@ -198,3 +198,66 @@ func TestShortIdleNearCap(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleOrder checks that a connection that is answered again goes
+// behind the others idle: at the cap, new connections close those idle
+// for longer first.
+func TestIdleOrder(t *testing.T) {
+	addr := server(t, New(4, 0, nil, quiet()), nil)
+	cs := idle(t, addr, 4) // idle for the longest first: 1, 2, 3, 4
+	cs[1].send("/")
+	if !cs[1].answered() {
+		t.Fatal("an idle connection's second request was not answered")
+	}
+	time.Sleep(50 * time.Millisecond) // now 1, 3, 4, 2
+	// A fifth closes 1 and is idle behind 2 (3, 4, 2, 5); a sixth closes 3.
+	for i := range 2 {
+		c := dial(t, addr)
+		c.send("/")
+		if !c.answered() {
+			t.Fatalf("new connection %d refused while 4 were idle", i+1)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i, c := range cs {
+		if want := i == 0 || i == 2; c.closed() != want {
+			t.Errorf("connection %d: closed %v, want %v (1 and 3 only)", i+1, !want, want)
+		}
+	}
+}
+
+// TestFollowAllocs checks that following a keep-alive request (its
+// connection active, then idle again) allocates nothing.
+func TestFollowAllocs(t *testing.T) {
+	l := New(10, 0, nil, quiet())
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if !l.admit(a) {
+		t.Fatal("a first connection was refused")
+	}
+	l.follow(a, http.StateNew)
+	allocs := testing.AllocsPerRun(100, func() {
+		l.follow(a, http.StateActive)
+		l.follow(a, http.StateIdle)
+	})
+	if cn := l.conns[a]; allocs != 0 || cn == nil || !cn.idle || l.idle.head != cn || l.idle.tail != cn {
+		t.Errorf("%v allocations a request, connection %+v; want none, and the connection the one idle", allocs, cn)
+	}
+}
+
+// BenchmarkFollow is what following a keep-alive request costs: its
+// connection active, then idle again.
+func BenchmarkFollow(b *testing.B) {
+	l := New(10, 0, nil, quiet())
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
+	l.admit(c1)
+	l.follow(c1, http.StateNew)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.follow(c1, http.StateActive)
+		l.follow(c1, http.StateIdle)
+	}
+}

@@ -54,8 +54,12 @@ type Entry struct {
 	identity form
 	gz, zst  lazyForm
 	until    int64 // Unix nanoseconds; 0: valid as long as its cache
-	header   http.Header
-	key      string // the key under which a cache keeps it, once kept
+	// contentType is the Content-Type of the body, and header the other
+	// headers to send with it, nil when there are none (an API answer),
+	// so that serving it ranges over no map.
+	contentType []string
+	header      http.Header
+	key         string // the key under which a cache keeps it, once kept
 	// room, when not nil, is the lent buffer that holds the identity body
 	// (see Compute); owned says that the caller of Get alone holds the
 	// entry, so that Serve gives room back once it has written it.
@@ -88,7 +92,8 @@ func (f *form) etag() string { return f.values[0] }
 // (Content-Type at least), kept until the given moment (zero: as long as
 // its cache).
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
-	e := &Entry{identity: newForm(body, contentTag(body), "", nil), header: header}
+	e := &Entry{identity: newForm(body, contentTag(body), "", nil), contentType: header["Content-Type"],
+		header: withoutBodyHeaders(header)}
 	if !until.IsZero() {
 		e.until = until.UnixNano()
 	}
@@ -404,14 +409,23 @@ func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 // 304 when the client's copy is current. cacheControl is the
 // Cache-Control header (see CacheControl). It is the last use of an entry
 // that Get returned: the body of an answer not kept is given back.
+//
+// A 304 gets the entry's headers but those of the body (bodyHeaders),
+// which are never set rather than set and taken out: an API answer's 304
+// then has seven headers, which a map holds without growing, where
+// setting nine grew it on every request.
 func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []string) {
 	if e.owned {
 		defer e.release()
 	}
-	f := e.form(r.Header.Get("Accept-Encoding"))
+	f := e.form(get(r, "Accept-Encoding"))
+	current := MatchesETag(get(r, "If-None-Match"), f.etag())
 	h := w.Header()
 	for k, v := range e.header {
 		h[k] = v
+	}
+	if !current && e.contentType != nil {
+		h["Content-Type"] = e.contentType
 	}
 	// The header values are slices of the form's own array: no allocation,
 	// and nothing that net/http changes.
@@ -421,8 +435,12 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
 	}
+	if current {
+		notModified(w)
+		return
+	}
 	h["Content-Length"] = f.values[1:2:2]
-	ServeConditional(w, r, f.etag(), f.body) // the body written out, or copied, when it returns
+	writeBody(w, r, f.body) // the body written out, or copied, when it returns
 }
 
 // ServeConditional is the one conditional GET of statusd, for every
@@ -430,15 +448,55 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 // and Content-Length among them) with 304 Not Modified, without
 // Content-Type and Content-Length, when r's If-None-Match names etag
 // (MatchesETag), and otherwise with 200 and body, only the headers for
-// HEAD.
+// HEAD. Serve decides the same way, before it sets the headers.
 func ServeConditional(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
-	if MatchesETag(r.Header.Get("If-None-Match"), etag) {
-		h := w.Header()
-		delete(h, "Content-Type")
-		delete(h, "Content-Length")
-		w.WriteHeader(http.StatusNotModified)
+	if MatchesETag(get(r, "If-None-Match"), etag) {
+		notModified(w)
 		return
 	}
+	writeBody(w, r, body)
+}
+
+// get is r's header k, as r.Header.Get(k) returns it, for a canonical k:
+// net/http keeps a request's headers under canonical keys, and Get would
+// make k canonical again on every request.
+func get(r *http.Request, k string) string {
+	if v := r.Header[k]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// bodyHeaders are the headers that describe a body, which a 304 does not
+// have.
+var bodyHeaders = [...]string{"Content-Type", "Content-Length"}
+
+// withoutBodyHeaders is header without bodyHeaders (Serve sets them from
+// the entry), or nil when nothing else is left.
+func withoutBodyHeaders(header http.Header) http.Header {
+	var rest http.Header
+	for k, v := range header {
+		if !slices.Contains(bodyHeaders[:], k) {
+			if rest == nil {
+				rest = make(http.Header, len(header))
+			}
+			rest[k] = v
+		}
+	}
+	return rest
+}
+
+// notModified ends an answer with 304, without bodyHeaders.
+func notModified(w http.ResponseWriter) {
+	h := w.Header()
+	for _, k := range bodyHeaders {
+		delete(h, k)
+	}
+	w.WriteHeader(http.StatusNotModified)
+}
+
+// writeBody ends an answer with 200 and body, only the headers for HEAD.
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(body)

@@ -103,6 +103,81 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// TestServeHeaders checks which of an entry's headers each answer
+// carries: a 200 all of them, with the entry's ETag, Content-Length,
+// Cache-Control and Vary; a 304 all but those of the body (Content-Type
+// and Content-Length, the entry's own included), and none that a handler
+// before it set for the body.
+func TestServeHeaders(t *testing.T) {
+	body := []byte("<p>hi</p>")
+	tag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(body))
+	// As a page of internal/web keeps it: its recorder's headers.
+	e := NewEntry(body, http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9"},
+		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"no-cache"}}, time.Time{})
+	serve := func(inm string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		if inm != "" {
+			r.Header.Set("If-None-Match", inm)
+		}
+		w := httptest.NewRecorder()
+		w.Header().Set("X-Before", "1")
+		w.Header().Set("Content-Type", "text/plain") // set by a handler before: not for a 304
+		Serve(w, r, e, CacheControl("max-age=1"))
+		return w
+	}
+	want200 := http.Header{"X-Before": {"1"}, "Content-Type": {"text/html"}, "Content-Length": {"9"},
+		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"max-age=1"}, "Etag": {tag},
+		"Vary": {"Accept-Encoding"}}
+	if w := serve(""); w.Code != 200 || w.Body.String() != string(body) || !reflect.DeepEqual(w.Header(), want200) {
+		t.Errorf("200: %d %q, headers\n%v\nwant\n%v", w.Code, w.Body, w.Header(), want200)
+	}
+	want304 := http.Header{"X-Before": {"1"}, "Content-Security-Policy": {"default-src 'self'"},
+		"Cache-Control": {"max-age=1"}, "Etag": {tag}, "Vary": {"Accept-Encoding"}}
+	if w := serve(tag); w.Code != 304 || w.Body.Len() != 0 || !reflect.DeepEqual(w.Header(), want304) {
+		t.Errorf("304: %d %q, headers\n%v\nwant\n%v", w.Code, w.Body, w.Header(), want304)
+	}
+}
+
+// TestServeNotModifiedAllocs: a 304 of an API answer, behind the four
+// headers that the public chain sets first (nosniff, the request id, CORS),
+// allocates nothing: seven headers fit the map's first group, where
+// setting the body's two and taking them out grew it each time. Nor does
+// it range over a map of the entry's headers: it has none but its
+// Content-Type.
+func TestServeNotModifiedAllocs(t *testing.T) {
+	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"}}, time.Time{})
+	r := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
+	r.Header.Set("If-None-Match", e.identity.etag())
+	cc := CacheControl("public, max-age=5")
+	const runs = 100
+	writers := make([]*headerOnly, runs+1) // AllocsPerRun calls once more to warm up
+	for i := range writers {
+		writers[i] = &headerOnly{h: http.Header{"X-Content-Type-Options": {"nosniff"}, "X-Request-Id": {"1"},
+			"Access-Control-Allow-Origin": {"*"}, "Access-Control-Expose-Headers": {"ETag"}}}
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		Serve(writers[i], r, e, cc)
+		i++
+	})
+	if w := writers[0]; w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
+		t.Errorf("%d with %d headers, %v allocations a request; want 304 with 7, none", w.status, len(w.h), allocs)
+	}
+	if e.header != nil {
+		t.Errorf("an entry with only a Content-Type keeps the other headers %v, want none (no map to range over)", e.header)
+	}
+}
+
+// headerOnly is a ResponseWriter that keeps the headers and the status.
+type headerOnly struct {
+	h      http.Header
+	status int
+}
+
+func (w *headerOnly) Header() http.Header         { return w.h }
+func (w *headerOnly) Write(p []byte) (int, error) { return len(p), nil }
+func (w *headerOnly) WriteHeader(status int)      { w.status = status }
+
 // TestAlias checks that a target finds its key's answer while it holds,
 // and follows the key when it changes.
 func TestAlias(t *testing.T) {

@@ -2,15 +2,20 @@ package server
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -104,4 +109,85 @@ func demoPage(t testing.TB) (*sqlstore.Store, *snapshot.Holder) {
 		t.Fatal(err)
 	}
 	return store, holder
+}
+
+// TestCachedHeaders: the headers of an API answer through New's public
+// handler, on a real HTTP server, the first time (routed) and from the
+// cache (api.Server.Front): a 200 with the body's headers, and a 304 to
+// its ETag with the same headers but those of the body (the 304 the
+// benchmark's If-None-Match rows ask for). The request id differs from
+// answer to answer; Date is net/http's.
+func TestCachedHeaders(t *testing.T) {
+	store, holder := demoPage(t)
+	log := slog.New(slog.DiscardHandler)
+	gate := NewGate(512)
+	pub, _ := New(Config{Store: store, Snapshots: holder, Variant: statusd.VariantA, Gate: gate,
+		Metrics: telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed}),
+		Cache:   api.CacheControl{MaxAge: 5 * time.Second, StaleWhileRevalidate: 30 * time.Second, StaleIfError: 24 * time.Hour},
+		Now:     time.Now, Log: log})
+	srv := httptest.NewServer(pub)
+	t.Cleanup(srv.Close)
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	get := func(inm string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/status", nil)
+		if inm != "" {
+			req.Header.Set("If-None-Match", inm)
+		}
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res, body
+	}
+	requestID := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	common := func(res *http.Response) http.Header {
+		h := res.Header.Clone()
+		if !requestID.MatchString(h.Get("X-Request-Id")) {
+			t.Errorf("%d: X-Request-Id %q, want 32 hex digits", res.StatusCode, h.Get("X-Request-Id"))
+		}
+		if _, err := http.ParseTime(h.Get("Date")); err != nil {
+			t.Errorf("%d: Date %q: %v", res.StatusCode, h.Get("Date"), err)
+		}
+		h.Del("X-Request-Id")
+		h.Del("Date")
+		return h
+	}
+	first, body := get("")
+	etag := first.Header.Get("Etag")
+	if !regexp.MustCompile(`^"[0-9a-f]{16}"$`).MatchString(etag) {
+		t.Fatalf("ETag %q, want a strong tag of 16 hex digits", etag)
+	}
+	want := http.Header{
+		"Access-Control-Allow-Origin":   {"*"},
+		"Access-Control-Expose-Headers": {"ETag, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, X-Ignored-Filters, X-Request-Id"},
+		"Cache-Control":                 {"public, max-age=5, stale-while-revalidate=30, stale-if-error=86400"},
+		"Etag":                          {etag},
+		"Vary":                          {"Accept-Encoding"},
+		"X-Content-Type-Options":        {"nosniff"},
+	}
+	want200 := want.Clone()
+	want200["Content-Type"] = []string{"application/json; charset=utf-8"}
+	want200["Content-Length"] = []string{strconv.Itoa(len(body))}
+	for i, c := range []struct {
+		inm  string
+		code int
+		want http.Header
+	}{
+		{"", 200, want200}, // from the cache now
+		{etag, 304, want},  // from the cache
+		{`"other"`, 200, want200},
+	} {
+		res, b := get(c.inm)
+		if got := common(res); res.StatusCode != c.code || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("request %d (If-None-Match %q): %d, headers\n%v\nwant %d,\n%v", i+2, c.inm, res.StatusCode, got, c.code, c.want)
+		}
+		if c.code == 200 && string(b) != string(body) || c.code == 304 && len(b) != 0 {
+			t.Errorf("request %d: body %q", i+2, b)
+		}
+	}
+	if got := common(first); first.StatusCode != 200 || !reflect.DeepEqual(got, want200) {
+		t.Errorf("first request: %d, headers\n%v\nwant 200,\n%v", first.StatusCode, got, want200)
+	}
 }

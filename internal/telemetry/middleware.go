@@ -75,7 +75,10 @@ func newRequestID() string {
 func (m *Metrics) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get(RequestIDHeader)
+		var id string
+		if v := r.Header[RequestIDHeader]; len(v) > 0 { // as Get does, the key being canonical already
+			id = v[0]
+		}
 		if !saneRequestID(id) {
 			id = newRequestID()
 		}

@@ -229,6 +229,12 @@ func TestSubscribeFlow(t *testing.T) {
 		if n := s.confirmations(sub.ID); n != 1 {
 			t.Errorf("%d confirmation deliveries, want 1", n)
 		}
+		// The worker sends it: it arrives, to addr, with the link.
+		msgs := s.smtp.WaitMessages(t, 1)
+		if len(msgs) != 1 || !slices.Equal(msgs[0].To, []string{addr}) ||
+			!strings.Contains(testenv.ParseEmail(t, msgs[0].Data).Text, "/subscriptions/confirm?token="+sub.ConfirmToken) {
+			t.Errorf("emails after POST /subscribe: %d, want one to %s with its confirm link", len(msgs), addr)
+		}
 		confirmToken, manageToken = sub.ConfirmToken, sub.Token
 	})
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // Email subscription, black-box (CONTRACT C7): the real server with
@@ -22,28 +23,32 @@ import (
 // and its subscriber store opened beside it, to see what a request
 // stored and to read the tokens that the emails would carry.
 
-// subSite is a server with email subscription on, and its store.
+// subSite is a server with email subscription on, its store, and the
+// SMTP server its emails go to.
 type subSite struct {
 	*testServer
 	subs statusd.SubscriberStore
+	smtp *testenv.SMTPServer
 }
 
-// startSubscriptions serves webStateDoc with email subscription on (an
-// SMTP URL that nothing answers: the emails are not this test's).
+// startSubscriptions serves webStateDoc with email subscription on, its
+// emails sent to a real SMTP server started for the test.
 func startSubscriptions(t *testing.T, flags ...string) *subSite {
 	t.Helper()
-	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"), append([]string{"--smtp-url", "smtp://127.0.0.1:9"}, flags...)...)
+	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
+	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"),
+		append([]string{"--smtp-url", "smtp://" + smtpd.Addr, "--mail-from", "Acme Status <status@acme.test>"}, flags...)...)
 	store, err := sqlstore.Open(context.Background(), srv.DB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	return &subSite{testServer: srv, subs: store.Subscribers()}
+	return &subSite{testServer: srv, subs: store.Subscribers(), smtp: smtpd}
 }
 
 // in is the site seen from t, a step of the test that started it.
 func (s *subSite) in(t *testing.T) *subSite {
-	return &subSite{testServer: s.testServer.in(t), subs: s.subs}
+	return &subSite{testServer: s.testServer.in(t), subs: s.subs, smtp: s.smtp}
 }
 
 // post sends a form to path with the extra headers, as name, value pairs.
@@ -223,6 +228,12 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 		if n := s.confirmations(sub.ID); n != 1 {
 			t.Errorf("%d confirmation deliveries, want 1", n)
+		}
+		// The worker sends it: it arrives, to addr, with the link.
+		msgs := s.smtp.WaitMessages(t, 1)
+		if len(msgs) != 1 || !slices.Equal(msgs[0].To, []string{addr}) ||
+			!strings.Contains(testenv.ParseEmail(t, msgs[0].Data).Text, "/subscriptions/confirm?token="+sub.ConfirmToken) {
+			t.Errorf("emails after POST /subscribe: %d, want one to %s with its confirm link", len(msgs), addr)
 		}
 		confirmToken, manageToken = sub.ConfirmToken, sub.Token
 	})

@@ -63,7 +63,7 @@ func subMatch(t *testing.T, what, s, re string) []string {
 }
 
 func TestCLISubscribers(t *testing.T) {
-	srv := startServer(t, subDoc())
+	srv := startServer(t, subDoc(), "--notify-retry-base", "1h")
 	tok := newToken(t, srv.DB, "ops")
 	st := subStore(t, srv.DB)
 	adm := srv.Admin(tok)
@@ -188,12 +188,21 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "subscriber test without a sender exits 6", func(t *testing.T) {
-		// This server has no sender configured: 503, exit 6.
-		_, _, err := cliEnv(t, nil, "subscriber", "test", hook, "--url", srv.URL, "--token", tok)
-		if exitCode(err) != exitCodeUnavailable || !strings.Contains(err.Error(), "not configured") {
-			t.Errorf("test: exit %d (%v), want 6 saying notifications are not configured", exitCode(err), err)
+	step(t, "subscriber test sends the message now, and prints its delivery", func(t *testing.T) {
+		// To a receiver on 127.0.0.1: a server of its own, with
+		// --allow-private-targets (this one refuses such addresses).
+		local := startServer(t, subDoc(), "--allow-private-targets").in(t)
+		ltok := newToken(t, local.DB, "ops")
+		recv := startReceiver(t)
+		out := subCLIOK(t, local, ltok, "subscriber", "add", "--channel", "webhook", "--address", recv.URL+"/cli")
+		m := subMatch(t, "add the local webhook", out, `^added webhook subscriber (\d+) \(active\), following the whole page: \S+\nsecret: (whsec_\S+)\n`)
+		out = subCLIOK(t, local, ltok, "subscriber", "test", m[0])
+		subMatch(t, "test", out, `^test message to subscriber `+m[0]+`: delivery \d+ delivered \(status 204\) at \S+Z\n$`)
+		got := recv.requests()
+		if len(got) != 1 || got[0].Path != "/cli" {
+			t.Fatalf("the receiver got %d requests, want one POST to /cli: %+v", len(got), got)
 		}
+		checkSigned(t, "the test message", got[0], m[1])
 		if _, _, code := subCLI(t, srv, tok, "subscriber", "test", "999"); code != exitCodeNotFound {
 			t.Errorf("test 999: exit %d, want 4", code)
 		}
@@ -248,6 +257,12 @@ func TestCLISubscribers(t *testing.T) {
 	})
 
 	step(t, "deliveries lists what was sent, newest first", func(t *testing.T) {
+		// The worker tries each once: hooks.example.com does not
+		// resolve, and --notify-retry-base 1h puts the next attempt
+		// after the test.
+		subSettled(t, adm, statusd.DeliveryFilter{SubscriberID: subAtoi(t, hook)}, func(ds []statusd.AdminDelivery) bool {
+			return len(ds) == 3 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
+		})
 		out, stderr, code := subCLI(t, srv, tok, "deliveries", "--subscriber", hook)
 		if code != 0 {
 			t.Fatalf("deliveries: exit %d\n%s", code, stderr)
@@ -259,8 +274,8 @@ func TestCLISubscribers(t *testing.T) {
 		}
 		// Newest first: the announcement, the incident's last update, its
 		// creation.
-		subMatch(t, "newest delivery", lines[1], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+0\s+no attempt yet\s+`)
-		subMatch(t, "oldest delivery", lines[3], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+0\s+no attempt yet\s+`)
+		subMatch(t, "newest delivery", lines[1], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+1\s+the host name does not resolve`)
+		subMatch(t, "oldest delivery", lines[3], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+1\s+the host name does not resolve`)
 		subMatch(t, "update delivery", lines[2], `\snotice\.updated \(notice \d+\)\s`)
 		out, stderr, _ = subCLI(t, srv, tok, "deliveries", "--state", "delivered")
 		if strings.Count(out, "\n") != 1 || stderr != "0 of 0 deliveries (page 1)\n" {

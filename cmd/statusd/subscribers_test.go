@@ -86,6 +86,23 @@ func subDeliveries(t *testing.T, adm *client.Admin, f statusd.DeliveryFilter) []
 	return all
 }
 
+// subSettled polls the deliveries of f up to 10 s, until done says the
+// worker left them as the test expects, and returns them.
+func subSettled(t *testing.T, adm *client.Admin, f statusd.DeliveryFilter, done func([]statusd.AdminDelivery) bool) []statusd.AdminDelivery {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		all := subDeliveries(t, adm, f)
+		if done(all) {
+			return all
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deliveries of %+v did not settle within 10 s: %+v", f, all)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // subSent is what the delivery log holds for a notice: "kind update_id
 // subscriber_id" lines, sorted.
 func subSent(list []statusd.AdminDelivery, noticeID int64) []string {
@@ -147,7 +164,7 @@ var secretPattern = regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{43}=$`)
 
 func TestAdminSubscribers(t *testing.T) {
 	ctx := context.Background()
-	srv := startServer(t, subDoc())
+	srv := startServer(t, subDoc(), "--notify-retry-base", "1h")
 	tok := newToken(t, srv.DB, "ops")
 	adm := srv.Admin(tok)
 	st := subStore(t, srv.DB)
@@ -335,7 +352,13 @@ func TestAdminSubscribers(t *testing.T) {
 		assertJSON(t, "sent for the announcement", subSent(all, int64(at(t, hello, "id").(float64))),
 			subSorted(subLines(statusd.NoticeCreated, lastUpdate(hello), ann, hook, slack, teams, discord)))
 
-		// A delivery as the log shows it, and the filters.
+		// A delivery as the log shows it, and the filters. ann is an
+		// email subscriber and this server has no --smtp-url: the
+		// worker tries each of ann's 4 once, and, with
+		// --notify-retry-base 1h, not again during the test.
+		subSettled(t, adm, statusd.DeliveryFilter{SubscriberID: ann}, func(ds []statusd.AdminDelivery) bool {
+			return len(ds) == 4 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
+		})
 		r := srv.adminOK(http.MethodGet, fmt.Sprintf("/deliveries?subscriber_id=%d&state=pending", ann), tok, "", 200)
 		list := at(t, r, "deliveries").([]any)
 		if len(list) != 4 || at(t, r, "meta.total_count") != 4.0 || at(t, r, "meta.next_page") != nil {
@@ -344,7 +367,8 @@ func TestAdminSubscribers(t *testing.T) {
 		d := list[0].(map[string]any)
 		assertJSON(t, "ann's newest delivery", d, obj{"id": d["id"], "subscriber_id": ann, "state": "pending",
 			"event":    obj{"id": at(t, d, "event.id"), "kind": "notice.created", "notice_id": at(t, hello, "id"), "update_id": lastUpdate(hello)},
-			"attempts": 0, "last_status": nil, "last_error": nil, "next_attempt_at": d["next_attempt_at"], "delivered_at": nil,
+			"attempts": 1, "last_status": nil, "last_error": "email is off: statusd runs without an SMTP server (--smtp-url)",
+			"next_attempt_at": d["next_attempt_at"], "delivered_at": nil,
 			"created_at": d["created_at"]})
 		for _, state := range []string{"delivered", "failed"} {
 			if r, err := adm.Deliveries(ctx, statusd.DeliveryFilter{State: statusd.DeliveryState(state)}, 1); err != nil || r.Meta.TotalCount != 0 {
@@ -359,14 +383,27 @@ func TestAdminSubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "a test message needs a sender", func(t *testing.T) {
-		srv := srv.in(t)
-		// This server sends nothing: no Notifier is configured.
-		r := srv.admin(http.MethodPost, admPrefix+fmt.Sprintf("/subscribers/%d/test", ids["hook"]), tok, "")
-		assertError(t, "test without a sender", r, 503, "unavailable")
-		if !strings.Contains(errorMessage(r), "not configured") {
-			t.Errorf("test without a sender says %q", errorMessage(r))
+	step(t, "a test message is sent now, and answers its delivery", func(t *testing.T) {
+		// To a receiver on 127.0.0.1: a server of its own, with
+		// --allow-private-targets (this one refuses such addresses).
+		local := startServer(t, subDoc(), "--allow-private-targets").in(t)
+		ltok := newToken(t, local.DB, "ops")
+		recv := startReceiver(t)
+		m := local.adminOK(http.MethodPost, "/subscribers", ltok, `{"channel": "webhook", "address": "`+recv.URL+`/test"}`, 201)
+		id := int64(at(t, m, "id").(float64))
+		before := time.Now().Add(-time.Second)
+		d := local.adminOK(http.MethodPost, fmt.Sprintf("/subscribers/%d/test", id), ltok, "", 201)
+		delivered := at(t, d, "delivered_at")
+		within(t, "the test's delivered_at", parseTS(t, delivered), before, time.Now())
+		assertJSON(t, "the test's delivery", d, obj{"id": d["id"], "subscriber_id": id, "state": "delivered",
+			"event":    obj{"id": at(t, d, "event.id"), "kind": "test", "notice_id": nil, "update_id": nil},
+			"attempts": 1, "last_status": 204, "last_error": nil, "next_attempt_at": nil, "delivered_at": delivered,
+			"created_at": d["created_at"]})
+		got := recv.requests()
+		if len(got) != 1 || got[0].Path != "/test" {
+			t.Fatalf("the receiver got %d requests, want one POST to /test: %+v", len(got), got)
 		}
+		checkSigned(t, "the test message", got[0], at(t, m, "secret").(string))
 		_, err := adm.TestSubscriber(ctx, 999)
 		if !errors.Is(err, client.ErrNotFound) {
 			t.Errorf("test of no subscriber: %v, want not_found", err)

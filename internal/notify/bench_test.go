@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // BenchmarkRender renders one event for one subscriber on each channel,
@@ -69,7 +70,7 @@ func BenchmarkSend(b *testing.B) {
 		benchSend(b, w, sub)
 	})
 	b.Run("email", func(b *testing.B) {
-		srv := startSMTP(b, smtpOptions{})
+		srv := testenv.StartSMTP(b, testenv.SMTPOptions{})
 		m := mustMailer(b, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 1e9})
 		w, _ := newTestWorker(Config{Mailer: m, Now: time.Now})
 		sub := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", Token: statusd.NewToken()}

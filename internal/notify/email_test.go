@@ -2,72 +2,17 @@ package notify
 
 import (
 	"context"
-	"io"
-	"mime"
-	"mime/multipart"
 	"net/mail"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
-// parsedEmail is an email as it arrived, read with net/mail and
-// mime/multipart.
-type parsedEmail struct {
-	Header     mail.Header
-	Subject    string
-	Text, HTML string
-}
-
-func parseEmail(t *testing.T, data []byte) parsedEmail {
-	t.Helper()
-	msg, err := mail.ReadMessage(strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatalf("not an email: %v\n%s", err, data)
-	}
-	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := parsedEmail{Header: msg.Header, Subject: subject}
-	mt, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
-	if err != nil || mt != "multipart/alternative" {
-		t.Fatalf("Content-Type %q (%v), want multipart/alternative", msg.Header.Get("Content-Type"), err)
-	}
-	r := multipart.NewReader(msg.Body, params["boundary"])
-	for {
-		part, err := r.NextPart()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(part) // quoted-printable decoded by the reader
-		if err != nil {
-			t.Fatal(err)
-		}
-		body = []byte(strings.ReplaceAll(string(body), "\r\n", "\n"))
-		ct, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
-		switch ct {
-		case "text/plain":
-			p.Text = string(body)
-		case "text/html":
-			p.HTML = string(body)
-		default:
-			t.Errorf("unexpected part %s", ct)
-		}
-	}
-	if p.Text == "" || p.HTML == "" {
-		t.Fatalf("want a text and an HTML part: %+v", p)
-	}
-	return p
-}
-
 func TestEmailContent(t *testing.T) {
-	srv := startSMTP(t, smtpOptions{})
+	srv := testenv.StartSMTP(t, testenv.SMTPOptions{})
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "Acme Status <status@acme.test>"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	active := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberActive, Token: "tok"}
@@ -130,7 +75,7 @@ func TestEmailContent(t *testing.T) {
 			if !ok || a.Outcome != statusd.Delivered || a.Status != 250 {
 				t.Fatalf("attempt %+v (ok %v), want delivered", a, ok)
 			}
-			got := srv.messages()
+			got := srv.Messages()
 			if len(got) != i+1 {
 				t.Fatalf("%d messages arrived, want %d", len(got), i+1)
 			}
@@ -138,7 +83,7 @@ func TestEmailContent(t *testing.T) {
 			if m.From != "status@acme.test" || len(m.To) != 1 || m.To[0] != "ann@example.test" {
 				t.Errorf("envelope from %q to %q", m.From, m.To)
 			}
-			e := parseEmail(t, m.Data)
+			e := testenv.ParseEmail(t, m.Data)
 			if e.Subject != tc.subject {
 				t.Errorf("Subject %q, want %q", e.Subject, tc.subject)
 			}
@@ -179,14 +124,14 @@ func TestEmailContent(t *testing.T) {
 // TestConfirmWithoutToken: a pending subscriber without a confirmation
 // token gets nothing (its email would have no link to confirm with).
 func TestConfirmWithoutToken(t *testing.T) {
-	srv := startSMTP(t, smtpOptions{})
+	srv := testenv.StartSMTP(t, testenv.SMTPOptions{})
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
 	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
 		t.Errorf("attempt %+v", a)
 	}
-	if n := len(srv.messages()); n != 0 {
+	if n := len(srv.Messages()); n != 0 {
 		t.Errorf("%d messages sent", n)
 	}
 }
@@ -197,23 +142,23 @@ func TestMailerTLSAndAuth(t *testing.T) {
 	serverTLS, clientTLS := selfSigned(t)
 	tests := []struct {
 		name       string
-		opts       smtpOptions
+		opts       testenv.SMTPOptions
 		url        func(addr string) string
 		wantTLS    bool
 		wantAuthed int
 	}{
-		{"STARTTLS and AUTH PLAIN", smtpOptions{startTLS: serverTLS, user: "alice", pass: "s3cret!"},
+		{"STARTTLS and AUTH PLAIN", testenv.SMTPOptions{StartTLS: serverTLS, User: "alice", Pass: "s3cret!"},
 			func(a string) string { return "smtp://alice:s3cret%21@" + a }, true, 1},
-		{"implicit TLS", smtpOptions{implicit: serverTLS},
+		{"implicit TLS", testenv.SMTPOptions{Implicit: serverTLS},
 			func(a string) string { return "smtps://" + a }, true, 0},
-		{"implicit TLS and AUTH PLAIN", smtpOptions{implicit: serverTLS, user: "bob", pass: "pw"},
+		{"implicit TLS and AUTH PLAIN", testenv.SMTPOptions{Implicit: serverTLS, User: "bob", Pass: "pw"},
 			func(a string) string { return "smtps://bob:pw@" + a }, true, 1},
-		{"plain, no TLS offered", smtpOptions{},
+		{"plain, no TLS offered", testenv.SMTPOptions{},
 			func(a string) string { return "smtp://" + a }, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := startSMTP(t, tc.opts)
+			srv := testenv.StartSMTP(t, tc.opts)
 			// The certificate names localhost.
 			addr := strings.Replace(srv.Addr, "127.0.0.1", "localhost", 1)
 			m := mustMailer(t, MailConfig{URL: tc.url(addr), From: "status@acme.test", TLSConfig: clientTLS})
@@ -222,14 +167,14 @@ func TestMailerTLSAndAuth(t *testing.T) {
 					t.Fatalf("message %d: %+v", i, a)
 				}
 			}
-			sessions, authed, overTLS := srv.counts()
+			sessions, authed, overTLS := srv.Counts()
 			if sessions != 1 || authed != tc.wantAuthed {
 				t.Errorf("%d connections, %d authenticated; want 1 connection for 3 messages, %d authenticated", sessions, authed, tc.wantAuthed)
 			}
 			if want := map[bool]int{true: 3, false: 0}[tc.wantTLS]; overTLS != want {
 				t.Errorf("%d messages over TLS, want %d", overTLS, want)
 			}
-			if n := len(srv.messages()); n != 3 {
+			if n := len(srv.Messages()); n != 3 {
 				t.Errorf("%d messages arrived, want 3", n)
 			}
 		})
@@ -251,7 +196,7 @@ func sendTest(t *testing.T, m *Mailer, addr string) statusd.Attempt {
 func TestMailerFailures(t *testing.T) {
 	serverTLS, clientTLS := selfSigned(t)
 	t.Run("wrong password", func(t *testing.T) {
-		srv := startSMTP(t, smtpOptions{startTLS: serverTLS, user: "alice", pass: "right"})
+		srv := testenv.StartSMTP(t, testenv.SMTPOptions{StartTLS: serverTLS, User: "alice", Pass: "right"})
 		m := mustMailer(t, MailConfig{URL: "smtp://alice:wrong@localhost:" + port(srv.Addr), From: "status@acme.test", TLSConfig: clientTLS})
 		a := sendTest(t, m, "ann@example.test")
 		if a.Outcome != statusd.Failed || !strings.Contains(a.Error, "535") || strings.Contains(a.Error, "wrong") {
@@ -260,13 +205,13 @@ func TestMailerFailures(t *testing.T) {
 	})
 	t.Run("no password in the clear", func(t *testing.T) {
 		// A server that offers no TLS: the password is not sent.
-		srv := startSMTP(t, smtpOptions{user: "alice", pass: "right"})
+		srv := testenv.StartSMTP(t, testenv.SMTPOptions{User: "alice", Pass: "right"})
 		m := mustMailer(t, MailConfig{URL: "smtp://alice:right@" + srv.Addr, From: "status@acme.test"})
 		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "AUTH") {
 			t.Errorf("attempt %+v, want failed for want of AUTH", a)
 		}
-		if _, authed, _ := srv.counts(); authed != 0 || len(srv.messages()) != 0 {
-			t.Errorf("authenticated %d times, %d messages", authed, len(srv.messages()))
+		if _, authed, _ := srv.Counts(); authed != 0 || len(srv.Messages()) != 0 {
+			t.Errorf("authenticated %d times, %d messages", authed, len(srv.Messages()))
 		}
 	})
 	t.Run("the server is down", func(t *testing.T) {
@@ -277,9 +222,9 @@ func TestMailerFailures(t *testing.T) {
 		}
 	})
 	t.Run("permanent and temporary refusals, and a server that closes", func(t *testing.T) {
-		srv := startSMTP(t, smtpOptions{
-			reject:    map[string]int{"gone@example.test": 550, "full@example.test": 452},
-			dataReply: map[string]int{"close-me@example.test": 421},
+		srv := testenv.StartSMTP(t, testenv.SMTPOptions{
+			Reject:    map[string]int{"gone@example.test": 550, "full@example.test": 452},
+			DataReply: map[string]int{"close-me@example.test": 421},
 		})
 		m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1})
 		steps := []struct {
@@ -297,7 +242,7 @@ func TestMailerFailures(t *testing.T) {
 		}
 		for i, s := range steps {
 			a := sendTest(t, m, s.to)
-			sessions, _, _ := srv.counts()
+			sessions, _, _ := srv.Counts()
 			if a.Outcome != s.outcome || a.Status != s.status || sessions != s.sessions {
 				t.Errorf("step %d (%s): outcome %d status %d after %d connections (%q); want %d %d after %d",
 					i, s.to, a.Outcome, a.Status, sessions, a.Error, s.outcome, s.status, s.sessions)
@@ -306,7 +251,7 @@ func TestMailerFailures(t *testing.T) {
 				t.Errorf("step %d: error %q", i, a.Error)
 			}
 		}
-		if n := len(srv.messages()); n != 3 {
+		if n := len(srv.Messages()); n != 3 {
 			t.Errorf("%d messages arrived, want 3", n)
 		}
 	})
@@ -315,7 +260,7 @@ func TestMailerFailures(t *testing.T) {
 // TestMailerIdle: a connection idle for longer than mailIdle is made
 // again before it is used.
 func TestMailerIdle(t *testing.T) {
-	srv := startSMTP(t, smtpOptions{})
+	srv := testenv.StartSMTP(t, testenv.SMTPOptions{})
 	now := t0
 	m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1, Now: func() time.Time { return now }})
 	for i, advance := range []time.Duration{0, mailIdle - time.Second, mailIdle + time.Second} {
@@ -324,7 +269,7 @@ func TestMailerIdle(t *testing.T) {
 			t.Fatalf("message %d: %+v", i, a)
 		}
 	}
-	if sessions, _, _ := srv.counts(); sessions != 2 {
+	if sessions, _, _ := srv.Counts(); sessions != 2 {
 		t.Errorf("%d connections, want 2 (the third message came after the connection idled)", sessions)
 	}
 }
@@ -332,7 +277,7 @@ func TestMailerIdle(t *testing.T) {
 // TestMailerRate: at 50 messages a second on one connection, 11 messages
 // take at least 10 intervals of 20 ms.
 func TestMailerRate(t *testing.T) {
-	srv := startSMTP(t, smtpOptions{})
+	srv := testenv.StartSMTP(t, testenv.SMTPOptions{})
 	m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Rate: 50, Conns: 1})
 	start := time.Now()
 	for range 11 {

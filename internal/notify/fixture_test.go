@@ -1,25 +1,19 @@
 package notify
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"io"
 	"log/slog"
 	"math/big"
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/emersion/go-sasl"
-	"github.com/emersion/go-smtp"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -141,154 +135,6 @@ func selfSigned(t testing.TB) (server, client *tls.Config) {
 	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}},
 		&tls.Config{RootCAs: pool}
 }
-
-// smtpServer is a real SMTP server (go-smtp) that keeps what arrives.
-type smtpServer struct {
-	Addr string
-	// Set before use:
-	user, pass string         // AUTH PLAIN required when user is set
-	reject     map[string]int // RCPT TO refused with this code
-	dataReply  map[string]int // DATA answered with this code when the message holds the key
-
-	mu     sync.Mutex
-	conns  map[*smtp.Conn]bool // a STARTTLS starts a new session on the same connection
-	authed int                 // successful AUTHs
-	tls    int                 // sessions whose MAIL came over TLS
-	got    []smtpMessage
-}
-
-type smtpMessage struct {
-	From string
-	To   []string
-	Data []byte
-}
-
-type smtpOptions struct {
-	user, pass string
-	startTLS   *tls.Config // offered STARTTLS
-	implicit   *tls.Config // TLS from the first byte (smtps)
-	reject     map[string]int
-	dataReply  map[string]int
-}
-
-// startSMTP starts a server on 127.0.0.1, stopped when the test ends.
-func startSMTP(t testing.TB, o smtpOptions) *smtpServer {
-	t.Helper()
-	s := &smtpServer{user: o.user, pass: o.pass, reject: o.reject, dataReply: o.dataReply, conns: map[*smtp.Conn]bool{}}
-	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
-		s.mu.Lock()
-		s.conns[c] = true
-		s.mu.Unlock()
-		return &smtpSession{s: s, c: c}, nil
-	}))
-	srv.Domain = "localhost"
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	srv.ErrorLog = quietLog{}
-	var l net.Listener
-	var err error
-	if o.implicit != nil {
-		l, err = tls.Listen("tcp", "127.0.0.1:0", o.implicit)
-	} else {
-		srv.TLSConfig = o.startTLS
-		l, err = net.Listen("tcp", "127.0.0.1:0")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Addr = l.Addr().String()
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	return s
-}
-
-type quietLog struct{}
-
-func (quietLog) Printf(string, ...any) {}
-func (quietLog) Println(...any)        {}
-
-func (s *smtpServer) messages() []smtpMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]smtpMessage(nil), s.got...)
-}
-
-// reset forgets the messages that arrived.
-func (s *smtpServer) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.got = nil
-}
-
-// counts returns the connections made, the successful AUTHs, and the
-// messages whose MAIL FROM came over TLS.
-func (s *smtpServer) counts() (conns, authed, overTLS int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns), s.authed, s.tls
-}
-
-type smtpSession struct {
-	s      *smtpServer
-	c      *smtp.Conn
-	authed bool
-	from   string
-	to     []string
-}
-
-func (x *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }
-
-func (x *smtpSession) Auth(string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(_, user, pass string) error {
-		if x.s.user == "" || user != x.s.user || pass != x.s.pass {
-			return smtp.ErrAuthFailed
-		}
-		x.authed = true
-		x.s.mu.Lock()
-		x.s.authed++
-		x.s.mu.Unlock()
-		return nil
-	}), nil
-}
-
-func (x *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
-	if x.s.user != "" && !x.authed {
-		return smtp.ErrAuthRequired
-	}
-	if _, ok := x.c.TLSConnectionState(); ok {
-		x.s.mu.Lock()
-		x.s.tls++
-		x.s.mu.Unlock()
-	}
-	x.from = from
-	return nil
-}
-
-func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	if code := x.s.reject[to]; code != 0 {
-		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 1, 1}, Message: "no mailbox " + to}
-	}
-	x.to = append(x.to, to)
-	return nil
-}
-
-func (x *smtpSession) Data(r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	for key, code := range x.s.dataReply {
-		if bytes.Contains(data, []byte(key)) {
-			return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 0, 0}, Message: "not now"}
-		}
-	}
-	x.s.mu.Lock()
-	defer x.s.mu.Unlock()
-	x.s.got = append(x.s.got, smtpMessage{From: x.from, To: x.to, Data: data})
-	return nil
-}
-
-func (x *smtpSession) Reset()        { x.from, x.to = "", nil }
-func (x *smtpSession) Logout() error { return nil }
 
 // infoLogger logs at info level and above into the buffer.
 func infoLogger(b *testenv.LogBuffer) *slog.Logger {

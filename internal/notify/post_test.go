@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 func TestPostOutcomes(t *testing.T) {
@@ -153,7 +154,7 @@ func TestRetryAfter(t *testing.T) {
 // connection, or for the snapshot.
 func TestNoAttemptAfterStartBy(t *testing.T) {
 	rcv := startReceiver(t, nil)
-	smtpd := startSMTP(t, smtpOptions{})
+	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Conns: 1})
 	w, _ := newTestWorker(Config{Mailer: mailer, AllowPrivate: true})
 	hook := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: rcv.URL, Secret: statusd.NewWebhookSecret(), Token: "tok"}
@@ -189,7 +190,7 @@ func TestNoAttemptAfterStartBy(t *testing.T) {
 			}
 		})
 	}
-	if len(rcv.requests()) != 0 || len(smtpd.messages()) != 0 {
-		t.Errorf("sent: %d requests, %d emails", len(rcv.requests()), len(smtpd.messages()))
+	if len(rcv.requests()) != 0 || len(smtpd.Messages()) != 0 {
+		t.Errorf("sent: %d requests, %d emails", len(rcv.requests()), len(smtpd.Messages()))
 	}
 }

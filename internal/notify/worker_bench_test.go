@@ -13,6 +13,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // BenchmarkWorker measures issue 26's targets end to end: one update of
@@ -24,10 +25,10 @@ func BenchmarkWorker(b *testing.B) {
 	const subscribers = 10000
 	var received atomic.Int64
 	rcv := startReceiver(b, func(w http.ResponseWriter, _ *http.Request) { received.Add(1) })
-	smtpd := startSMTP(b, smtpOptions{})
+	smtpd := testenv.StartSMTP(b, testenv.SMTPOptions{})
 	arrived := func(ch statusd.Channel) int64 {
 		if ch == statusd.Email {
-			return int64(len(smtpd.messages()))
+			return int64(len(smtpd.Messages()))
 		}
 		return received.Load()
 	}
@@ -104,7 +105,7 @@ func BenchmarkWorker(b *testing.B) {
 					time.Sleep(10 * time.Millisecond)
 				}
 				received.Store(0)
-				smtpd.reset()
+				smtpd.Reset()
 				total += time.Since(start)
 			}
 			b.ReportMetric(float64(subscribers*b.N)/total.Seconds(), "deliveries/s")

@@ -90,7 +90,7 @@ func testWorker(t *testing.T, target string) {
 		w.Header().Set("Retry-After", "120")
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	smtpd := startSMTP(t, smtpOptions{reject: map[string]int{"bounce@example.test": 550}})
+	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{Reject: map[string]int{"bounce@example.test": 550}})
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "Acme Status <status@acme.test>"})
 
 	// The subscribers.
@@ -196,11 +196,11 @@ func testWorker(t *testing.T, target string) {
 	}
 
 	// What arrived.
-	mails := smtpd.messages()
+	mails := smtpd.Messages()
 	if len(mails) != 1 || mails[0].To[0] != "ann@example.test" {
 		t.Fatalf("mail arrived: %+v", mails)
 	}
-	if e := parseEmail(t, mails[0].Data); e.Subject != "[Acme Status] Checkout fails: Investigating" {
+	if e := testenv.ParseEmail(t, mails[0].Data); e.Subject != "[Acme Status] Checkout fails: Investigating" {
 		t.Errorf("subject %q", e.Subject)
 	}
 	paths := map[string]bool{}
@@ -341,11 +341,11 @@ func testWorker(t *testing.T, target string) {
 				}
 			}
 		}
-		mails := smtpd.messages()
+		mails := smtpd.Messages()
 		if len(mails) != 2 {
 			t.Fatalf("%d emails, want the incident's and one reminder", len(mails))
 		}
-		if e := parseEmail(t, mails[1].Data); e.Subject != "[Acme Status] Billing move: Begins "+when(begins) {
+		if e := testenv.ParseEmail(t, mails[1].Data); e.Subject != "[Acme Status] Billing move: Begins "+when(begins) {
 			t.Errorf("reminder subject %q", e.Subject)
 		}
 	})

@@ -93,8 +93,12 @@ func (c *client) closed() bool {
 	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
 }
 
-// idle opens n connections that each make a request and stay idle.
-func idle(t *testing.T, addr string, n int) []*client {
+// idle opens n connections to l's server at addr that each make a
+// request and stay idle, one after the other: each is idle in l before
+// the next is opened, so that they are idle for the longest in their
+// order. (net/http tells a connection idle right after writing its
+// answer, which the client may read first.)
+func idle(t *testing.T, l *Limiter, addr string, n int) []*client {
 	t.Helper()
 	var cs []*client
 	for i := range n {
@@ -104,10 +108,28 @@ func idle(t *testing.T, addr string, n int) []*client {
 			t.Fatalf("idle connection %d of %d refused", i+1, n)
 		}
 		cs = append(cs, c)
+		waitIdle(t, l, i+1)
 	}
-	// net/http tells the connection idle right after writing the answer.
-	time.Sleep(50 * time.Millisecond)
 	return cs
+}
+
+// waitIdle waits, up to 5 s, until l holds n connections idle.
+func waitIdle(t *testing.T, l *Limiter, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		l.mu.Lock()
+		idle := 0
+		for cn := l.idle.head; cn != nil; cn = cn.next {
+			idle++
+		}
+		l.mu.Unlock()
+		if idle >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections idle after 5 s, want %d", idle, n)
+		}
+	}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -116,8 +138,9 @@ func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // connection at once, gets one again once it closes one, and that exempt
 // peers are capped only in total.
 func TestPerClient(t *testing.T) {
-	addr := server(t, New(0, 2, nil, quiet()), nil)
-	cs := idle(t, addr, 2)
+	l := New(0, 2, nil, quiet())
+	addr := server(t, l, nil)
+	cs := idle(t, l, addr, 2)
 	third := dial(t, addr)
 	third.send("/")
 	if third.answered() {
@@ -131,8 +154,8 @@ func TestPerClient(t *testing.T) {
 		t.Error("refused after closing one of its 2 connections")
 	}
 
-	exempt := server(t, New(0, 2, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, quiet()), nil)
-	idle(t, exempt, 3)
+	le := New(0, 2, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, quiet())
+	idle(t, le, server(t, le, nil), 3)
 }
 
 // TestAtCap checks that at the cap a new connection closes the one idle
@@ -140,8 +163,9 @@ func TestPerClient(t *testing.T) {
 func TestAtCap(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
-	addr := server(t, New(4, 0, nil, quiet()), release)
-	cs := idle(t, addr, 4)
+	l := New(4, 0, nil, quiet())
+	addr := server(t, l, release)
+	cs := idle(t, l, addr, 4)
 	fifth := dial(t, addr)
 	fifth.send("/")
 	if !fifth.answered() {
@@ -183,7 +207,7 @@ func TestShortIdleNearCap(t *testing.T) {
 			l := New(8, 0, nil, quiet())
 			l.now = clk.now
 			addr := server(t, l, nil)
-			cs := idle(t, addr, tc.open)
+			cs := idle(t, l, addr, tc.open)
 			clk.advance(tc.after)
 			c := dial(t, addr)
 			c.send("/")
@@ -203,13 +227,16 @@ func TestShortIdleNearCap(t *testing.T) {
 // behind the others idle: at the cap, new connections close those idle
 // for longer first.
 func TestIdleOrder(t *testing.T) {
-	addr := server(t, New(4, 0, nil, quiet()), nil)
-	cs := idle(t, addr, 4) // idle for the longest first: 1, 2, 3, 4
+	l := New(4, 0, nil, quiet())
+	addr := server(t, l, nil)
+	cs := idle(t, l, addr, 4) // idle for the longest first: 1, 2, 3, 4
 	cs[1].send("/")
 	if !cs[1].answered() {
 		t.Fatal("an idle connection's second request was not answered")
 	}
-	time.Sleep(50 * time.Millisecond) // now 1, 3, 4, 2
+	// It went busy before its answer was written, and is idle again, now
+	// 1, 3, 4, 2, once four are idle.
+	waitIdle(t, l, 4)
 	// A fifth closes 1 and is idle behind 2 (3, 4, 2, 5); a sixth closes 3.
 	for i := range 2 {
 		c := dial(t, addr)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -41,6 +42,7 @@ type Runner struct {
 	// are sent at once.
 	Wake func()
 
+	mu       sync.Mutex
 	reminded map[string]bool // the reminders' keys stored by this runner
 }
 
@@ -106,7 +108,7 @@ func (r *Runner) remind(ctx context.Context, snap *snapshot.Snapshot, now time.T
 			continue
 		}
 		key := statusd.ReminderKey(n.ID, begins)
-		if r.reminded[key] {
+		if r.remembers(key) {
 			continue
 		}
 		_, err := r.Store.Subscribers().Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: n.ID,
@@ -114,10 +116,7 @@ func (r *Runner) remind(ctx context.Context, snap *snapshot.Snapshot, now time.T
 		if err != nil {
 			return err
 		}
-		if r.reminded == nil {
-			r.reminded = map[string]bool{}
-		}
-		r.reminded[key] = true
+		r.remember(key)
 		r.wake()
 	}
 	return nil
@@ -162,4 +161,21 @@ func (r *Runner) move(ctx context.Context, id int64) (statusd.Written, error) {
 		}
 		return nil
 	})
+}
+
+// remembers reports whether this runner stored the reminder of key; Tick
+// may run in several goroutines at once.
+func (r *Runner) remembers(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reminded[key]
+}
+
+func (r *Runner) remember(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.reminded == nil {
+		r.reminded = map[string]bool{}
+	}
+	r.reminded[key] = true
 }

@@ -69,7 +69,10 @@ func (e *privateError) Error() string {
 }
 
 // refusePrivate is the dialer's Control hook: it runs on the address about
-// to be connected to, after resolution.
+// to be connected to, after resolution. syscall.RawConn is only the type
+// net.Dialer.ControlContext gives the hook; it is not used (no raw system
+// call): the check is on the address, which is what stops DNS rebinding
+// (CONTRACT C7; TestPrivateTargets).
 func refusePrivate(_ context.Context, _, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {

@@ -271,3 +271,76 @@ func checkTeams(t *testing.T, body map[string]any) map[string]any {
 	}
 	return card
 }
+
+// TestNotifyMaintenance plays CONTRACT C7 item 4 through the real server:
+// an automated maintenance scheduled to begin in 5 s, with
+// --maintenance-reminder 3s, sends its subscribers (one following the
+// parent of its component) the scheduling, the reminder once, 3 s before
+// it begins, and the automated start and end as updates; a subscriber
+// to another component gets nothing.
+func TestNotifyMaintenance(t *testing.T) {
+	const lead = 3 * time.Second
+	srv := startServer(t, subDoc(), "--allow-private-targets", "--maintenance-reminder", lead.String())
+	tok := newToken(t, srv.DB, "ops")
+	hook, other := startReceiver(t), startReceiver(t)
+	_, rest := chatAdd(t, srv, tok, "webhook", hook.URL+"/db", "--component", "Database")
+	secret := subMatch(t, "the webhook's secret", rest, `^secret: (whsec_\S+)\n`)[0]
+	chatAdd(t, srv, tok, "webhook", other.URL+"/web", "--component", "Website")
+
+	out := subCLIOK(t, srv, tok, "maintenance", "schedule", "--subject", "Replica upgrade", "--begins", "+5s", "--ends", "+8s",
+		"--automate", "--component", "Replica", "-m", "The replica restarts.")
+	id := subAtoi(t, subMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Replica upgrade" \(scheduled, automated\) from `)[0])
+	n, err := srv.Admin(tok).Notice(context.Background(), id)
+	noErr(t, "the maintenance", err)
+	begins, ends := n.BeginsAt.Time, n.EndsAt.Time
+
+	// Each event: its kind, the Statuspage status of the maintenance, and
+	// the earliest it may arrive (CONTRACT C7).
+	want := []struct {
+		event, status string
+		from          time.Time
+	}{
+		{"notice.created", "scheduled", n.CreatedAt.Time},
+		{"maintenance.reminder", "scheduled", begins.Add(-lead)},
+		{"notice.updated", "in_progress", begins},
+		{"notice.updated", "completed", ends},
+	}
+	var got []received
+	step(t, "the scheduling, the reminder, the start and the end arrive, in time", func(t *testing.T) {
+		deadline := time.Now().Add(time.Until(ends) + 10*time.Second)
+		for got = hook.requests(); len(got) < len(want) && time.Now().Before(deadline); got = hook.requests() {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d webhooks arrived by %s, want %d", len(got), ts(deadline), len(want))
+		}
+		ids := map[string]bool{}
+		for i, w := range want {
+			what := fmt.Sprintf("webhook %d (%s)", i+1, w.event)
+			checkSigned(t, what, got[i], secret)
+			ids[got[i].Header.Get("webhook-id")] = true
+			body := decodeBody(t, what, got[i])
+			if body["event"] != w.event || at(t, body, "incident.status") != w.status || at(t, body, "notice.id") != float64(id) {
+				t.Errorf("%s: event %v, incident.status %v, notice.id %v; want %s, %s, %d", what, body["event"],
+					at(t, body, "incident.status"), at(t, body, "notice.id"), w.event, w.status, id)
+			}
+			// Automation looks every 200 ms: each arrives soon after it
+			// is due.
+			within(t, what+" arrived", got[i].At, w.from, w.from.Add(3*time.Second))
+			t.Logf("%s arrived %v after it was due", what, got[i].At.Sub(w.from).Round(time.Millisecond))
+		}
+		if len(ids) != len(want) {
+			t.Errorf("%d webhook-ids for %d events", len(ids), len(want))
+		}
+	})
+
+	step(t, "nothing more comes after the next ticks, and nothing to another component", func(t *testing.T) {
+		time.Sleep(time.Second) // five ticks of the automation
+		if n := len(hook.requests()); n != len(want) {
+			t.Errorf("%d webhooks after the end, want %d: the reminder once", n, len(want))
+		}
+		if n := len(other.requests()); n != 0 {
+			t.Errorf("the subscriber of Website got %d webhooks, want none", n)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/statusd/statusd"
@@ -113,40 +114,14 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		mux.Read("/readyz", probes.Readyz, nil)
 	}
 
-	// The admin API (CONTRACT C6, with C7's subscribers and deliveries),
-	// every request with a bearer token.
+	// The admin API (CONTRACT C6, with C7's subscribers and deliveries and
+	// C8's users), every request with a bearer token, which acts as an
+	// owner; each route names the least role it needs (adminRoutes).
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
 	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
-	const v1a = "/admin/api/v1"
-	for _, rt := range []struct {
-		pattern string
-		h       admin.Handler
-	}{
-		{"GET " + v1a + "/page", ad.GetPage},
-		{"PATCH " + v1a + "/page", ad.PatchPage},
-		{"GET " + v1a + "/components", ad.ListComponents},
-		{"POST " + v1a + "/components", ad.CreateComponent},
-		{"GET " + v1a + "/components/{id}", ad.GetComponent},
-		{"PATCH " + v1a + "/components/{id}", ad.PatchComponent},
-		{"DELETE " + v1a + "/components/{id}", ad.DeleteComponent},
-		{"GET " + v1a + "/notices", ad.ListNotices},
-		{"POST " + v1a + "/notices", ad.CreateNotice},
-		{"GET " + v1a + "/notices/{id}", ad.GetNotice},
-		{"PATCH " + v1a + "/notices/{id}", ad.PatchNotice},
-		{"DELETE " + v1a + "/notices/{id}", ad.DeleteNotice},
-		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
-		{"POST " + v1a + "/notices/{id}/reopen", ad.Reopen},
-		{"GET " + v1a + "/audit", ad.Audit},
-		{"GET " + v1a + "/subscribers", ad.ListSubscribers},
-		{"POST " + v1a + "/subscribers", ad.CreateSubscriber},
-		{"GET " + v1a + "/subscribers/{id}", ad.GetSubscriber},
-		{"PATCH " + v1a + "/subscribers/{id}", ad.PatchSubscriber},
-		{"DELETE " + v1a + "/subscribers/{id}", ad.DeleteSubscriber},
-		{"POST " + v1a + "/subscribers/{id}/test", ad.TestSubscriber},
-		{"GET " + v1a + "/deliveries", ad.ListDeliveries},
-	} {
-		authed.Handle(rt.pattern, ad.Serve(rt.h))
+	for _, rt := range adminRoutes(ad) {
+		authed.Handle(rt.pattern, permit(rt.least, ad.Serve(rt.h)))
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
@@ -162,6 +137,62 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	if pub != adm {
 		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)")) // any: JSON 404
 		adm.Handle("/", notFound("this listener serves only the admin API"))                   // any: JSON 404
+	}
+}
+
+// adminRoute is a route of the admin API and the least role it needs.
+type adminRoute struct {
+	pattern string
+	least   statusd.Role
+	h       admin.Handler
+}
+
+// adminRoutes is the admin API's table of routes and permissions
+// (CONTRACT C8): a viewer reads; a publisher also writes notices and their
+// updates and sends test messages; an owner also manages the page,
+// components, users and subscribers. The console's actions go through
+// the same handlers, so this is their one permission table too.
+func adminRoutes(ad *admin.Server) []adminRoute {
+	const v1a = "/admin/api/v1"
+	return []adminRoute{
+		{"GET " + v1a + "/page", statusd.Viewer, ad.GetPage},
+		{"PATCH " + v1a + "/page", statusd.Owner, ad.PatchPage},
+		{"GET " + v1a + "/components", statusd.Viewer, ad.ListComponents},
+		{"POST " + v1a + "/components", statusd.Owner, ad.CreateComponent},
+		{"GET " + v1a + "/components/{id}", statusd.Viewer, ad.GetComponent},
+		{"PATCH " + v1a + "/components/{id}", statusd.Owner, ad.PatchComponent},
+		{"DELETE " + v1a + "/components/{id}", statusd.Owner, ad.DeleteComponent},
+		{"GET " + v1a + "/notices", statusd.Viewer, ad.ListNotices},
+		{"POST " + v1a + "/notices", statusd.Publisher, ad.CreateNotice},
+		{"GET " + v1a + "/notices/{id}", statusd.Viewer, ad.GetNotice},
+		{"PATCH " + v1a + "/notices/{id}", statusd.Publisher, ad.PatchNotice},
+		{"DELETE " + v1a + "/notices/{id}", statusd.Publisher, ad.DeleteNotice},
+		{"POST " + v1a + "/notices/{id}/updates", statusd.Publisher, ad.PostUpdate},
+		{"POST " + v1a + "/notices/{id}/reopen", statusd.Publisher, ad.Reopen},
+		{"GET " + v1a + "/audit", statusd.Viewer, ad.Audit},
+		{"GET " + v1a + "/subscribers", statusd.Viewer, ad.ListSubscribers},
+		{"POST " + v1a + "/subscribers", statusd.Owner, ad.CreateSubscriber},
+		{"GET " + v1a + "/subscribers/{id}", statusd.Viewer, ad.GetSubscriber},
+		{"PATCH " + v1a + "/subscribers/{id}", statusd.Owner, ad.PatchSubscriber},
+		{"DELETE " + v1a + "/subscribers/{id}", statusd.Owner, ad.DeleteSubscriber},
+		{"POST " + v1a + "/subscribers/{id}/test", statusd.Publisher, ad.TestSubscriber},
+		{"GET " + v1a + "/deliveries", statusd.Viewer, ad.ListDeliveries},
+		{"GET " + v1a + "/users", statusd.Viewer, ad.ListUsers},
+		{"POST " + v1a + "/users", statusd.Owner, ad.CreateUser},
+		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
+		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
+	}
+}
+
+// permit lets through to h only the requests whose actor
+// (statusd.ActorOf) has at least the role least; any other is answered
+// 403 forbidden, having changed nothing.
+func permit(least statusd.Role, h route.Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if a := statusd.ActorOf(r.Context()); !a.Role.Allows(least) {
+			return statusd.Errorf(statusd.EForbidden, "this needs the role %s or more; %s is %s", least, a.Name, cmp.Or(string(a.Role), "not signed in"))
+		}
+		return h(w, r)
 	}
 }
 

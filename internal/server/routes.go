@@ -7,14 +7,16 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/web"
 )
 
-// ungated are the paths the gate never refuses: the admin API, the probes
-// and the metrics must answer most of all when the server is busy.
-var ungated = []string{"/admin/", "/healthz", "/readyz", "/metrics"}
+// ungated are the paths the gate never refuses: the admin API, the
+// console, the probes and the metrics must answer most of all when the
+// server is busy.
+var ungated = []string{"/admin/", console.Root, "/healthz", "/readyz", "/metrics"}
 
 // publicChain is the middleware of the public listener, outermost first:
 // nosniff; the request id, metrics and log line; panics answered 500; the
@@ -125,6 +127,20 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
+	// The operator console (CONTRACT C8, internal/console), on the admin
+	// API's listener: HTML screens, each behind a session (SignedIn) and
+	// the least role it needs (permit, as the admin API's routes); every
+	// POST refused from other sites (SameOrigin); GET HEAD POST.
+	con := s.newConsole()
+	const m = console.Root
+	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
+	adm.Read(m+"/login", con.LoginForm, nil)
+	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
+	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))
+	adm.Read(m+"/setup", con.SetupForm, nil)
+	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
+	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
+
 	// Prometheus metrics, with an admin token unless --metrics-public;
 	// GET HEAD.
 	metrics := route.Plain(s.cfg.Metrics.Handler())
@@ -135,8 +151,9 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	adm.Read("/metrics", metrics, nil)
 
 	if pub != adm {
-		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)")) // any: JSON 404
-		adm.Handle("/", notFound("this listener serves only the admin API"))                   // any: JSON 404
+		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)"))              // any: JSON 404
+		pub.Handle(console.Root+"/", notFound("the console is on the admin API's listener (--admin-addr)")) // any: HTML 404
+		adm.Handle("/", notFound("this listener serves only the admin API and the console"))                // any: JSON 404
 	}
 }
 

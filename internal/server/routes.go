@@ -185,7 +185,7 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{"PATCH " + v1a + "/notices/{id}", statusd.Publisher, ad.PatchNotice},
 		{"DELETE " + v1a + "/notices/{id}", statusd.Publisher, ad.DeleteNotice},
 		{"POST " + v1a + "/notices/{id}/updates", statusd.Publisher, ad.PostUpdate},
-		{"POST " + v1a + "/notices/{id}/reopen", statusd.Publisher, ad.Reopen},
+		{"POST " + v1a + "/notices/{id}/reopen", statusd.Publisher, ad.PostReopen},
 		{"GET " + v1a + "/audit", statusd.Viewer, ad.Audit},
 		{"GET " + v1a + "/subscribers", statusd.Viewer, ad.ListSubscribers},
 		{"POST " + v1a + "/subscribers", statusd.Owner, ad.CreateSubscriber},

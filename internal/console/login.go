@@ -54,7 +54,7 @@ func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
 
 // Login signs a person in with the form's email and password, and sends
 // them home. A wrong email and a wrong password get the same answer,
-// after the same work (statusd.VerifyPassword); attempts are limited per
+// after the same work (verifyPassword); attempts are limited per
 // email and per client (429).
 func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
@@ -81,7 +81,7 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if u != nil {
 		hash = u.PasswordHash
 	}
-	if !statusd.VerifyPassword(hash, password) {
+	if !verifyPassword(hash, password) {
 		v := formView{base: s.newBase(r, "Sign in"), Email: email, Problem: wrongLogin}
 		return s.render(w, http.StatusUnauthorized, "login", v)
 	}
@@ -141,7 +141,7 @@ func (s *Server) Setup(w http.ResponseWriter, r *http.Request) error {
 		v := formView{base: s.newBase(r, "Set your password"), Email: u.Email, Token: token, Problem: problem}
 		return s.render(w, http.StatusUnprocessableEntity, "setup", v)
 	}
-	if u, err = s.users.Setup(r.Context(), link, statusd.HashPassword(password), s.now()); err != nil {
+	if u, err = s.users.Setup(r.Context(), link, hashPassword(password), s.now()); err != nil {
 		return err
 	}
 	if err := s.startSession(w, r, u); err != nil {

@@ -135,9 +135,10 @@ func SecretHash(secret string) []byte {
 // safe for concurrent use.
 type UserStore interface {
 	// Add stores a new user, with a new ID, and its setup link's hash,
-	// valid until expires; an *Error EConflict when the email is taken.
-	// The audit entry's Target, when empty, is "user <id>".
-	Add(ctx context.Context, u *User, setup []byte, expires time.Time, e AuditEntry) error
+	// valid until expires (nil: none, for a user copied with its
+	// password); an *Error EConflict when the email is taken. The audit
+	// entry's Target, when empty, is "user <id>"; a nil e records nothing.
+	Add(ctx context.Context, u *User, setup []byte, expires time.Time, e *AuditEntry) error
 	// Get returns a user; an *Error ENotFound when there is none.
 	Get(ctx context.Context, id int64) (*User, error)
 	// ByEmail returns the user of a (normalized) email, or nil.

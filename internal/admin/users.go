@@ -69,7 +69,8 @@ func (s *Server) CreateUser(w http.ResponseWriter, r *http.Request, actor string
 	now := s.now().UTC().Truncate(time.Millisecond)
 	u := statusd.User{Email: email, Role: statusd.Role(*body.Role), CreatedAt: now, UpdatedAt: now}
 	hash, link, expires := s.setupLink(now)
-	if err := s.store.Users().Add(r.Context(), &u, hash, expires, s.entry(actor, "user.create", "", email+" as "+*body.Role)); err != nil {
+	e := s.entry(actor, "user.create", "", email+" as "+*body.Role)
+	if err := s.store.Users().Add(r.Context(), &u, hash, expires, &e); err != nil {
 		return err
 	}
 	out := statusd.AdminUserOf(&u)

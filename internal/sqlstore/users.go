@@ -58,7 +58,7 @@ func putSetup(t tx, userID int64, setup []byte, expires time.Time) error {
 	return err
 }
 
-func (us userStore) Add(ctx context.Context, u *statusd.User, setup []byte, expires time.Time, e statusd.AuditEntry) error {
+func (us userStore) Add(ctx context.Context, u *statusd.User, setup []byte, expires time.Time, e *statusd.AuditEntry) error {
 	return us.s.outbox(ctx, func(t tx) error {
 		var id int64
 		err := t.row(`INSERT INTO users (email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -71,13 +71,19 @@ func (us userStore) Add(ctx context.Context, u *statusd.User, setup []byte, expi
 			return err
 		}
 		u.ID = id
-		if err := putSetup(t, id, setup, expires); err != nil {
-			return err
+		if setup != nil {
+			if err := putSetup(t, id, setup, expires); err != nil {
+				return err
+			}
 		}
-		if e.Target == "" {
-			e.Target = fmt.Sprintf("user %d", id)
+		if e == nil {
+			return nil
 		}
-		return audit(t, e)
+		entry := *e
+		if entry.Target == "" {
+			entry.Target = fmt.Sprintf("user %d", id)
+		}
+		return audit(t, entry)
 	})
 }
 
@@ -189,8 +195,13 @@ func (us userStore) Setup(ctx context.Context, setup []byte, passwordHash string
 	return out, err
 }
 
+// StartSession also removes the sessions that have ended by being idle,
+// so that the table holds only live ones and a few more.
 func (us userStore) StartSession(ctx context.Context, userID int64, session []byte, now time.Time) error {
 	return us.s.outbox(ctx, func(t tx) error {
+		if _, err := t.exec(`DELETE FROM sessions WHERE last_seen <= ?`, ms(now.Add(-statusd.SessionIdle))); err != nil {
+			return err
+		}
 		_, err := t.exec(`INSERT INTO sessions (hash, user_id, created_at, last_seen) VALUES (?, ?, ?, ?)`,
 			session, userID, ms(now), ms(now))
 		return err

@@ -27,7 +27,7 @@ func addUser(t *testing.T, us statusd.UserStore, email string, role statusd.Role
 	t.Helper()
 	u := statusd.User{Email: email, Role: role, CreatedAt: t0, UpdatedAt: t0}
 	e := statusd.AuditEntry{At: t0, Actor: "alice", Action: "user.add", Detail: email}
-	if err := us.Add(context.Background(), &u, statusd.SecretHash(setup), t0.Add(statusd.SetupValid), e); err != nil {
+	if err := us.Add(context.Background(), &u, statusd.SecretHash(setup), t0.Add(statusd.SetupValid), &e); err != nil {
 		t.Fatalf("Add %s: %v", email, err)
 	}
 	return u
@@ -41,7 +41,7 @@ func testUsersAdd(t *testing.T, s statusd.Store) {
 		t.Fatalf("ids %d and %d: want two distinct ids", a.ID, b.ID)
 	}
 	dup := statusd.User{Email: "ann@example.com", Role: statusd.Viewer, CreatedAt: t0, UpdatedAt: t0}
-	wantCode(t, "Add of a taken email", us.Add(ctx, &dup, statusd.SecretHash("setup-c"), t0.Add(time.Hour), statusd.AuditEntry{At: t0, Actor: "x", Action: "user.add"}),
+	wantCode(t, "Add of a taken email", us.Add(ctx, &dup, statusd.SecretHash("setup-c"), t0.Add(time.Hour), &statusd.AuditEntry{At: t0, Actor: "x", Action: "user.add"}),
 		statusd.EConflict)
 
 	got, err := us.Get(ctx, b.ID)
@@ -66,6 +66,17 @@ func testUsersAdd(t *testing.T, s statusd.Store) {
 	entries, total, err := s.Audit(ctx, 1, 10)
 	if err != nil || total != 2 || entries[0].Target != "user 2" || entries[1].Target != "user 1" || entries[0].Action != "user.add" {
 		t.Errorf("audit: %d entries %+v, %v; want user.add of user 2 then user 1", total, entries, err)
+	}
+	// A user copied with its password: no setup link, nothing recorded.
+	copied := statusd.User{Email: "cat@example.com", Role: statusd.Owner, PasswordHash: "the-hash", CreatedAt: t0, UpdatedAt: t0}
+	if err := us.Add(ctx, &copied, nil, time.Time{}, nil); err != nil {
+		t.Fatalf("Add without a link: %v", err)
+	}
+	if got, err := us.Get(ctx, copied.ID); err != nil || got.PasswordHash != "the-hash" {
+		t.Errorf("the copied user: %+v, %v; want its hash", got, err)
+	}
+	if _, total, _ := s.Audit(ctx, 1, 10); total != 2 {
+		t.Errorf("%d audit entries after a copy, want still 2", total)
 	}
 }
 

@@ -342,9 +342,11 @@ func TestConsoleLoginRefusals(t *testing.T) {
 	})
 
 	step(t, "the public listener says where the console is", func(t *testing.T) {
-		r := srv.in(t).do("GET", "/manage/login")
-		if r.Status != 404 || !strings.Contains(string(r.Body), "the console is on the admin API&#39;s listener") {
-			t.Errorf("GET /manage/login on the public listener: %d\n%s", r.Status, r.Body)
+		for _, path := range []string{"/manage", "/manage/login"} {
+			r := srv.in(t).do("GET", path)
+			if r.Status != 404 || !strings.Contains(string(r.Body), "the console is on the admin API&#39;s listener") {
+				t.Errorf("GET %s on the public listener: %d\n%s", path, r.Status, r.Body)
+			}
 		}
 	})
 }

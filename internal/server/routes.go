@@ -151,9 +151,11 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	adm.Read("/metrics", metrics, nil)
 
 	if pub != adm {
-		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)"))              // any: JSON 404
-		pub.Handle(console.Root+"/", notFound("the console is on the admin API's listener (--admin-addr)")) // any: HTML 404
-		adm.Handle("/", notFound("this listener serves only the admin API and the console"))                // any: JSON 404
+		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)")) // any: JSON 404
+		for _, path := range []string{console.Root, console.Root + "/"} {
+			pub.Handle(path, notFound("the console is on the admin API's listener (--admin-addr)")) // any: HTML 404
+		}
+		adm.Handle("/", notFound("this listener serves only the admin API and the console")) // any: JSON 404
 	}
 }
 

@@ -163,7 +163,7 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		tok := setupToken(t, link)
 		p := b.do("GET", "/manage/setup?token="+url.QueryEscape(tok), nil)
 		p.want(t, "the setup form", 200, "")
-		if !strings.Contains(p.body, "pat@example.com") || p.header.Get("Cache-Control") != "no-store" {
+		if !strings.Contains(p.body, "pat@example.com") || !strings.Contains(p.body, `minlength="12"`) || p.header.Get("Cache-Control") != "no-store" {
 			t.Errorf("setup form: Cache-Control %q, body %s", p.header.Get("Cache-Control"), p.body)
 		}
 		p = b.do("POST", "/manage/setup", url.Values{"token": {tok}, "password": {"short pass"}, "password2": {"short pass"}})

@@ -175,7 +175,10 @@ func (s *Server) Stylesheet(w http.ResponseWriter, r *http.Request) error {
 
 // pages are the templates of the screens, each with the layout.
 var pages = func() map[string]*template.Template {
-	funcs := template.FuncMap{"stylesheet": func() string { return Root + "/assets/console.css?v=" + stylesheetVersion }}
+	funcs := template.FuncMap{
+		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
+		"minPassword": func() int { return statusd.MinPassword },
+	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"login", "setup", "home"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))

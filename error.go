@@ -12,6 +12,7 @@ const (
 	EInvalidField      = "invalid_field"
 	EInvalidTransition = "invalid_transition"
 	EUnauthorized      = "unauthorized"
+	EForbidden         = "forbidden"
 	ENotFound          = "not_found"
 	EMetricsDisabled   = "metrics_disabled"
 	EMethodNotAllowed  = "method_not_allowed"
@@ -32,6 +33,7 @@ var codeStatus = []struct {
 	{EInvalidParameter, 400},
 	{EInvalidBody, 400},
 	{EUnauthorized, 401},
+	{EForbidden, 403},
 	{ENotFound, 404},
 	{EMetricsDisabled, 404},
 	{EMethodNotAllowed, 405},

@@ -26,6 +26,8 @@ type Store interface {
 	Tokens() TokenStore
 	// Subscribers keeps the subscribers and the notification outbox.
 	Subscribers() SubscriberStore
+	// Users keeps the console's users and their sessions (CONTRACT C8).
+	Users() UserStore
 	// Audit returns a page (from 1) of the audit log, newest first, and the
 	// number of entries in all.
 	Audit(ctx context.Context, page, perPage int) ([]AuditEntry, int, error)

@@ -248,3 +248,39 @@ type AdminDeliveriesResponse struct {
 	Deliveries []AdminDelivery `json:"deliveries"`
 	Meta       Meta            `json:"meta"`
 }
+
+// AdminUser is a console user as the admin API shows it (CONTRACT C8).
+// State is "pending" until the user has set a password through a setup
+// link, "active" after.
+type AdminUser struct {
+	ID        int64  `json:"id"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	State     string `json:"state"`
+	CreatedAt Time   `json:"created_at"`
+	UpdatedAt Time   `json:"updated_at"`
+	// SetupURL is the one-time setup link, carried only by the answers of
+	// POST /users and POST /users/{id}/reset.
+	SetupURL string `json:"setup_url,omitempty"`
+}
+
+// AdminUserOf returns the wire form of a user, without a setup link.
+func AdminUserOf(u *User) AdminUser {
+	state := "active"
+	if u.PasswordHash == "" {
+		state = "pending"
+	}
+	return AdminUser{ID: u.ID, Email: u.Email, Role: string(u.Role), State: state,
+		CreatedAt: Time{u.CreatedAt}, UpdatedAt: Time{u.UpdatedAt}}
+}
+
+// AdminUsersResponse is the answer of GET /users: every user, by id.
+type AdminUsersResponse struct {
+	Users []AdminUser `json:"users"`
+}
+
+// AdminUserRequest is the body of POST /users; both fields are required.
+type AdminUserRequest struct {
+	Email *string `json:"email,omitempty"`
+	Role  *string `json:"role,omitempty"`
+}

@@ -236,3 +236,33 @@ func (a *Admin) Deliveries(ctx context.Context, f statusd.DeliveryFilter, page i
 	}
 	return call[statusd.AdminDeliveriesResponse](ctx, a, http.MethodGet, listQuery("/deliveries", q, page), nil)
 }
+
+func userPath(id int64) string { return "/users/" + strconv.FormatInt(id, 10) }
+
+// Users returns every console user, by id (GET /users).
+func (a *Admin) Users(ctx context.Context) ([]statusd.AdminUser, error) {
+	r, err := call[statusd.AdminUsersResponse](ctx, a, http.MethodGet, "/users", nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Users, nil
+}
+
+// CreateUser adds a console user; r.Email and r.Role are required (POST
+// /users). The answer carries the user's one-time SetupURL, valid for 24
+// hours, where they set a password.
+func (a *Admin) CreateUser(ctx context.Context, r statusd.AdminUserRequest) (*statusd.AdminUser, error) {
+	return call[statusd.AdminUser](ctx, a, http.MethodPost, "/users", r)
+}
+
+// DeleteUser removes a console user and ends its sessions (DELETE
+// /users/{id}).
+func (a *Admin) DeleteUser(ctx context.Context, id int64) error {
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+userPath(id), nil, nil)
+}
+
+// ResetUser ends a console user's sessions, clears its password and
+// returns it with a new SetupURL (POST /users/{id}/reset).
+func (a *Admin) ResetUser(ctx context.Context, id int64) (*statusd.AdminUser, error) {
+	return call[statusd.AdminUser](ctx, a, http.MethodPost, userPath(id)+"/reset", nil)
+}

@@ -62,6 +62,7 @@ Operator commands, clients of a running server's admin API:
   statusd page show|edit                              the page's name, URL and state texts
   statusd subscriber add|list|show|set|remove|test    who is told of notices: email, webhooks, chat
   statusd deliveries [--subscriber ID] [--state S]    what was sent to them, newest first
+  statusd user add|list|remove|reset                  who may sign in to the console (/manage)
   statusd audit --url URL                             the audit log, from the server
 Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
@@ -138,6 +139,8 @@ func command(ctx context.Context, args []string, getenv func(string) string, std
 		return noticeCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "subscriber":
 		return subscriberCmd(ctx, args[1:], getenv, stdout, stderr)
+	case "user":
+		return userCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "deliveries":
 		return deliveriesCmd(ctx, args[1:], getenv, stdout, stderr)
 	case "version", "--version":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -11,8 +12,8 @@ import (
 
 // migrateCmd copies a whole store into another: the page, the subscribers
 // (whole, the tokens of their links included, but not their deliveries),
-// the admin tokens (their hashes) and the audit log, typically from SQLite
-// into PostgreSQL.
+// the admin tokens (their hashes), the console's users (copyUsers) and the
+// audit log, typically from SQLite into PostgreSQL.
 func migrateCmd(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var from, to string
 	var replace bool
@@ -65,13 +66,40 @@ func migrateCmd(ctx context.Context, args []string, getenv func(string) string, 
 			return err
 		}
 	}
+	users, err := copyUsers(ctx, src, dst)
+	if err != nil {
+		return err
+	}
 	entries, err := copyAudit(ctx, src, dst)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "copied %q (%d components, %d notices, %d subscribers), %d token(s) and %d audit entries from %s to %s\n",
-		doc.Page.Name, len(doc.Components), len(doc.Notices), len(doc.Subscribers), copied, entries, sqlstore.Redact(from), sqlstore.Redact(to))
+	fmt.Fprintf(stderr, "copied %q (%d components, %d notices, %d subscribers), %d token(s), %d console user(s) and %d audit entries from %s to %s\n",
+		doc.Page.Name, len(doc.Components), len(doc.Notices), len(doc.Subscribers), copied, users, entries, sqlstore.Redact(from), sqlstore.Redact(to))
 	return nil
+}
+
+// copyUsers copies the console's users, with their roles and password
+// hashes, and returns how many it copied. A user whose email the target
+// has is left as the target has it; sessions and setup links are not
+// copied: people sign in again, and one who had not set a password yet
+// needs statusd user reset.
+func copyUsers(ctx context.Context, src, dst statusd.Store) (int, error) {
+	users, err := src.Users().List(ctx)
+	if err != nil {
+		return 0, err
+	}
+	copied := 0
+	for _, u := range users {
+		err := dst.Users().Add(ctx, &u, nil, time.Time{}, nil)
+		switch {
+		case err == nil:
+			copied++
+		case statusd.ErrorCode(err) != statusd.EConflict:
+			return copied, err
+		}
+	}
+	return copied, nil
 }
 
 // copyAudit appends the source's audit log to the target's, oldest first.

@@ -219,9 +219,14 @@ func TestMigrateToPostgres(t *testing.T) {
 	importDoc(t, sqlite, fixture(now))
 	importDoc(t, sqlite, strings.Replace(export(t, sqlite), `"subscribers": []`, `"subscribers": `+impSubscribers, 1), "--replace")
 	newToken(t, sqlite, "ops")
+	addUsers(t, sqlite, statusd.User{Email: "ann@example.com", Role: statusd.Owner, PasswordHash: "$argon2id$ann", CreatedAt: now, UpdatedAt: now},
+		statusd.User{Email: "bob@example.com", Role: statusd.Viewer, CreatedAt: now, UpdatedAt: now})
 	pg := testenv.Postgres(t)
-	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil || !strings.Contains(stderr, "5 subscribers") {
+	if _, stderr, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err != nil || !strings.Contains(stderr, "5 subscribers), 1 token(s), 2 console user(s)") {
 		t.Fatalf("migrate: %v\n%s", err, stderr)
+	}
+	if got, want := storeUsers(t, pg), storeUsers(t, sqlite); len(got) != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("the users after migrate: %+v, want the source's %+v", got, want)
 	}
 	if got, want := export(t, pg), export(t, sqlite); got != want || !strings.Contains(got, "hooks.example.com/statusd") {
 		t.Errorf("export after migrate differs from the source's, or lacks its subscribers:\n%s\n---\n%s", got, want)
@@ -237,6 +242,36 @@ func TestMigrateToPostgres(t *testing.T) {
 	if _, _, err := cli(t, "", "migrate", "--from", sqlite, "--to", pg); err == nil || !strings.Contains(err.Error(), "--replace") {
 		t.Errorf("second migrate without --replace: %v", err)
 	}
+}
+
+// addUsers adds console users, without setup links, to the database at db.
+func addUsers(t *testing.T, db string, users ...statusd.User) {
+	t.Helper()
+	s, err := sqlstore.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, u := range users {
+		if err := s.Users().Add(context.Background(), &u, nil, time.Time{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// storeUsers lists the console users of the database at db.
+func storeUsers(t *testing.T, db string) []statusd.User {
+	t.Helper()
+	s, err := sqlstore.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	users, err := s.Users().List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return users
 }
 
 // subscriberTokens maps the id of each subscriber of the database at db

@@ -63,27 +63,17 @@ func New(cfg Config) *Server {
 }
 
 // Handler serves an authenticated request; actor is the name of the
-// request's token.
+// request's token, or the email of the console's user.
 type Handler func(w http.ResponseWriter, r *http.Request, actor string) error
 
-// actorKey is the context key of the actor's name.
-type actorKey struct{}
-
-// WithActor returns ctx carrying the name of the token that authenticated
-// the request, for Serve.
-func WithActor(ctx context.Context, name string) context.Context {
-	return context.WithValue(ctx, actorKey{}, name)
-}
-
-// Serve adapts h, behind the bearer-token middleware that set the actor
-// (WithActor): never cached, the body limited to MaxBody; the error it
-// returns is the one to answer with.
+// Serve adapts h, behind the middleware that authenticated the actor
+// (statusd.WithActor) and checked its role: never cached, the body limited
+// to MaxBody; the error it returns is the one to answer with.
 func (s *Server) Serve(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
-		actor, _ := r.Context().Value(actorKey{}).(string)
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
-		return h(w, r, actor)
+		return h(w, r, statusd.ActorOf(r.Context()).Name)
 	}
 }
 

@@ -59,9 +59,16 @@ func (e *Errors) Write(w http.ResponseWriter, r *http.Request, err error) {
 		e.page(w, r, err)
 		return
 	}
-	status := statusd.ErrorStatus(code)
+	WriteJSON(w, r, err)
+}
+
+// WriteJSON writes err as the JSON error of CONTRACT C2, with the status
+// of its code: the JSON part of Write, for a page function that answers
+// some of its paths in JSON.
+func WriteJSON(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusd.ErrorStatus(statusd.ErrorCode(err))
 	httpjson.Write(w, r, status, statusd.ErrorResponse{Error: statusd.ErrorBody{
-		Status: status, Code: code, Message: statusd.ErrorMessage(err),
+		Status: status, Code: statusd.ErrorCode(err), Message: statusd.ErrorMessage(err),
 	}})
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 )
@@ -16,8 +15,9 @@ import (
 // bearer is the one bearer-token middleware, of the admin API and of
 // /metrics: a request gets through only with "Authorization: Bearer
 // <token>" naming a valid admin token (statusd token create), and carries
-// the token's name (admin.WithActor). A missing and a wrong token get the
-// same answer, 401 with a JSON error; a client that keeps failing gets 429
+// the token's name as its actor, an owner (statusd.WithActor). A missing
+// and a wrong token get the same answer, 401 with a JSON error; a client
+// that keeps failing gets 429
 // for a while (ten failures, then one a second), while a valid token
 // always gets through, so that nobody can lock operators out by failing on
 // purpose.
@@ -48,7 +48,7 @@ func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 		case err != nil:
 			return err
 		case name != "":
-			return next(w, r.WithContext(admin.WithActor(r.Context(), name)))
+			return next(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: name, Role: statusd.Owner})))
 		}
 		if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
 			return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry), res.Retry)

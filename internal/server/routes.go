@@ -1,19 +1,22 @@
 package server
 
 import (
+	"cmp"
 	"net/http"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/web"
 )
 
-// ungated are the paths the gate never refuses: the admin API, the probes
-// and the metrics must answer most of all when the server is busy.
-var ungated = []string{"/admin/", "/healthz", "/readyz", "/metrics"}
+// ungated are the paths the gate never refuses: the admin API, the
+// console, the probes and the metrics must answer most of all when the
+// server is busy.
+var ungated = []string{"/admin/", console.Root, "/healthz", "/readyz", "/metrics"}
 
 // publicChain is the middleware of the public listener, outermost first:
 // nosniff; the request id, metrics and log line; panics answered 500; the
@@ -113,42 +116,30 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		mux.Read("/readyz", probes.Readyz, nil)
 	}
 
-	// The admin API (CONTRACT C6, with C7's subscribers and deliveries),
-	// every request with a bearer token.
+	// The admin API (CONTRACT C6, with C7's subscribers and deliveries and
+	// C8's users), every request with a bearer token, which acts as an
+	// owner; each route names the least role it needs (adminRoutes).
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
 	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
-	const v1a = "/admin/api/v1"
-	for _, rt := range []struct {
-		pattern string
-		h       admin.Handler
-	}{
-		{"GET " + v1a + "/page", ad.GetPage},
-		{"PATCH " + v1a + "/page", ad.PatchPage},
-		{"GET " + v1a + "/components", ad.ListComponents},
-		{"POST " + v1a + "/components", ad.CreateComponent},
-		{"GET " + v1a + "/components/{id}", ad.GetComponent},
-		{"PATCH " + v1a + "/components/{id}", ad.PatchComponent},
-		{"DELETE " + v1a + "/components/{id}", ad.DeleteComponent},
-		{"GET " + v1a + "/notices", ad.ListNotices},
-		{"POST " + v1a + "/notices", ad.CreateNotice},
-		{"GET " + v1a + "/notices/{id}", ad.GetNotice},
-		{"PATCH " + v1a + "/notices/{id}", ad.PatchNotice},
-		{"DELETE " + v1a + "/notices/{id}", ad.DeleteNotice},
-		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
-		{"POST " + v1a + "/notices/{id}/reopen", ad.PostReopen},
-		{"GET " + v1a + "/audit", ad.Audit},
-		{"GET " + v1a + "/subscribers", ad.ListSubscribers},
-		{"POST " + v1a + "/subscribers", ad.CreateSubscriber},
-		{"GET " + v1a + "/subscribers/{id}", ad.GetSubscriber},
-		{"PATCH " + v1a + "/subscribers/{id}", ad.PatchSubscriber},
-		{"DELETE " + v1a + "/subscribers/{id}", ad.DeleteSubscriber},
-		{"POST " + v1a + "/subscribers/{id}/test", ad.TestSubscriber},
-		{"GET " + v1a + "/deliveries", ad.ListDeliveries},
-	} {
-		authed.Handle(rt.pattern, ad.Serve(rt.h))
+	for _, rt := range adminRoutes(ad) {
+		authed.Handle(rt.pattern, permit(rt.least, ad.Serve(rt.h)))
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
+
+	// The operator console (CONTRACT C8, internal/console), on the admin
+	// API's listener: HTML screens, each behind a session (SignedIn) and
+	// the least role it needs (permit, as the admin API's routes); every
+	// POST refused from other sites (SameOrigin); GET HEAD POST.
+	con := s.newConsole()
+	const m = console.Root
+	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
+	adm.Read(m+"/login", con.LoginForm, nil)
+	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
+	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))
+	adm.Read(m+"/setup", con.SetupForm, nil)
+	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
+	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
 
 	// Prometheus metrics, with an admin token unless --metrics-public;
 	// GET HEAD.
@@ -161,7 +152,66 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 
 	if pub != adm {
 		pub.Handle("/admin/", notFound("the admin API is on its own listener (--admin-addr)")) // any: JSON 404
-		adm.Handle("/", notFound("this listener serves only the admin API"))                   // any: JSON 404
+		for _, path := range []string{console.Root, console.Root + "/"} {
+			pub.Handle(path, notFound("the console is on the admin API's listener (--admin-addr)")) // any: HTML 404
+		}
+		adm.Handle("/", notFound("this listener serves only the admin API and the console")) // any: JSON 404
+	}
+}
+
+// adminRoute is a route of the admin API and the least role it needs.
+type adminRoute struct {
+	pattern string
+	least   statusd.Role
+	h       admin.Handler
+}
+
+// adminRoutes is the admin API's table of routes and permissions
+// (CONTRACT C8): a viewer reads; a publisher also writes notices and their
+// updates and sends test messages; an owner also manages the page,
+// components, users and subscribers. The console's actions go through
+// the same handlers, so this is their one permission table too.
+func adminRoutes(ad *admin.Server) []adminRoute {
+	const v1a = "/admin/api/v1"
+	return []adminRoute{
+		{"GET " + v1a + "/page", statusd.Viewer, ad.GetPage},
+		{"PATCH " + v1a + "/page", statusd.Owner, ad.PatchPage},
+		{"GET " + v1a + "/components", statusd.Viewer, ad.ListComponents},
+		{"POST " + v1a + "/components", statusd.Owner, ad.CreateComponent},
+		{"GET " + v1a + "/components/{id}", statusd.Viewer, ad.GetComponent},
+		{"PATCH " + v1a + "/components/{id}", statusd.Owner, ad.PatchComponent},
+		{"DELETE " + v1a + "/components/{id}", statusd.Owner, ad.DeleteComponent},
+		{"GET " + v1a + "/notices", statusd.Viewer, ad.ListNotices},
+		{"POST " + v1a + "/notices", statusd.Publisher, ad.CreateNotice},
+		{"GET " + v1a + "/notices/{id}", statusd.Viewer, ad.GetNotice},
+		{"PATCH " + v1a + "/notices/{id}", statusd.Publisher, ad.PatchNotice},
+		{"DELETE " + v1a + "/notices/{id}", statusd.Publisher, ad.DeleteNotice},
+		{"POST " + v1a + "/notices/{id}/updates", statusd.Publisher, ad.PostUpdate},
+		{"POST " + v1a + "/notices/{id}/reopen", statusd.Publisher, ad.PostReopen},
+		{"GET " + v1a + "/audit", statusd.Viewer, ad.Audit},
+		{"GET " + v1a + "/subscribers", statusd.Viewer, ad.ListSubscribers},
+		{"POST " + v1a + "/subscribers", statusd.Owner, ad.CreateSubscriber},
+		{"GET " + v1a + "/subscribers/{id}", statusd.Viewer, ad.GetSubscriber},
+		{"PATCH " + v1a + "/subscribers/{id}", statusd.Owner, ad.PatchSubscriber},
+		{"DELETE " + v1a + "/subscribers/{id}", statusd.Owner, ad.DeleteSubscriber},
+		{"POST " + v1a + "/subscribers/{id}/test", statusd.Publisher, ad.TestSubscriber},
+		{"GET " + v1a + "/deliveries", statusd.Viewer, ad.ListDeliveries},
+		{"GET " + v1a + "/users", statusd.Viewer, ad.ListUsers},
+		{"POST " + v1a + "/users", statusd.Owner, ad.CreateUser},
+		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
+		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
+	}
+}
+
+// permit lets through to h only the requests whose actor
+// (statusd.ActorOf) has at least the role least; any other is answered
+// 403 forbidden, having changed nothing.
+func permit(least statusd.Role, h route.Handler) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if a := statusd.ActorOf(r.Context()); !a.Role.Allows(least) {
+			return statusd.Errorf(statusd.EForbidden, "this needs the role %s or more; %s is %s", least, a.Name, cmp.Or(string(a.Role), "not signed in"))
+		}
+		return h(w, r)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/badge"
+	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
@@ -86,8 +87,15 @@ func New(cfg Config) (public, adminH http.Handler) {
 	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
 	adm := pub
 	if cfg.AdminListener {
-		// It serves machines only: its errors are JSON on every path.
-		adm = route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, nil))
+		// It serves machines, and people only in the console: its errors
+		// are JSON on every path but the console's.
+		adm = route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, func(w http.ResponseWriter, r *http.Request, err error) {
+			if !console.Path(r.URL.Path) {
+				route.WriteJSON(w, r, err)
+				return
+			}
+			s.pages.ErrorPage(w, r, err)
+		}))
 	}
 	s.routes(pub, adm)
 	public = s.publicChain(pub)
@@ -117,6 +125,12 @@ var nosniff = []string{"nosniff"}
 func (s *assembly) newAdmin() *admin.Server {
 	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
 		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
+}
+
+// newConsole returns the operator console's handlers.
+func (s *assembly) newConsole() *console.Server {
+	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
+		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -115,6 +115,22 @@ func (s *Snapshot) Notices(f NoticeFilter, page int64, now time.Time) ([]statusd
 	return list, total
 }
 
+// Find returns every notice of the type in the timeline state at now,
+// newest first.
+func (s *Snapshot) Find(typ statusd.NoticeType, tl statusd.TimelineState, now time.Time) []*Notice {
+	f := NoticeFilter{Types: [][]statusd.NoticeType{{typ}}, Timelines: [][]string{{string(tl)}}}
+	var out []*Notice
+	for page := int64(1); ; page++ {
+		list, total := s.Notices(f, page, now)
+		for _, e := range list {
+			out = append(out, s.Notice(e.ID))
+		}
+		if len(list) == 0 || len(out) >= total {
+			return out
+		}
+	}
+}
+
 // AppendNotices is Notices, the page appended to dst (so that a caller can
 // reuse the room of a page: its entries are a third of what computing one
 // allocates), also reporting whether the answer depends on the moment (an

@@ -33,7 +33,7 @@ func Run(t *testing.T, open func(t *testing.T) statusd.Store) {
 		{"Tokens", testTokens},
 		{"AuditNewestFirst", testAudit},
 	}
-	for _, tc := range append(tests, subscriberCases...) {
+	for _, tc := range append(append(tests, subscriberCases...), userCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
 			t.Cleanup(func() { s.Close() })

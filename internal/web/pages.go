@@ -78,10 +78,10 @@ func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 		}
 		return out
 	}
-	v.Incidents = views(s.find(snap, now, statusd.Unplanned, statusd.Present))
-	v.Underway = views(s.find(snap, now, statusd.Planned, statusd.Present))
-	v.Announcements = views(s.find(snap, now, statusd.General, statusd.Present))
-	upcoming := s.find(snap, now, statusd.Planned, statusd.Future)
+	v.Incidents = views(snap.Find(statusd.Unplanned, statusd.Present, now))
+	v.Underway = views(snap.Find(statusd.Planned, statusd.Present, now))
+	v.Announcements = views(snap.Find(statusd.General, statusd.Present, now))
+	upcoming := snap.Find(statusd.Planned, statusd.Future, now)
 	slices.SortStableFunc(upcoming, func(a, b *snapshot.Notice) int { return noticeDate(a).Compare(noticeDate(b)) })
 	v.Upcoming = views(upcoming)
 

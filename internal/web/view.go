@@ -64,7 +64,7 @@ func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
 		return b
 	}
 	b.Name = snap.Doc.Page.Name
-	b.Refresh = snap.PageState != statusd.PageOperational || len(s.find(snap, now, statusd.Unplanned, statusd.Present)) > 0
+	b.Refresh = snap.PageState != statusd.PageOperational || len(snap.Find(statusd.Unplanned, statusd.Present, now)) > 0
 	return b
 }
 
@@ -223,22 +223,6 @@ func noticeDate(n *snapshot.Notice) time.Time {
 		return *t
 	}
 	return n.CreatedAt()
-}
-
-// find returns the notices of a type in a timeline state, newest first, as
-// the notices API lists them.
-func (s *Server) find(snap *snapshot.Snapshot, now time.Time, typ statusd.NoticeType, tl statusd.TimelineState) []*snapshot.Notice {
-	f := snapshot.NoticeFilter{Types: [][]statusd.NoticeType{{typ}}, Timelines: [][]string{{string(tl)}}}
-	var out []*snapshot.Notice
-	for page := int64(1); ; page++ {
-		list, total := snap.Notices(f, page, now)
-		for _, e := range list {
-			out = append(out, snap.Notice(e.ID))
-		}
-		if len(list) == 0 || len(out) >= total {
-			return out
-		}
-	}
 }
 
 // derived is what the pages compute once per snapshot. Its lists hold

@@ -1,0 +1,127 @@
+package console
+
+import (
+	"cmp"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// homeView is what the home screen shows: the page's state, the component
+// tree, the open incidents, the maintenance to come and the health of the
+// deliveries.
+type homeView struct {
+	base
+	Published  bool   // a page exists
+	PageURL    string // the public page's, for links to its notices
+	State      statusd.PageState
+	StateText  string
+	Components []*componentView
+	Incidents  []incidentView
+	Upcoming   []maintenanceView
+	// Pending and Failed count the deliveries in those states.
+	Pending, Failed int
+}
+
+type componentView struct {
+	ID       int64
+	Name     string
+	State    statusd.PageState
+	Children []*componentView
+}
+
+type incidentView struct {
+	ID         int64
+	Subject    string
+	State      statusd.State
+	LastUpdate time.Time
+	Ago        string // since LastUpdate, in words
+}
+
+type maintenanceView struct {
+	ID               int64
+	Subject          string
+	BeginsAt, EndsAt *time.Time
+}
+
+// Home shows the home screen.
+func (s *Server) Home(w http.ResponseWriter, r *http.Request) error {
+	v := homeView{base: s.newBase(r, "Home")}
+	var err error
+	if v.Pending, err = s.deliveries(r, statusd.DeliveryPending); err != nil {
+		return err
+	}
+	if v.Failed, err = s.deliveries(r, statusd.DeliveryFailed); err != nil {
+		return err
+	}
+	snap, now := s.snaps.Current(), s.now()
+	if snap == nil {
+		return s.render(w, http.StatusOK, "home", v)
+	}
+	v.Published, v.PageURL, v.State, v.StateText = true, strings.TrimSuffix(snap.Page().URL, "/"), snap.PageState, snap.Page().StateText
+	for _, c := range snap.AllComponents {
+		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
+			v.Components = append(v.Components, tree(c))
+		}
+	}
+	for _, n := range snap.Find(statusd.Unplanned, statusd.Present, now) {
+		last := lastUpdate(n)
+		v.Incidents = append(v.Incidents, incidentView{ID: n.ID, Subject: n.Subject(), State: n.State(), LastUpdate: last, Ago: ago(now.Sub(last))})
+	}
+	for _, n := range snap.Find(statusd.Planned, statusd.Future, now) {
+		v.Upcoming = append(v.Upcoming, maintenanceView{ID: n.ID, Subject: n.Subject(), BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt()})
+	}
+	slices.SortStableFunc(v.Upcoming, func(a, b maintenanceView) int {
+		return cmp.Compare(a.BeginsAt.UnixMilli(), b.BeginsAt.UnixMilli())
+	})
+	return s.render(w, http.StatusOK, "home", v)
+}
+
+// deliveries counts the deliveries in a state.
+func (s *Server) deliveries(r *http.Request, state statusd.DeliveryState) (int, error) {
+	_, n, err := s.subs.Deliveries(r.Context(), statusd.DeliveryFilter{State: state}, 1, 1)
+	return n, err
+}
+
+func tree(c *snapshot.Component) *componentView {
+	v := &componentView{ID: c.ID, Name: c.Name, State: c.State}
+	for _, child := range c.Children {
+		v.Children = append(v.Children, tree(child))
+	}
+	return v
+}
+
+// lastUpdate is when the newest update of a notice was posted.
+func lastUpdate(n *snapshot.Notice) time.Time {
+	last := n.CreatedAt()
+	for _, u := range n.Full().Updates {
+		if u.CreatedAt.After(last) {
+			last = u.CreatedAt
+		}
+	}
+	return last
+}
+
+// ago says how long d is, rounded down, in words: "3 minutes ago".
+func ago(d time.Duration) string {
+	plural := func(n int, unit string) string {
+		if n == 1 {
+			return "1 " + unit + " ago"
+		}
+		return fmt.Sprintf("%d %ss ago", n, unit)
+	}
+	switch {
+	case d < time.Minute:
+		return "less than a minute ago"
+	case d < 2*time.Hour:
+		return plural(int(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return plural(int(d/time.Hour), "hour")
+	}
+	return plural(int(d/(24*time.Hour)), "day")
+}

@@ -1,0 +1,152 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/route"
+)
+
+// Limits of sign-in attempts (CONTRACT C8), counted in this process's
+// memory (ratelimit.Window), each attempt whatever its outcome.
+const (
+	// LoginWindow is the span over which attempts are counted.
+	LoginWindow = 15 * time.Minute
+	// LoginsPerAccount is how many attempts may name one email in a
+	// window, whether or not it is a user's: a refusal does not tell.
+	LoginsPerAccount = 5
+	// LoginsPerClient is how many attempts one client may make in a
+	// window.
+	LoginsPerClient = 20
+	// loginKeys bounds the keys the limits remember.
+	loginKeys = 20_000
+	// maxForm bounds the body of a form.
+	maxForm = 16 << 10
+)
+
+// formView is what the sign-in and setup screens show.
+type formView struct {
+	base
+	Email   string
+	Token   string
+	Problem string
+}
+
+// wrongLogin is the one answer to a wrong email and to a wrong password.
+const wrongLogin = "The email or the password is not right."
+
+// LoginForm shows the sign-in screen, or the home screen to a person
+// signed in already.
+func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
+	private(w)
+	if u, err := s.sessionUser(r); err != nil || u != nil {
+		if err == nil {
+			http.Redirect(w, r, Root, http.StatusSeeOther)
+		}
+		return err
+	}
+	return s.render(w, http.StatusOK, "login", formView{base: s.newBase(r, "Sign in")})
+}
+
+// Login signs a person in with the form's email and password, and sends
+// them home. A wrong email and a wrong password get the same answer,
+// after the same work (verifyPassword); attempts are limited per
+// email and per client (429).
+func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		return statusd.Errorf(statusd.EInvalidBody, "The form could not be read. Please send it again from the sign-in page.")
+	}
+	email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
+	ok, retry := s.logins.Take(s.now(),
+		ratelimit.Quota{Key: "account " + string(statusd.SecretHash(strings.ToLower(email))), Limit: LoginsPerAccount},
+		ratelimit.Quota{Key: "client " + ratelimit.ClientAddr(r, s.trusted), Limit: LoginsPerClient})
+	if !ok {
+		minutes := int((retry + time.Minute - 1) / time.Minute)
+		return route.Retry(statusd.Errorf(statusd.ERateLimited,
+			"Too many sign-in attempts. Please wait %d minute(s) and try again, or ask an owner to reset your account.", minutes),
+			int((retry+time.Second-1)/time.Second))
+	}
+	var u *statusd.User
+	if normalized, err := statusd.NormalizeEmail(email); err == nil {
+		if u, err = s.users.ByEmail(r.Context(), normalized); err != nil {
+			return err
+		}
+	}
+	hash := ""
+	if u != nil {
+		hash = u.PasswordHash
+	}
+	if !verifyPassword(hash, password) {
+		v := formView{base: s.newBase(r, "Sign in"), Email: email, Problem: wrongLogin}
+		return s.render(w, http.StatusUnauthorized, "login", v)
+	}
+	if err := s.startSession(w, r, u); err != nil {
+		return err
+	}
+	http.Redirect(w, r, Root, http.StatusSeeOther)
+	return nil
+}
+
+// Logout ends the session and sends the person to the sign-in screen.
+func (s *Server) Logout(w http.ResponseWriter, r *http.Request) error {
+	private(w)
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		if err := s.users.EndSession(r.Context(), statusd.SecretHash(c.Value)); err != nil {
+			return err
+		}
+	}
+	http.SetCookie(w, s.cookie("", -1))
+	http.Redirect(w, r, Root+"/login", http.StatusSeeOther)
+	return nil
+}
+
+// SetupForm shows the screen where a new user sets a password, for a
+// valid setup link.
+func (s *Server) SetupForm(w http.ResponseWriter, r *http.Request) error {
+	private(w)
+	token := r.URL.Query().Get("token")
+	u, err := s.users.SetupUser(r.Context(), statusd.SecretHash(token), s.now())
+	if err != nil {
+		return err
+	}
+	return s.render(w, http.StatusOK, "setup", formView{base: s.newBase(r, "Set your password"), Email: u.Email, Token: token})
+}
+
+// Setup sets the password of a setup link's user (given twice, at least
+// statusd.MinPassword characters), signs them in and sends them home.
+func (s *Server) Setup(w http.ResponseWriter, r *http.Request) error {
+	private(w)
+	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
+	if err := r.ParseForm(); err != nil {
+		return statusd.Errorf(statusd.EInvalidBody, "The form could not be read. Please open your setup link again.")
+	}
+	token, password := r.PostForm.Get("token"), r.PostForm.Get("password")
+	link := statusd.SecretHash(token)
+	u, err := s.users.SetupUser(r.Context(), link, s.now())
+	if err != nil {
+		return err
+	}
+	problem := ""
+	if err := statusd.CheckPassword(password); err != nil {
+		problem = fmt.Sprintf("Please choose a password of at least %d characters.", statusd.MinPassword)
+	} else if password != r.PostForm.Get("password2") {
+		problem = "The two passwords are not the same. Please type the same password twice."
+	}
+	if problem != "" {
+		v := formView{base: s.newBase(r, "Set your password"), Email: u.Email, Token: token, Problem: problem}
+		return s.render(w, http.StatusUnprocessableEntity, "setup", v)
+	}
+	if u, err = s.users.Setup(r.Context(), link, hashPassword(password), s.now()); err != nil {
+		return err
+	}
+	if err := s.startSession(w, r, u); err != nil {
+		return err
+	}
+	http.Redirect(w, r, Root, http.StatusSeeOther)
+	return nil
+}

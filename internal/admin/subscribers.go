@@ -118,15 +118,28 @@ func (s *Server) componentIDs(ctx context.Context, ids *[]int64, bad *problems) 
 	return slices.Clone(*ids)
 }
 
-// CreateSubscriber adds a subscriber. An email address is pending, and is
-// sent a confirmation, unless the body says it is confirmed already;
-// webhook and chat subscribers, added by an operator, are active at once.
-// A webhook's answer carries its secret, this once.
+// CreateSubscriber adds a subscriber (POST /subscribers): AddSubscriber,
+// then the subscriber, 201; a webhook's answer carries its secret, this
+// once.
 func (s *Server) CreateSubscriber(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminSubscriberRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	sub, err := s.AddSubscriber(r.Context(), actor, body)
+	if err != nil {
+		return err
+	}
+	out := statusd.AdminSubscriberOf(sub)
+	out.Secret = sub.Secret
+	return httpjson.Write(w, r, http.StatusCreated, out)
+}
+
+// AddSubscriber adds the subscriber of body and returns it. An email
+// address is pending, and is sent a confirmation, unless the body says it
+// is confirmed already; webhook and chat subscribers, added by an
+// operator, are active at once.
+func (s *Server) AddSubscriber(ctx context.Context, actor string, body statusd.AdminSubscriberRequest) (*statusd.Subscriber, error) {
 	var bad problems
 	var ch statusd.Channel
 	switch {
@@ -148,9 +161,9 @@ func (s *Server) CreateSubscriber(w http.ResponseWriter, r *http.Request, actor 
 	if body.State != nil {
 		bad.add("state", "is not given on creation: an email address is pending until it confirms (or active with confirmed: true); the other channels are active at once")
 	}
-	ids := s.componentIDs(r.Context(), body.ComponentIDs, &bad)
+	ids := s.componentIDs(ctx, body.ComponentIDs, &bad)
 	if err := bad.err(); err != nil {
-		return err
+		return nil, err
 	}
 
 	now := s.now().UTC().Truncate(time.Millisecond)
@@ -170,27 +183,22 @@ func (s *Server) CreateSubscriber(w http.ResponseWriter, r *http.Request, actor 
 	// The store names the new subscriber, by the id it gives, as the
 	// entry's target.
 	subs := s.store.Subscribers()
-	if err := subs.Add(r.Context(), &sub, s.entry(actor, "subscriber.create", "", detail)); err != nil {
-		return err
+	if err := subs.Add(ctx, &sub, s.entry(actor, "subscriber.create", "", detail)); err != nil {
+		return nil, err
 	}
 	if confirm {
 		// The self-service flow's own step: a new confirmation token and
 		// the SubscriptionConfirm event, in one transaction.
-		if err := subs.Request(r.Context(), sub.Address, ids, now); err != nil {
-			return err
+		if err := subs.Request(ctx, sub.Address, ids, now); err != nil {
+			return nil, err
 		}
 		s.wake(nil)
 	}
-	out := statusd.AdminSubscriberOf(&sub)
-	out.Secret = sub.Secret
-	return httpjson.Write(w, r, http.StatusCreated, out)
+	return &sub, nil
 }
 
-// PatchSubscriber changes the components a subscriber follows, or sets it
-// active again: a quarantined subscriber, or a webhook or chat subscriber
-// unsubscribed by its receiver's 410. A pending address becomes active
-// only by confirming, and one whose owner unsubscribed only by subscribing
-// again.
+// PatchSubscriber changes a subscriber (PATCH /subscribers/{id}):
+// ChangeSubscriber, then the subscriber.
 func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("subscriber", r.PathValue("id"))
 	if err != nil {
@@ -200,15 +208,28 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	sub, err := s.ChangeSubscriber(r.Context(), actor, id, body)
+	if err != nil {
+		return err
+	}
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscriberOf(sub))
+}
+
+// ChangeSubscriber changes the components subscriber id follows, or sets
+// it active again: a quarantined subscriber, or a webhook or chat
+// subscriber unsubscribed by its receiver's 410. A pending address becomes
+// active only by confirming, and one whose owner unsubscribed only by
+// subscribing again. It returns the subscriber as changed.
+func (s *Server) ChangeSubscriber(ctx context.Context, actor string, id int64, body statusd.AdminSubscriberRequest) (*statusd.Subscriber, error) {
 	var bad problems
 	bad.refuse("cannot be changed; remove the subscriber and add it again",
 		setField{"channel", body.Channel != nil}, setField{"address", body.Address != nil}, setField{"confirmed", body.Confirmed != nil})
 	if body.State != nil && *body.State != string(statusd.SubscriberActive) {
 		bad.add("state", "%q cannot be set: only active can (it sends to a quarantined subscriber again); to stop sending, remove the subscriber", *body.State)
 	}
-	ids := s.componentIDs(r.Context(), body.ComponentIDs, &bad)
+	ids := s.componentIDs(ctx, body.ComponentIDs, &bad)
 	if err := bad.err(); err != nil {
-		return err
+		return nil, err
 	}
 	var changed []string
 	if body.ComponentIDs != nil {
@@ -222,7 +243,7 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 		detail = strings.Join(changed, "; ")
 	}
 	e := s.entry(actor, "subscriber.update", subscriberTarget(id), detail)
-	sub, err := s.store.Subscribers().Change(r.Context(), id, func(sub *statusd.Subscriber) error {
+	return s.store.Subscribers().Change(ctx, id, func(sub *statusd.Subscriber) error {
 		if body.State != nil && sub.State != statusd.SubscriberActive {
 			if err := reactivate(sub); err != nil {
 				return err
@@ -234,10 +255,6 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 		sub.UpdatedAt = s.now().UTC().Truncate(time.Millisecond)
 		return nil
 	}, &e)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscriberOf(sub))
 }
 
 // reactivate sets a subscriber active again (the store has it count
@@ -254,46 +271,70 @@ func reactivate(sub *statusd.Subscriber) error {
 	return nil
 }
 
-// DeleteSubscriber removes a subscriber and its deliveries: every personal
-// datum.
+// DeleteSubscriber removes a subscriber (DELETE /subscribers/{id}):
+// RemoveSubscriber, then 204.
 func (s *Server) DeleteSubscriber(w http.ResponseWriter, r *http.Request, actor string) error {
-	sub, err := s.subscriber(r)
+	id, err := statusd.ParseID("subscriber", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	e := s.entry(actor, "subscriber.delete", subscriberTarget(sub.ID), fmt.Sprintf("removed a %s subscriber", sub.Channel))
-	if err := s.store.Subscribers().Delete(r.Context(), sub.ID, e); err != nil {
+	if err := s.RemoveSubscriber(r.Context(), actor, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// TestSubscriber sends a test message to a subscriber now and answers its
-// delivery. An email address that has not confirmed, or has unsubscribed,
-// is sent nothing.
-func (s *Server) TestSubscriber(w http.ResponseWriter, r *http.Request, actor string) error {
-	sub, err := s.subscriber(r)
+// RemoveSubscriber removes subscriber id and its deliveries: every
+// personal datum.
+func (s *Server) RemoveSubscriber(ctx context.Context, actor string, id int64) error {
+	sub, err := s.store.Subscribers().Get(ctx, id)
 	if err != nil {
 		return err
+	}
+	e := s.entry(actor, "subscriber.delete", subscriberTarget(sub.ID), fmt.Sprintf("removed a %s subscriber", sub.Channel))
+	return s.store.Subscribers().Delete(ctx, sub.ID, e)
+}
+
+// TestSubscriber sends a test message (POST /subscribers/{id}/test):
+// SendTest, then the delivery, 201.
+func (s *Server) TestSubscriber(w http.ResponseWriter, r *http.Request, actor string) error {
+	id, err := statusd.ParseID("subscriber", r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	d, err := s.SendTest(r.Context(), actor, id)
+	if err != nil {
+		return err
+	}
+	return httpjson.Write(w, r, http.StatusCreated, statusd.AdminDeliveryOf(d))
+}
+
+// SendTest sends a test message to subscriber id now and returns its
+// delivery, as the attempt left it. An email address that has not
+// confirmed, or has unsubscribed, is sent nothing.
+func (s *Server) SendTest(ctx context.Context, actor string, id int64) (*statusd.Delivery, error) {
+	sub, err := s.store.Subscribers().Get(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	if s.notifier == nil {
-		return statusd.Errorf(statusd.EUnavailable, "notifications are not configured on this server")
+		return nil, statusd.Errorf(statusd.EUnavailable, "notifications are not configured on this server")
 	}
 	if sub.Channel == statusd.Email && (sub.State == statusd.SubscriberPending || sub.State == statusd.SubscriberUnsubscribed) {
-		return statusd.Errorf(statusd.EConflict, "subscriber %d is %s: nothing is sent to an address that has not confirmed, or has unsubscribed", sub.ID, sub.State)
+		return nil, statusd.Errorf(statusd.EConflict, "subscriber %d is %s: nothing is sent to an address that has not confirmed, or has unsubscribed", sub.ID, sub.State)
 	}
-	d, err := s.notifier.Test(r.Context(), sub.ID)
+	d, err := s.notifier.Test(ctx, sub.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The audit entry, with what became of the message, is recorded
 	// through Change, which leaves the subscriber as it is.
 	e := s.entry(actor, "subscriber.test", subscriberTarget(sub.ID), fmt.Sprintf("test message: delivery %d, %s", d.ID, d.State))
-	if _, err := s.store.Subscribers().Change(r.Context(), sub.ID, func(*statusd.Subscriber) error { return nil }, &e); err != nil {
-		return err
+	if _, err := s.store.Subscribers().Change(ctx, sub.ID, func(*statusd.Subscriber) error { return nil }, &e); err != nil {
+		return nil, err
 	}
-	return httpjson.Write(w, r, http.StatusCreated, statusd.AdminDeliveryOf(d))
+	return d, nil
 }
 
 // ListDeliveries answers a page of the delivery log, newest first, chosen

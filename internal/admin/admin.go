@@ -105,6 +105,10 @@ func (s *Server) current() (*snapshot.Snapshot, error) {
 	return snap, nil
 }
 
+// Snapshot returns the current snapshot, as the admin API reads it, or a
+// 404 when no page exists.
+func (s *Server) Snapshot() (*snapshot.Snapshot, error) { return s.current() }
+
 // pageParam reads a list's ?page= (statusd.ParsePage): 1 when left out.
 func pageParam(r *http.Request) (int64, error) {
 	v := r.URL.Query().Get("page")

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -54,6 +55,12 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the errors of rendering; nil discards them.
 	Log *slog.Logger
+	// Admin is the admin API, whose actions the owner's screens call.
+	Admin *admin.Server
+	// Least is the least role of an admin route, by its pattern ("POST
+	// /admin/api/v1/components"): a screen shows a form only to those who
+	// may do what it does.
+	Least func(pattern string) statusd.Role
 }
 
 // Server serves the console. It is safe for concurrent use.
@@ -66,12 +73,15 @@ type Server struct {
 	log     *slog.Logger
 	origin  *http.CrossOriginProtection
 	logins  *ratelimit.Window // sign-in attempts, per account and per client
+	admin   *admin.Server
+	least   func(pattern string) statusd.Role
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys)}
+	s.admin, s.least = cfg.Admin, cfg.Least
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -180,8 +190,9 @@ var pages = func() map[string]*template.Template {
 		"minPassword": func() int { return statusd.MinPassword },
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "setup", "home"} {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
+	for _, name := range []string{"login", "setup", "home",
+		"components", "component", "page", "tokens", "users", "audit"} {
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
 	}
 	return out
 }()

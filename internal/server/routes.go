@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"net/http"
+	"strings"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
@@ -131,7 +132,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// API's listener: HTML screens, each behind a session (SignedIn) and
 	// the least role it needs (permit, as the admin API's routes); every
 	// POST refused from other sites (SameOrigin); GET HEAD POST.
-	con := s.newConsole()
+	con := s.newConsole(ad)
 	const m = console.Root
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
 	adm.Read(m+"/login", con.LoginForm, nil)
@@ -140,6 +141,16 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	adm.Read(m+"/setup", con.SetupForm, nil)
 	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
+	// The owner's screens: each needs the least role of the admin route it
+	// does the same as (leastOf), so that the two cannot drift apart.
+	for _, sc := range ownerScreens(con) {
+		h := con.SignedIn(permit(leastOf(sc.api), sc.h))
+		if method, path, _ := strings.Cut(sc.pattern, " "); method == http.MethodGet {
+			adm.Read(path, h, nil)
+		} else {
+			adm.Handle(sc.pattern, con.SameOrigin(h))
+		}
+	}
 
 	// Prometheus metrics, with an admin token unless --metrics-public;
 	// GET HEAD.
@@ -200,6 +211,53 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{"POST " + v1a + "/users", statusd.Owner, ad.CreateUser},
 		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
 		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
+		{"GET " + v1a + "/tokens", statusd.Viewer, ad.ListTokens},
+		{"POST " + v1a + "/tokens", statusd.Owner, ad.CreateToken},
+		{"DELETE " + v1a + "/tokens/{name}", statusd.Owner, ad.DeleteToken},
+	}
+}
+
+// leastOf is the least role of the admin route pattern ("POST
+// /admin/api/v1/notices"), from adminRoutes: the console's screens take
+// theirs from it. A pattern that is no admin route panics, when the routes
+// are registered: a screen must do what a route does.
+func leastOf(pattern string) statusd.Role {
+	for _, rt := range adminRoutes(nil) {
+		if rt.pattern == pattern {
+			return rt.least
+		}
+	}
+	panic("leastOf: no admin route " + pattern)
+}
+
+// consoleScreen is a console route (GET or POST) and the admin route it
+// reads or acts as.
+type consoleScreen struct {
+	pattern, api string
+	h            route.Handler
+}
+
+// ownerScreens are the console's screens of components, the page, tokens,
+// users and the audit log (internal/console/owner.go).
+func ownerScreens(con *console.Server) []consoleScreen {
+	const m, v1a = console.Root, "/admin/api/v1"
+	return []consoleScreen{
+		{"GET " + m + "/components", "GET " + v1a + "/components", con.Components},
+		{"POST " + m + "/components", "POST " + v1a + "/components", con.AddComponent},
+		{"GET " + m + "/components/{id}", "GET " + v1a + "/components/{id}", con.Component},
+		{"POST " + m + "/components/{id}", "PATCH " + v1a + "/components/{id}", con.ChangeComponent},
+		{"POST " + m + "/components/{id}/move", "PATCH " + v1a + "/components/{id}", con.MoveComponent},
+		{"POST " + m + "/components/{id}/delete", "DELETE " + v1a + "/components/{id}", con.RemoveComponent},
+		{"GET " + m + "/page", "GET " + v1a + "/page", con.PageSettings},
+		{"POST " + m + "/page", "PATCH " + v1a + "/page", con.SetPage},
+		{"GET " + m + "/tokens", "GET " + v1a + "/tokens", con.Tokens},
+		{"POST " + m + "/tokens", "POST " + v1a + "/tokens", con.CreateToken},
+		{"POST " + m + "/tokens/{name}/revoke", "DELETE " + v1a + "/tokens/{name}", con.RevokeToken},
+		{"GET " + m + "/users", "GET " + v1a + "/users", con.Users},
+		{"POST " + m + "/users", "POST " + v1a + "/users", con.AddUser},
+		{"POST " + m + "/users/{id}/reset", "POST " + v1a + "/users/{id}/reset", con.ResetUser},
+		{"POST " + m + "/users/{id}/remove", "DELETE " + v1a + "/users/{id}", con.RemoveUser},
+		{"GET " + m + "/audit", "GET " + v1a + "/audit", con.Audit},
 	}
 }
 

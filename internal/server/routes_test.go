@@ -88,3 +88,34 @@ func TestPermit(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerScreensMapToAdminRoutes: every owner's screen names an admin
+// route that exists, of its own kind (a GET screen reads, a POST acts),
+// and takes that route's least role; a write screen is an owner's, as
+// CONTRACT C8 says of components, the page, tokens and users.
+func TestOwnerScreensMapToAdminRoutes(t *testing.T) {
+	least := map[string]statusd.Role{}
+	for _, rt := range adminRoutes(nil) {
+		least[rt.pattern] = rt.least
+	}
+	for _, sc := range ownerScreens(nil) {
+		role, ok := least[sc.api]
+		if !ok {
+			t.Errorf("%s: %s is no admin route", sc.pattern, sc.api)
+			continue
+		}
+		reads := strings.HasPrefix(sc.pattern, "GET ")
+		if reads != strings.HasPrefix(sc.api, "GET ") {
+			t.Errorf("%s does as %s: a screen that reads must map to a GET, one that acts to a write", sc.pattern, sc.api)
+		}
+		if want := map[bool]statusd.Role{true: statusd.Viewer, false: statusd.Owner}[reads]; role != want || leastOf(sc.api) != want {
+			t.Errorf("%s needs %s (leastOf %s), want %s", sc.pattern, role, leastOf(sc.api), want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("leastOf of no admin route did not panic")
+		}
+	}()
+	leastOf("POST /admin/api/v1/nothing")
+}

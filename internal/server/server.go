@@ -128,9 +128,9 @@ func (s *assembly) newAdmin() *admin.Server {
 }
 
 // newConsole returns the operator console's handlers.
-func (s *assembly) newConsole() *console.Server {
+func (s *assembly) newConsole(ad *admin.Server) *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
-		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log})
+		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log, Admin: ad, Least: leastOf})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,6 +294,88 @@ func TestAdminTokensAPI(t *testing.T) {
 		if len(a.Audit) < 2 || a.Audit[0].Action != "token.revoke" || a.Audit[1].Action != "token.create" ||
 			a.Audit[0].Actor != "alice" || a.Audit[1].Actor != "alice" || a.Audit[0].Target != "token deploy" {
 			t.Errorf("audit %+v: want token.revoke, then token.create, of token deploy, by alice", a.Audit[:min(2, len(a.Audit))])
+		}
+	})
+}
+
+func TestConsoleSubscribers(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0", "--allow-private-targets")
+	recv := startReceiver(t)
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	ctx := context.Background()
+	owner := signIn(t, srv, adm, "olga@example.com", "owner")
+	publisher := signIn(t, srv, adm, "pat@example.com", "publisher")
+	const subs = "/manage/subscribers"
+
+	step(t, "an owner adds a webhook following Website; its secret is shown once", func(t *testing.T) {
+		p := owner.do("POST", subs, url.Values{"channel": {"webhook"}, "address": {recv.URL + "/hook"}, "component_ids": {"3"}})
+		p.want(t, "add", 201, "")
+		if !regexp.MustCompile(`whsec_[A-Za-z0-9+/]{43}=`).MatchString(html.UnescapeString(p.body)) {
+			t.Errorf("no secret shown:\n%s", p.body)
+		}
+		s, err := adm.Subscriber(ctx, 1)
+		noErr(t, "Subscriber 1", err)
+		if s.Channel != "webhook" || s.State != "active" || len(s.ComponentIDs) != 1 || s.ComponentIDs[0] != 3 || s.Secret != "" {
+			t.Errorf("subscriber 1 %+v: want an active webhook following 3", s)
+		}
+		p = owner.do("POST", subs, url.Values{"channel": {"email"}, "address": {"not an address"}})
+		p.want(t, "a bad address", 422, "")
+		if !strings.Contains(p.body, `value="not an address"`) || !strings.Contains(p.body, "<option selected>email</option>") {
+			t.Errorf("the refused form does not keep its values:\n%s", p.body)
+		}
+	})
+
+	step(t, "set what it follows: API and API EU, then nothing ticked, the whole page", func(t *testing.T) {
+		owner.do("POST", subs+"/1", url.Values{"component_ids": {"1", "2"}}).want(t, "follow 1 and 2", 303, subs)
+		s, err := adm.Subscriber(ctx, 1)
+		noErr(t, "Subscriber 1", err)
+		if len(s.ComponentIDs) != 2 || s.ComponentIDs[0] != 1 || s.ComponentIDs[1] != 2 {
+			t.Errorf("follows %v, want [1 2]", s.ComponentIDs)
+		}
+		owner.do("POST", subs+"/1", url.Values{}).want(t, "follow the page", 303, subs)
+		if s, _ := adm.Subscriber(ctx, 1); s == nil || len(s.ComponentIDs) != 0 {
+			t.Errorf("follows %+v, want the whole page", s)
+		}
+	})
+
+	step(t, "a pending address cannot be set active; a publisher cannot remove", func(t *testing.T) {
+		owner.do("POST", subs, url.Values{"channel": {"email"}, "address": {"bob@example.com"}}).want(t, "add bob", 303, subs)
+		p := owner.do("POST", subs+"/2/activate", url.Values{})
+		p.want(t, "activate a pending address", 422, "")
+		if !strings.Contains(p.body, "subscriber 2 is pending") {
+			t.Errorf("activate pending:\n%s", p.body)
+		}
+		publisher.do("POST", subs+"/1/remove", url.Values{}).want(t, "a publisher removes", 403, "")
+	})
+
+	step(t, "a publisher sends a test; the receiver has it and the delivery log shows it", func(t *testing.T) {
+		p := publisher.do("POST", subs+"/1/test", url.Values{})
+		p.want(t, "test", 201, "")
+		if !strings.Contains(p.body, "Test message to subscriber 1: delivery") || !strings.Contains(p.body, "delivered") {
+			t.Errorf("the test's outcome:\n%s", p.body)
+		}
+		if got := recv.wait(t, 1); got[0].Path != "/hook" {
+			t.Errorf("the receiver got %s, want /hook", got[0].Path)
+		}
+		d, err := adm.Deliveries(ctx, statusd.DeliveryFilter{SubscriberID: 1}, 1)
+		noErr(t, "Deliveries", err)
+		if len(d.Deliveries) != 1 || d.Deliveries[0].State != "delivered" || d.Deliveries[0].Attempts != 1 {
+			t.Fatalf("deliveries %+v: want one, delivered at the first attempt", d.Deliveries)
+		}
+		row := "<tr><td>" + strconv.FormatInt(d.Deliveries[0].ID, 10) + "</td><td>1</td><td>test</td><td>delivered</td><td>1</td>"
+		if p := publisher.do("GET", "/manage/deliveries?subscriber_id=1", nil); !strings.Contains(p.body, row) {
+			t.Errorf("the log lacks %s:\n%s", row, p.body)
+		}
+		if p := publisher.do("GET", "/manage/deliveries?state=failed", nil); !strings.Contains(p.body, "0 deliveries") {
+			t.Errorf("failed deliveries:\n%s", p.body)
+		}
+		publisher.do("GET", "/manage/deliveries?state=lost", nil).want(t, "an unknown state", 400, "")
+	})
+
+	step(t, "an owner removes the webhook; the admin API no longer has it", func(t *testing.T) {
+		owner.do("POST", subs+"/1/remove", url.Values{}).want(t, "remove", 303, subs)
+		if _, err := adm.Subscriber(ctx, 1); !isStatus(err, http.StatusNotFound) {
+			t.Errorf("subscriber 1 after removal: %v, want 404", err)
 		}
 	})
 }

@@ -35,7 +35,7 @@ func (s *Server) ListNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	if err != nil {
 		return err
 	}
-	page, err := pageParam(r)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
 	}
@@ -418,7 +418,7 @@ func (s *Server) Remove(ctx context.Context, actor string, id int64) error {
 
 // Audit answers the audit log: AuditPage.
 func (s *Server) Audit(w http.ResponseWriter, r *http.Request, _ string) error {
-	page, err := pageParam(r)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
 	}

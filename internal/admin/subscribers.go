@@ -40,32 +40,48 @@ func queryEnum[T ~string](q url.Values, key string, valid []T) (T, error) {
 // subscriberTarget names a subscriber in the audit log.
 func subscriberTarget(id int64) string { return fmt.Sprintf("subscriber %d", id) }
 
-// ListSubscribers answers a page of the subscribers, by id, chosen by
-// ?channel= and ?state=.
-func (s *Server) ListSubscribers(w http.ResponseWriter, r *http.Request, _ string) error {
-	q := r.URL.Query()
+// SubscriberFilterOf reads a list's ?channel= and ?state=.
+func SubscriberFilterOf(q url.Values) (statusd.SubscriberFilter, error) {
 	var f statusd.SubscriberFilter
 	var err error
 	if f.Channel, err = queryEnum(q, "channel", statusd.Channels); err != nil {
-		return err
+		return f, err
 	}
-	if f.State, err = queryEnum(q, "state", statusd.SubscriberStates); err != nil {
-		return err
-	}
-	page, err := pageParam(r)
+	f.State, err = queryEnum(q, "state", statusd.SubscriberStates)
+	return f, err
+}
+
+// ListSubscribers answers a page of the subscribers, by id, chosen by
+// ?channel= and ?state=: SubscribersPage.
+func (s *Server) ListSubscribers(w http.ResponseWriter, r *http.Request, _ string) error {
+	f, err := SubscriberFilterOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	subs, total, err := s.store.Subscribers().List(r.Context(), f, int(page), snapshot.PageSize)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
+	}
+	list, total, err := s.SubscribersPage(r.Context(), f, page)
+	if err != nil {
+		return err
+	}
+	meta := listMeta("/subscribers", url.Values{"channel": {string(f.Channel)}, "state": {string(f.State)}}, page, len(list), total)
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscribersResponse{Subscribers: list, Meta: meta})
+}
+
+// SubscribersPage returns page (from 1) of the subscribers f chooses, by
+// id, 25 a page, and how many it chooses.
+func (s *Server) SubscribersPage(ctx context.Context, f statusd.SubscriberFilter, page int64) ([]statusd.AdminSubscriber, int, error) {
+	subs, total, err := s.store.Subscribers().List(ctx, f, int(page), snapshot.PageSize)
+	if err != nil {
+		return nil, 0, err
 	}
 	list := make([]statusd.AdminSubscriber, len(subs))
 	for i := range subs {
 		list[i] = statusd.AdminSubscriberOf(&subs[i])
 	}
-	meta := listMeta("/subscribers", url.Values{"channel": {string(f.Channel)}, "state": {string(f.State)}}, page, len(list), total)
-	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscribersResponse{Subscribers: list, Meta: meta})
+	return list, total, nil
 }
 
 // subscriber returns the subscriber of the request's path, or a 404.
@@ -337,32 +353,34 @@ func (s *Server) SendTest(ctx context.Context, actor string, id int64) (*statusd
 	return d, nil
 }
 
-// ListDeliveries answers a page of the delivery log, newest first, chosen
-// by ?subscriber_id= and ?state=.
-func (s *Server) ListDeliveries(w http.ResponseWriter, r *http.Request, _ string) error {
-	q := r.URL.Query()
+// DeliveryFilterOf reads a list's ?subscriber_id= and ?state=.
+func DeliveryFilterOf(q url.Values) (statusd.DeliveryFilter, error) {
 	var f statusd.DeliveryFilter
 	var err error
 	if v := q.Get("subscriber_id"); v != "" {
 		f.SubscriberID, err = strconv.ParseInt(v, 10, 64)
 		if err != nil || f.SubscriberID < 1 || strings.Trim(v, "0123456789") != "" {
-			return statusd.Errorf(statusd.EInvalidParameter, "subscriber_id: %q is not a subscriber id (an integer >= 1)", v)
+			return f, statusd.Errorf(statusd.EInvalidParameter, "subscriber_id: %q is not a subscriber id (an integer >= 1)", v)
 		}
 	}
-	if f.State, err = queryEnum(q, "state", statusd.DeliveryStates); err != nil {
-		return err
-	}
-	page, err := pageParam(r)
+	f.State, err = queryEnum(q, "state", statusd.DeliveryStates)
+	return f, err
+}
+
+// ListDeliveries answers a page of the delivery log, newest first, chosen
+// by ?subscriber_id= and ?state=: DeliveriesPage.
+func (s *Server) ListDeliveries(w http.ResponseWriter, r *http.Request, _ string) error {
+	f, err := DeliveryFilterOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	ds, total, err := s.store.Subscribers().Deliveries(r.Context(), f, int(page), snapshot.PageSize)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
 	}
-	list := make([]statusd.AdminDelivery, len(ds))
-	for i := range ds {
-		list[i] = statusd.AdminDeliveryOf(&ds[i])
+	list, total, err := s.DeliveriesPage(r.Context(), f, page)
+	if err != nil {
+		return err
 	}
 	filters := url.Values{"state": {string(f.State)}}
 	if f.SubscriberID != 0 {
@@ -370,4 +388,18 @@ func (s *Server) ListDeliveries(w http.ResponseWriter, r *http.Request, _ string
 	}
 	meta := listMeta("/deliveries", filters, page, len(list), total)
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminDeliveriesResponse{Deliveries: list, Meta: meta})
+}
+
+// DeliveriesPage returns page (from 1) of the deliveries f chooses,
+// newest first, 25 a page, and how many it chooses.
+func (s *Server) DeliveriesPage(ctx context.Context, f statusd.DeliveryFilter, page int64) ([]statusd.AdminDelivery, int, error) {
+	ds, total, err := s.store.Subscribers().Deliveries(ctx, f, int(page), snapshot.PageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	list := make([]statusd.AdminDelivery, len(ds))
+	for i := range ds {
+		list[i] = statusd.AdminDeliveryOf(&ds[i])
+	}
+	return list, total, nil
 }

@@ -191,7 +191,7 @@ var pages = func() map[string]*template.Template {
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"login", "setup", "home",
-		"components", "component", "page", "tokens", "users", "audit"} {
+		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
 	}
 	return out

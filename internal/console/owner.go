@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -441,32 +442,21 @@ func (s *Server) RemoveUser(w http.ResponseWriter, r *http.Request) error {
 // auditView is a page of the audit log.
 type auditView struct {
 	base
-	Entries    []statusd.AdminAuditEntry
-	Page       int64
-	Prev, Next int64 // 0: none
-	Total      int
+	pager
+	Entries []statusd.AdminAuditEntry
 }
 
 // Audit shows a page (?page=) of the audit log, newest first, each entry
 // naming the person or token that acted.
 func (s *Server) Audit(w http.ResponseWriter, r *http.Request) error {
-	page := int64(1)
-	if v := r.URL.Query().Get("page"); v != "" {
-		var err error
-		if page, err = statusd.ParsePage(v); err != nil {
-			return err
-		}
+	page, err := admin.PageParam(r)
+	if err != nil {
+		return err
 	}
 	list, total, err := s.admin.AuditPage(r.Context(), page)
 	if err != nil {
 		return err
 	}
-	v := auditView{base: s.newBase(r, "Audit log"), Entries: list, Page: page, Total: total}
-	if page > 1 {
-		v.Prev = page - 1
-	}
-	if page*snapshot.PageSize < int64(total) {
-		v.Next = page + 1
-	}
+	v := auditView{base: s.newBase(r, "Audit log"), pager: pagerOf(Root+"/audit", r.URL.Query(), page, total), Entries: list}
 	return s.render(w, http.StatusOK, "audit", v)
 }

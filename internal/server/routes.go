@@ -238,7 +238,8 @@ type consoleScreen struct {
 }
 
 // ownerScreens are the console's screens of components, the page, tokens,
-// users and the audit log (internal/console/owner.go).
+// users, the audit log (internal/console/owner.go), the subscribers and
+// the delivery log (subscribers.go).
 func ownerScreens(con *console.Server) []consoleScreen {
 	const m, v1a = console.Root, "/admin/api/v1"
 	return []consoleScreen{
@@ -258,6 +259,13 @@ func ownerScreens(con *console.Server) []consoleScreen {
 		{"POST " + m + "/users/{id}/reset", "POST " + v1a + "/users/{id}/reset", con.ResetUser},
 		{"POST " + m + "/users/{id}/remove", "DELETE " + v1a + "/users/{id}", con.RemoveUser},
 		{"GET " + m + "/audit", "GET " + v1a + "/audit", con.Audit},
+		{"GET " + m + "/subscribers", "GET " + v1a + "/subscribers", con.Subscribers},
+		{"POST " + m + "/subscribers", "POST " + v1a + "/subscribers", con.AddSubscriber},
+		{"POST " + m + "/subscribers/{id}", "PATCH " + v1a + "/subscribers/{id}", con.ChangeSubscriber},
+		{"POST " + m + "/subscribers/{id}/activate", "PATCH " + v1a + "/subscribers/{id}", con.ActivateSubscriber},
+		{"POST " + m + "/subscribers/{id}/remove", "DELETE " + v1a + "/subscribers/{id}", con.RemoveSubscriber},
+		{"POST " + m + "/subscribers/{id}/test", "POST " + v1a + "/subscribers/{id}/test", con.TestSubscriber},
+		{"GET " + m + "/deliveries", "GET " + v1a + "/deliveries", con.Deliveries},
 	}
 }
 

@@ -173,24 +173,28 @@ func TestConsoleOwnerScreens(t *testing.T) {
 	step(t, "a viewer and a publisher see the screens without forms; their POSTs are 403 and change nothing", func(t *testing.T) {
 		before := srv.in(t).auditTotal(token)
 		for role, b := range map[string]*browser{"viewer": viewer, "publisher": publisher} {
-			for _, path := range []string{comps, "/manage/page", "/manage/tokens", "/manage/users", "/manage/audit"} {
+			for _, path := range []string{comps, "/manage/page", "/manage/tokens", "/manage/users", "/manage/audit", "/manage/subscribers", "/manage/deliveries"} {
 				p := b.do("GET", path, nil)
 				p.want(t, path, 200, "")
-				if n := strings.Count(p.body, "<form"); n != 1 { // sign out
+				if n := strings.Count(p.body, `method="post"`); n != 1 { // sign out
 					t.Errorf("%s shows %d forms to a %s, want only sign out", path, n-1, role)
 				}
 			}
 			for path, form := range map[string]url.Values{
-				comps:                         {"name": {"X"}},
-				comps + "/1":                  {"name": {"X"}},
-				comps + "/1/move":             {"position": {"3"}},
-				comps + "/3/delete":           {"confirm": {"yes"}},
-				"/manage/page":                {"name": {"X"}},
-				"/manage/tokens":              {"name": {"x"}},
-				"/manage/tokens/alice/revoke": {},
-				"/manage/users":               {"email": {"x@example.com"}, "role": {"owner"}},
-				"/manage/users/1/reset":       {},
-				"/manage/users/1/remove":      {},
+				comps:                            {"name": {"X"}},
+				comps + "/1":                     {"name": {"X"}},
+				comps + "/1/move":                {"position": {"3"}},
+				comps + "/3/delete":              {"confirm": {"yes"}},
+				"/manage/page":                   {"name": {"X"}},
+				"/manage/tokens":                 {"name": {"x"}},
+				"/manage/tokens/alice/revoke":    {},
+				"/manage/users":                  {"email": {"x@example.com"}, "role": {"owner"}},
+				"/manage/users/1/reset":          {},
+				"/manage/users/1/remove":         {},
+				"/manage/subscribers":            {"channel": {"email"}, "address": {"x@example.com"}},
+				"/manage/subscribers/1":          {"component_ids": {"1"}},
+				"/manage/subscribers/1/activate": {},
+				"/manage/subscribers/1/remove":   {},
 			} {
 				b.do("POST", path, form).want(t, role+" POST "+path, 403, "")
 			}

@@ -32,6 +32,32 @@ func readForm(w http.ResponseWriter, r *http.Request) (form, error) {
 	return form{Values: r.PostForm}, nil
 }
 
+// submit serves a form: it reads it and runs act; when act succeeds, done
+// answers; when it is refused, again shows the form once more, with the
+// status and each problem at its field; any other error is answered as it
+// is.
+func submit(w http.ResponseWriter, r *http.Request, act func(f *form) error, again func(status int, f form) error, done func() error) error {
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	if err := act(&f); err != nil {
+		if status := f.refuse(err); status != 0 {
+			return again(status, f)
+		}
+		return err
+	}
+	return done()
+}
+
+// back is a done of submit: 303 to the console's path.
+func back(w http.ResponseWriter, r *http.Request, path string) func() error {
+	return func() error {
+		http.Redirect(w, r, Root+path, http.StatusSeeOther)
+		return nil
+	}
+}
+
 // refusedStatus are the answers of the actions that a form shows at its
 // fields, and the status it is shown with.
 var refusedStatus = map[string]int{

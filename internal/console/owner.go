@@ -29,12 +29,6 @@ func (s *Server) may(r *http.Request, pattern string) bool {
 // actor is the email of r's signed-in person.
 func actor(r *http.Request) string { return statusd.ActorOf(r.Context()).Name }
 
-// seeOther answers a form that did what it asked: 303 to path.
-func seeOther(w http.ResponseWriter, r *http.Request, path string) error {
-	http.Redirect(w, r, path, http.StatusSeeOther)
-	return nil
-}
-
 // pathID reads the path's {id}, the id of a what.
 func pathID(r *http.Request, what string) (int64, error) {
 	return statusd.ParseID(what, r.PathValue("id"))
@@ -183,17 +177,12 @@ func componentRequest(f *form) statusd.AdminComponentRequest {
 
 // AddComponent adds a component (admin.AddComponent).
 func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
-	if err != nil {
+	return submit(w, r, func(f *form) error {
+		_, err := s.admin.AddComponent(r.Context(), actor(r), componentRequest(f))
 		return err
-	}
-	if _, err := s.admin.AddComponent(r.Context(), actor(r), componentRequest(&f)); err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.componentsScreen(w, r, status, 0, componentsView{Add: f})
-		}
-		return err
-	}
-	return seeOther(w, r, Root+"/components")
+	}, func(status int, f form) error {
+		return s.componentsScreen(w, r, status, 0, componentsView{Add: f})
+	}, back(w, r, "/components"))
 }
 
 // ChangeComponent changes a component's name, description, metrics and
@@ -203,17 +192,11 @@ func (s *Server) ChangeComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r)
-	if err != nil {
-		return err
-	}
-	if err := s.admin.ChangeComponent(r.Context(), actor(r), id, componentRequest(&f)); err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.componentsScreen(w, r, status, id, componentsView{Change: f})
-		}
-		return err
-	}
-	return seeOther(w, r, Root+"/components")
+	return submit(w, r, func(f *form) error {
+		return s.admin.ChangeComponent(r.Context(), actor(r), id, componentRequest(f))
+	}, func(status int, f form) error {
+		return s.componentsScreen(w, r, status, id, componentsView{Change: f})
+	}, back(w, r, "/components"))
 }
 
 // MoveComponent moves a component among its siblings: to the position
@@ -234,7 +217,7 @@ func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err := s.admin.ChangeComponent(r.Context(), actor(r), id, statusd.AdminComponentRequest{Position: &pos}); err != nil {
 		return err
 	}
-	return seeOther(w, r, Root+"/components")
+	return back(w, r, "/components")()
 }
 
 // RemoveComponent deletes a component once the form confirms it, with the
@@ -245,22 +228,14 @@ func (s *Server) RemoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r)
-	if err != nil {
-		return err
-	}
-	if !f.checked("confirm") {
-		err = statusd.Errorf(statusd.EInvalidField, "confirm: tick the box to confirm the deletion")
-	} else {
-		err = s.admin.RemoveComponent(r.Context(), actor(r), id, f.checked("recursive"), f.checked("detach"))
-	}
-	if err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.componentsScreen(w, r, status, id, componentsView{Delete: f})
+	return submit(w, r, func(f *form) error {
+		if !f.checked("confirm") {
+			return statusd.Errorf(statusd.EInvalidField, "confirm: tick the box to confirm the deletion")
 		}
-		return err
-	}
-	return seeOther(w, r, Root+"/components")
+		return s.admin.RemoveComponent(r.Context(), actor(r), id, f.checked("recursive"), f.checked("detach"))
+	}, func(status int, f form) error {
+		return s.componentsScreen(w, r, status, id, componentsView{Delete: f})
+	}, back(w, r, "/components"))
 }
 
 // ---- the page ----
@@ -295,19 +270,13 @@ func (s *Server) PageSettings(w http.ResponseWriter, r *http.Request) error {
 
 // SetPage changes the page's name, url and state texts (admin.SetPage).
 func (s *Server) SetPage(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
-	if err != nil {
-		return err
-	}
-	body := statusd.AdminPageRequest{Name: f.text("name"), URL: f.text("url"), StateTexts: &statusd.AdminStateTextsRequest{
-		Operational: f.text("operational"), Degraded: f.text("degraded"), UnderMaintenance: f.text("under_maintenance")}}
-	if err := s.admin.SetPage(r.Context(), actor(r), body); err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.pageScreen(w, r, status, f)
-		}
-		return err
-	}
-	return seeOther(w, r, Root+"/page")
+	return submit(w, r, func(f *form) error {
+		body := statusd.AdminPageRequest{Name: f.text("name"), URL: f.text("url"), StateTexts: &statusd.AdminStateTextsRequest{
+			Operational: f.text("operational"), Degraded: f.text("degraded"), UnderMaintenance: f.text("under_maintenance")}}
+		return s.admin.SetPage(r.Context(), actor(r), body)
+	}, func(status int, f form) error {
+		return s.pageScreen(w, r, status, f)
+	}, back(w, r, "/page"))
 }
 
 // ---- tokens ----
@@ -339,18 +308,15 @@ func (s *Server) Tokens(w http.ResponseWriter, r *http.Request) error {
 // kept, so it is answered at once rather than after a redirect
 // (admin.AddToken).
 func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
-	if err != nil {
+	var t statusd.AdminToken
+	return submit(w, r, func(f *form) (err error) {
+		t, err = s.admin.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
 		return err
-	}
-	t, err := s.admin.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
-	if err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.tokensScreen(w, r, status, tokensView{Form: f})
-		}
-		return err
-	}
-	return s.tokensScreen(w, r, http.StatusCreated, tokensView{Created: &t})
+	}, func(status int, f form) error {
+		return s.tokensScreen(w, r, status, tokensView{Form: f})
+	}, func() error {
+		return s.tokensScreen(w, r, http.StatusCreated, tokensView{Created: &t})
+	})
 }
 
 // RevokeToken revokes the token of the path's {name} (admin.RevokeToken).
@@ -358,7 +324,7 @@ func (s *Server) RevokeToken(w http.ResponseWriter, r *http.Request) error {
 	if err := s.admin.RevokeToken(r.Context(), actor(r), r.PathValue("name")); err != nil {
 		return err
 	}
-	return seeOther(w, r, Root+"/tokens")
+	return back(w, r, "/tokens")()
 }
 
 // ---- users ----
@@ -397,18 +363,15 @@ func (s *Server) Users(w http.ResponseWriter, r *http.Request) error {
 // AddUser adds a user and shows the setup link, this once
 // (admin.AddUser).
 func (s *Server) AddUser(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
-	if err != nil {
+	var u statusd.AdminUser
+	return submit(w, r, func(f *form) (err error) {
+		u, err = s.admin.AddUser(r.Context(), actor(r), statusd.AdminUserRequest{Email: f.text("email"), Role: f.text("role")})
 		return err
-	}
-	u, err := s.admin.AddUser(r.Context(), actor(r), statusd.AdminUserRequest{Email: f.text("email"), Role: f.text("role")})
-	if err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.usersScreen(w, r, status, usersView{Form: f})
-		}
-		return err
-	}
-	return s.usersScreen(w, r, http.StatusCreated, usersView{Link: &u})
+	}, func(status int, f form) error {
+		return s.usersScreen(w, r, status, usersView{Form: f})
+	}, func() error {
+		return s.usersScreen(w, r, http.StatusCreated, usersView{Link: &u})
+	})
 }
 
 // ResetUser ends a user's sessions, clears the password and shows the new
@@ -434,7 +397,7 @@ func (s *Server) RemoveUser(w http.ResponseWriter, r *http.Request) error {
 	if err := s.admin.RemoveUser(r.Context(), actor(r), id); err != nil {
 		return err
 	}
-	return seeOther(w, r, Root+"/users")
+	return back(w, r, "/users")()
 }
 
 // ---- the audit log ----

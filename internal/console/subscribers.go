@@ -117,23 +117,20 @@ func componentIDs(f *form) *[]int64 {
 // AddSubscriber adds a subscriber (admin.AddSubscriber); a webhook's
 // secret is shown this once.
 func (s *Server) AddSubscriber(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
-	if err != nil {
+	var sub *statusd.Subscriber
+	return submit(w, r, func(f *form) (err error) {
+		confirmed := f.checked("confirmed")
+		body := statusd.AdminSubscriberRequest{Channel: f.text("channel"), Address: f.text("address"), ComponentIDs: componentIDs(f), Confirmed: &confirmed}
+		sub, err = s.admin.AddSubscriber(r.Context(), actor(r), body)
 		return err
-	}
-	confirmed := f.checked("confirmed")
-	body := statusd.AdminSubscriberRequest{Channel: f.text("channel"), Address: f.text("address"), ComponentIDs: componentIDs(&f), Confirmed: &confirmed}
-	sub, err := s.admin.AddSubscriber(r.Context(), actor(r), body)
-	if err != nil {
-		if status := f.refuse(err); status != 0 {
-			return s.subscribersScreen(w, r, status, subscribersView{Add: f})
+	}, func(status int, f form) error {
+		return s.subscribersScreen(w, r, status, subscribersView{Add: f})
+	}, func() error {
+		if sub.Secret != "" {
+			return s.subscribersScreen(w, r, http.StatusCreated, subscribersView{Created: sub})
 		}
-		return err
-	}
-	if sub.Secret != "" {
-		return s.subscribersScreen(w, r, http.StatusCreated, subscribersView{Created: sub})
-	}
-	return seeOther(w, r, Root+"/subscribers")
+		return back(w, r, "/subscribers")()
+	})
 }
 
 // subscriberAction is what a subscriber's form does, by its id.
@@ -147,17 +144,9 @@ func (s *Server) onSubscriber(act subscriberAction) func(w http.ResponseWriter, 
 		if err != nil {
 			return err
 		}
-		f, err := readForm(w, r)
-		if err != nil {
-			return err
-		}
-		if err := act(r, id, &f); err != nil {
-			if status := f.refuse(err); status != 0 {
-				return s.subscribersScreen(w, r, status, subscribersView{Act: f})
-			}
-			return err
-		}
-		return seeOther(w, r, Root+"/subscribers")
+		return submit(w, r, func(f *form) error { return act(r, id, f) }, func(status int, f form) error {
+			return s.subscribersScreen(w, r, status, subscribersView{Act: f})
+		}, back(w, r, "/subscribers"))
 	}
 }
 

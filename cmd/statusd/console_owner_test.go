@@ -263,6 +263,14 @@ func TestAdminTokensAPI(t *testing.T) {
 		if _, err := adm.CreateToken(ctx, " "); !isStatus(err, http.StatusUnprocessableEntity) || !strings.Contains(err.Error(), "name: is required") {
 			t.Errorf("a blank name: %v, want 422 naming the field", err)
 		}
+		long := strings.Repeat("x", 101)
+		if _, err := adm.CreateToken(ctx, long); !isStatus(err, http.StatusUnprocessableEntity) || !strings.Contains(err.Error(), "name: is 101 bytes long; at most 100") {
+			t.Errorf("a 101-byte name: %v, want 422", err)
+		}
+		// statusd token create keeps the same rule.
+		if _, _, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", long); err == nil || !strings.Contains(err.Error(), "at most 100") {
+			t.Errorf("token create with a 101-byte name: %v, want refused", err)
+		}
 	})
 
 	step(t, "the list names the tokens, never a secret or hash", func(t *testing.T) {

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
@@ -20,16 +19,15 @@ import (
 const MaxTokenName = 100
 
 // NewNamedToken returns a new token named name, made now, and its secret;
-// a name that is blank, longer than MaxTokenName or holds a control
-// character is an *statusd.Error EInvalidField naming the field name.
+// a name that is blank or longer than MaxTokenName is an *statusd.Error
+// EInvalidField naming the field name. (Control characters are allowed:
+// every output escapes them.)
 func NewNamedToken(name string, now time.Time) (string, statusd.Token, error) {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return "", statusd.Token{}, statusd.Errorf(statusd.EInvalidField, "name: is required: the token's name, shown in the audit log")
 	case len(name) > MaxTokenName:
 		return "", statusd.Token{}, statusd.Errorf(statusd.EInvalidField, "name: is %d bytes long; at most %d", len(name), MaxTokenName)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		return "", statusd.Token{}, statusd.Errorf(statusd.EInvalidField, "name: must not contain control characters")
 	}
 	secret, hash := NewToken()
 	return secret, statusd.Token{Name: name, Hash: hash, CreatedAt: now.UTC().Truncate(time.Millisecond)}, nil

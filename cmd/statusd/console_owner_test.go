@@ -235,6 +235,27 @@ func TestConsoleOwnerScreens(t *testing.T) {
 			t.Errorf("the audit screen does not name olga for the revoke:\n%s", p.body)
 		}
 	})
+
+	step(t, "an owner resets the viewer and removes the publisher; their sessions end", func(t *testing.T) {
+		// Users by id: olga 1, val 2, vic 3, pat 4.
+		p := owner.do("POST", "/manage/users/3/reset", url.Values{})
+		p.want(t, "reset vic", 200, "")
+		if !strings.Contains(p.body, "https://status.acme.test/manage/setup?token=") || !strings.Contains(p.body, "vic@example.com") {
+			t.Errorf("no new setup link for vic:\n%s", p.body)
+		}
+		owner.do("POST", "/manage/users/4/remove", url.Values{}).want(t, "remove pat", 303, "/manage/users")
+		viewer.do("GET", "/manage", nil).want(t, "vic after the reset", 303, "/manage/login")
+		publisher.do("GET", "/manage", nil).want(t, "pat after the removal", 303, "/manage/login")
+		users, err := adm.Users(ctx)
+		noErr(t, "Users", err)
+		var got []string
+		for _, u := range users {
+			got = append(got, u.Email+" "+u.State)
+		}
+		if want := "olga@example.com active, val@example.com pending, vic@example.com pending"; strings.Join(got, ", ") != want {
+			t.Errorf("users %q, want %s", got, want)
+		}
+	})
 }
 
 // isStatus reports whether err is an answer of the server with status.

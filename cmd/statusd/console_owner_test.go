@@ -148,6 +148,17 @@ func TestConsoleOwnerScreens(t *testing.T) {
 			t.Error("the list shows the secret again")
 		}
 		owner.do("POST", "/manage/tokens/deploy/revoke", nil).want(t, "revoke", 303, "/manage/tokens")
+		// A name with a slash, a question mark and a hash is one segment
+		// of its revoke form's path.
+		owner.do("POST", "/manage/tokens", url.Values{"name": {"ci/bot?#1"}}).want(t, "create ci/bot?#1", 201, "")
+		p = owner.do("GET", "/manage/tokens", nil)
+		if !strings.Contains(p.body, `action="/manage/tokens/ci%2Fbot%3F%231/revoke"`) {
+			t.Fatalf("no revoke form for ci/bot?#1:\n%s", p.body)
+		}
+		owner.do("POST", "/manage/tokens/ci%2Fbot%3F%231/revoke", nil).want(t, "revoke ci/bot?#1", 303, "/manage/tokens")
+		if list, err := adm.Tokens(ctx); err != nil || len(list) != 1 || list[0].Name != "alice" {
+			t.Errorf("tokens %+v, %v: want alice alone", list, err)
+		}
 		if _, err := srv.Admin(secret).Page(ctx); !isStatus(err, http.StatusUnauthorized) {
 			t.Errorf("the revoked token: %v, want 401", err)
 		}

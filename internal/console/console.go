@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -188,6 +189,7 @@ var pages = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
 		"minPassword": func() int { return statusd.MinPassword },
+		"segment":     url.PathEscape, // a name as one segment of a path
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"login", "setup", "home",

@@ -68,7 +68,8 @@ var refusedStatus = map[string]int{
 }
 
 // refuse notes the problems of err, an action's refusal, at the fields
-// its message names ("name: is required; url: ...") and returns the status
+// its message names ("name: is required; url: ..."; a conflict is one
+// sentence, of no field) and returns the status
 // to show the form again with; 0 when err is not a refusal, but a failure
 // to answer as it is.
 func (f *form) refuse(err error) int {
@@ -77,7 +78,11 @@ func (f *form) refuse(err error) int {
 		return 0
 	}
 	f.Problems = map[string][]string{}
-	for _, part := range strings.Split(statusd.ErrorMessage(err), "; ") {
+	parts := []string{statusd.ErrorMessage(err)}
+	if status == http.StatusUnprocessableEntity {
+		parts = strings.Split(parts[0], "; ") // field: problem; field: problem
+	}
+	for _, part := range parts {
 		key, msg, ok := strings.Cut(part, ": ")
 		key, _, _ = strings.Cut(key, "[") // component_ids[2] is component_ids'
 		if !ok || strings.ContainsAny(key, " \"") {

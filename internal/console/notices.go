@@ -14,6 +14,18 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
+// icon is the console's icon, so that a browser asks for no
+// /favicon.ico, which the admin listener does not have.
+var icon, _ = files.ReadFile("assets/icon.svg")
+
+// Icon serves the console's icon.
+func (s *Server) Icon(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(icon)
+	return nil
+}
+
 // Notices are the admin API's actions on notices (internal/admin): the
 // console's forms call exactly these, as the API's routes do once they
 // have read their JSON (CONTRACT C8), with the signed-in person's email

@@ -134,6 +134,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	con := s.newConsole(ad)
 	const m = console.Root
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
+	adm.Read(m+"/assets/icon.svg", con.Icon, nil)
 	adm.Read(m+"/login", con.LoginForm, nil)
 	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
 	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))

@@ -191,6 +191,10 @@ var pages = func() map[string]*template.Template {
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
 		"minPassword": func() int { return statusd.MinPassword },
 		"field":       func(f *form, name string) problemView { return problemView{f.Problems, name} },
+		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
+		"states": func(f *form, id string, states []statusd.State) fieldsView {
+			return fieldsView{Form: f, ID: id, States: states}
+		},
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"login", "setup", "home",

@@ -168,6 +168,31 @@ func formTime(t *time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
 
+// cloneValues is a copy of v.
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, list := range v {
+		out[k] = slices.Clone(list)
+	}
+	return out
+}
+
+// problemView is what the layout's "problem" shows: a field's problem.
+type problemView struct {
+	Problems map[string]string
+	Field    string
+}
+
+// fieldsView is what the layout's "message" (a message and notify) and
+// "state" (a select of states) show: the form, the input's id, its label
+// or the states offered.
+type fieldsView struct {
+	Form   *form
+	ID     string
+	Label  string
+	States []statusd.State
+}
+
 // kind is one of the three screens that publish a notice.
 type kind struct {
 	typ    statusd.NoticeType
@@ -341,6 +366,9 @@ var doneWords = map[string]string{
 // resolving is the state that closes a notice of each type as planned.
 var resolving = map[statusd.NoticeType]statusd.State{statusd.Unplanned: statusd.Resolved, statusd.Planned: statusd.Complete}
 
+// closeButtons say what the resolve form's button does, by state.
+var closeButtons = map[statusd.State]string{statusd.Resolved: "Resolve the incident", statusd.Complete: "Complete the maintenance"}
+
 // noticeView is a notice's page.
 type noticeView struct {
 	base
@@ -360,10 +388,20 @@ type noticeView struct {
 	Done       string          // what was just done
 	Next       []statusd.State // the states an update may move it to
 	Updatable  bool            // it takes updates: it has next states, or no states at all
-	Resolve    statusd.State   // "" when it cannot be resolved
-	Reopen     bool
-	// The forms of the page: to post an update, to resolve, to reopen.
-	Update, Resolution, Reopening *form
+	Update     *form
+	Close      *closeView // resolve an open notice, or reopen a closed incident; nil for neither
+}
+
+// closeView is the form that resolves a notice (an update in the state
+// that closes it) or reopens a resolved incident; a notice can have one
+// or the other, never both.
+type closeView struct {
+	Heading string
+	Path    string // under the notice's
+	Which   string // the form's name: resolve or reopen
+	State   statusd.State
+	Button  string
+	Form    *form
 }
 
 // noticeID is the notice of r's path, and the snapshot that has it; 404
@@ -400,8 +438,7 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 		BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt(), ExpiresAt: n.ExpiresAt(), Automate: n.Automate(),
 		Public:    fmt.Sprintf("%s/notices/%d", strings.TrimSuffix(snap.Page().URL, "/"), n.ID),
 		PageState: snap.PageState, PageText: snap.Page().StateText, Done: doneWords[r.URL.Query().Get("done")],
-		Update:     newForm(url.Values{"state": {string(n.State())}, "notify": {"on"}}),
-		Resolution: newForm(url.Values{"notify": {"on"}}), Reopening: newForm(url.Values{"notify": {"on"}})}
+		Update: newForm(url.Values{"state": {string(n.State())}, "notify": {"on"}})}
 	for _, id := range n.ComponentIDs() {
 		if c := snap.Component(id); c != nil {
 			v.Components = append(v.Components, c.Name)
@@ -415,20 +452,22 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 		}
 	}
 	v.Updatable = len(v.Next) > 0 || n.Type() == statusd.General
-	if to := resolving[n.Type()]; to != "" && to != n.State() && slices.Contains(v.Next, to) {
-		v.Resolve = to
-	}
 	full := n.Full()
-	v.Reopen = statusd.CheckReopen(&full) == nil
-	if failed != nil {
-		switch failed.Get("form") {
-		case "resolve":
-			v.Resolution = failed
-		case "reopen":
-			v.Reopening = failed
-		default:
-			v.Update = failed
-		}
+	switch to := resolving[n.Type()]; {
+	case to != "" && to != n.State() && slices.Contains(v.Next, to):
+		v.Close = &closeView{Heading: "Resolve", Path: "updates", Which: "resolve", State: to, Button: closeButtons[to]}
+	case statusd.CheckReopen(&full) == nil:
+		v.Close = &closeView{Heading: "Reopen", Path: "reopen", Which: "reopen", Button: "Reopen the incident"}
+	}
+	if v.Close != nil {
+		v.Close.Form = newForm(url.Values{"notify": {"on"}})
+	}
+	switch {
+	case failed == nil:
+	case v.Close != nil && failed.Get("form") == v.Close.Which:
+		v.Close.Form = failed
+	default:
+		v.Update = failed
 	}
 	return s.render(w, status, "notice", v)
 }
@@ -587,19 +626,4 @@ func duration(d time.Duration) string {
 		return unit(int64(d/time.Minute), "minute")
 	}
 	return d.String()
-}
-
-// problemView is what the layout's "problem" shows: a field's problem.
-type problemView struct {
-	Problems map[string]string
-	Field    string
-}
-
-// cloneValues is a copy of v.
-func cloneValues(v url.Values) url.Values {
-	out := url.Values{}
-	for k, list := range v {
-		out[k] = slices.Clone(list)
-	}
-	return out
 }

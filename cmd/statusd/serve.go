@@ -175,7 +175,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
-		Notifier: sender, AllowPrivateTargets: c.allowPrivate})
+		Notifier: sender, AllowPrivateTargets: c.allowPrivate, MaintenanceReminder: c.reminder})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}

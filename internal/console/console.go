@@ -54,24 +54,36 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the errors of rendering; nil discards them.
 	Log *slog.Logger
+	// Notices are the admin API's actions on notices, which the notice
+	// screens call; Publisher is the least role that they need (the admin
+	// API's), for showing their forms and links.
+	Notices   Notices
+	Publisher statusd.Role
+	// Reminder is how long before a maintenance begins subscribers are
+	// reminded of it (--maintenance-reminder; 0: never).
+	Reminder time.Duration
 }
 
 // Server serves the console. It is safe for concurrent use.
 type Server struct {
-	users   statusd.UserStore
-	subs    statusd.SubscriberStore
-	snaps   *snapshot.Holder
-	trusted []netip.Prefix
-	now     func() time.Time
-	log     *slog.Logger
-	origin  *http.CrossOriginProtection
-	logins  *ratelimit.Window // sign-in attempts, per account and per client
+	users     statusd.UserStore
+	subs      statusd.SubscriberStore
+	snaps     *snapshot.Holder
+	trusted   []netip.Prefix
+	now       func() time.Time
+	log       *slog.Logger
+	origin    *http.CrossOriginProtection
+	logins    *ratelimit.Window // sign-in attempts, per account and per client
+	notices   Notices
+	publisher statusd.Role
+	reminder  time.Duration
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys)}
+		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
+		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -178,9 +190,15 @@ var pages = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
 		"minPassword": func() int { return statusd.MinPassword },
+		"field":       func(f *form, name string) problemView { return problemView{f.Problems, name} },
+		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
+		"states": func(f *form, id string, states []statusd.State) fieldsView {
+			return fieldsView{Form: f, ID: id, States: states}
+		},
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "setup", "home"} {
+	for _, name := range []string{"login", "setup", "home",
+		"incident", "maintenance", "announcement", "notice", "edit", "delete"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out
@@ -191,6 +209,8 @@ type base struct {
 	Title string
 	Name  string // the page's
 	User  *statusd.Actor
+	// CanPublish: the person may publish and change notices.
+	CanPublish bool
 }
 
 // newBase is the base of a screen titled title, for r's actor if any.
@@ -201,6 +221,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 	}
 	if a := statusd.ActorOf(r.Context()); a.Name != "" {
 		b.User = &a
+		b.CanPublish = a.Role.Allows(s.publisher)
 	}
 	return b
 }

@@ -131,15 +131,26 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// API's listener: HTML screens, each behind a session (SignedIn) and
 	// the least role it needs (permit, as the admin API's routes); every
 	// POST refused from other sites (SameOrigin); GET HEAD POST.
-	con := s.newConsole()
+	con := s.newConsole(ad)
 	const m = console.Root
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
+	adm.Read(m+"/assets/icon.svg", con.Icon, nil)
 	adm.Read(m+"/login", con.LoginForm, nil)
 	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
 	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))
 	adm.Read(m+"/setup", con.SetupForm, nil)
 	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
+	// The notice screens, each with the least role of the admin route it
+	// acts as (leastOf).
+	for _, sc := range noticeScreens(con) {
+		h := con.SignedIn(permit(leastOf(sc.api), sc.h))
+		if sc.method == http.MethodGet {
+			adm.Read(sc.path, h, nil)
+		} else {
+			adm.Handle(sc.method+" "+sc.path, con.SameOrigin(h))
+		}
+	}
 
 	// Prometheus metrics, with an admin token unless --metrics-public;
 	// GET HEAD.
@@ -201,6 +212,50 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
 		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
 	}
+}
+
+// consoleScreen is a route of the console that does what the admin API's
+// route api does (a GET: shows its form or what it reads), and so needs
+// api's least role.
+type consoleScreen struct {
+	method, path, api string
+	h                 route.Handler
+}
+
+// noticeScreens are the console's screens of notices: declare an
+// incident, schedule maintenance, announce, and a notice's page with its
+// update, resolve, reopen, edit and delete.
+func noticeScreens(con *console.Server) []consoleScreen {
+	const m, v1a = console.Root, "/admin/api/v1"
+	const publish, notice = "POST " + v1a + "/notices", v1a + "/notices/{id}"
+	return []consoleScreen{
+		{"GET", m + "/incidents/new", publish, con.IncidentForm},
+		{"POST", m + "/incidents/new", publish, con.DeclareIncident},
+		{"GET", m + "/maintenance/new", publish, con.MaintenanceForm},
+		{"POST", m + "/maintenance/new", publish, con.ScheduleMaintenance},
+		{"GET", m + "/announcements/new", publish, con.AnnouncementForm},
+		{"POST", m + "/announcements/new", publish, con.Announce},
+		{"GET", m + "/notices/{id}", "GET " + notice, con.Notice},
+		{"POST", m + "/notices/{id}/updates", "POST " + notice + "/updates", con.PostUpdate},
+		{"POST", m + "/notices/{id}/reopen", "POST " + notice + "/reopen", con.Reopen},
+		{"GET", m + "/notices/{id}/edit", "PATCH " + notice, con.EditForm},
+		{"POST", m + "/notices/{id}/edit", "PATCH " + notice, con.Edit},
+		{"GET", m + "/notices/{id}/delete", "DELETE " + notice, con.DeleteForm},
+		{"POST", m + "/notices/{id}/delete", "DELETE " + notice, con.Delete},
+	}
+}
+
+// leastOf is the least role of the admin route pattern (adminRoutes), for
+// the console's screens that do what it does, so that the two cannot
+// drift. A pattern that is not an admin route is a mistake in the code:
+// it panics, at start.
+func leastOf(pattern string) statusd.Role {
+	for _, rt := range adminRoutes(nil) {
+		if rt.pattern == pattern {
+			return rt.least
+		}
+	}
+	panic("leastOf: no admin route " + pattern)
 }
 
 // permit lets through to h only the requests whose actor

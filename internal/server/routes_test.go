@@ -88,3 +88,40 @@ func TestPermit(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeScreensMapToAdminRoutes: every notice screen of the console
+// names an admin route, and takes its least role from it: a POST does
+// what that route does, a GET shows its form or reads what it reads.
+func TestNoticeScreensMapToAdminRoutes(t *testing.T) {
+	routes := map[string]statusd.Role{}
+	for _, rt := range adminRoutes(nil) {
+		routes[rt.pattern] = rt.least
+	}
+	posts := 0
+	for _, sc := range noticeScreens(nil) {
+		least, ok := routes[sc.api]
+		if !ok {
+			t.Errorf("%s %s: %q is not an admin route", sc.method, sc.path, sc.api)
+			continue
+		}
+		if got := leastOf(sc.api); got != least {
+			t.Errorf("leastOf(%q) = %s, want %s", sc.api, got, least)
+		}
+		if sc.method == http.MethodPost {
+			posts++
+			if !strings.HasPrefix(sc.api, "POST ") && !strings.HasPrefix(sc.api, "PATCH ") && !strings.HasPrefix(sc.api, "DELETE ") {
+				t.Errorf("POST %s acts as %q, which writes nothing", sc.path, sc.api)
+			}
+		}
+	}
+	// Declare, schedule, announce, update, reopen, edit, delete.
+	if posts != 7 {
+		t.Errorf("%d POST screens, want 7", posts)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("leastOf of a pattern that is no admin route did not panic")
+		}
+	}()
+	leastOf("POST /admin/api/v1/nothing")
+}

@@ -61,6 +61,10 @@ type Config struct {
 	// AllowPrivateTargets accepts webhook and chat URLs that are http or
 	// name a private address (--allow-private-targets).
 	AllowPrivateTargets bool
+	// MaintenanceReminder is how long before a maintenance begins
+	// subscribers are reminded (--maintenance-reminder), as the console
+	// says.
+	MaintenanceReminder time.Duration
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -127,10 +131,12 @@ func (s *assembly) newAdmin() *admin.Server {
 		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
 }
 
-// newConsole returns the operator console's handlers.
-func (s *assembly) newConsole() *console.Server {
+// newConsole returns the operator console's handlers; its notice screens
+// call ad's actions.
+func (s *assembly) newConsole(ad *admin.Server) *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
-		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log})
+		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log,
+		Notices: ad, Publisher: leastOf("POST /admin/api/v1/notices"), Reminder: s.cfg.MaintenanceReminder})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -228,6 +228,16 @@ const (
 	// Rejected: the SMTP server refused the address for good (5xx); the
 	// subscriber is quarantined.
 	Rejected
+	// Deferred: the sender's own trouble, not the subscriber's: the SMTP
+	// relay could not be reached, refused statusd's login or TLS, or
+	// refused the whole session (421, or a 4xx to MAIL FROM or DATA).
+	// The delivery is retried as after Failed (NextAttempt, and failed
+	// after RetryFor), the attempt counted on it with its error; but the
+	// subscriber's failures in a row are left as they are, so that a relay
+	// outage quarantines no one. A 4xx or 5xx to one RCPT TO stays the
+	// subscriber's (Failed, Rejected); so does a webhook or chat receiver
+	// that cannot be reached: that is the receiver's trouble.
+	Deferred
 )
 
 // Attempt is the result of one try of a delivery.

@@ -447,6 +447,8 @@ func (w *Worker) logAttempt(c *statusd.Claimed, a statusd.Attempt, d *statusd.De
 		w.log.Info("notification address rejected by the mail server; the subscriber is quarantined", attrs...)
 	case d != nil && d.State == statusd.DeliveryFailed:
 		w.log.Warn("notification failed for good", append(attrs, "attempts", d.Attempts)...)
+	case a.Outcome == statusd.Deferred:
+		w.log.Info("the mail server did not take the notification; it will be retried, not counted against the subscriber", attrs...)
 	default:
 		w.log.Info("notification attempt failed; it will be retried", attrs...)
 	}

@@ -352,6 +352,8 @@ func noDelivery(id int64) error {
 //     subscriber's failures count one more (FailingSince set at the first),
 //     and an active subscriber that Quarantined says is quarantined (the
 //     delivery then fails too).
+//   - Deferred (the sender's trouble): retried, or failed, as after Failed;
+//     the subscriber's failures are left as they are.
 //   - Gone: failed; the subscriber unsubscribed.
 //   - Rejected: failed; the subscriber quarantined (unless unsubscribed).
 //
@@ -399,9 +401,12 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 		case statusd.Delivered:
 			d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
 			failures, since = 0, sql.NullInt64{}
-		case statusd.Failed:
+		case statusd.Failed, statusd.Deferred:
 			if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
 				d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
+			}
+			if a.Outcome == statusd.Deferred {
+				break // the sender's trouble: not counted against the subscriber
 			}
 			failures++
 			if !since.Valid {

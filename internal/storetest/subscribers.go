@@ -28,6 +28,7 @@ var subscriberCases = []struct {
 	{"QuarantineAfterTenFailuresOverAnHour", testQuarantine},
 	{"RecordGoneUnsubscribes", testRecordGone},
 	{"RecordRejectedQuarantines", testRecordRejected},
+	{"RecordDeferredSparesTheSubscriber", testRecordDeferred},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -600,6 +601,47 @@ func testRecordRejected(t *testing.T, s statusd.Store) {
 	}
 	if sub := o.get(a.ID); sub.State != statusd.SubscriberQuarantined {
 		t.Errorf("after a permanent rejection the subscriber is %s, want quarantined", sub.State)
+	}
+}
+
+// testRecordDeferred: a relay outage (Deferred) retries the delivery as a
+// failure does, but never counts against the subscriber: eleven deferred
+// attempts over two hours leave it active with no failures, where eleven
+// failed ones would quarantine it (testQuarantine).
+func testRecordDeferred(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
+	for range 11 {
+		o.notice()
+	}
+	o.expand(t0, 100)
+	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	for i, d := range ds {
+		at := t0.Add(time.Duration(i) * 12 * time.Minute)
+		got := o.record(d.ID, statusd.Attempt{At: at, Outcome: statusd.Deferred, Status: 421, Error: "421 4.3.2 try later"})
+		// The first retry waits the base, plus up to 20%: 30 to 36 s.
+		if got.State != statusd.DeliveryPending || got.Attempts != 1 || got.LastStatus != 421 || got.LastError != "421 4.3.2 try later" ||
+			got.NextAttemptAt == nil || got.NextAttemptAt.Before(at.Add(30*time.Second)) || got.NextAttemptAt.After(at.Add(36*time.Second)) {
+			t.Errorf("delivery %d after a deferral at %v: %+v, want pending, 1 attempt, the reply, next 30 to 36 s later", d.ID, at, got)
+		}
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 0 || sub.FailingSince != nil {
+		t.Errorf("after 11 deferrals over 2 hours: %s, %d failures since %v; want active, none", sub.State, sub.Failures, sub.FailingSince)
+	}
+	// A failure of the subscriber's own counts from one, then a deferral
+	// leaves the count as it is.
+	o.record(ds[0].ID, statusd.Attempt{At: t0.Add(3 * time.Hour), Outcome: statusd.Failed, Status: 452, Error: "452 mailbox full"})
+	o.record(ds[1].ID, statusd.Attempt{At: t0.Add(4 * time.Hour), Outcome: statusd.Deferred, Error: "connection refused"})
+	if sub := o.get(a.ID); sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(t0.Add(3*time.Hour)) {
+		t.Errorf("a failure then a deferral: %d failures since %v, want 1 since %v", sub.Failures, sub.FailingSince, t0.Add(3*time.Hour))
+	}
+	// Deferred past the 24 hours from the delivery's making: failed.
+	got := o.record(ds[2].ID, statusd.Attempt{At: t0.Add(24*time.Hour - time.Second), Outcome: statusd.Deferred, Error: "connection refused"})
+	if got.State != statusd.DeliveryFailed || got.Attempts != 2 || got.NextAttemptAt != nil || got.LastError != "connection refused" {
+		t.Errorf("deferred at the end of the 24 hours: %+v, want failed after 2 attempts", got)
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 1 {
+		t.Errorf("at the end: %s with %d failures, want active with 1", sub.State, sub.Failures)
 	}
 }
 

@@ -238,7 +238,21 @@ const (
 	// subscriber's (Failed, Rejected); so does a webhook or chat receiver
 	// that cannot be reached: that is the receiver's trouble.
 	Deferred
+	// Dropped: there is nothing to send any more (the notice or the update
+	// was deleted, a reminder's maintenance was rescheduled, begun or
+	// cancelled, email is off, a confirmation has no token): the delivery
+	// ends failed, its LastError DroppedPrefix and why, with no attempt
+	// counted, on it or against the subscriber.
+	Dropped
 )
+
+// DroppedPrefix begins the LastError of a Dropped delivery. A dropped
+// delivery is failed rather than in a state of its own: it was not
+// delivered and never will be, which is what failed says to the delivery
+// log's readers (CONTRACT C7 lists pending, delivered and failed, and so
+// do the admin API, the CLI and the console); the prefix tells it from
+// a receiver's failure, and Attempts (unchanged) from a tried one.
+const DroppedPrefix = "dropped: "
 
 // Attempt is the result of one try of a delivery.
 type Attempt struct {

@@ -128,11 +128,38 @@ func TestConfirmWithoutToken(t *testing.T) {
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
-	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
-		t.Errorf("attempt %+v", a)
+	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Dropped || !strings.Contains(a.Error, "confirmation token") {
+		t.Errorf("attempt %+v, want dropped", a)
 	}
 	if n := len(srv.Messages()); n != 0 {
 		t.Errorf("%d messages sent", n)
+	}
+}
+
+// TestNothingToSend: a delivery with nothing to send is dropped, not
+// failed: email while email is off, a confirmation to a webhook, a deleted
+// notice once the snapshot has caught up, a reminder of a time the
+// maintenance no longer has.
+func TestNothingToSend(t *testing.T) {
+	w, _ := newTestWorker(Config{Now: func() time.Time { return t0.Add(2 * catchUp) }})
+	ann := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberActive, Token: "tok"}
+	hook := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.example.test/x", State: statusd.SubscriberActive, Token: "tok"}
+	deleted := statusd.Event{ID: 20, Kind: statusd.NoticeUpdated, NoticeID: 9999, UpdateID: 1, CreatedAt: t0}
+	moved := reminder
+	moved.ID, moved.Key = 21, statusd.ReminderKey(42, at(30))
+	for _, tc := range []struct {
+		name string
+		c    statusd.Claimed
+		why  string
+	}{
+		{"email is off", claimed(1, updated, ann), "email is off"},
+		{"a confirmation to a webhook", claimed(2, confirm, hook), "only email subscriptions are confirmed"},
+		{"a deleted notice", claimed(3, deleted, hook), "the notice was deleted"},
+		{"a moved maintenance", claimed(4, moved, hook), "the maintenance was rescheduled"},
+	} {
+		if a, ok := w.attempt(context.Background(), &tc.c, later); !ok || a.Outcome != statusd.Dropped || !strings.HasPrefix(a.Error, tc.why) {
+			t.Errorf("%s: attempt %+v (made %v), want dropped: %s", tc.name, a, ok, tc.why)
+		}
 	}
 }
 

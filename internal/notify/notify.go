@@ -78,8 +78,8 @@ type Config struct {
 	// Statuspage presents notices in webhook bodies as
 	// internal/statuspage does.
 	Statuspage Statuspage
-	// Mailer sends email; nil when email is off (an email delivery then
-	// fails, saying so).
+	// Mailer sends email; nil when email is off (an email delivery is
+	// then dropped, saying so).
 	Mailer *Mailer
 	// AllowPrivate lets HTTP deliveries go to any address
 	// (--allow-private-targets).
@@ -359,8 +359,8 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 		switch {
 		case err == nil:
 			return w.send(ctx, wait, m, c)
-		case !errors.Is(err, errNotYet):
-			return statusd.Attempt{At: now, Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
+		case !errors.Is(err, errNotYet): // a voidError: nothing to send
+			return dropped(now, err.Error())
 		case now.After(deadline):
 			return statusd.Attempt{}, false
 		}
@@ -372,6 +372,12 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 	}
 }
 
+// dropped is the attempt of a delivery with nothing to send, and why: it
+// ends the delivery without counting an attempt (statusd.Dropped).
+func dropped(at time.Time, why string) (statusd.Attempt, bool) {
+	return statusd.Attempt{At: at, Outcome: statusd.Dropped, Error: clip(why, maxErrorText, nil)}, true
+}
+
 // send renders m for the subscriber's channel and sends it, once its turn
 // comes, unless wait ends first (ok false: no attempt made).
 func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
@@ -381,9 +387,9 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	switch {
 	case m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email:
-		return failed(errors.New("only email subscriptions are confirmed"))
+		return dropped(w.now(), "only email subscriptions are confirmed")
 	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
-		return failed(errors.New("the subscriber has no confirmation token to send"))
+		return dropped(w.now(), "the subscriber has no confirmation token to send")
 	}
 	var body []byte
 	var err error
@@ -391,7 +397,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	switch s.Channel {
 	case statusd.Email:
 		if w.mailer == nil {
-			return failed(errors.New("email is off: statusd runs without an SMTP server (--smtp-url)"))
+			return dropped(w.now(), "email is off: statusd runs without an SMTP server (--smtp-url)")
 		}
 		at := w.now()
 		e, err := renderEmail(m, s)
@@ -445,6 +451,8 @@ func (w *Worker) logAttempt(c *statusd.Claimed, a statusd.Attempt, d *statusd.De
 		w.log.Info("notification receiver is gone (410); the subscriber is unsubscribed", attrs...)
 	case a.Outcome == statusd.Rejected:
 		w.log.Info("notification address rejected by the mail server; the subscriber is quarantined", attrs...)
+	case a.Outcome == statusd.Dropped:
+		w.log.Info("notification dropped: nothing to send", attrs...)
 	case d != nil && d.State == statusd.DeliveryFailed:
 		w.log.Warn("notification failed for good", append(attrs, "attempts", d.Attempts)...)
 	case a.Outcome == statusd.Deferred:

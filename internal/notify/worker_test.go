@@ -270,8 +270,12 @@ func testWorker(t *testing.T, target string) {
 		w.Wake()
 		// Billing's subscriber, and the six that follow the whole page.
 		got := waitAttempted(t, ss, subs, func(e statusd.Event) bool { return e.NoticeID == 9999 }, 7)
-		if d := got["billing"]; d == nil || d.LastError != "the notice was deleted" || d.Attempts != 1 {
-			t.Errorf("delivery %+v", d)
+		// Dropped: failed, with no attempt counted against anyone.
+		if d := got["billing"]; d == nil || d.State != statusd.DeliveryFailed || d.LastError != "dropped: the notice was deleted" || d.Attempts != 0 {
+			t.Errorf("delivery %+v, want failed, dropped, no attempt", d)
+		}
+		if s, err := ss.Get(ctx, subs["billing"].ID); err != nil || s.Failures != 0 || s.State != statusd.SubscriberActive {
+			t.Errorf("billing after the drop: %+v (%v), want active, no failures", s, err)
 		}
 	})
 
@@ -334,7 +338,7 @@ func testWorker(t *testing.T, target string) {
 				switch {
 				case d == nil:
 					t.Errorf("%s got no reminder", name)
-				case b.Equal(moved) && d.LastError != "the maintenance was rescheduled, begun or cancelled since the reminder was due":
+				case b.Equal(moved) && (d.Attempts != 0 || d.LastError != "dropped: the maintenance was rescheduled, begun or cancelled since the reminder was due"):
 					t.Errorf("%s: the reminder of the old time: %+v", name, d)
 				case b.Equal(begins) && name != "busy" && d.State != statusd.DeliveryDelivered:
 					t.Errorf("%s: the reminder: %+v", name, d)
@@ -398,7 +402,8 @@ func idOf(d *statusd.Delivery) string {
 }
 
 // waitAttempted waits until n deliveries of the events that match have
-// had an attempt, and returns them by subscriber name.
+// had an attempt or ended (a dropped one has none), and returns them by
+// subscriber name.
 func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*statusd.Subscriber, match func(statusd.Event) bool, n int) map[string]*statusd.Delivery {
 	t.Helper()
 	names := map[int64]string{}
@@ -422,7 +427,7 @@ func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*st
 				t.Fatalf("%s has two deliveries: %+v and %+v", names[d.SubscriberID], out[names[d.SubscriberID]], d)
 			}
 			out[names[d.SubscriberID]] = d
-			if d.Attempts > 0 {
+			if d.Attempts > 0 || d.State != statusd.DeliveryPending {
 				attempted++
 			}
 		}

@@ -356,6 +356,8 @@ func noDelivery(id int64) error {
 //     the subscriber's failures are left as they are.
 //   - Gone: failed; the subscriber unsubscribed.
 //   - Rejected: failed; the subscriber quarantined (unless unsubscribed).
+//   - Dropped (nothing to send): failed, its error "dropped: " and why, no
+//     attempt counted; the subscriber left as it is.
 //
 // A subscriber that stops being sent to has its other pending deliveries
 // failed (failPending). An attempt of a delivery that is no longer pending
@@ -392,9 +394,11 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 		if d.State != statusd.DeliveryPending {
 			return nil
 		}
-		d.Attempts++
 		d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
 		d.State = statusd.DeliveryFailed
+		if a.Outcome != statusd.Dropped {
+			d.Attempts++
+		}
 		failures, since = failed, failing
 		var becomes statusd.SubscriberState // "" when it stays as it is
 		switch a.Outcome {
@@ -420,6 +424,8 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 			becomes = statusd.SubscriberUnsubscribed
 		case statusd.Rejected:
 			becomes = statusd.SubscriberQuarantined
+		case statusd.Dropped:
+			d.LastError = statusd.DroppedPrefix + a.Error
 		default:
 			return fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
 		}

@@ -29,6 +29,7 @@ var subscriberCases = []struct {
 	{"RecordGoneUnsubscribes", testRecordGone},
 	{"RecordRejectedQuarantines", testRecordRejected},
 	{"RecordDeferredSparesTheSubscriber", testRecordDeferred},
+	{"RecordDroppedCountsNoAttempt", testRecordDropped},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -642,6 +643,40 @@ func testRecordDeferred(t *testing.T, s statusd.Store) {
 	}
 	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 1 {
 		t.Errorf("at the end: %s with %d failures, want active with 1", sub.State, sub.Failures)
+	}
+}
+
+// testRecordDropped: a delivery with nothing to send ends failed, saying
+// "dropped: " and why, with its attempts and the subscriber's failures as
+// they were.
+func testRecordDropped(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	o.notice()
+	o.notice()
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	tried, untried := ds[0], ds[1]
+	at1 := t0.Add(time.Second)
+	o.record(tried.ID, statusd.Attempt{At: at1, Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"})
+	at2 := t0.Add(time.Hour)
+	got := o.record(tried.ID, statusd.Attempt{At: at2, Outcome: statusd.Dropped, Error: "the notice was deleted"})
+	want := tried
+	want.State, want.Attempts, want.LastStatus, want.LastError, want.NextAttemptAt = statusd.DeliveryFailed, 1, 0, "dropped: the notice was deleted", nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("Record(dropped) after a failure =\n%+v\nwant\n%+v", *got, want)
+	}
+	got = o.record(untried.ID, statusd.Attempt{At: at2, Outcome: statusd.Dropped, Error: "email is off"})
+	want = untried
+	want.State, want.Attempts, want.LastError, want.NextAttemptAt = statusd.DeliveryFailed, 0, "dropped: email is off", nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("Record(dropped) of an untried delivery =\n%+v\nwant\n%+v", *got, want)
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(at1) {
+		t.Errorf("after a failure and two drops: %s, %d failures since %v; want active, 1 since %v", sub.State, sub.Failures, sub.FailingSince, at1)
+	}
+	if c := o.claim(at2.Add(2*time.Hour), time.Minute, 10); len(c) != 0 {
+		t.Errorf("a dropped delivery was claimed: %+v", c)
 	}
 }
 

@@ -408,13 +408,24 @@ type SubscriberStore interface {
 	// Record stores an attempt of a claimed delivery and applies the rules
 	// of CONTRACT C7: delivered, retried at NextAttempt, failed after
 	// RetryFor; the subscriber unsubscribed on Gone, quarantined on
-	// Rejected or by Quarantined.
+	// Rejected or by Quarantined. It is RecordMany of one attempt, but
+	// returns an *Error ENotFound when there is no such delivery.
 	Record(ctx context.Context, id int64, a Attempt, retryBase time.Duration) (*Delivery, error)
+	// RecordMany records attempts of several claimed deliveries, in order,
+	// in one transaction, by Record's rules, and returns each delivery as
+	// it left it (nil for one that no longer exists).
+	RecordMany(ctx context.Context, attempts []DeliveryAttempt, retryBase time.Duration) ([]*Delivery, error)
 	// Delivery returns one delivery; an *Error ENotFound when there is none.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)
 	// Deliveries returns a page (from 1) of the delivery log, newest first,
 	// and how many deliveries the filter chooses in all.
 	Deliveries(ctx context.Context, f DeliveryFilter, page, perPage int) ([]Delivery, int, error)
+}
+
+// DeliveryAttempt is an attempt of one delivery, for RecordMany.
+type DeliveryAttempt struct {
+	DeliveryID int64
+	Attempt    Attempt
 }
 
 // Claimed is a delivery leased to a sender, with its subscriber.

@@ -115,9 +115,16 @@ type Worker struct {
 
 	wake  chan struct{} // Wake's signal
 	freed chan struct{} // half a batch of slots is free again (release)
-	slots chan struct{} // one per delivery under way (maxInFlight)
+	slots chan struct{} // one per delivery under way (maxInFlight), until recorded
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
+	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
 	msgs  messages
+}
+
+// made is an attempt made, waiting to be recorded.
+type made struct {
+	c statusd.Claimed
+	a statusd.Attempt
 }
 
 // New returns a Worker for the configuration.
@@ -130,6 +137,7 @@ func New(cfg Config) *Worker {
 		freed: make(chan struct{}, 1),
 		slots: make(chan struct{}, maxInFlight),
 		http:  make(chan struct{}, maxHTTP),
+		made:  make(chan made, maxInFlight),
 	}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
@@ -240,6 +248,7 @@ func (w *Worker) expanded(ctx context.Context, subscriberID, eventID int64) (*st
 func (w *Worker) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Go(func() { w.recordLoop(ctx) })
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	failing := false // log a failure once, and the recovery once
@@ -301,12 +310,7 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
 	for _, c := range claimed {
 		w.slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.release()
-			w.deliver(ctx, c, startBy)
-		}()
+		wg.Go(func() { w.deliver(ctx, c, startBy) })
 	}
 	return len(claimed) == free, nil
 }
@@ -324,22 +328,67 @@ func (w *Worker) release() {
 	}
 }
 
-// deliver renders and sends one claimed delivery, and records the
-// attempt. An attempt that cannot start by startBy is not made.
+// deliver renders and sends one claimed delivery, and hands the attempt
+// to recordLoop, which frees its slot; an attempt that cannot start by
+// startBy is not made, and the slot is freed at once.
 func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, startBy time.Time) {
 	a, ok := w.attempt(ctx, &c, startBy)
 	if !ok || ctx.Err() != nil {
+		w.release()
 		return // left to the lease, no attempt counted
 	}
-	d, err := w.store.Record(ctx, c.Delivery.ID, a, w.retryBase)
+	w.made <- made{c, a}
+}
+
+// recordLoop records the attempts made, until ctx is done: each time, all
+// that came since the last were recorded (up to batch), in one
+// transaction (RecordMany). Sends that end faster than the store records
+// one at a time make bigger batches, and fewer transactions.
+func (w *Worker) recordLoop(ctx context.Context) {
+	for {
+		var ms []made
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-w.made:
+			ms = append(ms, m)
+		}
+	gather:
+		for len(ms) < batch {
+			select {
+			case m := <-w.made:
+				ms = append(ms, m)
+			default:
+				break gather
+			}
+		}
+		w.record(ctx, ms)
+	}
+}
+
+// record records the attempts, logs what became of each, and frees their
+// slots.
+func (w *Worker) record(ctx context.Context, ms []made) {
+	defer func() {
+		for range ms {
+			w.release()
+		}
+	}()
+	attempts := make([]statusd.DeliveryAttempt, len(ms))
+	for i, m := range ms {
+		attempts[i] = statusd.DeliveryAttempt{DeliveryID: m.c.Delivery.ID, Attempt: m.a}
+	}
+	ds, err := w.store.RecordMany(ctx, attempts, w.retryBase)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.log.Warn("notifications: the attempt could not be recorded; it will be made again after the lease",
-				"delivery", c.Delivery.ID, "subscriber", c.Subscriber.ID, "err", err)
+			w.log.Warn("notifications: attempts could not be recorded; they will be made again after the lease",
+				"deliveries", len(ms), "err", err)
 		}
 		return
 	}
-	w.logAttempt(&c, a, d)
+	for i := range ms {
+		w.logAttempt(&ms[i].c, ms[i].a, ds[i])
+	}
 }
 
 // attempt makes one attempt of the delivery, started by startBy. ok is

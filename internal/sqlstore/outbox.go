@@ -343,7 +343,67 @@ func noDelivery(id int64) error {
 	return statusd.Errorf(statusd.ENotFound, "no delivery has id %d", id)
 }
 
-// Record stores an attempt of a pending delivery, and ends its lease, by
+// Record is RecordMany of one attempt.
+func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
+	out, err := ss.RecordMany(ctx, []statusd.DeliveryAttempt{{DeliveryID: id, Attempt: a}}, retryBase)
+	if err != nil {
+		return nil, err
+	}
+	if out[0] == nil {
+		return nil, noDelivery(id)
+	}
+	return out[0], nil
+}
+
+// RecordMany records the attempts, in order, in one transaction (record):
+// one commit for a batch rather than one a delivery. On PostgreSQL it first
+// locks the deliveries' subscribers, then the deliveries, each in id order
+// (lockRecorded), as Change and Delete lock a subscriber before its
+// deliveries, so that two batches, or a batch and a Change, never wait for
+// each other in a circle.
+func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.DeliveryAttempt, retryBase time.Duration) ([]*statusd.Delivery, error) {
+	out := make([]*statusd.Delivery, len(attempts))
+	if len(attempts) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(attempts))
+	for i, da := range attempts {
+		ids[i] = da.DeliveryID
+	}
+	err := ss.s.outbox(ctx, func(t tx) error {
+		if err := lockRecorded(t, ids); err != nil {
+			return err
+		}
+		for i, da := range attempts {
+			var err error
+			if out[i], err = record(t, da.DeliveryID, da.Attempt, retryBase); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// lockRecorded locks, on PostgreSQL, the subscribers of the deliveries
+// with ids, then the deliveries, each in id order.
+func lockRecorded(t tx, ids []int64) error {
+	if t.d.lock("FOR UPDATE") == "" {
+		return nil
+	}
+	list := idsJSON(ids)
+	if _, err := t.exec(`SELECT id FROM subscribers WHERE id IN (SELECT subscriber_id FROM deliveries WHERE id IN (`+
+		t.d.idList+`)) ORDER BY id`+t.d.lock("FOR NO KEY UPDATE"), list); err != nil {
+		return err
+	}
+	_, err := t.exec(`SELECT id FROM deliveries WHERE id IN (`+t.d.idList+`) ORDER BY id`+t.d.lock("FOR UPDATE"), list)
+	return err
+}
+
+// record stores an attempt of a pending delivery, and ends its lease, by
 // the rules of CONTRACT C7 (statusd.NextAttempt, statusd.Quarantined):
 //
 //   - Delivered: delivered at the attempt; the subscriber's failures in a
@@ -362,97 +422,88 @@ func noDelivery(id int64) error {
 // A subscriber that stops being sent to has its other pending deliveries
 // failed (failPending). An attempt of a delivery that is no longer pending
 // (a sender whose lease ran out and whose delivery another finished)
-// changes nothing: the first ending stands, and Record returns it.
+// changes nothing: the first ending stands, and record returns it.
 //
-// The subscriber is locked before the delivery, as Change and Delete do,
-// so that they never wait for each other in a circle (PostgreSQL).
-func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
-	var out *statusd.Delivery
-	err := ss.s.outbox(ctx, func(t tx) error {
-		// One statement reads the delivery, its event and its subscriber,
-		// and on PostgreSQL locks the subscriber, then the delivery (in
-		// the order of the clauses), reading the latest of each.
-		var r deliveryRow
-		var state string
-		var failed, failures int
-		var failing, since sql.NullInt64
-		err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
-			FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
-			Scan(append(r.dest(), &state, &failed, &failing)...)
-		if errors.Is(err, sql.ErrNoRows) {
-			return noDelivery(id)
-		}
-		if err != nil {
-			return err
-		}
-		d, err := r.value()
-		if err != nil {
-			return err
-		}
-		subscriberID := d.SubscriberID
-		out = &d
-		if d.State != statusd.DeliveryPending {
-			return nil
-		}
-		d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
-		d.State = statusd.DeliveryFailed
-		if a.Outcome != statusd.Dropped {
-			d.Attempts++
-		}
-		failures, since = failed, failing
-		var becomes statusd.SubscriberState // "" when it stays as it is
-		switch a.Outcome {
-		case statusd.Delivered:
-			d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
-			failures, since = 0, sql.NullInt64{}
-		case statusd.Failed, statusd.Deferred:
-			if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
-				d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
-			}
-			if a.Outcome == statusd.Deferred {
-				break // the sender's trouble: not counted against the subscriber
-			}
-			failures++
-			if !since.Valid {
-				since = sql.NullInt64{Int64: ms(a.At), Valid: true}
-			}
-			if state == string(statusd.SubscriberActive) && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
-				becomes = statusd.SubscriberQuarantined
-				d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
-			}
-		case statusd.Gone:
-			becomes = statusd.SubscriberUnsubscribed
-		case statusd.Rejected:
-			becomes = statusd.SubscriberQuarantined
-		case statusd.Dropped:
-			d.LastError = statusd.DroppedPrefix + a.Error
-		default:
-			return fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
-		}
-		if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
-			next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
-			string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), id); err != nil {
-			return err
-		}
-		if failures != failed || since != failing {
-			if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
-				failures, nullInt(since), subscriberID); err != nil {
-				return err
-			}
-		}
-		if becomes == "" || state == string(becomes) || state == string(statusd.SubscriberUnsubscribed) {
-			return nil
-		}
-		if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
-			string(becomes), ms(a.At), subscriberID); err != nil {
-			return err
-		}
-		return failPending(t, subscriberID, becomes, id)
-	})
+// The transaction holds the delivery and its subscriber (lockRecorded).
+// record returns the delivery as it left it, or nil when there is none.
+func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
+	// One statement reads the delivery, its event and its subscriber.
+	var r deliveryRow
+	var state string
+	var failed, failures int
+	var failing, since sql.NullInt64
+	err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
+		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`, id).
+		Scan(append(r.dest(), &state, &failed, &failing)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	d, err := r.value()
+	if err != nil {
+		return nil, err
+	}
+	subscriberID := d.SubscriberID
+	if d.State != statusd.DeliveryPending {
+		return &d, nil
+	}
+	d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
+	d.State = statusd.DeliveryFailed
+	if a.Outcome != statusd.Dropped {
+		d.Attempts++
+	}
+	failures, since = failed, failing
+	var becomes statusd.SubscriberState // "" when it stays as it is
+	switch a.Outcome {
+	case statusd.Delivered:
+		d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
+		failures, since = 0, sql.NullInt64{}
+	case statusd.Failed, statusd.Deferred:
+		if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
+			next = fromMS(ms(next)) // as stored
+			d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
+		}
+		if a.Outcome == statusd.Deferred {
+			break // the sender's trouble: not counted against the subscriber
+		}
+		failures++
+		if !since.Valid {
+			since = sql.NullInt64{Int64: ms(a.At), Valid: true}
+		}
+		if state == string(statusd.SubscriberActive) && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
+			becomes = statusd.SubscriberQuarantined
+			d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
+		}
+	case statusd.Gone:
+		becomes = statusd.SubscriberUnsubscribed
+	case statusd.Rejected:
+		becomes = statusd.SubscriberQuarantined
+	case statusd.Dropped:
+		d.LastError = statusd.DroppedPrefix + a.Error
+	default:
+		return nil, fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
+	}
+	if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
+		next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
+		string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), id); err != nil {
+		return nil, err
+	}
+	if failures != failed || since != failing {
+		if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
+			failures, nullInt(since), subscriberID); err != nil {
+			return nil, err
+		}
+	}
+	if becomes == "" || state == string(becomes) || state == string(statusd.SubscriberUnsubscribed) {
+		return &d, nil
+	}
+	if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
+		string(becomes), ms(a.At), subscriberID); err != nil {
+		return nil, err
+	}
+	return &d, failPending(t, subscriberID, becomes, id)
 }
 
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {

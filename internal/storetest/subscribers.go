@@ -30,6 +30,7 @@ var subscriberCases = []struct {
 	{"RecordRejectedQuarantines", testRecordRejected},
 	{"RecordDeferredSparesTheSubscriber", testRecordDeferred},
 	{"RecordDroppedCountsNoAttempt", testRecordDropped},
+	{"RecordManyInOrderInOneTransaction", testRecordMany},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -677,6 +678,67 @@ func testRecordDropped(t *testing.T, s statusd.Store) {
 	}
 	if c := o.claim(at2.Add(2*time.Hour), time.Minute, 10); len(c) != 0 {
 		t.Errorf("a dropped delivery was claimed: %+v", c)
+	}
+}
+
+// testRecordMany: a batch of attempts is recorded in its order, each by
+// Record's rules, all or nothing; a delivery that does not exist gives nil.
+func testRecordMany(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	b := o.add(statusd.Slack, "b", statusd.SubscriberActive)
+	for range 3 {
+		o.notice()
+	}
+	o.expand(t0, 10)
+	as, bs := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID}), o.deliveries(statusd.DeliveryFilter{SubscriberID: b.ID})
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	failed := func(s int) statusd.Attempt {
+		return statusd.Attempt{At: at(s), Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"}
+	}
+	delivered := func(s int) statusd.Attempt {
+		return statusd.Attempt{At: at(s), Outcome: statusd.Delivered, Status: 200}
+	}
+	try := func(id int64, a statusd.Attempt) statusd.DeliveryAttempt {
+		return statusd.DeliveryAttempt{DeliveryID: id, Attempt: a}
+	}
+
+	// All or nothing: an attempt the rules do not know undoes the batch.
+	_, err := o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{try(as[0].ID, delivered(1)), try(as[1].ID, statusd.Attempt{At: at(1), Outcome: 99})}, retryBase)
+	if d := o.delivery(as[0].ID); err == nil || d.State != statusd.DeliveryPending || d.Attempts != 0 {
+		t.Errorf("a batch with an unknown outcome: %v, and its first delivery %+v; want an error and the delivery untouched", err, d)
+	}
+
+	// a fails, is delivered, fails again: it ends with one failure, from
+	// the last; b is delivered; 99999 does not exist.
+	got, err := o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{
+		try(as[0].ID, failed(1)), try(bs[0].ID, delivered(2)), try(99999, delivered(3)), try(as[1].ID, delivered(4)), try(as[2].ID, failed(5)),
+	}, retryBase)
+	o.must(err, "RecordMany")
+	if len(got) != 5 || got[2] != nil {
+		t.Fatalf("RecordMany gave %d deliveries, the third %+v; want 5, the third nil", len(got), got[2])
+	}
+	wantState := []statusd.DeliveryState{statusd.DeliveryPending, statusd.DeliveryDelivered, "", statusd.DeliveryDelivered, statusd.DeliveryPending}
+	wantID := []int64{as[0].ID, bs[0].ID, 0, as[1].ID, as[2].ID}
+	for i, d := range got {
+		if d == nil {
+			continue
+		}
+		if d.ID != wantID[i] || d.State != wantState[i] || d.Attempts != 1 {
+			t.Errorf("delivery %d of the batch: %+v, want %d %s after 1 attempt", i, d, wantID[i], wantState[i])
+		}
+		if stored := o.delivery(d.ID); !reflect.DeepEqual(stored, d) {
+			t.Errorf("delivery %d stored as\n%+v\nreturned as\n%+v", d.ID, stored, d)
+		}
+	}
+	if sub := o.get(a.ID); sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(at(5)) {
+		t.Errorf("a after failed, delivered, failed: %d failures since %v, want 1 since %v", sub.Failures, sub.FailingSince, at(5))
+	}
+	if sub := o.get(b.ID); sub.Failures != 0 || sub.State != statusd.SubscriberActive {
+		t.Errorf("b after a delivery: %+v", sub)
+	}
+	if got, err := o.ss.RecordMany(o.ctx, nil, retryBase); err != nil || len(got) != 0 {
+		t.Errorf("RecordMany of nothing: %v, %v", got, err)
 	}
 }
 

@@ -276,6 +276,10 @@ const (
 	QuarantineSpan     = time.Hour
 	// AttemptTimeout is how long a receiver has to answer.
 	AttemptTimeout = 10 * time.Second
+	// DeliveryRetention is how long the delivery log keeps an ended
+	// delivery, counted from its making, and the outbox an event once it
+	// has no delivery left; the notification worker prunes older ones.
+	DeliveryRetention = 30 * 24 * time.Hour
 )
 
 // NextAttempt returns when to try a delivery again after its attempts-th
@@ -415,6 +419,11 @@ type SubscriberStore interface {
 	// in one transaction, by Record's rules, and returns each delivery as
 	// it left it (nil for one that no longer exists).
 	RecordMany(ctx context.Context, attempts []DeliveryAttempt, retryBase time.Duration) ([]*Delivery, error)
+	// Prune removes, in one transaction, up to limit ended (delivered or
+	// failed) deliveries made before before, then up to limit expanded
+	// events made before before that have no delivery left, and returns
+	// how many of each it removed (DeliveryRetention).
+	Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error)
 	// Delivery returns one delivery; an *Error ENotFound when there is none.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)
 	// Deliveries returns a page (from 1) of the delivery log, newest first,

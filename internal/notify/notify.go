@@ -64,6 +64,13 @@ const (
 	// its lease does (startBy), so that no other sender takes the delivery
 	// while it is under way.
 	leaseMargin = 5 * time.Second
+	// pruneEvery is how often the worker prunes the outbox; one pass is at
+	// most pruneRounds transactions of pruneLimit deliveries (and events)
+	// each, so that a backlog goes over the next hours rather than hold the
+	// store long.
+	pruneEvery  = time.Hour
+	pruneRounds = 100
+	pruneLimit  = 1000
 )
 
 // Snapshots gives the current snapshot; *snapshot.Holder is one.
@@ -249,6 +256,7 @@ func (w *Worker) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() { w.recordLoop(ctx) })
+	wg.Go(func() { w.pruneLoop(ctx) })
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	failing := false // log a failure once, and the recovery once
@@ -280,6 +288,45 @@ func (w *Worker) Run(ctx context.Context) {
 			expand = true
 		case <-w.freed:
 		}
+	}
+}
+
+// pruneLoop prunes the outbox when Run starts, then every pruneEvery,
+// until ctx is done.
+func (w *Worker) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		w.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// prune removes the ended deliveries, and the events without deliveries,
+// made more than statusd.DeliveryRetention ago: one pass, of at most
+// pruneRounds transactions.
+func (w *Worker) prune(ctx context.Context) {
+	before := w.now().Add(-statusd.DeliveryRetention)
+	var deliveries, events int
+	for range pruneRounds {
+		d, e, err := w.store.Prune(ctx, before, pruneLimit)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Warn("notifications: old deliveries could not be pruned; trying again later", "err", err)
+			}
+			break
+		}
+		deliveries, events = deliveries+d, events+e
+		if d < pruneLimit && e < pruneLimit {
+			break
+		}
+	}
+	if deliveries+events > 0 {
+		w.log.Info("notifications: pruned the outbox", "deliveries", deliveries, "events", events, "made_before", before)
 	}
 }
 

@@ -506,6 +506,38 @@ func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*status
 	return &d, failPending(t, subscriberID, becomes, id)
 }
 
+// Prune removes the oldest ended deliveries first. An event is kept while
+// it has deliveries, and until before even without: its Key keeps a
+// reminder from being stored twice. NOT IN reads the deliveries' event ids
+// once (deliveries have no index by event).
+func (ss subscriberStore) Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error) {
+	err = ss.s.outbox(ctx, func(t tx) error {
+		res, err := t.exec(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
+			WHERE state <> 'pending' AND created_at < ? ORDER BY id LIMIT ?)`, ms(before), limit)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		deliveries = int(n)
+		res, err = t.exec(`DELETE FROM events WHERE id IN (SELECT id FROM events
+			WHERE expanded_at IS NOT NULL AND created_at < ? AND id NOT IN (SELECT event_id FROM deliveries)
+			ORDER BY id LIMIT ?)`, ms(before), limit)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		events = int(n)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return deliveries, events, nil
+}
+
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {
 	return readOne(ss.s, ctx, noDelivery(id), func(t tx) (*statusd.Delivery, error) { return getDelivery(t, id) })
 }

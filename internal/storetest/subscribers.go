@@ -31,6 +31,7 @@ var subscriberCases = []struct {
 	{"RecordDeferredSparesTheSubscriber", testRecordDeferred},
 	{"RecordDroppedCountsNoAttempt", testRecordDropped},
 	{"RecordManyInOrderInOneTransaction", testRecordMany},
+	{"PruneEndedDeliveriesAndTheirEvents", testPrune},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -739,6 +740,56 @@ func testRecordMany(t *testing.T, s statusd.Store) {
 	}
 	if got, err := o.ss.RecordMany(o.ctx, nil, retryBase); err != nil || len(got) != 0 {
 		t.Errorf("RecordMany of nothing: %v, %v", got, err)
+	}
+}
+
+// testPrune: Prune removes the ended deliveries made before the cutoff,
+// oldest first, then the expanded events made before it with no delivery
+// left; a pending delivery, a younger one, and an event not expanded stay.
+func testPrune(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	for range 4 {
+		o.notice() // events 1 to 4, made at t0
+	}
+	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: 999}) // 5: for nobody
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	slices.Reverse(ds) // oldest first: the deliveries of events 1 to 4
+	o.record(ds[0].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
+	o.record(ds[1].ID, statusd.Attempt{At: t0, Outcome: statusd.Dropped, Error: "the notice was deleted"})
+	o.record(ds[3].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
+	day := t0.Add(24 * time.Hour)
+	young := o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 6, ComponentIDs: []int64{}, CreatedAt: day.Add(time.Hour)})
+	o.expand(day.Add(time.Hour), 10)
+	var youngD statusd.Delivery
+	for _, d := range o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID}) {
+		if d.Event.ID == young {
+			youngD = d
+		}
+	}
+	o.record(youngD.ID, statusd.Attempt{At: day.Add(time.Hour), Outcome: statusd.Delivered, Status: 200})
+	o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 7, ComponentIDs: []int64{}}) // made at t0, not expanded
+
+	prune := func(limit, wantD, wantE int) {
+		t.Helper()
+		d, e, err := o.ss.Prune(o.ctx, day, limit)
+		if err != nil || d != wantD || e != wantE {
+			t.Errorf("Prune(limit %d) = %d deliveries, %d events, %v; want %d, %d", limit, d, e, err, wantD, wantE)
+		}
+	}
+	prune(2, 2, 2)  // the deliveries of events 1 and 2, then those events
+	prune(10, 1, 2) // the delivery of event 4, then events 4 and 5
+	prune(10, 0, 0)
+	left := deliveryIDs(o.deliveries(statusd.DeliveryFilter{}))
+	if want := []int64{youngD.ID, ds[2].ID}; !reflect.DeepEqual(left, want) {
+		t.Errorf("deliveries left %v, want the young one and the pending one %v", left, want)
+	}
+	if d := o.delivery(ds[2].ID); d.Event.ID != ds[2].Event.ID || d.State != statusd.DeliveryPending {
+		t.Errorf("the pending delivery after Prune: %+v", d)
+	}
+	if n := o.expand(day, 10); n != 1 {
+		t.Errorf("after Prune, %d events to expand, want the one not expanded", n)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the domain of subscriptions and notifications (CONTRACT
@@ -346,13 +348,60 @@ func PublicAddr(ip netip.Addr) bool {
 }
 
 // CheckEmail checks an email address: one bare address (no display name),
-// at most 254 bytes.
+// at most 254 bytes, without control characters or the invisible marks
+// that reorder text (bidiControl), which would show an operator, or a
+// mail client, another address than the one mail goes to.
 func CheckEmail(addr string) error {
+	if i := strings.IndexFunc(addr, func(r rune) bool { return unicode.IsControl(r) || bidiControl(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(addr[i:])
+		return Errorf(EInvalidField, "address: %q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
+	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Name != "" || a.Address != addr || len(addr) > 254 || !strings.Contains(addr, "@") {
 		return Errorf(EInvalidField, "address: %q is not an email address (like name@example.com)", addr)
 	}
 	return nil
+}
+
+// bidiControl reports whether r is a Unicode bidirectional control: the
+// embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
+// U+2069), and the marks (U+200E, U+200F, U+061C).
+func bidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// StoredAddress is the form a subscriber's address is stored and sent to
+// in: an email address with its domain in lower case (domains are
+// case-insensitive; the local part stays as typed, since a few servers
+// tell its cases apart); a URL as it is.
+func StoredAddress(c Channel, addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if c != Email || at < 0 {
+		return addr
+	}
+	return addr[:at] + lowerASCII(addr[at:])
+}
+
+// AddressKey is what the addresses of one subscriber share: no two
+// subscribers of a channel have the same. An email address's is the whole
+// address in lower case, so that Bob@Example.COM and bob@example.com are
+// one subscriber; a URL's is the URL.
+func AddressKey(c Channel, addr string) string {
+	if c != Email {
+		return addr
+	}
+	return lowerASCII(addr)
+}
+
+// lowerASCII lowers the ASCII letters of s only, as SQLite's lower() does
+// (the migration that made AddressKey a column computed it with lower()).
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // SubscriberFilter chooses subscribers in a list; empty fields choose all.

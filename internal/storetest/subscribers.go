@@ -32,6 +32,7 @@ var subscriberCases = []struct {
 	{"RecordDroppedCountsNoAttempt", testRecordDropped},
 	{"RecordManyInOrderInOneTransaction", testRecordMany},
 	{"PruneEndedDeliveriesAndTheirEvents", testPrune},
+	{"EmailAddressesAreOneWhateverTheirCase", testEmailCase},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -790,6 +791,59 @@ func testPrune(t *testing.T, s statusd.Store) {
 	}
 	if n := o.expand(day, 10); n != 1 {
 		t.Errorf("after Prune, %d events to expand, want the one not expanded", n)
+	}
+}
+
+// testEmailCase: Bob@Example.COM and bob@example.com are one subscriber:
+// stored with the domain in lower case and the local part as typed, found
+// by Request in any case, refused as a second by Add and Change. URLs stay
+// as they are, paths in any case being others.
+func testEmailCase(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	create := statusd.AuditEntry{At: t0, Actor: "ops", Action: "subscriber.create"}
+	bob := statusd.Subscriber{Channel: statusd.Email, Address: "Bob@Example.COM", ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+	o.must(o.ss.Add(o.ctx, &bob, create), "Add Bob")
+	if got := o.get(bob.ID); got.Address != "Bob@example.com" || bob.Address != "Bob@example.com" {
+		t.Errorf("stored %q, returned %q; want Bob@example.com", got.Address, bob.Address)
+	}
+	again := statusd.Subscriber{Channel: statusd.Email, Address: "bob@EXAMPLE.com", ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+	wantCode(t, "Add of bob@EXAMPLE.com", o.ss.Add(o.ctx, &again, create), statusd.EConflict)
+
+	// A request in another case is the same subscriber's: active, it gets
+	// its confirmation event (its manage link), and no second subscriber.
+	o.must(o.ss.Request(o.ctx, "BOB@example.com", []int64{7}, t0), "Request")
+	if subs, total, err := o.ss.List(o.ctx, statusd.SubscriberFilter{Channel: statusd.Email}, 1, 10); err != nil || total != 1 || subs[0].ID != bob.ID {
+		t.Errorf("after a request in another case: %d email subscribers %+v (%v), want Bob alone", total, subs, err)
+	}
+	if ids := o.confirmations(t0); !reflect.DeepEqual(ids, []int64{bob.ID}) {
+		t.Errorf("confirmations for %v, want Bob's (%d)", ids, bob.ID)
+	}
+	// A new address by request: its domain folded, its local part kept.
+	o.must(o.ss.Request(o.ctx, "Ann@Example.Org", nil, t0), "Request Ann")
+	ann := o.byAddress("Ann@example.org")
+
+	// Change to Bob's address in another case: a conflict.
+	_, err := o.ss.Change(o.ctx, ann.ID, func(s *statusd.Subscriber) error {
+		s.Address = "bOB@example.com"
+		return nil
+	}, nil)
+	wantCode(t, "Change to Bob's address in another case", err, statusd.EConflict)
+	// Change to its own address in another case: the domain folded.
+	got, err := o.ss.Change(o.ctx, ann.ID, func(s *statusd.Subscriber) error {
+		s.Address = "ANN@EXAMPLE.ORG"
+		return nil
+	}, nil)
+	if err != nil || got.Address != "ANN@example.org" || o.get(ann.ID).Address != "ANN@example.org" {
+		t.Errorf("Change of Ann's case: %+v, %v; want ANN@example.org", got, err)
+	}
+
+	// Webhook URLs are as typed: two paths in other cases are two.
+	for _, u := range []string{"https://hooks.example.com/A", "https://hooks.example.com/a"} {
+		h := statusd.Subscriber{Channel: statusd.Webhook, Address: u, ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+		o.must(o.ss.Add(o.ctx, &h, create), "Add %s", u)
+		if h.Address != u {
+			t.Errorf("webhook %q stored as %q", u, h.Address)
+		}
 	}
 }
 

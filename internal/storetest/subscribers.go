@@ -157,10 +157,20 @@ func (o *outbox) only(subscriberID int64) statusd.Delivery {
 // single adds an active subscriber and makes it one delivery, due at t0.
 func (o *outbox) single(ch statusd.Channel) (statusd.Subscriber, statusd.Delivery) {
 	o.t.Helper()
+	a, ds := o.several(ch, 1)
+	return a, ds[0]
+}
+
+// several adds an active subscriber and makes it n deliveries (up to
+// 100), due at t0; it returns them newest first.
+func (o *outbox) several(ch statusd.Channel, n int) (statusd.Subscriber, []statusd.Delivery) {
+	o.t.Helper()
 	a := o.add(ch, "a", statusd.SubscriberActive)
-	o.notice()
-	o.expand(t0, 10)
-	return a, o.only(a.ID)
+	for range n {
+		o.notice()
+	}
+	o.expand(t0, 100)
+	return a, o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
 }
 
 func claimedIDs(cs []statusd.Claimed) []int64 {
@@ -573,11 +583,7 @@ func testQuarantine(t *testing.T, s statusd.Store) {
 
 func testRecordGone(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
-	o.notice()
-	o.notice()
-	o.expand(t0, 10)
-	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	a, ds := o.several(statusd.Webhook, 2)
 	got := o.record(ds[1].ID, statusd.Attempt{At: t0.Add(time.Second), Outcome: statusd.Gone, Status: 410, Error: "410 Gone"})
 	if got.State != statusd.DeliveryFailed || got.Attempts != 1 || got.LastStatus != 410 || got.NextAttemptAt != nil {
 		t.Errorf("after a 410: %+v, want failed after 1 attempt", got)
@@ -614,12 +620,7 @@ func testRecordRejected(t *testing.T, s statusd.Store) {
 // failed ones would quarantine it (testQuarantine).
 func testRecordDeferred(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Email, "a", statusd.SubscriberActive)
-	for range 11 {
-		o.notice()
-	}
-	o.expand(t0, 100)
-	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	a, ds := o.several(statusd.Email, 11)
 	for i, d := range ds {
 		at := t0.Add(time.Duration(i) * 12 * time.Minute)
 		got := o.record(d.ID, statusd.Attempt{At: at, Outcome: statusd.Deferred, Status: 421, Error: "421 4.3.2 try later"})
@@ -654,11 +655,7 @@ func testRecordDeferred(t *testing.T, s statusd.Store) {
 // they were.
 func testRecordDropped(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
-	o.notice()
-	o.notice()
-	o.expand(t0, 10)
-	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	a, ds := o.several(statusd.Webhook, 2)
 	tried, untried := ds[0], ds[1]
 	at1 := t0.Add(time.Second)
 	o.record(tried.ID, statusd.Attempt{At: at1, Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"})
@@ -687,13 +684,11 @@ func testRecordDropped(t *testing.T, s statusd.Store) {
 // Record's rules, all or nothing; a delivery that does not exist gives nil.
 func testRecordMany(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	a, as := o.several(statusd.Webhook, 3)
 	b := o.add(statusd.Slack, "b", statusd.SubscriberActive)
-	for range 3 {
-		o.notice()
-	}
+	o.notice() // a fourth for a, left pending
 	o.expand(t0, 10)
-	as, bs := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID}), o.deliveries(statusd.DeliveryFilter{SubscriberID: b.ID})
+	bs := o.deliveries(statusd.DeliveryFilter{SubscriberID: b.ID})
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	failed := func(s int) statusd.Attempt {
 		return statusd.Attempt{At: at(s), Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"}

@@ -357,10 +357,9 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 
 // RecordMany records the attempts, in order, in one transaction (record):
 // one commit for a batch rather than one a delivery. On PostgreSQL it first
-// locks the deliveries' subscribers, then the deliveries, each in id order
-// (lockRecorded), as Change and Delete lock a subscriber before its
-// deliveries, so that two batches, or a batch and a Change, never wait for
-// each other in a circle.
+// locks the deliveries and their subscribers in the order of the
+// subscribers' ids (lockRecorded), so that two batches never wait for each
+// other in a circle.
 func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.DeliveryAttempt, retryBase time.Duration) ([]*statusd.Delivery, error) {
 	out := make([]*statusd.Delivery, len(attempts))
 	if len(attempts) == 0 {
@@ -388,18 +387,15 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 	return out, nil
 }
 
-// lockRecorded locks, on PostgreSQL, the subscribers of the deliveries
-// with ids, then the deliveries, each in id order.
+// lockRecorded locks, on PostgreSQL, the deliveries with ids and their
+// subscribers, in one statement, in the order of the subscribers' ids
+// (each row is locked as the sorted rows come).
 func lockRecorded(t tx, ids []int64) error {
 	if t.d.lock("FOR UPDATE") == "" {
 		return nil
 	}
-	list := idsJSON(ids)
-	if _, err := t.exec(`SELECT id FROM subscribers WHERE id IN (SELECT subscriber_id FROM deliveries WHERE id IN (`+
-		t.d.idList+`)) ORDER BY id`+t.d.lock("FOR NO KEY UPDATE"), list); err != nil {
-		return err
-	}
-	_, err := t.exec(`SELECT id FROM deliveries WHERE id IN (`+t.d.idList+`) ORDER BY id`+t.d.lock("FOR UPDATE"), list)
+	_, err := t.exec(`SELECT d.id FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
+		WHERE d.id IN (`+t.d.idList+`) ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), idsJSON(ids))
 	return err
 }
 

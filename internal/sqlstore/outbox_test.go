@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -103,6 +105,63 @@ func TestClaimConcurrentPostgres(t *testing.T) {
 		}
 	}
 	t.Logf("%d claimers of %d took some", busy, claimers)
+}
+
+// TestRecordManyConcurrentPostgres: two processes recording batches that
+// touch the same subscribers, one in rising and one in falling order of
+// subscriber, never wait for each other in a circle (PostgreSQL would
+// abort one: deadlock detected), and record every attempt.
+func TestRecordManyConcurrentPostgres(t *testing.T) {
+	url := testenv.Postgres(t)
+	stores := []*Store{openPostgres(t, url), openPostgres(t, url)}
+	const subscribers, events = 20, 20
+	withSubscribers(t, stores[0], subscribers)
+	now := time.Now()
+	for range events {
+		fanOut(t, stores[0], now)
+	}
+	claimed, err := stores[0].Subscribers().Claim(context.Background(), now, time.Hour, subscribers*events)
+	if err != nil || len(claimed) != subscribers*events {
+		t.Fatalf("claimed %d (%v), want %d", len(claimed), err, subscribers*events)
+	}
+	// Each process has the deliveries of half the events, of every
+	// subscriber, in batches of one event's: one rising, one falling.
+	batches := [2][][]statusd.DeliveryAttempt{}
+	byEvent := map[int64][]statusd.DeliveryAttempt{}
+	for _, c := range claimed {
+		byEvent[c.Delivery.Event.ID] = append(byEvent[c.Delivery.Event.ID],
+			statusd.DeliveryAttempt{DeliveryID: c.Delivery.ID, Attempt: statusd.Attempt{At: now, Outcome: statusd.Failed, Error: "500"}})
+	}
+	for id, b := range byEvent {
+		slices.SortFunc(b, func(x, y statusd.DeliveryAttempt) int { return cmp.Compare(x.DeliveryID, y.DeliveryID) })
+		p := int(id % 2)
+		if p == 1 {
+			slices.Reverse(b)
+		}
+		batches[p] = append(batches[p], b)
+	}
+	var wg sync.WaitGroup
+	for p := range 2 {
+		ss := stores[p].Subscribers()
+		wg.Go(func() {
+			for _, b := range batches[p] {
+				if _, err := ss.RecordMany(context.Background(), b, time.Minute); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	subs, _, err := stores[0].Subscribers().List(context.Background(), statusd.SubscriberFilter{}, 1, subscribers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range subs {
+		if sub.Failures != events {
+			t.Errorf("subscriber %d has %d failures, want one an event: %d", sub.ID, sub.Failures, events)
+		}
+	}
 }
 
 // TestRequestConcurrentPostgres checks that requests of one new address

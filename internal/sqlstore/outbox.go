@@ -359,7 +359,8 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 // one commit for a batch rather than one a delivery. On PostgreSQL it first
 // locks the deliveries and their subscribers in the order of the
 // subscribers' ids (lockRecorded), so that two batches never wait for each
-// other in a circle.
+// other in a circle, nor a batch and Change or Delete (which lock a
+// subscriber, then its deliveries).
 func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.DeliveryAttempt, retryBase time.Duration) ([]*statusd.Delivery, error) {
 	out := make([]*statusd.Delivery, len(attempts))
 	if len(attempts) == 0 {
@@ -389,13 +390,15 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 
 // lockRecorded locks, on PostgreSQL, the deliveries with ids and their
 // subscribers, in one statement, in the order of the subscribers' ids
-// (each row is locked as the sorted rows come).
+// (each row is locked as the sorted rows come). One delivery needs no
+// order: record's own statement locks it, and the statement would cost
+// more than the rest of the transaction (about 1.5 ms).
 func lockRecorded(t tx, ids []int64) error {
-	if t.d.lock("FOR UPDATE") == "" {
+	if t.d.lock("FOR UPDATE") == "" || len(ids) < 2 {
 		return nil
 	}
-	_, err := t.exec(`SELECT d.id FROM deliveries d JOIN subscribers s ON s.id = d.subscriber_id
-		WHERE d.id IN (`+t.d.idList+`) ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), idsJSON(ids))
+	_, err := t.exec(`SELECT d.id FROM (`+t.d.idList+`) ids JOIN deliveries d ON d.id = ids.id
+		JOIN subscribers s ON s.id = d.subscriber_id ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), idsJSON(ids))
 	return err
 }
 
@@ -420,16 +423,17 @@ func lockRecorded(t tx, ids []int64) error {
 // (a sender whose lease ran out and whose delivery another finished)
 // changes nothing: the first ending stands, and record returns it.
 //
-// The transaction holds the delivery and its subscriber (lockRecorded).
 // record returns the delivery as it left it, or nil when there is none.
 func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
-	// One statement reads the delivery, its event and its subscriber.
+	// One statement reads the delivery, its event and its subscriber, and
+	// on PostgreSQL locks the subscriber, then the delivery (held already
+	// in a batch of several: lockRecorded).
 	var r deliveryRow
 	var state string
 	var failed, failures int
 	var failing, since sql.NullInt64
 	err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
-		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`, id).
+		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
 		Scan(append(r.dest(), &state, &failed, &failing)...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil

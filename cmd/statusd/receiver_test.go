@@ -16,10 +16,12 @@ import (
 
 // receiver is a real HTTP server on 127.0.0.1 that takes webhooks (serve
 // needs --allow-private-targets to send to it): it keeps every request
-// and answers status (204 unless set).
+// and answers status (204 unless set), after holding the request for
+// hold (none unless set), as a slow receiver does.
 type receiver struct {
 	URL    string
 	status atomic.Int32
+	hold   atomic.Int64 // a time.Duration
 
 	mu  sync.Mutex
 	got []received
@@ -27,6 +29,7 @@ type receiver struct {
 
 // received is a request as it arrived.
 type received struct {
+	At     time.Time
 	Path   string
 	Header http.Header
 	Body   []byte
@@ -40,8 +43,9 @@ func startReceiver(t testing.TB) *receiver {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
-		r.got = append(r.got, received{Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
+		r.got = append(r.got, received{At: time.Now(), Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
 		r.mu.Unlock()
+		time.Sleep(time.Duration(r.hold.Load()))
 		w.WriteHeader(int(r.status.Load()))
 	}))
 	t.Cleanup(srv.Close)

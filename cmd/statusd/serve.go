@@ -41,7 +41,7 @@ type serveConfig struct {
 	metricsPublic                                                                 bool   // issue 9
 	smtpURL, mailFrom                                                             string // issue 26
 	smtpRate                                                                      float64
-	retryBase, reminder                                                           time.Duration
+	retryBase, reminder, lease                                                    time.Duration
 	allowPrivate                                                                  bool
 }
 
@@ -69,6 +69,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.str(&c.mailFrom, "mail-from", "", "the `sender` of every email, \"Name <addr>\" or addr; required with --smtp-url")
 	fs.Float64Var(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, fs.withEnv("smtp-rate", "emails sent a second at most (hosted relays often allow fewer)"))
 	fs.duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
+	fs.duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
 	fs.duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
 	fs.boolean(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
@@ -100,6 +101,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	if c.smtpRate <= 0 || c.retryBase <= 0 || c.reminder < 0 {
 		return fs.usageErr("--smtp-rate and --notify-retry-base must be > 0, and --maintenance-reminder >= 0")
+	}
+	if c.lease < notify.MinLease {
+		return fs.usageErr("--notify-lease: %v is too short; give at least %v", c.lease, notify.MinLease)
 	}
 	trusted, err := parsePrefixes(c.trusted)
 	if err != nil {
@@ -161,7 +165,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
-		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Log: log})
+		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})

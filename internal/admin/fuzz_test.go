@@ -216,7 +216,7 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
 		"POST /admin/api/v1/notices":              s.CreateNotice,
 		"PATCH /admin/api/v1/notices/{id}":        s.PatchNotice,
 		"POST /admin/api/v1/notices/{id}/updates": s.PostUpdate,
-		"POST /admin/api/v1/notices/{id}/reopen":  s.Reopen,
+		"POST /admin/api/v1/notices/{id}/reopen":  s.PostReopen,
 		"POST /admin/api/v1/subscribers":          s.CreateSubscriber,
 		"PATCH /admin/api/v1/subscribers/{id}":    s.PatchSubscriber,
 	} {

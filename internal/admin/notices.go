@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -117,12 +118,30 @@ var firstStates = map[statusd.NoticeType]statusd.State{
 	statusd.Unplanned: statusd.Investigating, statusd.Planned: statusd.Scheduled,
 }
 
-// CreateNotice publishes a notice.
+// CreateNotice publishes a notice (POST /notices): Publish, then the
+// notice, 201.
 func (s *Server) CreateNotice(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminNoticeRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	id, err := s.Publish(r.Context(), actor, body)
+	if err != nil {
+		return err
+	}
+	return s.answerNotice(w, r, http.StatusCreated, id)
+}
+
+// Publish publishes the notice of body, by actor, and returns its id.
+//
+// Publish and the other actions on notices (Edit, AddUpdate, Reopen,
+// Remove) are what the admin API's routes do once they have read the
+// request, and what the console does for its forms: each validates its
+// input, runs in one transaction that the audit log records, and returns
+// once the public API shows the write; those that send (Publish,
+// AddUpdate, Reopen) store the event for subscribers in that transaction
+// unless body.Notify is false.
+func (s *Server) Publish(ctx context.Context, actor string, body statusd.AdminNoticeRequest) (int64, error) {
 	var bad problems
 	typ := statusd.NoticeType("")
 	switch {
@@ -136,19 +155,19 @@ func (s *Server) CreateNotice(w http.ResponseWriter, r *http.Request, actor stri
 	bad.requireText("subject", body.Subject, true)
 	bad.requireText("content", body.Content, true)
 	if err := bad.err(); err != nil {
-		return err
+		return 0, err
 	}
 	state := firstStates[typ]
 	if body.State != nil {
 		state = statusd.State(*body.State)
 		if typ == statusd.General || !statusd.ValidState(typ, state) {
 			if err := statusd.CheckTransition(typ, "", state); err != nil {
-				return statusd.Errorf(statusd.EInvalidField, "state: %s", statusd.ErrorMessage(err))
+				return 0, statusd.Errorf(statusd.EInvalidField, "state: %s", statusd.ErrorMessage(err))
 			}
 		}
 	}
 	var id int64
-	err := s.write(r.Context(), func(tx statusd.Tx) error {
+	err := s.write(ctx, func(tx statusd.Tx) error {
 		comps, err := s.pageComponents(tx)
 		if err != nil {
 			return err
@@ -178,10 +197,10 @@ func (s *Server) CreateNotice(w http.ResponseWriter, r *http.Request, actor stri
 		return tx.Audit(s.entry(actor, "notice.create", fmt.Sprintf("notice %d", id), fmt.Sprintf("%s: %s", typ, n.Subject)))
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	s.wake(body.Notify)
-	return s.answerNotice(w, r, http.StatusCreated, id)
+	return id, nil
 }
 
 // notifying reports whether a write's body leaves subscribers to be told
@@ -214,16 +233,11 @@ func (s *Server) pageComponents(tx statusd.Tx) ([]statusd.Component, error) {
 	return tx.Components()
 }
 
-// changeNotice runs fn on the notice of the request's path inside one
-// transaction, validates the result, stores it and records it in the audit
-// log; it then answers the notice with status.
-func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, action string, status int,
+// changeNotice runs fn on notice id inside one transaction, validates the
+// result, stores it and records action in the audit log.
+func (s *Server) changeNotice(ctx context.Context, actor, action string, id int64,
 	fn func(tx statusd.Tx, n *statusd.Notice, now time.Time) (detail string, err error)) error {
-	id, err := statusd.ParseID("notice", r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	err = s.write(r.Context(), func(tx statusd.Tx) error {
+	return s.write(ctx, func(tx statusd.Tx) error {
 		n, err := noticeIn(tx, id)
 		if err != nil {
 			return err
@@ -251,18 +265,34 @@ func (s *Server) changeNotice(w http.ResponseWriter, r *http.Request, actor, act
 		}
 		return tx.Audit(s.entry(actor, action, fmt.Sprintf("notice %d", id), detail))
 	})
+}
+
+// onNotice serves a route on the notice of the path: it reads the id and
+// the body, runs do and answers the notice with status.
+func onNotice[B any](s *Server, w http.ResponseWriter, r *http.Request, actor string, status int,
+	do func(ctx context.Context, actor string, id int64, body B) error) error {
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
+		return err
+	}
+	var body B
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	if err := do(r.Context(), actor, id, body); err != nil {
 		return err
 	}
 	return s.answerNotice(w, r, status, id)
 }
 
-// PatchNotice edits a notice.
+// PatchNotice edits a notice (PATCH /notices/{id}): Edit.
 func (s *Server) PatchNotice(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body statusd.AdminNoticeRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
+	return onNotice(s, w, r, actor, http.StatusOK, s.Edit)
+}
+
+// Edit changes notice id's subject, components, tags, schedule or
+// expiry as body says; it sends nothing.
+func (s *Server) Edit(ctx context.Context, actor string, id int64, body statusd.AdminNoticeRequest) error {
 	var bad problems
 	bad.refuse("cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates",
 		setField{"type", body.Type != nil}, setField{"state", body.State != nil}, setField{"content", body.Content != nil})
@@ -272,25 +302,28 @@ func (s *Server) PatchNotice(w http.ResponseWriter, r *http.Request, actor strin
 	if err := bad.err(); err != nil {
 		return err
 	}
-	return s.changeNotice(w, r, actor, "notice.update", http.StatusOK, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
+	return s.changeNotice(ctx, actor, "notice.update", id, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
 		var bad problems
 		applyNotice(&body, n, &bad)
 		return "changed " + n.Subject, bad.err()
 	})
 }
 
-// PostUpdate adds an update to a notice.
+// PostUpdate adds an update to a notice (POST /notices/{id}/updates):
+// AddUpdate, then the notice, 201.
 func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body statusd.AdminUpdateRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
+	return onNotice(s, w, r, actor, http.StatusCreated, s.AddUpdate)
+}
+
+// AddUpdate adds the update of body to notice id: its state (the
+// notice's own when left out) must follow from the notice's.
+func (s *Server) AddUpdate(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error {
 	var bad problems
 	bad.requireText("content", body.Content, true)
 	if err := bad.err(); err != nil {
 		return err
 	}
-	err := s.changeNotice(w, r, actor, "notice.post_update", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := s.changeNotice(ctx, actor, "notice.post_update", id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
@@ -306,12 +339,15 @@ func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request, actor string
 	return err
 }
 
-// Reopen reopens a resolved incident.
-func (s *Server) Reopen(w http.ResponseWriter, r *http.Request, actor string) error {
-	var body statusd.AdminUpdateRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
+// PostReopen reopens a resolved incident (POST /notices/{id}/reopen):
+// Reopen, then the notice, 201.
+func (s *Server) PostReopen(w http.ResponseWriter, r *http.Request, actor string) error {
+	return onNotice(s, w, r, actor, http.StatusCreated, s.Reopen)
+}
+
+// Reopen reopens resolved incident id with the update of body, in state
+// investigating.
+func (s *Server) Reopen(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error {
 	var bad problems
 	bad.requireText("content", body.Content, true)
 	if body.State != nil {
@@ -320,7 +356,7 @@ func (s *Server) Reopen(w http.ResponseWriter, r *http.Request, actor string) er
 	if err := bad.err(); err != nil {
 		return err
 	}
-	err := s.changeNotice(w, r, actor, "notice.reopen", http.StatusCreated, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := s.changeNotice(ctx, actor, "notice.reopen", id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		if err := statusd.CheckReopen(n); err != nil {
 			return "", err
 		}
@@ -353,13 +389,22 @@ func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, body *stat
 	return emit(tx, body.Notify, statusd.NoticeUpdated, n)
 }
 
-// DeleteNotice removes a notice.
+// DeleteNotice removes a notice (DELETE /notices/{id}): Remove, then 204.
 func (s *Server) DeleteNotice(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("notice", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	err = s.write(r.Context(), func(tx statusd.Tx) error {
+	if err := s.Remove(r.Context(), actor, id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// Remove deletes notice id and its updates; it sends nothing.
+func (s *Server) Remove(ctx context.Context, actor string, id int64) error {
+	return s.write(ctx, func(tx statusd.Tx) error {
 		n, err := noticeIn(tx, id)
 		if err != nil {
 			return err
@@ -369,11 +414,6 @@ func (s *Server) DeleteNotice(w http.ResponseWriter, r *http.Request, actor stri
 		}
 		return tx.Audit(s.entry(actor, "notice.delete", fmt.Sprintf("notice %d", id), n.Subject))
 	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 // Audit answers the audit log.

@@ -36,11 +36,15 @@ const (
 	// DefaultPoll is how often the worker looks for work when nothing
 	// wakes it.
 	DefaultPoll = time.Second
-	// DefaultLease is how long a claimed delivery is the worker's: a
-	// worker that dies leaves its deliveries to another after it. A lease
-	// is at least MinLease.
+	// DefaultLease is how long a claimed delivery is the worker's
+	// (--notify-lease): a worker that dies leaves its deliveries to
+	// another after it.
 	DefaultLease = 2 * time.Minute
-	MinLease     = time.Minute
+	// MinLease is the shortest lease. An attempt starts only by the
+	// lease's end less AttemptTimeout and leaseMargin (15 s, startBy):
+	// the lease must be longer than that, and 30 s leaves a claimed
+	// delivery at least 15 s to start.
+	MinLease = 30 * time.Second
 	// DefaultDocumentation is the "documentation" of webhook bodies.
 	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
 )
@@ -50,7 +54,8 @@ const (
 	maxHTTP = 16
 	// maxInFlight is how many claimed deliveries are being sent at once,
 	// on every channel: 128 HTTP deliveries that all time out end within
-	// 80 s, inside a lease.
+	// 80 s, inside the default lease (with a shorter one, those that
+	// cannot start by startBy are left, unattempted, to a later claim).
 	maxInFlight = 128
 	// batch is how many events are expanded, or deliveries claimed, in
 	// one transaction.

@@ -136,7 +136,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		{"PATCH " + v1a + "/notices/{id}", ad.PatchNotice},
 		{"DELETE " + v1a + "/notices/{id}", ad.DeleteNotice},
 		{"POST " + v1a + "/notices/{id}/updates", ad.PostUpdate},
-		{"POST " + v1a + "/notices/{id}/reopen", ad.Reopen},
+		{"POST " + v1a + "/notices/{id}/reopen", ad.PostReopen},
 		{"GET " + v1a + "/audit", ad.Audit},
 		{"GET " + v1a + "/subscribers", ad.ListSubscribers},
 		{"POST " + v1a + "/subscribers", ad.CreateSubscriber},

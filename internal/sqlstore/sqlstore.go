@@ -274,26 +274,34 @@ func (t tx) prepare(q string) (*sql.Stmt, error) {
 // transact runs fn in a write transaction of the page, committing when fn
 // returns nil and rolling back otherwise. Page writers are serialised.
 func (s *Store) transact(ctx context.Context, fn func(tx) error) error {
-	return s.writeTx(ctx, s.d.writeLock, fn)
+	return s.writeTx(ctx, s.d.writeLock, true, fn)
 }
 
 // outbox runs fn in a write transaction that leaves the page alone (the
 // subscribers and the outbox): without the page writers' lock, so that the
 // many writes of sending never wait for page writes nor make them wait (on
 // PostgreSQL; SQLite has one writer), and callers bump no version, so that
-// no reader reloads the page for them.
+// no reader reloads the page for them. Its faults are noted as any
+// write's, but not its successes: most of its transactions (a poll that
+// finds nothing to send) write nothing, and commit even on a read-only
+// database, so they do not show that writes work again.
 func (s *Store) outbox(ctx context.Context, fn func(tx) error) error {
-	return s.writeTx(ctx, "", fn)
+	return s.writeTx(ctx, "", false, fn)
 }
 
 // writeTx runs fn in a write transaction that first runs lock, when set,
 // committing when fn returns nil and rolling back otherwise. Nothing is
 // written once the database file was removed or replaced (checkFile). A
 // storage fault is answered 503 unavailable, saying which, and noted
-// (noteWrite); the connection that met it is not used again, since it may
-// hold the database open read-only.
-func (s *Store) writeTx(ctx context.Context, lock string, fn func(tx) error) (err error) {
-	defer func() { s.noteWrite(err) }()
+// (noteWrite), and so is a success when it shows that writes work
+// (proves); the connection that met a fault is not used again, since it
+// may hold the database open read-only.
+func (s *Store) writeTx(ctx context.Context, lock string, proves bool, fn func(tx) error) (err error) {
+	defer func() {
+		if err != nil || proves {
+			s.noteWrite(err)
+		}
+	}()
 	if err := s.checkFile(); err != nil {
 		return err
 	}

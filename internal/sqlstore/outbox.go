@@ -356,11 +356,7 @@ func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attemp
 }
 
 // RecordMany records the attempts, in order, in one transaction (record):
-// one commit for a batch rather than one a delivery. On PostgreSQL it first
-// locks the deliveries and their subscribers in the order of the
-// subscribers' ids (lockRecorded), so that two batches never wait for each
-// other in a circle, nor a batch and Change or Delete (which lock a
-// subscriber, then its deliveries).
+// one commit, and one read, for a batch rather than for each delivery.
 func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.DeliveryAttempt, retryBase time.Duration) ([]*statusd.Delivery, error) {
 	out := make([]*statusd.Delivery, len(attempts))
 	if len(attempts) == 0 {
@@ -371,14 +367,30 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 		ids[i] = da.DeliveryID
 	}
 	err := ss.s.outbox(ctx, func(t tx) error {
-		if err := lockRecorded(t, ids); err != nil {
+		rows, err := readRecorded(t, ids)
+		if err != nil {
 			return err
 		}
 		for i, da := range attempts {
-			var err error
-			if out[i], err = record(t, da.DeliveryID, da.Attempt, retryBase); err != nil {
+			out[i] = nil
+			r := rows[da.DeliveryID]
+			if r == nil {
+				continue
+			}
+			if r.sub.moved {
+				// Its subscriber left a state in this batch: failPending
+				// may have ended the delivery since it was read.
+				again, err := readRecorded(t, []int64{r.d.ID})
+				if err != nil {
+					return err
+				}
+				r.d = again[r.d.ID].d
+			}
+			if err := record(t, r, da.Attempt, retryBase); err != nil {
 				return err
 			}
+			d := r.d
+			out[i] = &d
 		}
 		return nil
 	})
@@ -388,18 +400,62 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 	return out, nil
 }
 
-// lockRecorded locks, on PostgreSQL, the deliveries with ids and their
-// subscribers, in one statement, in the order of the subscribers' ids
-// (each row is locked as the sorted rows come). One delivery needs no
-// order: record's own statement locks it, and the statement would cost
-// more than the rest of the transaction (about 1.5 ms).
-func lockRecorded(t tx, ids []int64) error {
-	if t.d.lock("FOR UPDATE") == "" || len(ids) < 2 {
-		return nil
+// recorded is a delivery that RecordMany records, and where its subscriber
+// stands, shared by the batch's deliveries to that subscriber.
+type recorded struct {
+	d   statusd.Delivery
+	sub *standing
+}
+
+// standing is where a subscriber stands, as the attempts recorded so far
+// leave it.
+type standing struct {
+	state    statusd.SubscriberState
+	failures int
+	since    sql.NullInt64 // failing since, in Unix ms
+	moved    bool          // its state changed (failPending ran)
+}
+
+// readRecorded reads the deliveries with ids, their events and where their
+// subscribers stand, by delivery id. On PostgreSQL it locks them, each
+// subscriber then its deliveries, in the order of the subscribers' ids (a
+// row is locked as the sorted rows come), so that two batches never wait
+// for each other in a circle, nor a batch and Change or Delete (which lock
+// a subscriber, then its deliveries). One delivery is chosen by its id
+// alone: the list of ids costs more than the rest of its transaction
+// (about 1.5 ms on PostgreSQL).
+func readRecorded(t tx, ids []int64) (map[int64]*recorded, error) {
+	where, arg := `d.id IN (`+t.d.idList+`)`, any(idsJSON(ids))
+	if len(ids) == 1 {
+		where, arg = `d.id = ?`, ids[0]
 	}
-	_, err := t.exec(`SELECT d.id FROM (`+t.d.idList+`) ids JOIN deliveries d ON d.id = ids.id
-		JOIN subscribers s ON s.id = d.subscriber_id ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), idsJSON(ids))
-	return err
+	rows, err := t.query(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
+		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE `+where+`
+		ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]*recorded, len(ids))
+	subs := map[int64]*standing{}
+	for rows.Next() {
+		var dr deliveryRow
+		var st standing
+		var state string
+		if err := rows.Scan(append(dr.dest(), &state, &st.failures, &st.since)...); err != nil {
+			return nil, err
+		}
+		d, err := dr.value()
+		if err != nil {
+			return nil, err
+		}
+		if subs[d.SubscriberID] == nil {
+			st.state = statusd.SubscriberState(state)
+			subs[d.SubscriberID] = &st
+		}
+		out[d.ID] = &recorded{d: d, sub: subs[d.SubscriberID]}
+	}
+	return out, rows.Err()
 }
 
 // record stores an attempt of a pending delivery, and ends its lease, by
@@ -421,40 +477,19 @@ func lockRecorded(t tx, ids []int64) error {
 // A subscriber that stops being sent to has its other pending deliveries
 // failed (failPending). An attempt of a delivery that is no longer pending
 // (a sender whose lease ran out and whose delivery another finished)
-// changes nothing: the first ending stands, and record returns it.
-//
-// record returns the delivery as it left it, or nil when there is none.
-func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
-	// One statement reads the delivery, its event and its subscriber, and
-	// on PostgreSQL locks the subscriber, then the delivery (held already
-	// in a batch of several: lockRecorded).
-	var r deliveryRow
-	var state string
-	var failed, failures int
-	var failing, since sql.NullInt64
-	err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
-		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
-		Scan(append(r.dest(), &state, &failed, &failing)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	d, err := r.value()
-	if err != nil {
-		return nil, err
-	}
-	subscriberID := d.SubscriberID
+// changes nothing: the first ending stands. record leaves r (the delivery,
+// and where its subscriber stands) as it stored it.
+func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error {
+	d, sub := &r.d, r.sub
 	if d.State != statusd.DeliveryPending {
-		return &d, nil
+		return nil
 	}
 	d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
 	d.State = statusd.DeliveryFailed
 	if a.Outcome != statusd.Dropped {
 		d.Attempts++
 	}
-	failures, since = failed, failing
+	failures, since := sub.failures, sub.since
 	var becomes statusd.SubscriberState // "" when it stays as it is
 	switch a.Outcome {
 	case statusd.Delivered:
@@ -472,7 +507,7 @@ func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*status
 		if !since.Valid {
 			since = sql.NullInt64{Int64: ms(a.At), Valid: true}
 		}
-		if state == string(statusd.SubscriberActive) && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
+		if sub.state == statusd.SubscriberActive && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
 			becomes = statusd.SubscriberQuarantined
 			d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
 		}
@@ -483,27 +518,29 @@ func record(t tx, id int64, a statusd.Attempt, retryBase time.Duration) (*status
 	case statusd.Dropped:
 		d.LastError = statusd.DroppedPrefix + a.Error
 	default:
-		return nil, fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
+		return fmt.Errorf("record delivery %d: unknown outcome %d", d.ID, a.Outcome)
 	}
 	if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
 		next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
-		string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), id); err != nil {
-		return nil, err
+		string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), d.ID); err != nil {
+		return err
 	}
-	if failures != failed || since != failing {
+	if failures != sub.failures || since != sub.since {
 		if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
-			failures, nullInt(since), subscriberID); err != nil {
-			return nil, err
+			failures, nullInt(since), d.SubscriberID); err != nil {
+			return err
 		}
+		sub.failures, sub.since = failures, since
 	}
-	if becomes == "" || state == string(becomes) || state == string(statusd.SubscriberUnsubscribed) {
-		return &d, nil
+	if becomes == "" || sub.state == becomes || sub.state == statusd.SubscriberUnsubscribed {
+		return nil
 	}
 	if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
-		string(becomes), ms(a.At), subscriberID); err != nil {
-		return nil, err
+		string(becomes), ms(a.At), d.SubscriberID); err != nil {
+		return err
 	}
-	return &d, failPending(t, subscriberID, becomes, id)
+	sub.state, sub.moved = becomes, true
+	return failPending(t, d.SubscriberID, becomes, d.ID)
 }
 
 // Prune removes the oldest ended deliveries first. An event is kept while

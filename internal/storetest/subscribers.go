@@ -737,6 +737,31 @@ func testRecordMany(t *testing.T, s statusd.Store) {
 	if got, err := o.ss.RecordMany(o.ctx, nil, retryBase); err != nil || len(got) != 0 {
 		t.Errorf("RecordMany of nothing: %v, %v", got, err)
 	}
+
+	// An attempt that quarantines its subscriber ends the subscriber's other
+	// pending deliveries, those later in the batch too: as one at a time.
+	c := o.add(statusd.Email, "c", statusd.SubscriberActive)
+	o.notice()
+	o.notice()
+	o.expand(t0, 10)
+	cs := o.deliveries(statusd.DeliveryFilter{SubscriberID: c.ID})
+	got, err = o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{
+		try(cs[1].ID, statusd.Attempt{At: at(6), Outcome: statusd.Rejected, Status: 550, Error: "550 no such user"}),
+		try(cs[0].ID, delivered(7)),
+	}, retryBase)
+	o.must(err, "RecordMany with a rejection")
+	if got[0].State != statusd.DeliveryFailed || got[0].Attempts != 1 || got[0].LastStatus != 550 {
+		t.Errorf("the rejected delivery: %+v", got[0])
+	}
+	if got[1].State != statusd.DeliveryFailed || got[1].Attempts != 0 || !strings.Contains(got[1].LastError, "quarantined") {
+		t.Errorf("the delivery after the rejection: %+v, want failed by the quarantine, never tried", got[1])
+	}
+	if stored := o.delivery(cs[0].ID); !reflect.DeepEqual(stored, got[1]) {
+		t.Errorf("stored as\n%+v\nreturned as\n%+v", stored, got[1])
+	}
+	if sub := o.get(c.ID); sub.State != statusd.SubscriberQuarantined {
+		t.Errorf("c is %s, want quarantined", sub.State)
+	}
 }
 
 // testPrune: Prune removes the ended deliveries made before the cutoff,

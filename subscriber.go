@@ -231,8 +231,9 @@ const (
 	// subscriber is quarantined.
 	Rejected
 	// Deferred: the sender's own trouble, not the subscriber's: the SMTP
-	// relay could not be reached, refused statusd's login or TLS, or
-	// refused the whole session (421, or a 4xx to MAIL FROM or DATA).
+	// relay could not be reached, refused statusd's login or TLS, closed
+	// the session (421), or refused statusd's sender (MAIL FROM) or the
+	// message (DATA), which is the same for every subscriber.
 	// The delivery is retried as after Failed (NextAttempt, and failed
 	// after RetryFor), the attempt counted on it with its error; but the
 	// subscriber's failures in a row are left as they are, so that a relay

@@ -272,7 +272,7 @@ func TestMailerFailures(t *testing.T) {
 			{"full@example.test", statusd.Failed, 452, 1},    // try again later
 			{"ann@example.test", statusd.Delivered, 250, 1},  // the same connection goes on
 			{"later@example.test", statusd.Deferred, 451, 1}, // DATA 4xx: the relay's trouble
-			{"spam@example.test", statusd.Failed, 554, 1},    // this message refused
+			{"spam@example.test", statusd.Deferred, 554, 1},  // the message refused: the same for all
 			{"close-me@example.test", statusd.Deferred, 421, 1},
 			{"ann@example.test", statusd.Delivered, 250, 2}, // a new connection after 421
 		}

@@ -166,10 +166,10 @@ func (m *Mailer) Close() error {
 // until wait ends (ok false: not sent), and tells how it went: delivered
 // when the server accepts it; rejected when it refuses the recipient for
 // good (5xx to RCPT TO); failed when it refuses the recipient for now (4xx
-// to RCPT TO) or refuses the message (5xx to DATA); deferred, the relay's
-// trouble and not the recipient's (statusd.Deferred), otherwise: no
-// connection, TLS or login refused, 421, no answer, a 4xx to MAIL FROM or
-// DATA, any refusal of MAIL FROM (statusd's own sender).
+// to RCPT TO); deferred, the relay's trouble and not the recipient's
+// (statusd.Deferred), otherwise: no connection, TLS or login refused, 421,
+// no answer, a refusal of MAIL FROM (statusd's own sender) or of DATA (the
+// message, the same for every subscriber but for its links).
 func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attempt, ok bool) {
 	if wait.Err() != nil || m.limiter.Wait(wait) != nil {
 		return statusd.Attempt{}, false
@@ -225,8 +225,7 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 		c.drop()
 	case se.Reason == mail.ErrSMTPRcptTo && a.Status >= 500:
 		a.Outcome = statusd.Rejected
-	case se.Reason == mail.ErrSMTPRcptTo,
-		(se.Reason == mail.ErrSMTPData || se.Reason == mail.ErrSMTPDataClose) && a.Status >= 500:
+	case se.Reason == mail.ErrSMTPRcptTo:
 		a.Outcome = statusd.Failed
 	}
 	return a, true

@@ -543,30 +543,46 @@ func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error
 // once (deliveries have no index by event).
 func (ss subscriberStore) Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error) {
 	err = ss.s.outbox(ctx, func(t tx) error {
-		res, err := t.exec(`DELETE FROM deliveries WHERE id IN (SELECT id FROM deliveries
-			WHERE state <> 'pending' AND created_at < ? ORDER BY id LIMIT ?)`, ms(before), limit)
+		var err error
+		deliveries, err = deleteChosen(t, "deliveries", `SELECT id FROM deliveries
+			WHERE state <> 'pending' AND created_at < ? ORDER BY id LIMIT ?`, ms(before), limit)
 		if err != nil {
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		deliveries = int(n)
-		res, err = t.exec(`DELETE FROM events WHERE id IN (SELECT id FROM events
+		events, err = deleteChosen(t, "events", `SELECT id FROM events
 			WHERE expanded_at IS NOT NULL AND created_at < ? AND id NOT IN (SELECT event_id FROM deliveries)
-			ORDER BY id LIMIT ?)`, ms(before), limit)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		events = int(n)
+			ORDER BY id LIMIT ?`, ms(before), limit)
 		return err
 	})
 	if err != nil {
 		return 0, 0, err
 	}
 	return deliveries, events, nil
+}
+
+// deleteChosen deletes from table the rows whose ids the query chooses,
+// by their ids (dialect.inIDs: "IN (the query)" would make PostgreSQL scan
+// the whole table), and returns how many.
+func deleteChosen(t tx, table, choose string, args ...any) (int, error) {
+	rows, err := t.query(choose, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	rows.Close()
+	_, err = t.exec(`DELETE FROM `+table+` WHERE id`+t.d.inIDs, idsJSON(ids))
+	return len(ids), err
 }
 
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {

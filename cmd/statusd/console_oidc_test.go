@@ -181,6 +181,15 @@ func TestConsoleOIDC(t *testing.T) {
 		if p = browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
 			t.Errorf("home after a wrong state: at %s, want the sign-in page", p.url)
 		}
+		// A provider's token for another nonce, or a code whose PKCE
+		// challenge is not the flow's, signs nobody in.
+		for _, field := range []string{"nonce", "code_challenge"} {
+			c := ssoBrowser(t, srv.AdminURL)
+			p := ssoSignIn(t, c, prov, "pat@example.com", true, func(f url.Values) { f.Set(field, "Xq9TcFh0dCkuJuO0sC8D9fB7n6QkzmB2dBqyEw0iGks") })
+			if p.status != 401 || !strings.Contains(p.body, "did not confirm the sign-in") {
+				t.Errorf("another %s: %d at %s\n%s", field, p.status, p.url, p.body)
+			}
+		}
 		// A code and state that reach another browser: it has no flow.
 		started := ssoBrowser(t, srv.AdminURL)
 		var callback string

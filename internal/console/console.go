@@ -62,6 +62,12 @@ type Config struct {
 	// Reminder is how long before a maintenance begins subscribers are
 	// reminded of it (--maintenance-reminder; 0: never).
 	Reminder time.Duration
+	// URL is the console's URL (scheme and host; the console is its
+	// /manage), "" when unknown: the session cookie is Secure when it is
+	// https, and it is the base of the OpenID Connect redirect URI.
+	URL func() string
+	// OIDC turns on sign-in with an OpenID Connect provider; nil: off.
+	OIDC *OIDC
 }
 
 // Server serves the console. It is safe for concurrent use.
@@ -77,13 +83,21 @@ type Server struct {
 	notices   Notices
 	publisher statusd.Role
 	reminder  time.Duration
+	url       func() string
+	sso       *sso // nil without OIDC
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
-		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder}
+		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder, url: cfg.URL}
+	if cfg.OIDC != nil {
+		s.sso = newSSO(*cfg.OIDC)
+	}
+	if s.url == nil {
+		s.url = func() string { return "" }
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -140,8 +154,7 @@ func private(w http.ResponseWriter) {
 }
 
 // startSession starts a session of u and sets its cookie: HttpOnly,
-// SameSite=Lax, on /manage only, Secure when the page is served over
-// https.
+// SameSite=Lax, on /manage only, Secure when the console's URL is https.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *statusd.User) error {
 	secret, hash := statusd.NewSecret()
 	if err := s.users.StartSession(r.Context(), u.ID, hash, s.now()); err != nil {
@@ -153,13 +166,13 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *statusd
 
 // cookie is the session cookie with value; maxAge < 0 deletes it.
 func (s *Server) cookie(value string, maxAge int) *http.Cookie {
-	secure := false
-	if snap := s.snaps.Current(); snap != nil {
-		secure = strings.HasPrefix(snap.Page().URL, "https://")
-	}
-	return &http.Cookie{Name: CookieName, Value: value, Path: Root, MaxAge: maxAge, HttpOnly: true, Secure: secure,
+	return &http.Cookie{Name: CookieName, Value: value, Path: Root, MaxAge: maxAge, HttpOnly: true, Secure: s.secure(),
 		SameSite: http.SameSiteLaxMode}
 }
+
+// secure reports whether the console's cookies are Secure: its URL is
+// https.
+func (s *Server) secure() bool { return strings.HasPrefix(s.url(), "https://") }
 
 // ---- rendering ----
 
@@ -198,7 +211,7 @@ var pages = func() map[string]*template.Template {
 	}
 	out := map[string]*template.Template{}
 	for _, name := range []string{"login", "setup", "home",
-		"incident", "maintenance", "announcement", "notice", "edit", "delete"} {
+		"incident", "maintenance", "announcement", "notice", "edit", "delete", "sso"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
 	}
 	return out

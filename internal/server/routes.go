@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 
 	"github.com/statusd/statusd"
@@ -140,6 +141,15 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))
 	adm.Read(m+"/setup", con.SetupForm, nil)
 	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
+	// Sign-in with OpenID Connect (--oidc-issuer): the button starts the
+	// flow, the provider sends the browser back to the callback; GET HEAD.
+	// The provider's discovery starts now, in the background: serve does
+	// not wait for it.
+	if s.cfg.OIDC != nil {
+		adm.Read(m+"/oidc/login", con.OIDCLogin, nil)
+		adm.Read(console.OIDCCallbackPath, con.OIDCCallback, nil)
+		go con.Discover(context.Background())
+	}
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
 	// The notice screens, each with the least role of the admin route it
 	// acts as (leastOf).

@@ -502,15 +502,16 @@ func (r *reader) validateSubscribers(subs []Subscriber, comps map[int64]int) {
 		s := &subs[i]
 		p := index("subscribers", i)
 		r.uniqueID(p, s.ID, ids, "subscriber")
+		key := target{s.Channel, AddressKey(s.Channel, s.Address)}
 		switch err := checkAddress(s.Channel, s.Address); {
 		case !s.Channel.Valid():
 			r.add(join(p, "channel"), "%q is not a channel (%s)", s.Channel, channelList())
 		case err != nil:
 			r.add(join(p, "address"), "%s", strings.TrimPrefix(ErrorMessage(err), "address: "))
-		case targets[target{s.Channel, s.Address}]:
+		case targets[key]:
 			r.add(join(p, "address"), "another %s subscriber has the address %s", s.Channel, s.Address)
 		default:
-			targets[target{s.Channel, s.Address}] = true
+			targets[key] = true
 		}
 		r.validateComponentIDs(p, s.ComponentIDs, comps)
 		if !s.State.Valid() {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the domain of subscriptions and notifications (CONTRACT
@@ -228,7 +230,32 @@ const (
 	// Rejected: the SMTP server refused the address for good (5xx); the
 	// subscriber is quarantined.
 	Rejected
+	// Deferred: the sender's own trouble, not the subscriber's: the SMTP
+	// relay could not be reached, refused statusd's login or TLS, closed
+	// the session (421), or refused statusd's sender (MAIL FROM) or the
+	// message (DATA), which is the same for every subscriber.
+	// The delivery is retried as after Failed (NextAttempt, and failed
+	// after RetryFor), the attempt counted on it with its error; but the
+	// subscriber's failures in a row are left as they are, so that a relay
+	// outage quarantines no one. A 4xx or 5xx to one RCPT TO stays the
+	// subscriber's (Failed, Rejected); so does a webhook or chat receiver
+	// that cannot be reached: that is the receiver's trouble.
+	Deferred
+	// Dropped: there is nothing to send any more (the notice or the update
+	// was deleted, a reminder's maintenance was rescheduled, begun or
+	// cancelled, email is off, a confirmation has no token): the delivery
+	// ends failed, its LastError DroppedPrefix and why, with no attempt
+	// counted, on it or against the subscriber.
+	Dropped
 )
+
+// DroppedPrefix begins the LastError of a Dropped delivery. A dropped
+// delivery is failed rather than in a state of its own: it was not
+// delivered and never will be, which is what failed says to the delivery
+// log's readers (CONTRACT C7 lists pending, delivered and failed, and so
+// do the admin API, the CLI and the console); the prefix tells it from
+// a receiver's failure, and Attempts (unchanged) from a tried one.
+const DroppedPrefix = "dropped: "
 
 // Attempt is the result of one try of a delivery.
 type Attempt struct {
@@ -252,6 +279,10 @@ const (
 	QuarantineSpan     = time.Hour
 	// AttemptTimeout is how long a receiver has to answer.
 	AttemptTimeout = 10 * time.Second
+	// DeliveryRetention is how long the delivery log keeps an ended
+	// delivery, counted from its making, and the outbox an event once it
+	// has no delivery left; the notification worker prunes older ones.
+	DeliveryRetention = 30 * 24 * time.Hour
 )
 
 // NextAttempt returns when to try a delivery again after its attempts-th
@@ -318,13 +349,60 @@ func PublicAddr(ip netip.Addr) bool {
 }
 
 // CheckEmail checks an email address: one bare address (no display name),
-// at most 254 bytes.
+// at most 254 bytes, without control characters or the invisible marks
+// that reorder text (bidiControl), which would show an operator, or a
+// mail client, another address than the one mail goes to.
 func CheckEmail(addr string) error {
+	if i := strings.IndexFunc(addr, func(r rune) bool { return unicode.IsControl(r) || bidiControl(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(addr[i:])
+		return Errorf(EInvalidField, "address: %q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
+	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Name != "" || a.Address != addr || len(addr) > 254 || !strings.Contains(addr, "@") {
 		return Errorf(EInvalidField, "address: %q is not an email address (like name@example.com)", addr)
 	}
 	return nil
+}
+
+// bidiControl reports whether r is a Unicode bidirectional control: the
+// embeddings and overrides (U+202A to U+202E), the isolates (U+2066 to
+// U+2069), and the marks (U+200E, U+200F, U+061C).
+func bidiControl(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
+}
+
+// StoredAddress is the form a subscriber's address is stored and sent to
+// in: an email address with its domain in lower case (domains are
+// case-insensitive; the local part stays as typed, since a few servers
+// tell its cases apart); a URL as it is.
+func StoredAddress(c Channel, addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if c != Email || at < 0 {
+		return addr
+	}
+	return addr[:at] + lowerASCII(addr[at:])
+}
+
+// AddressKey is what the addresses of one subscriber share: no two
+// subscribers of a channel have the same. An email address's is the whole
+// address in lower case, so that Bob@Example.COM and bob@example.com are
+// one subscriber; a URL's is the URL.
+func AddressKey(c Channel, addr string) string {
+	if c != Email {
+		return addr
+	}
+	return lowerASCII(addr)
+}
+
+// lowerASCII lowers the ASCII letters of s only, as SQLite's lower() does
+// (the migration that made AddressKey a column computed it with lower()).
+func lowerASCII(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // SubscriberFilter chooses subscribers in a list; empty fields choose all.
@@ -384,13 +462,29 @@ type SubscriberStore interface {
 	// Record stores an attempt of a claimed delivery and applies the rules
 	// of CONTRACT C7: delivered, retried at NextAttempt, failed after
 	// RetryFor; the subscriber unsubscribed on Gone, quarantined on
-	// Rejected or by Quarantined.
+	// Rejected or by Quarantined. It is RecordMany of one attempt, but
+	// returns an *Error ENotFound when there is no such delivery.
 	Record(ctx context.Context, id int64, a Attempt, retryBase time.Duration) (*Delivery, error)
+	// RecordMany records attempts of several claimed deliveries, in order,
+	// in one transaction, by Record's rules, and returns each delivery as
+	// it left it (nil for one that no longer exists).
+	RecordMany(ctx context.Context, attempts []DeliveryAttempt, retryBase time.Duration) ([]*Delivery, error)
+	// Prune removes, in one transaction, up to limit ended (delivered or
+	// failed) deliveries made before before, then up to limit expanded
+	// events made before before that have no delivery left, and returns
+	// how many of each it removed (DeliveryRetention).
+	Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error)
 	// Delivery returns one delivery; an *Error ENotFound when there is none.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)
 	// Deliveries returns a page (from 1) of the delivery log, newest first,
 	// and how many deliveries the filter chooses in all.
 	Deliveries(ctx context.Context, f DeliveryFilter, page, perPage int) ([]Delivery, int, error)
+}
+
+// DeliveryAttempt is an attempt of one delivery, for RecordMany.
+type DeliveryAttempt struct {
+	DeliveryID int64
+	Attempt    Attempt
 }
 
 // Claimed is a delivery leased to a sender, with its subscriber.

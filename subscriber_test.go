@@ -2,6 +2,7 @@ package statusd
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 )
@@ -128,6 +129,52 @@ func TestCheckEmail(t *testing.T) {
 	} {
 		if err := CheckEmail(addr); (err == nil) != ok {
 			t.Errorf("CheckEmail(%q) = %v, want ok %v", addr, err, ok)
+		}
+	}
+	// Invisible characters: refused, the message naming the one found.
+	for addr, char := range map[string]string{
+		"eve\u202e@example.com":   "U+202E", // right-to-left override
+		"eve@exa\u202ample.com":   "U+202A",
+		"\u2066eve@example.com":   "U+2066", // isolates
+		"eve\u2069@example.com":   "U+2069",
+		"eve\u200e@example.com":   "U+200E", // marks
+		"eve\u200f@example.com":   "U+200F",
+		"eve\x7f@example.com":     "U+007F",
+		"eve\x1b[2K@example.com":  "U+001B",
+		"eve\u0085@example.com":   "U+0085", // a C1 control
+		"eve\u061c@example.com":   "U+061C",
+		"\"eve\x00\"@example.com": "U+0000",
+	} {
+		err := CheckEmail(addr)
+		if ErrorCode(err) != EInvalidField || !strings.Contains(ErrorMessage(err), char) || !strings.Contains(ErrorMessage(err), "without it") {
+			t.Errorf("CheckEmail(%q) = %v, want invalid_field naming %s", addr, err, char)
+		}
+	}
+	// Text that looks alike is no control: accepted.
+	if err := CheckEmail("zo\u00eb@example.com"); err != nil {
+		t.Errorf("CheckEmail(zoë) = %v", err)
+	}
+}
+
+func TestEmailAddressCase(t *testing.T) {
+	for _, tc := range []struct{ in, stored, key string }{
+		{"Bob@Example.COM", "Bob@example.com", "bob@example.com"},
+		{"bob@example.com", "bob@example.com", "bob@example.com"},
+		{"\"A@B\"@EXAMPLE.com", "\"A@B\"@example.com", "\"a@b\"@example.com"}, // the domain follows the last @
+		{"Zoë@Ünï.Example", "Zoë@Ünï.example", "zoë@Ünï.example"},             // ASCII letters only
+	} {
+		if got := StoredAddress(Email, tc.in); got != tc.stored {
+			t.Errorf("StoredAddress(%q) = %q, want %q", tc.in, got, tc.stored)
+		}
+		if got := AddressKey(Email, tc.in); got != tc.key {
+			t.Errorf("AddressKey(%q) = %q, want %q", tc.in, got, tc.key)
+		}
+	}
+	// URLs are as they are: their paths may differ in case.
+	for _, ch := range []Channel{Webhook, Slack} {
+		u := "https://Hooks.Example.com/A"
+		if StoredAddress(ch, u) != u || AddressKey(ch, u) != u {
+			t.Errorf("%s: %q became %q, key %q", ch, u, StoredAddress(ch, u), AddressKey(ch, u))
 		}
 	}
 }

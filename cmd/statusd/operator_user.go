@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/statusd/statusd"
@@ -40,8 +41,14 @@ func (cmd *opCommand) user(ctx context.Context, verb string, u *statusd.AdminUse
 	}
 	return cmd.answer(func(w io.Writer) error {
 		fmt.Fprintf(w, "%s user %d %s (%s)\n", verb, u.ID, printable(u.Email), printable(u.Role))
-		_, err := fmt.Fprintf(w, "setup link: %s\nSend it to them: it works once, for 24 hours, and is not shown again.\n", printable(u.SetupURL))
-		return err
+		fmt.Fprintf(w, "setup link: %s\nSend it to them: it works once, for 24 hours, and is not shown again.\n", printable(u.SetupURL))
+		if strings.HasPrefix(u.SetupURL, "/") {
+			// The server does not know the console's URL (--admin-addr
+			// without --console-url).
+			_, err := fmt.Fprintln(w, "It is a path: open it on the admin listener (serve --admin-addr); serve --console-url URL makes it a full link.")
+			return err
+		}
+		return nil
 	})
 }
 

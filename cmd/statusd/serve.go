@@ -18,6 +18,7 @@ import (
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/connlimit"
+	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/notify"
 	"github.com/statusd/statusd/internal/ratelimit"
@@ -43,6 +44,7 @@ type serveConfig struct {
 	smtpRate                                                                      float64
 	retryBase, reminder, lease                                                    time.Duration
 	allowPrivate                                                                  bool
+	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret                        string // issue 27
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
@@ -72,6 +74,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	fs.duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
 	fs.duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
 	fs.boolean(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
+	fs.str(&c.consoleURL, "console-url", "", "the `URL` people reach the console's listener at (scheme and host; the console is its /manage): the base of setup links and of the OpenID Connect redirect URI, and https makes the session cookie Secure (default: the page's url, or unknown with --admin-addr)")
+	fs.str(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect provider's issuer `URL` (https), for the console's sign-in with it; with --oidc-client-id and --oidc-client-secret")
+	fs.str(&c.oidcClientID, "oidc-client-id", "", "the console's client `id` at the OpenID Connect provider")
+	fs.str(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged)")
 	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 	rest, err := fs.parse(args)
 	if err != nil {
@@ -95,6 +101,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		if err := statusd.CheckPageURL(c.baseURL); err != nil {
 			return exitErrorf(exitCodeUsage, "--base-url: %v, such as https://status.example.com", err)
 		}
+	}
+	if c.consoleURL != "" {
+		if err := statusd.CheckPageURL(c.consoleURL); err != nil {
+			return exitErrorf(exitCodeUsage, "--console-url: %v, such as https://admin.status.example.com", err)
+		}
+	}
+	oidcConfig, err := c.oidc(fs)
+	if err != nil {
+		return err
 	}
 	if c.smtpURL != "" && c.mailFrom == "" {
 		return fs.usageErr("--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
@@ -175,7 +190,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
-		Notifier: sender, AllowPrivateTargets: c.allowPrivate})
+		Notifier: sender, AllowPrivateTargets: c.allowPrivate, MaintenanceReminder: c.reminder,
+		ConsoleURL: c.consoleURL, OIDC: oidcConfig})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}
@@ -238,6 +254,33 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	log.Info("statusd stopped")
 	return nil
+}
+
+// oidc is the console's OpenID Connect configuration, nil without
+// --oidc-issuer: the three flags go together, the issuer is https (or
+// loopback), and the redirect URI needs the console's URL, which
+// --admin-addr leaves unknown without --console-url.
+func (c *serveConfig) oidc(fs *flagSet) (*console.OIDC, error) {
+	given := map[string]bool{"--oidc-issuer": c.oidcIssuer != "", "--oidc-client-id": c.oidcClientID != "", "--oidc-client-secret": c.oidcClientSecret != ""}
+	var missing []string
+	for _, name := range []string{"--oidc-issuer", "--oidc-client-id", "--oidc-client-secret"} {
+		if !given[name] {
+			missing = append(missing, name)
+		}
+	}
+	switch {
+	case len(missing) == 3:
+		return nil, nil
+	case len(missing) > 0:
+		return nil, fs.usageErr("sign-in with OpenID Connect needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing %s", strings.Join(missing, ", "))
+	}
+	if err := console.CheckIssuer(c.oidcIssuer); err != nil {
+		return nil, exitErrorf(exitCodeUsage, "--oidc-issuer: %v", err)
+	}
+	if c.adminAddr != "" && c.consoleURL == "" {
+		return nil, fs.usageErr("--oidc-issuer with --admin-addr needs --console-url, the URL people reach the admin listener at: the provider sends them back to <console-url>%s", console.OIDCCallbackPath)
+	}
+	return &console.OIDC{Issuer: c.oidcIssuer, ClientID: c.oidcClientID, ClientSecret: c.oidcClientSecret}, nil
 }
 
 // listenersKey is the context key of the listeners a caller of run in the

@@ -354,25 +354,25 @@ func TestAdminSubscribers(t *testing.T) {
 
 		// A delivery as the log shows it, and the filters. ann is an
 		// email subscriber and this server has no --smtp-url: the
-		// worker tries each of ann's 4 once, and, with
-		// --notify-retry-base 1h, not again during the test.
+		// worker drops each of ann's 4 (failed, no attempt counted).
 		subSettled(t, adm, statusd.DeliveryFilter{SubscriberID: ann}, func(ds []statusd.AdminDelivery) bool {
-			return len(ds) == 4 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
+			return len(ds) == 4 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.State != string(statusd.DeliveryFailed) })
 		})
-		r := srv.adminOK(http.MethodGet, fmt.Sprintf("/deliveries?subscriber_id=%d&state=pending", ann), tok, "", 200)
+		r := srv.adminOK(http.MethodGet, fmt.Sprintf("/deliveries?subscriber_id=%d&state=failed", ann), tok, "", 200)
 		list := at(t, r, "deliveries").([]any)
 		if len(list) != 4 || at(t, r, "meta.total_count") != 4.0 || at(t, r, "meta.next_page") != nil {
-			t.Fatalf("ann's pending deliveries: %v", r)
+			t.Fatalf("ann's failed deliveries: %v", r)
 		}
 		d := list[0].(map[string]any)
-		assertJSON(t, "ann's newest delivery", d, obj{"id": d["id"], "subscriber_id": ann, "state": "pending",
+		assertJSON(t, "ann's newest delivery", d, obj{"id": d["id"], "subscriber_id": ann, "state": "failed",
 			"event":    obj{"id": at(t, d, "event.id"), "kind": "notice.created", "notice_id": at(t, hello, "id"), "update_id": lastUpdate(hello)},
-			"attempts": 1, "last_status": nil, "last_error": "email is off: statusd runs without an SMTP server (--smtp-url)",
-			"next_attempt_at": d["next_attempt_at"], "delivered_at": nil,
+			"attempts": 0, "last_status": nil, "last_error": "dropped: email is off: statusd runs without an SMTP server (--smtp-url)",
+			"next_attempt_at": nil, "delivered_at": nil,
 			"created_at": d["created_at"]})
-		for _, state := range []string{"delivered", "failed"} {
-			if r, err := adm.Deliveries(ctx, statusd.DeliveryFilter{State: statusd.DeliveryState(state)}, 1); err != nil || r.Meta.TotalCount != 0 {
-				t.Errorf("%s deliveries: %v %v, want none yet", state, r, err)
+		// Failed: ann's 4 and pending bob's confirmation, dropped alike.
+		for state, want := range map[string]int{"delivered": 0, "failed": 5} {
+			if r, err := adm.Deliveries(ctx, statusd.DeliveryFilter{State: statusd.DeliveryState(state)}, 1); err != nil || r.Meta.TotalCount != want {
+				t.Errorf("%s deliveries: %v %v, want %d", state, r, err, want)
 			}
 		}
 		for _, q := range []string{"?state=sent", "?subscriber_id=abc", "?subscriber_id=0", "?subscriber_id=-1", "?page=0", "?page=x"} {

@@ -36,6 +36,9 @@ type Config struct {
 	// AllowPrivateTargets accepts webhook and chat URLs that are http, or
 	// that name a private address (--allow-private-targets).
 	AllowPrivateTargets bool
+	// ConsoleURL is the console's URL, under which setup links are made;
+	// "" (or nil): unknown, and a setup link is its path alone.
+	ConsoleURL func() string
 }
 
 // Notifier is the sender of notifications, as the admin API uses it.
@@ -55,11 +58,17 @@ type Server struct {
 	now          func() time.Time
 	notifier     Notifier
 	allowPrivate bool
+	consoleURL   func() string
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets}
+	s := &Server{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets,
+		consoleURL: cfg.ConsoleURL}
+	if s.consoleURL == nil {
+		s.consoleURL = func() string { return "" }
+	}
+	return s
 }
 
 // Handler serves an authenticated request; actor is the name of the

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -19,14 +18,11 @@ import (
 func userTarget(id int64) string { return fmt.Sprintf("user %d", id) }
 
 // setupLink returns a new setup link's secret hash and URL, under the
-// page's url (the path alone while there is no page), and when it expires.
+// console's URL (Config.ConsoleURL; the path alone while it is unknown),
+// and when it expires.
 func (s *Server) setupLink(now time.Time) (hash []byte, link string, expires time.Time) {
 	secret, hash := statusd.NewSecret()
-	base := ""
-	if snap := s.snaps.Current(); snap != nil {
-		base = strings.TrimSuffix(snap.Page().URL, "/")
-	}
-	return hash, base + "/manage/setup?token=" + secret, now.Add(statusd.SetupValid)
+	return hash, s.consoleURL() + "/manage/setup?token=" + secret, now.Add(statusd.SetupValid)
 }
 
 // ListUsers answers every user, by id.

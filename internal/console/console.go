@@ -62,27 +62,53 @@ type Config struct {
 	// /admin/api/v1/components"): a screen shows a form only to those who
 	// may do what it does.
 	Least func(pattern string) statusd.Role
+	// Notices are the admin API's actions on notices, which the notice
+	// screens call; Publisher is the least role that they need (the admin
+	// API's), for showing their forms and links.
+	Notices   Notices
+	Publisher statusd.Role
+	// Reminder is how long before a maintenance begins subscribers are
+	// reminded of it (--maintenance-reminder; 0: never).
+	Reminder time.Duration
+	// URL is the console's URL (scheme and host; the console is its
+	// /manage), "" when unknown: the session cookie is Secure when it is
+	// https, and it is the base of the OpenID Connect redirect URI.
+	URL func() string
+	// OIDC turns on sign-in with an OpenID Connect provider; nil: off.
+	OIDC *OIDC
 }
 
 // Server serves the console. It is safe for concurrent use.
 type Server struct {
-	users   statusd.UserStore
-	subs    statusd.SubscriberStore
-	snaps   *snapshot.Holder
-	trusted []netip.Prefix
-	now     func() time.Time
-	log     *slog.Logger
-	origin  *http.CrossOriginProtection
-	logins  *ratelimit.Window // sign-in attempts, per account and per client
-	admin   *admin.Server
-	least   func(pattern string) statusd.Role
+	users     statusd.UserStore
+	subs      statusd.SubscriberStore
+	snaps     *snapshot.Holder
+	trusted   []netip.Prefix
+	now       func() time.Time
+	log       *slog.Logger
+	origin    *http.CrossOriginProtection
+	logins    *ratelimit.Window // sign-in attempts, per account and per client
+	notices   Notices
+	publisher statusd.Role
+	reminder  time.Duration
+	url       func() string
+	sso       *sso // nil without OIDC
+	admin     *admin.Server
+	least     func(pattern string) statusd.Role
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys)}
-	s.admin, s.least = cfg.Admin, cfg.Least
+		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
+		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder, url: cfg.URL,
+		admin: cfg.Admin, least: cfg.Least}
+	if cfg.OIDC != nil {
+		s.sso = newSSO(*cfg.OIDC)
+	}
+	if s.url == nil {
+		s.url = func() string { return "" }
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -139,8 +165,7 @@ func private(w http.ResponseWriter) {
 }
 
 // startSession starts a session of u and sets its cookie: HttpOnly,
-// SameSite=Lax, on /manage only, Secure when the page is served over
-// https.
+// SameSite=Lax, on /manage only, Secure when the console's URL is https.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *statusd.User) error {
 	secret, hash := statusd.NewSecret()
 	if err := s.users.StartSession(r.Context(), u.ID, hash, s.now()); err != nil {
@@ -152,13 +177,13 @@ func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *statusd
 
 // cookie is the session cookie with value; maxAge < 0 deletes it.
 func (s *Server) cookie(value string, maxAge int) *http.Cookie {
-	secure := false
-	if snap := s.snaps.Current(); snap != nil {
-		secure = strings.HasPrefix(snap.Page().URL, "https://")
-	}
-	return &http.Cookie{Name: CookieName, Value: value, Path: Root, MaxAge: maxAge, HttpOnly: true, Secure: secure,
+	return &http.Cookie{Name: CookieName, Value: value, Path: Root, MaxAge: maxAge, HttpOnly: true, Secure: s.secure(),
 		SameSite: http.SameSiteLaxMode}
 }
+
+// secure reports whether the console's cookies are Secure: its URL is
+// https.
+func (s *Server) secure() bool { return strings.HasPrefix(s.url(), "https://") }
 
 // ---- rendering ----
 
@@ -190,9 +215,14 @@ var pages = func() map[string]*template.Template {
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
+		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
+		"states": func(f *form, id string, states []statusd.State) fieldsView {
+			return fieldsView{Form: f, ID: id, States: states}
+		},
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "setup", "home",
+	for _, name := range []string{"login", "setup", "home", "sso",
+		"incident", "maintenance", "announcement", "notice", "edit", "delete",
 		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
 		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
 	}
@@ -204,6 +234,8 @@ type base struct {
 	Title string
 	Name  string // the page's
 	User  *statusd.Actor
+	// CanPublish: the person may publish and change notices.
+	CanPublish bool
 }
 
 // newBase is the base of a screen titled title, for r's actor if any.
@@ -214,6 +246,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 	}
 	if a := statusd.ActorOf(r.Context()); a.Name != "" {
 		b.User = &a
+		b.CanPublish = a.Role.Allows(s.publisher)
 	}
 	return b
 }

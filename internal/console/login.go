@@ -34,6 +34,18 @@ type formView struct {
 	Email   string
 	Token   string
 	Problem string
+	// SSO is the host of the OpenID Connect provider whose sign-in button
+	// the sign-in screen shows; "" for none.
+	SSO string
+}
+
+// loginView is the sign-in screen with email typed and problem.
+func (s *Server) loginView(r *http.Request, email, problem string) formView {
+	v := formView{base: s.newBase(r, "Sign in"), Email: email, Problem: problem}
+	if s.sso != nil {
+		v.SSO = s.sso.host
+	}
+	return v
 }
 
 // wrongLogin is the one answer to a wrong email and to a wrong password.
@@ -49,7 +61,7 @@ func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	return s.render(w, http.StatusOK, "login", formView{base: s.newBase(r, "Sign in")})
+	return s.render(w, http.StatusOK, "login", s.loginView(r, "", ""))
 }
 
 // Login signs a person in with the form's email and password, and sends
@@ -81,9 +93,12 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if u != nil {
 		hash = u.PasswordHash
 	}
-	if !verifyPassword(hash, password) {
-		v := formView{base: s.newBase(r, "Sign in"), Email: email, Problem: wrongLogin}
-		return s.render(w, http.StatusUnauthorized, "login", v)
+	ok, err := verifyPassword(r.Context(), hash, password)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return s.render(w, http.StatusUnauthorized, "login", s.loginView(r, email, wrongLogin))
 	}
 	if err := s.startSession(w, r, u); err != nil {
 		return err
@@ -141,7 +156,11 @@ func (s *Server) Setup(w http.ResponseWriter, r *http.Request) error {
 		v := formView{base: s.newBase(r, "Set your password"), Email: u.Email, Token: token, Problem: problem}
 		return s.render(w, http.StatusUnprocessableEntity, "setup", v)
 	}
-	if u, err = s.users.Setup(r.Context(), link, hashPassword(password), s.now()); err != nil {
+	hash, err := hashPassword(r.Context(), password)
+	if err != nil {
+		return err
+	}
+	if u, err = s.users.Setup(r.Context(), link, hash, s.now()); err != nil {
 		return err
 	}
 	if err := s.startSession(w, r, u); err != nil {

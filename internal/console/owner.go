@@ -161,8 +161,7 @@ func (s *Server) Component(w http.ResponseWriter, r *http.Request) error {
 // componentRequest is the request of a component's form: name,
 // description, metrics_enabled and parent_id ("" for the top).
 func componentRequest(f *form) statusd.AdminComponentRequest {
-	metrics := f.checked("metrics_enabled")
-	body := statusd.AdminComponentRequest{Name: f.text("name"), Description: f.text("description"), MetricsEnabled: &metrics}
+	body := statusd.AdminComponentRequest{Name: f.text("name"), Description: f.text("description"), MetricsEnabled: f.check("metrics_enabled")}
 	if v := f.Get("parent_id"); v != "" {
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 			body.ParentID = statusd.Some(id)
@@ -175,13 +174,16 @@ func componentRequest(f *form) statusd.AdminComponentRequest {
 	return body
 }
 
+// componentKeys are the fields a component's form shows problems at.
+var componentKeys = []string{"name", "description", "parent_id", "position"}
+
 // AddComponent adds a component (admin.AddComponent).
 func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
-	return submit(w, r, func(f *form) error {
+	return submit(w, r, componentKeys, func(f *form) error {
 		_, err := s.admin.AddComponent(r.Context(), actor(r), componentRequest(f))
 		return err
-	}, func(status int, f form) error {
-		return s.componentsScreen(w, r, status, 0, componentsView{Add: f})
+	}, func(status int, f *form) error {
+		return s.componentsScreen(w, r, status, 0, componentsView{Add: *f})
 	}, back(w, r, "/components"))
 }
 
@@ -192,10 +194,10 @@ func (s *Server) ChangeComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return submit(w, r, func(f *form) error {
+	return submit(w, r, componentKeys, func(f *form) error {
 		return s.admin.ChangeComponent(r.Context(), actor(r), id, componentRequest(f))
-	}, func(status int, f form) error {
-		return s.componentsScreen(w, r, status, id, componentsView{Change: f})
+	}, func(status int, f *form) error {
+		return s.componentsScreen(w, r, status, id, componentsView{Change: *f})
 	}, back(w, r, "/components"))
 }
 
@@ -206,7 +208,7 @@ func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r)
+	f, err := readForm(w, r, "position")
 	if err != nil {
 		return err
 	}
@@ -228,13 +230,13 @@ func (s *Server) RemoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return submit(w, r, func(f *form) error {
-		if !f.checked("confirm") {
+	return submit(w, r, []string{"confirm"}, func(f *form) error {
+		if !f.Has("confirm") {
 			return statusd.Errorf(statusd.EInvalidField, "confirm: tick the box to confirm the deletion")
 		}
-		return s.admin.RemoveComponent(r.Context(), actor(r), id, f.checked("recursive"), f.checked("detach"))
-	}, func(status int, f form) error {
-		return s.componentsScreen(w, r, status, id, componentsView{Delete: f})
+		return s.admin.RemoveComponent(r.Context(), actor(r), id, f.Has("recursive"), f.Has("detach"))
+	}, func(status int, f *form) error {
+		return s.componentsScreen(w, r, status, id, componentsView{Delete: *f})
 	}, back(w, r, "/components"))
 }
 
@@ -268,14 +270,17 @@ func (s *Server) PageSettings(w http.ResponseWriter, r *http.Request) error {
 	return s.pageScreen(w, r, http.StatusOK, form{})
 }
 
+// pageKeys are the fields the page's form shows problems at.
+var pageKeys = []string{"name", "url", "state_texts.operational", "state_texts.degraded", "state_texts.under_maintenance"}
+
 // SetPage changes the page's name, url and state texts (admin.SetPage).
 func (s *Server) SetPage(w http.ResponseWriter, r *http.Request) error {
-	return submit(w, r, func(f *form) error {
+	return submit(w, r, pageKeys, func(f *form) error {
 		body := statusd.AdminPageRequest{Name: f.text("name"), URL: f.text("url"), StateTexts: &statusd.AdminStateTextsRequest{
 			Operational: f.text("operational"), Degraded: f.text("degraded"), UnderMaintenance: f.text("under_maintenance")}}
 		return s.admin.SetPage(r.Context(), actor(r), body)
-	}, func(status int, f form) error {
-		return s.pageScreen(w, r, status, f)
+	}, func(status int, f *form) error {
+		return s.pageScreen(w, r, status, *f)
 	}, back(w, r, "/page"))
 }
 
@@ -309,11 +314,11 @@ func (s *Server) Tokens(w http.ResponseWriter, r *http.Request) error {
 // (admin.AddToken).
 func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
 	var t statusd.AdminToken
-	return submit(w, r, func(f *form) (err error) {
+	return submit(w, r, []string{"name"}, func(f *form) (err error) {
 		t, err = s.admin.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
 		return err
-	}, func(status int, f form) error {
-		return s.tokensScreen(w, r, status, tokensView{Form: f})
+	}, func(status int, f *form) error {
+		return s.tokensScreen(w, r, status, tokensView{Form: *f})
 	}, func() error {
 		return s.tokensScreen(w, r, http.StatusCreated, tokensView{Created: &t})
 	})
@@ -364,11 +369,11 @@ func (s *Server) Users(w http.ResponseWriter, r *http.Request) error {
 // (admin.AddUser).
 func (s *Server) AddUser(w http.ResponseWriter, r *http.Request) error {
 	var u statusd.AdminUser
-	return submit(w, r, func(f *form) (err error) {
+	return submit(w, r, []string{"email", "role"}, func(f *form) (err error) {
 		u, err = s.admin.AddUser(r.Context(), actor(r), statusd.AdminUserRequest{Email: f.text("email"), Role: f.text("role")})
 		return err
-	}, func(status int, f form) error {
-		return s.usersScreen(w, r, status, usersView{Form: f})
+	}, func(status int, f *form) error {
+		return s.usersScreen(w, r, status, usersView{Form: *f})
 	}, func() error {
 		return s.usersScreen(w, r, http.StatusCreated, usersView{Link: &u})
 	})

@@ -1,13 +1,18 @@
 package console
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // The argon2id parameters of hashPassword (RFC 9106's second
@@ -19,22 +24,58 @@ const (
 	argonKeyLen  = 32
 )
 
+// At most maxHashing passwords are hashed at once (each takes 19 MiB for
+// about 60 ms), so that a flood of sign-ins from many clients cannot
+// exhaust the memory; the others wait for a slot, for hashWait at most
+// and while their request lasts.
+const (
+	maxHashing = 4
+	hashWait   = 10 * time.Second
+)
+
+// hashing holds a token for each hash under way.
+var hashing = make(chan struct{}, maxHashing)
+
+// idKey is argon2.IDKey; a test counts the calls under way through it.
+var idKey = argon2.IDKey
+
+// errBusy answers a sign-in that waited too long for a slot.
+var errBusy = route.Retry(statusd.Errorf(statusd.EUnavailable,
+	"The server is busy signing other people in. Please try again in a few seconds."), 5)
+
+// argonKey is idKey's argon2id key, computed in one of the maxHashing
+// slots: errBusy when none frees up in time.
+func argonKey(ctx context.Context, p string, salt []byte, passes, memory uint32, threads uint8, keyLen uint32) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, hashWait)
+	defer cancel()
+	select {
+	case hashing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, errBusy
+	}
+	defer func() { <-hashing }()
+	return idKey([]byte(p), salt, passes, memory, threads, keyLen), nil
+}
+
 // hashPassword returns the argon2id hash of p with a random salt, as a
 // PHC string: $argon2id$v=19$m=19456,t=2,p=1$<salt>$<hash>.
-func hashPassword(p string) string {
+func hashPassword(ctx context.Context, p string) (string, error) {
 	salt := make([]byte, 16)
 	rand.Read(salt)
-	key := argon2.IDKey([]byte(p), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key, err := argonKey(ctx, p, salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	if err != nil {
+		return "", err
+	}
 	b64 := base64.RawStdEncoding.EncodeToString
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64(salt), b64(key))
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads, b64(salt), b64(key)), nil
 }
 
 // verifyPassword reports whether p is the password of the PHC string
 // encoded (hashPassword's, with its own parameters), comparing in
 // constant time. An encoded string that is not one, "" too, matches no
 // password, after as much work as one that is: the time of an answer
-// does not tell whether the account exists.
-func verifyPassword(encoded, p string) bool {
+// does not tell whether the account exists. The error is errBusy's.
+func verifyPassword(ctx context.Context, encoded, p string) (bool, error) {
 	var version int
 	var memory, passes uint32
 	var threads uint8
@@ -52,9 +93,9 @@ func verifyPassword(encoded, p string) bool {
 	key, err2 := base64.RawStdEncoding.DecodeString(key64)
 	if !ok || err1 != nil || err2 != nil || len(key) == 0 {
 		// The work of a real check, for a result thrown away.
-		argon2.IDKey([]byte(p), make([]byte, 16), argonTime, argonMemory, argonThreads, argonKeyLen)
-		return false
+		_, err := argonKey(ctx, p, make([]byte, 16), argonTime, argonMemory, argonThreads, argonKeyLen)
+		return false, err
 	}
-	got := argon2.IDKey([]byte(p), salt, passes, memory, threads, uint32(len(key)))
-	return subtle.ConstantTimeCompare(got, key) == 1
+	got, err := argonKey(ctx, p, salt, passes, memory, threads, uint32(len(key)))
+	return err == nil && subtle.ConstantTimeCompare(got, key) == 1, err
 }

@@ -100,31 +100,19 @@ func (s *Server) Subscribers(w http.ResponseWriter, r *http.Request) error {
 	return s.subscribersScreen(w, r, http.StatusOK, subscribersView{})
 }
 
-// componentIDs reads the form's component_ids: the ids ticked; none
-// means the whole page.
-func componentIDs(f *form) *[]int64 {
-	ids := []int64{}
-	for _, v := range f.Values["component_ids"] {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			id = -1 // no component has it: refused at component_ids
-		}
-		ids = append(ids, id)
-	}
-	return &ids
-}
-
 // AddSubscriber adds a subscriber (admin.AddSubscriber); a webhook's
 // secret is shown this once.
 func (s *Server) AddSubscriber(w http.ResponseWriter, r *http.Request) error {
 	var sub *statusd.Subscriber
-	return submit(w, r, func(f *form) (err error) {
-		confirmed := f.checked("confirmed")
-		body := statusd.AdminSubscriberRequest{Channel: f.text("channel"), Address: f.text("address"), ComponentIDs: componentIDs(f), Confirmed: &confirmed}
-		sub, err = s.admin.AddSubscriber(r.Context(), actor(r), body)
+	return submit(w, r, []string{"channel", "address", "component_ids"}, func(f *form) (err error) {
+		body := statusd.AdminSubscriberRequest{Channel: f.text("channel"), Address: f.text("address"), ComponentIDs: f.ids("component_ids"),
+			Confirmed: f.check("confirmed")}
+		if !f.Failed() {
+			sub, err = s.admin.AddSubscriber(r.Context(), actor(r), body)
+		}
 		return err
-	}, func(status int, f form) error {
-		return s.subscribersScreen(w, r, status, subscribersView{Add: f})
+	}, func(status int, f *form) error {
+		return s.subscribersScreen(w, r, status, subscribersView{Add: *f})
 	}, func() error {
 		if sub.Secret != "" {
 			return s.subscribersScreen(w, r, http.StatusCreated, subscribersView{Created: sub})
@@ -132,6 +120,9 @@ func (s *Server) AddSubscriber(w http.ResponseWriter, r *http.Request) error {
 		return back(w, r, "/subscribers")()
 	})
 }
+
+// subscriberKeys are the fields a subscriber's forms show problems at.
+var subscriberKeys = []string{"component_ids", "state"}
 
 // subscriberAction is what a subscriber's form does, by its id.
 type subscriberAction func(r *http.Request, id int64, f *form) error
@@ -144,8 +135,8 @@ func (s *Server) onSubscriber(act subscriberAction) func(w http.ResponseWriter, 
 		if err != nil {
 			return err
 		}
-		return submit(w, r, func(f *form) error { return act(r, id, f) }, func(status int, f form) error {
-			return s.subscribersScreen(w, r, status, subscribersView{Act: f})
+		return submit(w, r, subscriberKeys, func(f *form) error { return act(r, id, f) }, func(status int, f *form) error {
+			return s.subscribersScreen(w, r, status, subscribersView{Act: *f})
 		}, back(w, r, "/subscribers"))
 	}
 }
@@ -154,7 +145,11 @@ func (s *Server) onSubscriber(act subscriberAction) func(w http.ResponseWriter, 
 // (admin.ChangeSubscriber).
 func (s *Server) ChangeSubscriber(w http.ResponseWriter, r *http.Request) error {
 	return s.onSubscriber(func(r *http.Request, id int64, f *form) error {
-		_, err := s.admin.ChangeSubscriber(r.Context(), actor(r), id, statusd.AdminSubscriberRequest{ComponentIDs: componentIDs(f)})
+		body := statusd.AdminSubscriberRequest{ComponentIDs: f.ids("component_ids")}
+		if f.Failed() {
+			return nil
+		}
+		_, err := s.admin.ChangeSubscriber(r.Context(), actor(r), id, body)
 		return err
 	})(w, r)
 }
@@ -185,9 +180,9 @@ func (s *Server) TestSubscriber(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := s.admin.SendTest(r.Context(), actor(r), id)
 	if err != nil {
-		f := form{}
+		f := newForm(nil, subscriberKeys...)
 		if status := f.refuse(err); status != 0 {
-			return s.subscribersScreen(w, r, status, subscribersView{Act: f})
+			return s.subscribersScreen(w, r, status, subscribersView{Act: *f})
 		}
 		return err
 	}

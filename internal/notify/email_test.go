@@ -128,11 +128,38 @@ func TestConfirmWithoutToken(t *testing.T) {
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
-	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "confirmation token") {
-		t.Errorf("attempt %+v", a)
+	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Dropped || !strings.Contains(a.Error, "confirmation token") {
+		t.Errorf("attempt %+v, want dropped", a)
 	}
 	if n := len(srv.Messages()); n != 0 {
 		t.Errorf("%d messages sent", n)
+	}
+}
+
+// TestNothingToSend: a delivery with nothing to send is dropped, not
+// failed: email while email is off, a confirmation to a webhook, a deleted
+// notice once the snapshot has caught up, a reminder of a time the
+// maintenance no longer has.
+func TestNothingToSend(t *testing.T) {
+	w, _ := newTestWorker(Config{Now: func() time.Time { return t0.Add(2 * catchUp) }})
+	ann := statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberActive, Token: "tok"}
+	hook := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.example.test/x", State: statusd.SubscriberActive, Token: "tok"}
+	deleted := statusd.Event{ID: 20, Kind: statusd.NoticeUpdated, NoticeID: 9999, UpdateID: 1, CreatedAt: t0}
+	moved := reminder
+	moved.ID, moved.Key = 21, statusd.ReminderKey(42, at(30))
+	for _, tc := range []struct {
+		name string
+		c    statusd.Claimed
+		why  string
+	}{
+		{"email is off", claimed(1, updated, ann), "email is off"},
+		{"a confirmation to a webhook", claimed(2, confirm, hook), "only email subscriptions are confirmed"},
+		{"a deleted notice", claimed(3, deleted, hook), "the notice was deleted"},
+		{"a moved maintenance", claimed(4, moved, hook), "the maintenance was rescheduled"},
+	} {
+		if a, ok := w.attempt(context.Background(), &tc.c, later); !ok || a.Outcome != statusd.Dropped || !strings.HasPrefix(a.Error, tc.why) {
+			t.Errorf("%s: attempt %+v (made %v), want dropped: %s", tc.name, a, ok, tc.why)
+		}
 	}
 }
 
@@ -199,16 +226,16 @@ func TestMailerFailures(t *testing.T) {
 		srv := testenv.StartSMTP(t, testenv.SMTPOptions{StartTLS: serverTLS, User: "alice", Pass: "right"})
 		m := mustMailer(t, MailConfig{URL: "smtp://alice:wrong@localhost:" + port(srv.Addr), From: "status@acme.test", TLSConfig: clientTLS})
 		a := sendTest(t, m, "ann@example.test")
-		if a.Outcome != statusd.Failed || !strings.Contains(a.Error, "535") || strings.Contains(a.Error, "wrong") {
-			t.Errorf("attempt %+v, want failed with 535 and no password", a)
+		if a.Outcome != statusd.Deferred || !strings.Contains(a.Error, "535") || strings.Contains(a.Error, "wrong") {
+			t.Errorf("attempt %+v, want deferred (the relay's trouble) with 535 and no password", a)
 		}
 	})
 	t.Run("no password in the clear", func(t *testing.T) {
 		// A server that offers no TLS: the password is not sent.
 		srv := testenv.StartSMTP(t, testenv.SMTPOptions{User: "alice", Pass: "right"})
 		m := mustMailer(t, MailConfig{URL: "smtp://alice:right@" + srv.Addr, From: "status@acme.test"})
-		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "AUTH") {
-			t.Errorf("attempt %+v, want failed for want of AUTH", a)
+		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Deferred || !strings.Contains(a.Error, "AUTH") {
+			t.Errorf("attempt %+v, want deferred for want of AUTH", a)
 		}
 		if _, authed, _ := srv.Counts(); authed != 0 || len(srv.Messages()) != 0 {
 			t.Errorf("authenticated %d times, %d messages", authed, len(srv.Messages()))
@@ -217,14 +244,21 @@ func TestMailerFailures(t *testing.T) {
 	t.Run("the server is down", func(t *testing.T) {
 		closed := freeAddr(t)
 		m2 := mustMailer(t, MailConfig{URL: "smtp://" + closed, From: "status@acme.test"})
-		if a := sendTest(t, m2, "ann@example.test"); a.Outcome != statusd.Failed || !strings.Contains(a.Error, "connection refused") || a.Status != 0 {
-			t.Errorf("attempt %+v, want failed: connection refused", a)
+		if a := sendTest(t, m2, "ann@example.test"); a.Outcome != statusd.Deferred || !strings.Contains(a.Error, "connection refused") || a.Status != 0 {
+			t.Errorf("attempt %+v, want deferred: connection refused", a)
+		}
+	})
+	t.Run("a certificate statusd does not trust", func(t *testing.T) {
+		srv := testenv.StartSMTP(t, testenv.SMTPOptions{Implicit: serverTLS})
+		m := mustMailer(t, MailConfig{URL: "smtps://localhost:" + port(srv.Addr), From: "status@acme.test"})
+		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Deferred || !strings.Contains(a.Error, "certificate") {
+			t.Errorf("attempt %+v, want deferred: the certificate", a)
 		}
 	})
 	t.Run("permanent and temporary refusals, and a server that closes", func(t *testing.T) {
 		srv := testenv.StartSMTP(t, testenv.SMTPOptions{
 			Reject:    map[string]int{"gone@example.test": 550, "full@example.test": 452},
-			DataReply: map[string]int{"close-me@example.test": 421},
+			DataReply: map[string]int{"close-me@example.test": 421, "later@example.test": 451, "spam@example.test": 554},
 		})
 		m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1})
 		steps := []struct {
@@ -234,10 +268,12 @@ func TestMailerFailures(t *testing.T) {
 			sessions int // connections made so far
 		}{
 			{"ann@example.test", statusd.Delivered, 250, 1},
-			{"gone@example.test", statusd.Rejected, 550, 1}, // the address, for good: quarantined
-			{"full@example.test", statusd.Failed, 452, 1},   // try again later
-			{"ann@example.test", statusd.Delivered, 250, 1}, // the same connection goes on
-			{"close-me@example.test", statusd.Failed, 421, 1},
+			{"gone@example.test", statusd.Rejected, 550, 1},  // the address, for good: quarantined
+			{"full@example.test", statusd.Failed, 452, 1},    // try again later
+			{"ann@example.test", statusd.Delivered, 250, 1},  // the same connection goes on
+			{"later@example.test", statusd.Deferred, 451, 1}, // DATA 4xx: the relay's trouble
+			{"spam@example.test", statusd.Deferred, 554, 1},  // the message refused: the same for all
+			{"close-me@example.test", statusd.Deferred, 421, 1},
 			{"ann@example.test", statusd.Delivered, 250, 2}, // a new connection after 421
 		}
 		for i, s := range steps {

@@ -165,7 +165,11 @@ func (m *Mailer) Close() error {
 // send sends msg, waiting for its turn (the rate, a free connection)
 // until wait ends (ok false: not sent), and tells how it went: delivered
 // when the server accepts it; rejected when it refuses the recipient for
-// good (5xx to RCPT TO); failed otherwise.
+// good (5xx to RCPT TO); failed when it refuses the recipient for now (4xx
+// to RCPT TO); deferred, the relay's trouble and not the recipient's
+// (statusd.Deferred), otherwise: no connection, TLS or login refused, 421,
+// no answer, a refusal of MAIL FROM (statusd's own sender) or of DATA (the
+// message, the same for every subscriber but for its links).
 func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attempt, ok bool) {
 	if wait.Err() != nil || m.limiter.Wait(wait) != nil {
 		return statusd.Attempt{}, false
@@ -193,7 +197,7 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 		conn, err := m.client.DialToSMTPClientWithContext(dial)
 		cancel()
 		if err != nil {
-			a := statusd.Attempt{At: m.now(), Outcome: statusd.Failed, Error: "the SMTP server: " + describe(err)}
+			a := statusd.Attempt{At: m.now(), Outcome: statusd.Deferred, Error: "the SMTP server: " + describe(err)}
 			var se *mail.SendError
 			if errors.As(err, &se) {
 				a.Status = se.ErrorCode()
@@ -208,7 +212,7 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 	if err == nil {
 		return a, true
 	}
-	a.Outcome, a.Status, a.Error = statusd.Failed, 0, clip(sendErrorText(err), maxErrorText, nil)
+	a.Outcome, a.Status, a.Error = statusd.Deferred, 0, clip(sendErrorText(err), maxErrorText, nil)
 	var se *mail.SendError
 	if !errors.As(err, &se) {
 		c.drop()
@@ -216,11 +220,13 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 	}
 	a.Status = se.ErrorCode()
 	switch {
-	case se.Reason == mail.ErrSMTPRcptTo && a.Status >= 500:
-		a.Outcome = statusd.Rejected
 	case a.Status == 0 || a.Status == 421 || se.Reason == mail.ErrConnCheck:
 		// No answer, or the server is closing: connect again next time.
 		c.drop()
+	case se.Reason == mail.ErrSMTPRcptTo && a.Status >= 500:
+		a.Outcome = statusd.Rejected
+	case se.Reason == mail.ErrSMTPRcptTo:
+		a.Outcome = statusd.Failed
 	}
 	return a, true
 }

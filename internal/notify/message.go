@@ -24,7 +24,8 @@ const catchUp = time.Minute
 var errNotYet = errors.New("the snapshot does not hold the event's notice yet")
 
 // voidError says there is nothing to send any more (the notice was
-// deleted, the maintenance moved): the attempt fails with its text.
+// deleted, the maintenance moved): the delivery is dropped with its text
+// (statusd.Dropped).
 type voidError string
 
 func (e voidError) Error() string { return string(e) }

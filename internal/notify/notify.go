@@ -69,6 +69,13 @@ const (
 	// its lease does (startBy), so that no other sender takes the delivery
 	// while it is under way.
 	leaseMargin = 5 * time.Second
+	// pruneEvery is how often the worker prunes the outbox; one pass is at
+	// most pruneRounds transactions of pruneLimit deliveries (and events)
+	// each, so that a backlog goes over the next hours rather than hold the
+	// store long.
+	pruneEvery  = time.Hour
+	pruneRounds = 100
+	pruneLimit  = 1000
 )
 
 // Snapshots gives the current snapshot; *snapshot.Holder is one.
@@ -83,8 +90,8 @@ type Config struct {
 	// Statuspage presents notices in webhook bodies as
 	// internal/statuspage does.
 	Statuspage Statuspage
-	// Mailer sends email; nil when email is off (an email delivery then
-	// fails, saying so).
+	// Mailer sends email; nil when email is off (an email delivery is
+	// then dropped, saying so).
 	Mailer *Mailer
 	// AllowPrivate lets HTTP deliveries go to any address
 	// (--allow-private-targets).
@@ -120,9 +127,16 @@ type Worker struct {
 
 	wake  chan struct{} // Wake's signal
 	freed chan struct{} // half a batch of slots is free again (release)
-	slots chan struct{} // one per delivery under way (maxInFlight)
+	slots chan struct{} // one per delivery under way (maxInFlight), until recorded
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
+	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
 	msgs  messages
+}
+
+// made is an attempt made, waiting to be recorded.
+type made struct {
+	c statusd.Claimed
+	a statusd.Attempt
 }
 
 // New returns a Worker for the configuration.
@@ -135,6 +149,7 @@ func New(cfg Config) *Worker {
 		freed: make(chan struct{}, 1),
 		slots: make(chan struct{}, maxInFlight),
 		http:  make(chan struct{}, maxHTTP),
+		made:  make(chan made, maxInFlight),
 	}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
@@ -245,6 +260,8 @@ func (w *Worker) expanded(ctx context.Context, subscriberID, eventID int64) (*st
 func (w *Worker) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Go(func() { w.recordLoop(ctx) })
+	wg.Go(func() { w.pruneLoop(ctx) })
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	failing := false // log a failure once, and the recovery once
@@ -279,6 +296,45 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 }
 
+// pruneLoop prunes the outbox when Run starts, then every pruneEvery,
+// until ctx is done.
+func (w *Worker) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		w.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// prune removes the ended deliveries, and the events without deliveries,
+// made more than statusd.DeliveryRetention ago: one pass, of at most
+// pruneRounds transactions.
+func (w *Worker) prune(ctx context.Context) {
+	before := w.now().Add(-statusd.DeliveryRetention)
+	var deliveries, events int
+	for range pruneRounds {
+		d, e, err := w.store.Prune(ctx, before, pruneLimit)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.log.Warn("notifications: old deliveries could not be pruned; trying again later", "err", err)
+			}
+			break
+		}
+		deliveries, events = deliveries+d, events+e
+		if d < pruneLimit && e < pruneLimit {
+			break
+		}
+	}
+	if deliveries+events > 0 {
+		w.log.Info("notifications: pruned the outbox", "deliveries", deliveries, "events", events, "made_before", before)
+	}
+}
+
 // round expands the stored events, when expand is set, and claims as many deliveries as there are free
 // slots, sending each in its own goroutine. more reports that it claimed
 // all it asked for, so that there may be more.
@@ -306,12 +362,7 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
 	for _, c := range claimed {
 		w.slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer w.release()
-			w.deliver(ctx, c, startBy)
-		}()
+		wg.Go(func() { w.deliver(ctx, c, startBy) })
 	}
 	return len(claimed) == free, nil
 }
@@ -329,22 +380,67 @@ func (w *Worker) release() {
 	}
 }
 
-// deliver renders and sends one claimed delivery, and records the
-// attempt. An attempt that cannot start by startBy is not made.
+// deliver renders and sends one claimed delivery, and hands the attempt
+// to recordLoop, which frees its slot; an attempt that cannot start by
+// startBy is not made, and the slot is freed at once.
 func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, startBy time.Time) {
 	a, ok := w.attempt(ctx, &c, startBy)
 	if !ok || ctx.Err() != nil {
+		w.release()
 		return // left to the lease, no attempt counted
 	}
-	d, err := w.store.Record(ctx, c.Delivery.ID, a, w.retryBase)
+	w.made <- made{c, a}
+}
+
+// recordLoop records the attempts made, until ctx is done: each time, all
+// that came since the last were recorded (up to batch), in one
+// transaction (RecordMany). Sends that end faster than the store records
+// one at a time make bigger batches, and fewer transactions.
+func (w *Worker) recordLoop(ctx context.Context) {
+	for {
+		var ms []made
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-w.made:
+			ms = append(ms, m)
+		}
+	gather:
+		for len(ms) < batch {
+			select {
+			case m := <-w.made:
+				ms = append(ms, m)
+			default:
+				break gather
+			}
+		}
+		w.record(ctx, ms)
+	}
+}
+
+// record records the attempts, logs what became of each, and frees their
+// slots.
+func (w *Worker) record(ctx context.Context, ms []made) {
+	defer func() {
+		for range ms {
+			w.release()
+		}
+	}()
+	attempts := make([]statusd.DeliveryAttempt, len(ms))
+	for i, m := range ms {
+		attempts[i] = statusd.DeliveryAttempt{DeliveryID: m.c.Delivery.ID, Attempt: m.a}
+	}
+	ds, err := w.store.RecordMany(ctx, attempts, w.retryBase)
 	if err != nil {
 		if ctx.Err() == nil {
-			w.log.Warn("notifications: the attempt could not be recorded; it will be made again after the lease",
-				"delivery", c.Delivery.ID, "subscriber", c.Subscriber.ID, "err", err)
+			w.log.Warn("notifications: attempts could not be recorded; they will be made again after the lease",
+				"deliveries", len(ms), "err", err)
 		}
 		return
 	}
-	w.logAttempt(&c, a, d)
+	for i := range ms {
+		w.logAttempt(&ms[i].c, ms[i].a, ds[i])
+	}
 }
 
 // attempt makes one attempt of the delivery, started by startBy. ok is
@@ -364,8 +460,8 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 		switch {
 		case err == nil:
 			return w.send(ctx, wait, m, c)
-		case !errors.Is(err, errNotYet):
-			return statusd.Attempt{At: now, Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
+		case !errors.Is(err, errNotYet): // a voidError: nothing to send
+			return dropped(now, err.Error())
 		case now.After(deadline):
 			return statusd.Attempt{}, false
 		}
@@ -377,6 +473,12 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 	}
 }
 
+// dropped is the attempt of a delivery with nothing to send, and why: it
+// ends the delivery without counting an attempt (statusd.Dropped).
+func dropped(at time.Time, why string) (statusd.Attempt, bool) {
+	return statusd.Attempt{At: at, Outcome: statusd.Dropped, Error: clip(why, maxErrorText, nil)}, true
+}
+
 // send renders m for the subscriber's channel and sends it, once its turn
 // comes, unless wait ends first (ok false: no attempt made).
 func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
@@ -386,9 +488,9 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	switch {
 	case m.Kind == statusd.SubscriptionConfirm && s.Channel != statusd.Email:
-		return failed(errors.New("only email subscriptions are confirmed"))
+		return dropped(w.now(), "only email subscriptions are confirmed")
 	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
-		return failed(errors.New("the subscriber has no confirmation token to send"))
+		return dropped(w.now(), "the subscriber has no confirmation token to send")
 	}
 	var body []byte
 	var err error
@@ -396,7 +498,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	switch s.Channel {
 	case statusd.Email:
 		if w.mailer == nil {
-			return failed(errors.New("email is off: statusd runs without an SMTP server (--smtp-url)"))
+			return dropped(w.now(), "email is off: statusd runs without an SMTP server (--smtp-url)")
 		}
 		at := w.now()
 		e, err := renderEmail(m, s)
@@ -450,8 +552,12 @@ func (w *Worker) logAttempt(c *statusd.Claimed, a statusd.Attempt, d *statusd.De
 		w.log.Info("notification receiver is gone (410); the subscriber is unsubscribed", attrs...)
 	case a.Outcome == statusd.Rejected:
 		w.log.Info("notification address rejected by the mail server; the subscriber is quarantined", attrs...)
+	case a.Outcome == statusd.Dropped:
+		w.log.Info("notification dropped: nothing to send", attrs...)
 	case d != nil && d.State == statusd.DeliveryFailed:
 		w.log.Warn("notification failed for good", append(attrs, "attempts", d.Attempts)...)
+	case a.Outcome == statusd.Deferred:
+		w.log.Info("the mail server did not take the notification; it will be retried, not counted against the subscriber", attrs...)
 	default:
 		w.log.Info("notification attempt failed; it will be retried", attrs...)
 	}

@@ -270,8 +270,12 @@ func testWorker(t *testing.T, target string) {
 		w.Wake()
 		// Billing's subscriber, and the six that follow the whole page.
 		got := waitAttempted(t, ss, subs, func(e statusd.Event) bool { return e.NoticeID == 9999 }, 7)
-		if d := got["billing"]; d == nil || d.LastError != "the notice was deleted" || d.Attempts != 1 {
-			t.Errorf("delivery %+v", d)
+		// Dropped: failed, with no attempt counted against anyone.
+		if d := got["billing"]; d == nil || d.State != statusd.DeliveryFailed || d.LastError != "dropped: the notice was deleted" || d.Attempts != 0 {
+			t.Errorf("delivery %+v, want failed, dropped, no attempt", d)
+		}
+		if s, err := ss.Get(ctx, subs["billing"].ID); err != nil || s.Failures != 0 || s.State != statusd.SubscriberActive {
+			t.Errorf("billing after the drop: %+v (%v), want active, no failures", s, err)
 		}
 	})
 
@@ -334,7 +338,7 @@ func testWorker(t *testing.T, target string) {
 				switch {
 				case d == nil:
 					t.Errorf("%s got no reminder", name)
-				case b.Equal(moved) && d.LastError != "the maintenance was rescheduled, begun or cancelled since the reminder was due":
+				case b.Equal(moved) && (d.Attempts != 0 || d.LastError != "dropped: the maintenance was rescheduled, begun or cancelled since the reminder was due"):
 					t.Errorf("%s: the reminder of the old time: %+v", name, d)
 				case b.Equal(begins) && name != "busy" && d.State != statusd.DeliveryDelivered:
 					t.Errorf("%s: the reminder: %+v", name, d)
@@ -398,7 +402,8 @@ func idOf(d *statusd.Delivery) string {
 }
 
 // waitAttempted waits until n deliveries of the events that match have
-// had an attempt, and returns them by subscriber name.
+// had an attempt or ended (a dropped one has none), and returns them by
+// subscriber name.
 func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*statusd.Subscriber, match func(statusd.Event) bool, n int) map[string]*statusd.Delivery {
 	t.Helper()
 	names := map[int64]string{}
@@ -422,7 +427,7 @@ func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*st
 				t.Fatalf("%s has two deliveries: %+v and %+v", names[d.SubscriberID], out[names[d.SubscriberID]], d)
 			}
 			out[names[d.SubscriberID]] = d
-			if d.Attempts > 0 {
+			if d.Attempts > 0 || d.State != statusd.DeliveryPending {
 				attempted++
 			}
 		}
@@ -433,5 +438,74 @@ func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*st
 			t.Fatalf("%d of %d deliveries attempted: %v", attempted, n, out)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestPrune: when Run starts, the worker prunes the delivery made 31 days
+// ago; the one made 29 days ago stays. (What Prune removes, events
+// included, is the conformance suite's: PruneEndedDeliveriesAndTheirEvents.)
+func TestPrune(t *testing.T) {
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "prune.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ss := store.Subscribers()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	sub := &statusd.Subscriber{Channel: statusd.Webhook, Address: "https://hooks.example.test/a", ComponentIDs: []int64{},
+		State: statusd.SubscriberActive, CreatedAt: now, UpdatedAt: now}
+	if err := ss.Add(ctx, sub, statusd.AuditEntry{At: now, Actor: "test", Action: "subscriber.create"}); err != nil {
+		t.Fatal(err)
+	}
+	// One delivery made and delivered at each age.
+	day := 24 * time.Hour
+	for _, age := range []time.Duration{31 * day, 29 * day} {
+		at := now.Add(-age)
+		if _, err := ss.Emit(ctx, statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{}, CreatedAt: at}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ss.Expand(ctx, at, batch); err != nil {
+			t.Fatal(err)
+		}
+		c, err := ss.Claim(ctx, at, time.Minute, batch)
+		if err != nil || len(c) != 1 {
+			t.Fatalf("claimed %v (%v)", c, err)
+		}
+		if _, err := ss.Record(ctx, c[0].Delivery.ID, statusd.Attempt{At: at, Outcome: statusd.Delivered, Status: 200}, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, _, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1) // the newest: 29 days old
+	if err != nil || len(kept) != 1 {
+		t.Fatal(kept, err)
+	}
+	w, _ := newTestWorker(Config{Store: ss, Now: time.Now, Poll: time.Hour})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		w.Run(runCtx)
+		close(done)
+	}()
+	defer func() {
+		stop()
+		<-done
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left, total, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if total == 1 {
+			if left[0].ID != kept[0].ID {
+				t.Errorf("the delivery left is %+v, want the one made 29 days ago %+v", left[0], kept[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries left after 10 s, want 1", total)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

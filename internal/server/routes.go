@@ -2,7 +2,9 @@ package server
 
 import (
 	"cmp"
+	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/statusd/statusd"
@@ -135,15 +137,26 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	con := s.newConsole(ad)
 	const m = console.Root
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
+	adm.Read(m+"/assets/icon.svg", con.Icon, nil)
 	adm.Read(m+"/login", con.LoginForm, nil)
 	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
 	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))
 	adm.Read(m+"/setup", con.SetupForm, nil)
 	adm.Handle("POST "+m+"/setup", con.SameOrigin(con.Setup))
+	// Sign-in with OpenID Connect (--oidc-issuer): the button starts the
+	// flow, the provider sends the browser back to the callback; GET HEAD.
+	// The provider's discovery starts now, in the background: serve does
+	// not wait for it.
+	if s.cfg.OIDC != nil {
+		adm.Read(m+"/oidc/login", con.OIDCLogin, nil)
+		adm.Read(console.OIDCCallbackPath, con.OIDCCallback, nil)
+		go con.Discover(context.Background())
+	}
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
-	// The owner's screens: each needs the least role of the admin route it
-	// does the same as (leastOf), so that the two cannot drift apart.
-	for _, sc := range ownerScreens(con) {
+	// The notice screens and the owner's, each with the least role of the
+	// admin route it does the same as (leastOf), so that the two cannot
+	// drift apart.
+	for _, sc := range slices.Concat(noticeScreens(con), ownerScreens(con)) {
 		h := con.SignedIn(permit(leastOf(sc.api), sc.h))
 		if method, path, _ := strings.Cut(sc.pattern, " "); method == http.MethodGet {
 			adm.Read(path, h, nil)
@@ -231,7 +244,8 @@ func leastOf(pattern string) statusd.Role {
 }
 
 // consoleScreen is a console route (GET or POST) and the admin route it
-// reads or acts as.
+// does the same as (a GET: shows its form or reads what it reads), and so
+// needs that route's least role.
 type consoleScreen struct {
 	pattern, api string
 	h            route.Handler
@@ -266,6 +280,30 @@ func ownerScreens(con *console.Server) []consoleScreen {
 		{"POST " + m + "/subscribers/{id}/remove", "DELETE " + v1a + "/subscribers/{id}", con.RemoveSubscriber},
 		{"POST " + m + "/subscribers/{id}/test", "POST " + v1a + "/subscribers/{id}/test", con.TestSubscriber},
 		{"GET " + m + "/deliveries", "GET " + v1a + "/deliveries", con.Deliveries},
+	}
+}
+
+// noticeScreens are the console's screens of notices
+// (internal/console/notices.go): declare an incident, schedule
+// maintenance, announce, and a notice's page with its update, resolve,
+// reopen, edit and delete.
+func noticeScreens(con *console.Server) []consoleScreen {
+	const m, v1a = console.Root, "/admin/api/v1"
+	const publish, notice = "POST " + v1a + "/notices", v1a + "/notices/{id}"
+	return []consoleScreen{
+		{"GET " + m + "/incidents/new", publish, con.IncidentForm},
+		{"POST " + m + "/incidents/new", publish, con.DeclareIncident},
+		{"GET " + m + "/maintenance/new", publish, con.MaintenanceForm},
+		{"POST " + m + "/maintenance/new", publish, con.ScheduleMaintenance},
+		{"GET " + m + "/announcements/new", publish, con.AnnouncementForm},
+		{"POST " + m + "/announcements/new", publish, con.Announce},
+		{"GET " + m + "/notices/{id}", "GET " + notice, con.Notice},
+		{"POST " + m + "/notices/{id}/updates", "POST " + notice + "/updates", con.PostUpdate},
+		{"POST " + m + "/notices/{id}/reopen", "POST " + notice + "/reopen", con.Reopen},
+		{"GET " + m + "/notices/{id}/edit", "PATCH " + notice, con.EditForm},
+		{"POST " + m + "/notices/{id}/edit", "PATCH " + notice, con.Edit},
+		{"GET " + m + "/notices/{id}/delete", "DELETE " + notice, con.DeleteForm},
+		{"POST " + m + "/notices/{id}/delete", "DELETE " + notice, con.Delete},
 	}
 }
 

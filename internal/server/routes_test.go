@@ -89,32 +89,57 @@ func TestPermit(t *testing.T) {
 	}
 }
 
-// TestOwnerScreensMapToAdminRoutes: every owner's screen names an admin
-// route that exists, of its own kind (a GET screen reads, a POST acts),
-// and takes that route's least role; a write screen is an owner's, as
-// CONTRACT C8 says of components, the page, tokens, users and subscribers,
-// but for sending a test message, which a publisher may.
-func TestOwnerScreensMapToAdminRoutes(t *testing.T) {
+// TestConsoleScreensMapToAdminRoutes: every screen of the console, the
+// notices' and the owner's, names an admin route that exists and takes that
+// route's least role (leastOf); a POST screen acts as a write, a GET one
+// reads or shows the form of the write it maps to. By CONTRACT C8 a screen
+// that maps to a read is a viewer's, a notice's write a publisher's, as is
+// sending a test message; the owner's other writes (components, the page,
+// tokens, users, subscribers) are an owner's.
+func TestConsoleScreensMapToAdminRoutes(t *testing.T) {
 	least := map[string]statusd.Role{}
 	for _, rt := range adminRoutes(nil) {
 		least[rt.pattern] = rt.least
 	}
-	for _, sc := range ownerScreens(nil) {
-		role, ok := least[sc.api]
-		if !ok {
-			t.Errorf("%s: %s is no admin route", sc.pattern, sc.api)
-			continue
+	for _, table := range []struct {
+		name    string
+		screens []consoleScreen
+		writer  statusd.Role
+		posts   int
+	}{
+		// Declare, schedule, announce, update, reopen, edit, delete.
+		{"notice", noticeScreens(nil), statusd.Publisher, 7},
+		// Components: add, change, move, delete; the page; tokens: create,
+		// revoke; users: add, reset, remove; subscribers: add, change,
+		// activate, remove, test.
+		{"owner", ownerScreens(nil), statusd.Owner, 15},
+	} {
+		posts := 0
+		for _, sc := range table.screens {
+			role, ok := least[sc.api]
+			if !ok {
+				t.Errorf("%s: %s is no admin route", sc.pattern, sc.api)
+				continue
+			}
+			if strings.HasPrefix(sc.pattern, "POST ") {
+				posts++
+				if strings.HasPrefix(sc.api, "GET ") {
+					t.Errorf("%s acts as %s, which writes nothing", sc.pattern, sc.api)
+				}
+			}
+			want := table.writer
+			switch {
+			case strings.HasPrefix(sc.api, "GET "):
+				want = statusd.Viewer
+			case sc.pattern == "POST /manage/subscribers/{id}/test":
+				want = statusd.Publisher // C8: a publisher also sends test messages
+			}
+			if role != want || leastOf(sc.api) != want {
+				t.Errorf("%s needs %s (leastOf %s), want %s", sc.pattern, role, leastOf(sc.api), want)
+			}
 		}
-		reads := strings.HasPrefix(sc.pattern, "GET ")
-		if reads != strings.HasPrefix(sc.api, "GET ") {
-			t.Errorf("%s does as %s: a screen that reads must map to a GET, one that acts to a write", sc.pattern, sc.api)
-		}
-		want := map[bool]statusd.Role{true: statusd.Viewer, false: statusd.Owner}[reads]
-		if sc.pattern == "POST /manage/subscribers/{id}/test" {
-			want = statusd.Publisher // C8: a publisher also sends test messages
-		}
-		if role != want || leastOf(sc.api) != want {
-			t.Errorf("%s needs %s (leastOf %s), want %s", sc.pattern, role, leastOf(sc.api), want)
+		if posts != table.posts {
+			t.Errorf("%d POST %s screens, want %d", posts, table.name, table.posts)
 		}
 	}
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -61,6 +62,17 @@ type Config struct {
 	// AllowPrivateTargets accepts webhook and chat URLs that are http or
 	// name a private address (--allow-private-targets).
 	AllowPrivateTargets bool
+	// MaintenanceReminder is how long before a maintenance begins
+	// subscribers are reminded (--maintenance-reminder), as the console
+	// says.
+	MaintenanceReminder time.Duration
+	// ConsoleURL is where people reach the console's listener
+	// (--console-url: scheme and host, the console at its /manage); ""
+	// for the rule of consoleURL.
+	ConsoleURL string
+	// OIDC turns on the console's sign-in with an OpenID Connect
+	// provider; nil: off.
+	OIDC *console.OIDC
 	// Metrics records every request of both listeners.
 	Metrics *telemetry.Metrics
 	Now     func() time.Time
@@ -107,6 +119,24 @@ func New(cfg Config) (public, adminH http.Handler) {
 
 func (s *assembly) now() time.Time { return s.cfg.Now() }
 
+// consoleURL is the console's URL, the base of its setup links, of its
+// OpenID Connect redirect URI and of its cookies' Secure: --console-url
+// if given; else the page's url when the console shares the public
+// listener; else (--admin-addr) unknown, "": a setup link is its path
+// alone, to be opened on the admin listener.
+func (s *assembly) consoleURL() string {
+	switch {
+	case s.cfg.ConsoleURL != "":
+		return strings.TrimSuffix(s.cfg.ConsoleURL, "/")
+	case s.cfg.AdminListener:
+		return ""
+	}
+	if snap := s.cfg.Snapshots.Current(); snap != nil {
+		return strings.TrimSuffix(snap.Page().URL, "/")
+	}
+	return ""
+}
+
 // noSniff has every answer carry X-Content-Type-Options: nosniff, so that
 // no browser takes a JSON, text or feed answer for HTML or script.
 func noSniff(next http.Handler) http.Handler {
@@ -124,13 +154,16 @@ var nosniff = []string{"nosniff"}
 // newAdmin returns the admin API's handlers.
 func (s *assembly) newAdmin() *admin.Server {
 	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
-		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets})
+		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets, ConsoleURL: s.consoleURL})
 }
 
-// newConsole returns the operator console's handlers.
+// newConsole returns the operator console's handlers; its screens call
+// ad's actions.
 func (s *assembly) newConsole(ad *admin.Server) *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
-		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log, Admin: ad, Least: leastOf})
+		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log,
+		Notices: ad, Publisher: leastOf("POST /admin/api/v1/notices"), Reminder: s.cfg.MaintenanceReminder,
+		Admin: ad, Least: leastOf, URL: s.consoleURL, OIDC: s.cfg.OIDC})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -154,7 +154,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 				}
 			}
 		}
-		if _, err := t.exec(`UPDATE events SET expanded_at = ? WHERE id IN (`+t.d.idList+`)`, ms(now), idsJSON(ids)); err != nil {
+		if _, err := t.exec(`UPDATE events SET expanded_at = ? WHERE id`+t.d.inIDs, ms(now), idsJSON(ids)); err != nil {
 			return err
 		}
 		expanded = len(events)
@@ -325,7 +325,7 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 			return err
 		}
 		rows.Close()
-		_, err = t.exec(`UPDATE deliveries SET claimed_until = ? WHERE id IN (`+t.d.idList+`)`, ms(now.Add(lease)), idsJSON(ids))
+		_, err = t.exec(`UPDATE deliveries SET claimed_until = ? WHERE id`+t.d.inIDs, ms(now.Add(lease)), idsJSON(ids))
 		return err
 	})
 	if err != nil {
@@ -343,7 +343,116 @@ func noDelivery(id int64) error {
 	return statusd.Errorf(statusd.ENotFound, "no delivery has id %d", id)
 }
 
-// Record stores an attempt of a pending delivery, and ends its lease, by
+// Record is RecordMany of one attempt.
+func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
+	out, err := ss.RecordMany(ctx, []statusd.DeliveryAttempt{{DeliveryID: id, Attempt: a}}, retryBase)
+	if err != nil {
+		return nil, err
+	}
+	if out[0] == nil {
+		return nil, noDelivery(id)
+	}
+	return out[0], nil
+}
+
+// RecordMany records the attempts, in order, in one transaction (record):
+// one commit, and one read, for a batch rather than for each delivery.
+func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.DeliveryAttempt, retryBase time.Duration) ([]*statusd.Delivery, error) {
+	out := make([]*statusd.Delivery, len(attempts))
+	if len(attempts) == 0 {
+		return out, nil
+	}
+	ids := make([]int64, len(attempts))
+	for i, da := range attempts {
+		ids[i] = da.DeliveryID
+	}
+	err := ss.s.outbox(ctx, func(t tx) error {
+		rows, err := readRecorded(t, ids)
+		if err != nil {
+			return err
+		}
+		for i, da := range attempts {
+			out[i] = nil
+			r := rows[da.DeliveryID]
+			if r == nil {
+				continue
+			}
+			if r.sub.moved {
+				// Its subscriber left a state in this batch: failPending
+				// may have ended the delivery since it was read.
+				again, err := readRecorded(t, []int64{r.d.ID})
+				if err != nil {
+					return err
+				}
+				r.d = again[r.d.ID].d
+			}
+			if err := record(t, r, da.Attempt, retryBase); err != nil {
+				return err
+			}
+			d := r.d
+			out[i] = &d
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// recorded is a delivery that RecordMany records, and where its subscriber
+// stands, shared by the batch's deliveries to that subscriber.
+type recorded struct {
+	d   statusd.Delivery
+	sub *standing
+}
+
+// standing is where a subscriber stands, as the attempts recorded so far
+// leave it.
+type standing struct {
+	state    statusd.SubscriberState
+	failures int
+	since    sql.NullInt64 // failing since, in Unix ms
+	moved    bool          // its state changed (failPending ran)
+}
+
+// readRecorded reads the deliveries with ids, their events and where their
+// subscribers stand, by delivery id. On PostgreSQL it locks them, each
+// subscriber then its deliveries, in the order of the subscribers' ids (a
+// row is locked as the sorted rows come), so that two batches never wait
+// for each other in a circle, nor a batch and Change or Delete (which lock
+// a subscriber, then its deliveries).
+func readRecorded(t tx, ids []int64) (map[int64]*recorded, error) {
+	rows, err := t.query(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
+		FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id`+t.d.inIDs+`
+		ORDER BY s.id, d.id`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), idsJSON(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]*recorded, len(ids))
+	subs := map[int64]*standing{}
+	for rows.Next() {
+		var dr deliveryRow
+		var st standing
+		var state string
+		if err := rows.Scan(append(dr.dest(), &state, &st.failures, &st.since)...); err != nil {
+			return nil, err
+		}
+		d, err := dr.value()
+		if err != nil {
+			return nil, err
+		}
+		if subs[d.SubscriberID] == nil {
+			st.state = statusd.SubscriberState(state)
+			subs[d.SubscriberID] = &st
+		}
+		out[d.ID] = &recorded{d: d, sub: subs[d.SubscriberID]}
+	}
+	return out, rows.Err()
+}
+
+// record stores an attempt of a pending delivery, and ends its lease, by
 // the rules of CONTRACT C7 (statusd.NextAttempt, statusd.Quarantined):
 //
 //   - Delivered: delivered at the attempt; the subscriber's failures in a
@@ -352,96 +461,128 @@ func noDelivery(id int64) error {
 //     subscriber's failures count one more (FailingSince set at the first),
 //     and an active subscriber that Quarantined says is quarantined (the
 //     delivery then fails too).
+//   - Deferred (the sender's trouble): retried, or failed, as after Failed;
+//     the subscriber's failures are left as they are.
 //   - Gone: failed; the subscriber unsubscribed.
 //   - Rejected: failed; the subscriber quarantined (unless unsubscribed).
+//   - Dropped (nothing to send): failed, its error "dropped: " and why, no
+//     attempt counted; the subscriber left as it is.
 //
 // A subscriber that stops being sent to has its other pending deliveries
 // failed (failPending). An attempt of a delivery that is no longer pending
 // (a sender whose lease ran out and whose delivery another finished)
-// changes nothing: the first ending stands, and Record returns it.
-//
-// The subscriber is locked before the delivery, as Change and Delete do,
-// so that they never wait for each other in a circle (PostgreSQL).
-func (ss subscriberStore) Record(ctx context.Context, id int64, a statusd.Attempt, retryBase time.Duration) (*statusd.Delivery, error) {
-	var out *statusd.Delivery
-	err := ss.s.outbox(ctx, func(t tx) error {
-		// One statement reads the delivery, its event and its subscriber,
-		// and on PostgreSQL locks the subscriber, then the delivery (in
-		// the order of the clauses), reading the latest of each.
-		var r deliveryRow
-		var state string
-		var failed, failures int
-		var failing, since sql.NullInt64
-		err := t.row(`SELECT `+deliveryColumns+`, s.state, s.failures, s.failing_since
-			FROM `+deliveryFrom+` JOIN subscribers s ON s.id = d.subscriber_id WHERE d.id = ?`+t.d.lock("FOR NO KEY UPDATE OF s FOR UPDATE OF d"), id).
-			Scan(append(r.dest(), &state, &failed, &failing)...)
-		if errors.Is(err, sql.ErrNoRows) {
-			return noDelivery(id)
-		}
-		if err != nil {
-			return err
-		}
-		d, err := r.value()
-		if err != nil {
-			return err
-		}
-		subscriberID := d.SubscriberID
-		out = &d
-		if d.State != statusd.DeliveryPending {
-			return nil
-		}
+// changes nothing: the first ending stands. record leaves r (the delivery,
+// and where its subscriber stands) as it stored it.
+func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error {
+	d, sub := &r.d, r.sub
+	if d.State != statusd.DeliveryPending {
+		return nil
+	}
+	d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
+	d.State = statusd.DeliveryFailed
+	if a.Outcome != statusd.Dropped {
 		d.Attempts++
-		d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
-		d.State = statusd.DeliveryFailed
-		failures, since = failed, failing
-		var becomes statusd.SubscriberState // "" when it stays as it is
-		switch a.Outcome {
-		case statusd.Delivered:
-			d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
-			failures, since = 0, sql.NullInt64{}
-		case statusd.Failed:
-			if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
-				d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
-			}
-			failures++
-			if !since.Valid {
-				since = sql.NullInt64{Int64: ms(a.At), Valid: true}
-			}
-			if state == string(statusd.SubscriberActive) && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
-				becomes = statusd.SubscriberQuarantined
-				d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
-			}
-		case statusd.Gone:
-			becomes = statusd.SubscriberUnsubscribed
-		case statusd.Rejected:
+	}
+	failures, since := sub.failures, sub.since
+	var becomes statusd.SubscriberState // "" when it stays as it is
+	switch a.Outcome {
+	case statusd.Delivered:
+		d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
+		failures, since = 0, sql.NullInt64{}
+	case statusd.Failed, statusd.Deferred:
+		if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
+			next = fromMS(ms(next)) // as stored
+			d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
+		}
+		if a.Outcome == statusd.Deferred {
+			break // the sender's trouble: not counted against the subscriber
+		}
+		failures++
+		if !since.Valid {
+			since = sql.NullInt64{Int64: ms(a.At), Valid: true}
+		}
+		if sub.state == statusd.SubscriberActive && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
 			becomes = statusd.SubscriberQuarantined
-		default:
-			return fmt.Errorf("record delivery %d: unknown outcome %d", id, a.Outcome)
+			d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
 		}
-		if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
-			next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
-			string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), id); err != nil {
+	case statusd.Gone:
+		becomes = statusd.SubscriberUnsubscribed
+	case statusd.Rejected:
+		becomes = statusd.SubscriberQuarantined
+	case statusd.Dropped:
+		d.LastError = statusd.DroppedPrefix + a.Error
+	default:
+		return fmt.Errorf("record delivery %d: unknown outcome %d", d.ID, a.Outcome)
+	}
+	if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
+		next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
+		string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), d.ID); err != nil {
+		return err
+	}
+	if failures != sub.failures || since != sub.since {
+		if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
+			failures, nullInt(since), d.SubscriberID); err != nil {
 			return err
 		}
-		if failures != failed || since != failing {
-			if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
-				failures, nullInt(since), subscriberID); err != nil {
-				return err
-			}
-		}
-		if becomes == "" || state == string(becomes) || state == string(statusd.SubscriberUnsubscribed) {
-			return nil
-		}
-		if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
-			string(becomes), ms(a.At), subscriberID); err != nil {
+		sub.failures, sub.since = failures, since
+	}
+	if becomes == "" || sub.state == becomes || sub.state == statusd.SubscriberUnsubscribed {
+		return nil
+	}
+	if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
+		string(becomes), ms(a.At), d.SubscriberID); err != nil {
+		return err
+	}
+	sub.state, sub.moved = becomes, true
+	return failPending(t, d.SubscriberID, becomes, d.ID)
+}
+
+// Prune removes the oldest ended deliveries first. An event is kept while
+// it has deliveries, and until before even without: its Key keeps a
+// reminder from being stored twice. NOT IN reads the deliveries' event ids
+// once (deliveries have no index by event).
+func (ss subscriberStore) Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error) {
+	err = ss.s.outbox(ctx, func(t tx) error {
+		var err error
+		deliveries, err = deleteChosen(t, "deliveries", `SELECT id FROM deliveries
+			WHERE state <> 'pending' AND created_at < ? ORDER BY id LIMIT ?`, ms(before), limit)
+		if err != nil {
 			return err
 		}
-		return failPending(t, subscriberID, becomes, id)
+		events, err = deleteChosen(t, "events", `SELECT id FROM events
+			WHERE expanded_at IS NOT NULL AND created_at < ? AND id NOT IN (SELECT event_id FROM deliveries)
+			ORDER BY id LIMIT ?`, ms(before), limit)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return 0, 0, err
 	}
-	return out, nil
+	return deliveries, events, nil
+}
+
+// deleteChosen deletes from table the rows whose ids the query chooses,
+// by their ids (dialect.inIDs: "IN (the query)" would make PostgreSQL scan
+// the whole table), and returns how many.
+func deleteChosen(t tx, table, choose string, args ...any) (int, error) {
+	rows, err := t.query(choose, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return 0, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	rows.Close()
+	_, err = t.exec(`DELETE FROM `+table+` WHERE id`+t.d.inIDs, idsJSON(ids))
+	return len(ids), err
 }
 
 func (ss subscriberStore) Delivery(ctx context.Context, id int64) (*statusd.Delivery, error) {

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +107,63 @@ func TestClaimConcurrentPostgres(t *testing.T) {
 	t.Logf("%d claimers of %d took some", busy, claimers)
 }
 
+// TestRecordManyConcurrentPostgres: two processes recording batches that
+// touch the same subscribers, one in rising and one in falling order of
+// subscriber, never wait for each other in a circle (PostgreSQL would
+// abort one: deadlock detected), and record every attempt.
+func TestRecordManyConcurrentPostgres(t *testing.T) {
+	url := testenv.Postgres(t)
+	stores := []*Store{openPostgres(t, url), openPostgres(t, url)}
+	const subscribers, events = 20, 20
+	withSubscribers(t, stores[0], subscribers)
+	now := time.Now()
+	for range events {
+		fanOut(t, stores[0], now)
+	}
+	claimed, err := stores[0].Subscribers().Claim(context.Background(), now, time.Hour, subscribers*events)
+	if err != nil || len(claimed) != subscribers*events {
+		t.Fatalf("claimed %d (%v), want %d", len(claimed), err, subscribers*events)
+	}
+	// Each process has the deliveries of half the events, of every
+	// subscriber, in batches of one event's: one rising, one falling.
+	batches := [2][][]statusd.DeliveryAttempt{}
+	byEvent := map[int64][]statusd.DeliveryAttempt{}
+	for _, c := range claimed {
+		byEvent[c.Delivery.Event.ID] = append(byEvent[c.Delivery.Event.ID],
+			statusd.DeliveryAttempt{DeliveryID: c.Delivery.ID, Attempt: statusd.Attempt{At: now, Outcome: statusd.Failed, Error: "500"}})
+	}
+	for id, b := range byEvent {
+		slices.SortFunc(b, func(x, y statusd.DeliveryAttempt) int { return cmp.Compare(x.DeliveryID, y.DeliveryID) })
+		p := int(id % 2)
+		if p == 1 {
+			slices.Reverse(b)
+		}
+		batches[p] = append(batches[p], b)
+	}
+	var wg sync.WaitGroup
+	for p := range 2 {
+		ss := stores[p].Subscribers()
+		wg.Go(func() {
+			for _, b := range batches[p] {
+				if _, err := ss.RecordMany(context.Background(), b, time.Minute); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	subs, _, err := stores[0].Subscribers().List(context.Background(), statusd.SubscriberFilter{}, 1, subscribers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range subs {
+		if sub.Failures != events {
+			t.Errorf("subscriber %d has %d failures, want one an event: %d", sub.ID, sub.Failures, events)
+		}
+	}
+}
+
 // TestRequestConcurrentPostgres checks that requests of one new address
 // made at once, by two processes, make one subscriber, and each its
 // confirmation.
@@ -169,46 +228,65 @@ func BenchmarkExpand(b *testing.B) {
 }
 
 // BenchmarkClaimRecord measures claiming (in batches of 100) and recording
-// as delivered 10,000 deliveries, by 1 and by 4 senders at once; it
-// reports the time per delivery.
+// as delivered 10,000 deliveries, by 1 and by 4 senders at once, one
+// delivery a transaction (Record) or a claimed batch in one (RecordMany);
+// it reports the time per delivery.
 func BenchmarkClaimRecord(b *testing.B) {
 	const deliveries, batch = 10000, 100
 	benchStores(b, func(b *testing.B, s *Store) {
 		withSubscribers(b, s, deliveries)
 		ss := s.Subscribers()
 		for _, senders := range []int{1, 4} {
-			b.Run(fmt.Sprintf("senders=%d", senders), func(b *testing.B) {
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					b.StopTimer()
-					now := time.Now()
-					fanOut(b, s, now)
-					b.StartTimer()
-					var wg sync.WaitGroup
-					for range senders {
-						wg.Go(func() {
-							for {
-								c, err := ss.Claim(context.Background(), now, time.Minute, batch)
-								if err != nil || len(c) == 0 {
-									if err != nil {
-										b.Error(err)
+			for _, many := range []bool{false, true} {
+				b.Run(fmt.Sprintf("senders=%d/batch=%v", senders, many), func(b *testing.B) {
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						b.StopTimer()
+						now := time.Now()
+						fanOut(b, s, now)
+						b.StartTimer()
+						var wg sync.WaitGroup
+						for range senders {
+							wg.Go(func() {
+								for {
+									c, err := ss.Claim(context.Background(), now, time.Minute, batch)
+									if err != nil || len(c) == 0 {
+										if err != nil {
+											b.Error(err)
+										}
+										return
 									}
-									return
-								}
-								for _, d := range c {
-									if _, err := ss.Record(context.Background(), d.Delivery.ID,
-										statusd.Attempt{At: now, Outcome: statusd.Delivered, Status: 200}, 30*time.Second); err != nil {
+									if err := recordClaimed(ss, c, statusd.Attempt{At: now, Outcome: statusd.Delivered, Status: 200}, many); err != nil {
 										b.Error(err)
 										return
 									}
 								}
-							}
-						})
+							})
+						}
+						wg.Wait()
 					}
-					wg.Wait()
-				}
-				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*deliveries), "µs/delivery")
-			})
+					b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*deliveries), "µs/delivery")
+				})
+			}
 		}
 	})
+}
+
+// recordClaimed records the same attempt of each claimed delivery: one
+// transaction each, or, with many, one for all.
+func recordClaimed(ss statusd.SubscriberStore, claimed []statusd.Claimed, a statusd.Attempt, many bool) error {
+	if many {
+		attempts := make([]statusd.DeliveryAttempt, len(claimed))
+		for i, c := range claimed {
+			attempts[i] = statusd.DeliveryAttempt{DeliveryID: c.Delivery.ID, Attempt: a}
+		}
+		_, err := ss.RecordMany(context.Background(), attempts, 30*time.Second)
+		return err
+	}
+	for _, c := range claimed {
+		if _, err := ss.Record(context.Background(), c.Delivery.ID, a, 30*time.Second); err != nil {
+			return err
+		}
+	}
+	return nil
 }

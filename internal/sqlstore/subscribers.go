@@ -130,7 +130,7 @@ func noSubscriber(id int64) error {
 	return statusd.Errorf(statusd.ENotFound, "no subscriber has id %d", id)
 }
 
-// subscriberInsert is the insert of a subscriber's subscriberValues,
+// subscriberInsert is the insert of a subscriber's insertValues,
 // with or without its id first.
 func subscriberInsert(withID bool) string {
 	cols, vals := "", ""
@@ -138,8 +138,8 @@ func subscriberInsert(withID bool) string {
 		cols, vals = "id, ", "?, "
 	}
 	return `INSERT INTO subscribers (` + cols + `channel, address, component_ids, state, secret, token,
-	confirm_token, confirm_expires_at, failures, failing_since, created_at, updated_at)
-	VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	confirm_token, confirm_expires_at, failures, failing_since, created_at, updated_at, address_key)
+	VALUES (` + vals + `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 }
 
 func subscriberValues(s *statusd.Subscriber) []any {
@@ -151,9 +151,17 @@ func subscriberValues(s *statusd.Subscriber) []any {
 		confirm, msPtr(s.ConfirmExpiresAt), s.Failures, msPtr(s.FailingSince), ms(s.CreatedAt), ms(s.UpdatedAt)}
 }
 
+// insertValues are the values of subscriberInsert: subscriberValues, and
+// the address's key (statusd.AddressKey).
+func insertValues(s *statusd.Subscriber) []any {
+	return append(subscriberValues(s), statusd.AddressKey(s.Channel, s.Address))
+}
+
 // fillKeys gives a new subscriber the keys it lacks: the Token of its
-// links, and a webhook's signing Secret.
+// links, and a webhook's signing Secret; and its address in the form it
+// is stored in (statusd.StoredAddress).
 func fillKeys(s *statusd.Subscriber) {
+	s.Address = statusd.StoredAddress(s.Channel, s.Address)
 	if s.Token == "" {
 		s.Token = statusd.NewToken()
 	}
@@ -163,10 +171,11 @@ func fillKeys(s *statusd.Subscriber) {
 }
 
 // insertSubscriber inserts s, unless one with its channel and address
-// exists, and returns its new id, or 0 when one exists.
+// (statusd.AddressKey) exists, and returns its new id, or 0 when one
+// exists.
 func insertSubscriber(t tx, s *statusd.Subscriber) (int64, error) {
 	var id int64
-	err := t.row(subscriberInsert(false)+` ON CONFLICT (channel, address) DO NOTHING RETURNING id`, subscriberValues(s)...).Scan(&id)
+	err := t.row(subscriberInsert(false)+` ON CONFLICT DO NOTHING RETURNING id`, insertValues(s)...).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -251,13 +260,10 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 		if s.State == statusd.SubscriberActive && old.State != statusd.SubscriberActive {
 			s.Failures, s.FailingSince = 0, nil
 		}
-		var n int
-		if err := t.row(`SELECT count(*) FROM subscribers WHERE channel = ? AND address = ? AND id <> ?`,
-			string(s.Channel), s.Address, id).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
-			return conflict(&s)
+		if s.Channel != old.Channel || s.Address != old.Address {
+			if err := moveSubscriber(t, &s); err != nil {
+				return err
+			}
 		}
 		if _, err := t.exec(`UPDATE subscribers SET channel = ?, address = ?, component_ids = ?, state = ?, secret = ?,
 			token = ?, confirm_token = ?, confirm_expires_at = ?, failures = ?, failing_since = ?, created_at = ?,
@@ -276,6 +282,26 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 		return audit(t, *e)
 	})
 	return out, err
+}
+
+// moveSubscriber gives a subscriber that Change gives a new channel or
+// address that address in its stored form (statusd.StoredAddress) and its
+// key, unless another subscriber has either: an *Error EConflict then.
+// A subscriber that keeps its address keeps its key, even one that the
+// migration to keys left apart from another in another case.
+func moveSubscriber(t tx, s *statusd.Subscriber) error {
+	s.Address = statusd.StoredAddress(s.Channel, s.Address)
+	key := statusd.AddressKey(s.Channel, s.Address)
+	var n int
+	if err := t.row(`SELECT count(*) FROM subscribers WHERE channel = ? AND (address_key = ? OR address = ?) AND id <> ?`,
+		string(s.Channel), key, s.Address, s.ID).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return conflict(s)
+	}
+	_, err := t.exec(`UPDATE subscribers SET address_key = ? WHERE id = ?`, key, s.ID)
+	return err
 }
 
 // failPending ends as failed the pending deliveries of a subscriber now in
@@ -340,14 +366,18 @@ func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditE
 	})
 }
 
-// Request records a self-service email subscription. A quarantined
+// Request records a self-service email subscription, of the address in
+// its stored form (statusd.StoredAddress), found whatever its case
+// (statusd.AddressKey). A quarantined
 // address is left as it is, and nothing is sent to it (CONTRACT C7:
 // nothing is sent until an operator sets it active again); the caller
 // answers the same page whatever the address's state.
 func (ss subscriberStore) Request(ctx context.Context, email string, componentIDs []int64, now time.Time) error {
+	email = statusd.StoredAddress(statusd.Email, email)
 	return ss.s.outbox(ctx, func(t tx) error {
 		find := func() (*statusd.Subscriber, error) {
-			return getSubscriber(t, `s.channel = 'email' AND s.address = ?`, t.d.lock("FOR NO KEY UPDATE"), email)
+			return getSubscriber(t, `s.channel = 'email' AND s.address_key = ?`, t.d.lock("FOR NO KEY UPDATE"),
+				statusd.AddressKey(statusd.Email, email))
 		}
 		s, err := find()
 		if err != nil {
@@ -409,7 +439,7 @@ func insertSubscribers(t tx, subs []statusd.Subscriber) error {
 	defer stmt.Close()
 	for _, s := range subs {
 		fillKeys(&s)
-		if _, err := stmt.ExecContext(t.ctx, append([]any{s.ID}, subscriberValues(&s)...)...); err != nil {
+		if _, err := stmt.ExecContext(t.ctx, append([]any{s.ID}, insertValues(&s)...)...); err != nil {
 			return fmt.Errorf("subscriber %d: %w", s.ID, err)
 		}
 	}

@@ -28,6 +28,11 @@ var subscriberCases = []struct {
 	{"QuarantineAfterTenFailuresOverAnHour", testQuarantine},
 	{"RecordGoneUnsubscribes", testRecordGone},
 	{"RecordRejectedQuarantines", testRecordRejected},
+	{"RecordDeferredSparesTheSubscriber", testRecordDeferred},
+	{"RecordDroppedCountsNoAttempt", testRecordDropped},
+	{"RecordManyInOrderInOneTransaction", testRecordMany},
+	{"PruneEndedDeliveriesAndTheirEvents", testPrune},
+	{"EmailAddressesAreOneWhateverTheirCase", testEmailCase},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
@@ -152,10 +157,20 @@ func (o *outbox) only(subscriberID int64) statusd.Delivery {
 // single adds an active subscriber and makes it one delivery, due at t0.
 func (o *outbox) single(ch statusd.Channel) (statusd.Subscriber, statusd.Delivery) {
 	o.t.Helper()
+	a, ds := o.several(ch, 1)
+	return a, ds[0]
+}
+
+// several adds an active subscriber and makes it n deliveries (up to
+// 100), due at t0; it returns them newest first.
+func (o *outbox) several(ch statusd.Channel, n int) (statusd.Subscriber, []statusd.Delivery) {
+	o.t.Helper()
 	a := o.add(ch, "a", statusd.SubscriberActive)
-	o.notice()
-	o.expand(t0, 10)
-	return a, o.only(a.ID)
+	for range n {
+		o.notice()
+	}
+	o.expand(t0, 100)
+	return a, o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
 }
 
 func claimedIDs(cs []statusd.Claimed) []int64 {
@@ -568,11 +583,7 @@ func testQuarantine(t *testing.T, s statusd.Store) {
 
 func testRecordGone(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
-	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
-	o.notice()
-	o.notice()
-	o.expand(t0, 10)
-	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	a, ds := o.several(statusd.Webhook, 2)
 	got := o.record(ds[1].ID, statusd.Attempt{At: t0.Add(time.Second), Outcome: statusd.Gone, Status: 410, Error: "410 Gone"})
 	if got.State != statusd.DeliveryFailed || got.Attempts != 1 || got.LastStatus != 410 || got.NextAttemptAt != nil {
 		t.Errorf("after a 410: %+v, want failed after 1 attempt", got)
@@ -600,6 +611,259 @@ func testRecordRejected(t *testing.T, s statusd.Store) {
 	}
 	if sub := o.get(a.ID); sub.State != statusd.SubscriberQuarantined {
 		t.Errorf("after a permanent rejection the subscriber is %s, want quarantined", sub.State)
+	}
+}
+
+// testRecordDeferred: a relay outage (Deferred) retries the delivery as a
+// failure does, but never counts against the subscriber: eleven deferred
+// attempts over two hours leave it active with no failures, where eleven
+// failed ones would quarantine it (testQuarantine).
+func testRecordDeferred(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a, ds := o.several(statusd.Email, 11)
+	for i, d := range ds {
+		at := t0.Add(time.Duration(i) * 12 * time.Minute)
+		got := o.record(d.ID, statusd.Attempt{At: at, Outcome: statusd.Deferred, Status: 421, Error: "421 4.3.2 try later"})
+		// The first retry waits the base, plus up to 20%: 30 to 36 s.
+		if got.State != statusd.DeliveryPending || got.Attempts != 1 || got.LastStatus != 421 || got.LastError != "421 4.3.2 try later" ||
+			got.NextAttemptAt == nil || got.NextAttemptAt.Before(at.Add(30*time.Second)) || got.NextAttemptAt.After(at.Add(36*time.Second)) {
+			t.Errorf("delivery %d after a deferral at %v: %+v, want pending, 1 attempt, the reply, next 30 to 36 s later", d.ID, at, got)
+		}
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 0 || sub.FailingSince != nil {
+		t.Errorf("after 11 deferrals over 2 hours: %s, %d failures since %v; want active, none", sub.State, sub.Failures, sub.FailingSince)
+	}
+	// A failure of the subscriber's own counts from one, then a deferral
+	// leaves the count as it is.
+	o.record(ds[0].ID, statusd.Attempt{At: t0.Add(3 * time.Hour), Outcome: statusd.Failed, Status: 452, Error: "452 mailbox full"})
+	o.record(ds[1].ID, statusd.Attempt{At: t0.Add(4 * time.Hour), Outcome: statusd.Deferred, Error: "connection refused"})
+	if sub := o.get(a.ID); sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(t0.Add(3*time.Hour)) {
+		t.Errorf("a failure then a deferral: %d failures since %v, want 1 since %v", sub.Failures, sub.FailingSince, t0.Add(3*time.Hour))
+	}
+	// Deferred past the 24 hours from the delivery's making: failed.
+	got := o.record(ds[2].ID, statusd.Attempt{At: t0.Add(24*time.Hour - time.Second), Outcome: statusd.Deferred, Error: "connection refused"})
+	if got.State != statusd.DeliveryFailed || got.Attempts != 2 || got.NextAttemptAt != nil || got.LastError != "connection refused" {
+		t.Errorf("deferred at the end of the 24 hours: %+v, want failed after 2 attempts", got)
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 1 {
+		t.Errorf("at the end: %s with %d failures, want active with 1", sub.State, sub.Failures)
+	}
+}
+
+// testRecordDropped: a delivery with nothing to send ends failed, saying
+// "dropped: " and why, with its attempts and the subscriber's failures as
+// they were.
+func testRecordDropped(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a, ds := o.several(statusd.Webhook, 2)
+	tried, untried := ds[0], ds[1]
+	at1 := t0.Add(time.Second)
+	o.record(tried.ID, statusd.Attempt{At: at1, Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"})
+	at2 := t0.Add(time.Hour)
+	got := o.record(tried.ID, statusd.Attempt{At: at2, Outcome: statusd.Dropped, Error: "the notice was deleted"})
+	want := tried
+	want.State, want.Attempts, want.LastStatus, want.LastError, want.NextAttemptAt = statusd.DeliveryFailed, 1, 0, "dropped: the notice was deleted", nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("Record(dropped) after a failure =\n%+v\nwant\n%+v", *got, want)
+	}
+	got = o.record(untried.ID, statusd.Attempt{At: at2, Outcome: statusd.Dropped, Error: "email is off"})
+	want = untried
+	want.State, want.Attempts, want.LastError, want.NextAttemptAt = statusd.DeliveryFailed, 0, "dropped: email is off", nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("Record(dropped) of an untried delivery =\n%+v\nwant\n%+v", *got, want)
+	}
+	if sub := o.get(a.ID); sub.State != statusd.SubscriberActive || sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(at1) {
+		t.Errorf("after a failure and two drops: %s, %d failures since %v; want active, 1 since %v", sub.State, sub.Failures, sub.FailingSince, at1)
+	}
+	if c := o.claim(at2.Add(2*time.Hour), time.Minute, 10); len(c) != 0 {
+		t.Errorf("a dropped delivery was claimed: %+v", c)
+	}
+}
+
+// testRecordMany: a batch of attempts is recorded in its order, each by
+// Record's rules, all or nothing; a delivery that does not exist gives nil.
+func testRecordMany(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a, as := o.several(statusd.Webhook, 3)
+	b := o.add(statusd.Slack, "b", statusd.SubscriberActive)
+	o.notice() // a fourth for a, left pending
+	o.expand(t0, 10)
+	bs := o.deliveries(statusd.DeliveryFilter{SubscriberID: b.ID})
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	failed := func(s int) statusd.Attempt {
+		return statusd.Attempt{At: at(s), Outcome: statusd.Failed, Status: 500, Error: "500 Internal Server Error"}
+	}
+	delivered := func(s int) statusd.Attempt {
+		return statusd.Attempt{At: at(s), Outcome: statusd.Delivered, Status: 200}
+	}
+	try := func(id int64, a statusd.Attempt) statusd.DeliveryAttempt {
+		return statusd.DeliveryAttempt{DeliveryID: id, Attempt: a}
+	}
+
+	// All or nothing: an attempt the rules do not know undoes the batch.
+	_, err := o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{try(as[0].ID, delivered(1)), try(as[1].ID, statusd.Attempt{At: at(1), Outcome: 99})}, retryBase)
+	if d := o.delivery(as[0].ID); err == nil || d.State != statusd.DeliveryPending || d.Attempts != 0 {
+		t.Errorf("a batch with an unknown outcome: %v, and its first delivery %+v; want an error and the delivery untouched", err, d)
+	}
+
+	// a fails, is delivered, fails again: it ends with one failure, from
+	// the last; b is delivered; 99999 does not exist.
+	got, err := o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{
+		try(as[0].ID, failed(1)), try(bs[0].ID, delivered(2)), try(99999, delivered(3)), try(as[1].ID, delivered(4)), try(as[2].ID, failed(5)),
+	}, retryBase)
+	o.must(err, "RecordMany")
+	if len(got) != 5 || got[2] != nil {
+		t.Fatalf("RecordMany gave %d deliveries, the third %+v; want 5, the third nil", len(got), got[2])
+	}
+	wantState := []statusd.DeliveryState{statusd.DeliveryPending, statusd.DeliveryDelivered, "", statusd.DeliveryDelivered, statusd.DeliveryPending}
+	wantID := []int64{as[0].ID, bs[0].ID, 0, as[1].ID, as[2].ID}
+	for i, d := range got {
+		if d == nil {
+			continue
+		}
+		if d.ID != wantID[i] || d.State != wantState[i] || d.Attempts != 1 {
+			t.Errorf("delivery %d of the batch: %+v, want %d %s after 1 attempt", i, d, wantID[i], wantState[i])
+		}
+		if stored := o.delivery(d.ID); !reflect.DeepEqual(stored, d) {
+			t.Errorf("delivery %d stored as\n%+v\nreturned as\n%+v", d.ID, stored, d)
+		}
+	}
+	if sub := o.get(a.ID); sub.Failures != 1 || sub.FailingSince == nil || !sub.FailingSince.Equal(at(5)) {
+		t.Errorf("a after failed, delivered, failed: %d failures since %v, want 1 since %v", sub.Failures, sub.FailingSince, at(5))
+	}
+	if sub := o.get(b.ID); sub.Failures != 0 || sub.State != statusd.SubscriberActive {
+		t.Errorf("b after a delivery: %+v", sub)
+	}
+	if got, err := o.ss.RecordMany(o.ctx, nil, retryBase); err != nil || len(got) != 0 {
+		t.Errorf("RecordMany of nothing: %v, %v", got, err)
+	}
+
+	// An attempt that quarantines its subscriber ends the subscriber's other
+	// pending deliveries, those later in the batch too: as one at a time.
+	c := o.add(statusd.Email, "c", statusd.SubscriberActive)
+	o.notice()
+	o.notice()
+	o.expand(t0, 10)
+	cs := o.deliveries(statusd.DeliveryFilter{SubscriberID: c.ID})
+	got, err = o.ss.RecordMany(o.ctx, []statusd.DeliveryAttempt{
+		try(cs[1].ID, statusd.Attempt{At: at(6), Outcome: statusd.Rejected, Status: 550, Error: "550 no such user"}),
+		try(cs[0].ID, delivered(7)),
+	}, retryBase)
+	o.must(err, "RecordMany with a rejection")
+	if got[0].State != statusd.DeliveryFailed || got[0].Attempts != 1 || got[0].LastStatus != 550 {
+		t.Errorf("the rejected delivery: %+v", got[0])
+	}
+	if got[1].State != statusd.DeliveryFailed || got[1].Attempts != 0 || !strings.Contains(got[1].LastError, "quarantined") {
+		t.Errorf("the delivery after the rejection: %+v, want failed by the quarantine, never tried", got[1])
+	}
+	if stored := o.delivery(cs[0].ID); !reflect.DeepEqual(stored, got[1]) {
+		t.Errorf("stored as\n%+v\nreturned as\n%+v", stored, got[1])
+	}
+	if sub := o.get(c.ID); sub.State != statusd.SubscriberQuarantined {
+		t.Errorf("c is %s, want quarantined", sub.State)
+	}
+}
+
+// testPrune: Prune removes the ended deliveries made before the cutoff,
+// oldest first, then the expanded events made before it with no delivery
+// left; a pending delivery, a younger one, and an event not expanded stay.
+func testPrune(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	for range 4 {
+		o.notice() // events 1 to 4, made at t0
+	}
+	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: 999}) // 5: for nobody
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
+	slices.Reverse(ds) // oldest first: the deliveries of events 1 to 4
+	o.record(ds[0].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
+	o.record(ds[1].ID, statusd.Attempt{At: t0, Outcome: statusd.Dropped, Error: "the notice was deleted"})
+	o.record(ds[3].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
+	day := t0.Add(24 * time.Hour)
+	young := o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 6, ComponentIDs: []int64{}, CreatedAt: day.Add(time.Hour)})
+	o.expand(day.Add(time.Hour), 10)
+	var youngD statusd.Delivery
+	for _, d := range o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID}) {
+		if d.Event.ID == young {
+			youngD = d
+		}
+	}
+	o.record(youngD.ID, statusd.Attempt{At: day.Add(time.Hour), Outcome: statusd.Delivered, Status: 200})
+	o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 7, ComponentIDs: []int64{}}) // made at t0, not expanded
+
+	prune := func(limit, wantD, wantE int) {
+		t.Helper()
+		d, e, err := o.ss.Prune(o.ctx, day, limit)
+		if err != nil || d != wantD || e != wantE {
+			t.Errorf("Prune(limit %d) = %d deliveries, %d events, %v; want %d, %d", limit, d, e, err, wantD, wantE)
+		}
+	}
+	prune(2, 2, 2)  // the deliveries of events 1 and 2, then those events
+	prune(10, 1, 2) // the delivery of event 4, then events 4 and 5
+	prune(10, 0, 0)
+	left := deliveryIDs(o.deliveries(statusd.DeliveryFilter{}))
+	if want := []int64{youngD.ID, ds[2].ID}; !reflect.DeepEqual(left, want) {
+		t.Errorf("deliveries left %v, want the young one and the pending one %v", left, want)
+	}
+	if d := o.delivery(ds[2].ID); d.Event.ID != ds[2].Event.ID || d.State != statusd.DeliveryPending {
+		t.Errorf("the pending delivery after Prune: %+v", d)
+	}
+	if n := o.expand(day, 10); n != 1 {
+		t.Errorf("after Prune, %d events to expand, want the one not expanded", n)
+	}
+}
+
+// testEmailCase: Bob@Example.COM and bob@example.com are one subscriber:
+// stored with the domain in lower case and the local part as typed, found
+// by Request in any case, refused as a second by Add and Change. URLs stay
+// as they are, paths in any case being others.
+func testEmailCase(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	create := statusd.AuditEntry{At: t0, Actor: "ops", Action: "subscriber.create"}
+	bob := statusd.Subscriber{Channel: statusd.Email, Address: "Bob@Example.COM", ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+	o.must(o.ss.Add(o.ctx, &bob, create), "Add Bob")
+	if got := o.get(bob.ID); got.Address != "Bob@example.com" || bob.Address != "Bob@example.com" {
+		t.Errorf("stored %q, returned %q; want Bob@example.com", got.Address, bob.Address)
+	}
+	again := statusd.Subscriber{Channel: statusd.Email, Address: "bob@EXAMPLE.com", ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+	wantCode(t, "Add of bob@EXAMPLE.com", o.ss.Add(o.ctx, &again, create), statusd.EConflict)
+
+	// A request in another case is the same subscriber's: active, it gets
+	// its confirmation event (its manage link), and no second subscriber.
+	o.must(o.ss.Request(o.ctx, "BOB@example.com", []int64{7}, t0), "Request")
+	if subs, total, err := o.ss.List(o.ctx, statusd.SubscriberFilter{Channel: statusd.Email}, 1, 10); err != nil || total != 1 || subs[0].ID != bob.ID {
+		t.Errorf("after a request in another case: %d email subscribers %+v (%v), want Bob alone", total, subs, err)
+	}
+	if ids := o.confirmations(t0); !reflect.DeepEqual(ids, []int64{bob.ID}) {
+		t.Errorf("confirmations for %v, want Bob's (%d)", ids, bob.ID)
+	}
+	// A new address by request: its domain folded, its local part kept.
+	o.must(o.ss.Request(o.ctx, "Ann@Example.Org", nil, t0), "Request Ann")
+	ann := o.byAddress("Ann@example.org")
+
+	// Change to Bob's address in another case: a conflict.
+	_, err := o.ss.Change(o.ctx, ann.ID, func(s *statusd.Subscriber) error {
+		s.Address = "bOB@example.com"
+		return nil
+	}, nil)
+	wantCode(t, "Change to Bob's address in another case", err, statusd.EConflict)
+	// Change to its own address in another case: the domain folded.
+	got, err := o.ss.Change(o.ctx, ann.ID, func(s *statusd.Subscriber) error {
+		s.Address = "ANN@EXAMPLE.ORG"
+		return nil
+	}, nil)
+	if err != nil || got.Address != "ANN@example.org" || o.get(ann.ID).Address != "ANN@example.org" {
+		t.Errorf("Change of Ann's case: %+v, %v; want ANN@example.org", got, err)
+	}
+
+	// Webhook URLs are as typed: two paths in other cases are two.
+	for _, u := range []string{"https://hooks.example.com/A", "https://hooks.example.com/a"} {
+		h := statusd.Subscriber{Channel: statusd.Webhook, Address: u, ComponentIDs: []int64{}, State: statusd.SubscriberActive, CreatedAt: t0, UpdatedAt: t0}
+		o.must(o.ss.Add(o.ctx, &h, create), "Add %s", u)
+		if h.Address != u {
+			t.Errorf("webhook %q stored as %q", u, h.Address)
+		}
 	}
 }
 

@@ -67,10 +67,11 @@ const (
 // purpose, which is to keep statusd from being used to flood an inbox.
 func newSubscribeLimits() *ratelimit.Window { return ratelimit.NewWindow(time.Hour, limitKeys) }
 
-// addressKey is the key of an address in the hourly limits: a hash of it
-// in lower case, so that the process holds no address.
+// addressKey is the key of an address in the hourly limits: a hash of its
+// statusd.AddressKey (one key whatever the case, as the store counts one
+// subscriber), so that the process holds no address.
 func addressKey(email string) string {
-	sum := sha256.Sum256([]byte(strings.ToLower(email)))
+	sum := sha256.Sum256([]byte(statusd.AddressKey(statusd.Email, email)))
 	return "address " + string(sum[:16])
 }
 

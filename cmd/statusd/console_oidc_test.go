@@ -1,0 +1,418 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/coreos/go-oidc/v3/oidc/oidctest"
+
+	"github.com/statusd/statusd"
+)
+
+// The console's sign-in with OpenID Connect (issue 27 item 6), against a
+// provider started in the test (testProvider, below), and where the
+// console is reached (--console-url).
+
+// ssoBrowser is a person's browser: it keeps cookies and follows
+// redirects, and reaches the console at http://console.test (the
+// --console-url of the test), which is the admin listener.
+func ssoBrowser(t *testing.T, adminURL string) *http.Client {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := strings.TrimPrefix(adminURL, "http://")
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if addr == "console.test:80" {
+			addr = admin
+		}
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Jar: jar, Transport: tr, Timeout: 20 * time.Second}
+}
+
+// landing is a browser's answer after the redirects: where it ended.
+type landing struct {
+	status int
+	url    string
+	body   string
+}
+
+func browse(t *testing.T, c *http.Client, method, target string, form url.Values) landing {
+	t.Helper()
+	var res *http.Response
+	var err error
+	if form != nil {
+		res, err = c.PostForm(target, form)
+	} else {
+		res, err = c.Get(target)
+	}
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, target, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return landing{res.StatusCode, res.Request.URL.String(), string(b)}
+}
+
+var hiddenField = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)">`)
+
+// ssoSignIn presses "Sign in with" on the console, and submits the
+// provider's login form with email (verified or not) and the fields that
+// the provider put in it, changed by tamper; it returns where the browser
+// ended.
+func ssoSignIn(t *testing.T, c *http.Client, prov *testProvider, email string, verified bool, tamper func(url.Values)) landing {
+	t.Helper()
+	form := browse(t, c, "GET", "http://console.test/manage/oidc/login", nil)
+	if form.status != 200 || !strings.HasPrefix(form.url, prov.URL+"/auth?") {
+		t.Fatalf("the button: %d at %s, want the provider's login form\n%s", form.status, form.url, form.body)
+	}
+	fields := url.Values{"email": {email}}
+	for _, m := range hiddenField.FindAllStringSubmatch(form.body, -1) {
+		fields.Set(m[1], strings.ReplaceAll(m[2], "&amp;", "&"))
+	}
+	if verified {
+		fields.Set("email_verified", "true")
+	}
+	if tamper != nil {
+		tamper(fields)
+	}
+	return browse(t, c, "POST", prov.URL+"/auth", fields)
+}
+
+func TestConsoleOIDC(t *testing.T) {
+	prov := startProvider(t)
+	prov.setDown(true)
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, consoleDoc(time.Now().UTC()))
+	// The secret comes from the environment, as an operator would give it.
+	srv := serveEnv(t, db, map[string]string{"STATUSD_OIDC_CLIENT_SECRET": prov.secret},
+		"--admin-addr", "127.0.0.1:0", "--console-url", "http://console.test",
+		"--oidc-issuer", prov.URL, "--oidc-client-id", prov.clientID)
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	ctx := context.Background()
+	_, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
+	noErr(t, "CreateUser", err)
+	host := strings.TrimPrefix(prov.URL, "http://")
+
+	step(t, "discovery fails at start: serve starts, warns, and the button says sign-in with the provider is unavailable", func(t *testing.T) {
+		waitLog(t, srv.logs, "OpenID Connect discovery failed", prov.URL)
+		c := ssoBrowser(t, srv.AdminURL)
+		p := browse(t, c, "GET", "http://console.test/manage/login", nil)
+		if p.status != 200 || !strings.Contains(p.body, `<a class="sso" href="/manage/oidc/login">Sign in with `+host+`</a>`) {
+			t.Errorf("the sign-in page: %d, want the button naming %s\n%s", p.status, host, p.body)
+		}
+		p = browse(t, c, "GET", "http://console.test/manage/oidc/login", nil)
+		if p.status != 503 || !strings.Contains(p.body, "Sign-in with "+host+" is unavailable") ||
+			!strings.Contains(p.body, "tries again at the next sign-in") {
+			t.Errorf("the button with the provider down: %d\n%s", p.status, p.body)
+		}
+	})
+
+	prov.setDown(false)
+	step(t, "once the provider answers, its verified email signs in the user who has it, in any case", func(t *testing.T) {
+		c := ssoBrowser(t, srv.AdminURL)
+		p := ssoSignIn(t, c, prov, "PAT@Example.COM", true, nil)
+		if p.status != 200 || p.url != "http://console.test/manage" || !strings.Contains(p.body, "pat@example.com (publisher)") {
+			t.Fatalf("after the provider: %d at %s, want home, signed in as pat@example.com (publisher)\n%s", p.status, p.url, p.body)
+		}
+		prov.mu.Lock()
+		redirects := prov.redirects
+		prov.mu.Unlock()
+		if len(redirects) != 1 || redirects[0] != "http://console.test/manage/oidc/callback" {
+			t.Errorf("redirect URIs %q, want http://console.test/manage/oidc/callback", redirects)
+		}
+		// The session is a password sign-in's: the cookie statusd_session,
+		// which sign-out ends; the flow's cookie is gone.
+		u, _ := url.Parse("http://console.test/manage/oidc/callback")
+		names := []string{}
+		for _, ck := range c.Jar.Cookies(u) {
+			names = append(names, ck.Name)
+		}
+		if strings.Join(names, " ") != "statusd_session" {
+			t.Errorf("cookies after sign-in %v, want statusd_session alone", names)
+		}
+		p = browse(t, c, "POST", "http://console.test/manage/logout", url.Values{})
+		if p.url != "http://console.test/manage/login" {
+			t.Errorf("sign-out ended at %s", p.url)
+		}
+		if p = browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
+			t.Errorf("home after sign-out: at %s, want the sign-in page", p.url)
+		}
+	})
+
+	step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
+		unverified := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "pat@example.com", false, nil)
+		unknown := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "zed@example.com", true, nil)
+		if unverified.status != 401 || !strings.Contains(unverified.body, "The email or the password is not right.") {
+			t.Errorf("an unverified email: %d\n%s", unverified.status, unverified.body)
+		}
+		if unknown.status != unverified.status || unknown.body != unverified.body {
+			t.Errorf("an unknown email: %d at %s, want the unverified one's answer\n%s", unknown.status, unknown.url, unknown.body)
+		}
+		password := newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {""}, "password": {"not the password"}})
+		if password.status != unverified.status || password.body != unverified.body {
+			t.Errorf("a wrong password: %d, the SSO refusal %d; want the same page\n%s\n%s", password.status, unverified.status, password.body, unverified.body)
+		}
+		users, err := adm.Users(ctx)
+		noErr(t, "Users", err)
+		if len(users) != 1 {
+			t.Errorf("users %+v: want pat alone", users)
+		}
+	})
+
+	step(t, "a wrong state, or a callback this browser did not start, is refused", func(t *testing.T) {
+		c := ssoBrowser(t, srv.AdminURL)
+		p := ssoSignIn(t, c, prov, "pat@example.com", true, func(f url.Values) { f.Set("state", "forged") })
+		if p.status != 400 || !strings.Contains(p.body, "not started from this browser") {
+			t.Errorf("a wrong state: %d at %s\n%s", p.status, p.url, p.body)
+		}
+		if p = browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
+			t.Errorf("home after a wrong state: at %s, want the sign-in page", p.url)
+		}
+		// A provider's token for another nonce, or a code whose PKCE
+		// challenge is not the flow's, signs nobody in.
+		for _, field := range []string{"nonce", "code_challenge"} {
+			c := ssoBrowser(t, srv.AdminURL)
+			p := ssoSignIn(t, c, prov, "pat@example.com", true, func(f url.Values) { f.Set(field, "Xq9TcFh0dCkuJuO0sC8D9fB7n6QkzmB2dBqyEw0iGks") })
+			if p.status != 401 || !strings.Contains(p.body, "did not confirm the sign-in") {
+				t.Errorf("another %s: %d at %s\n%s", field, p.status, p.url, p.body)
+			}
+		}
+		// A code and state that reach another browser: it has no flow.
+		started := ssoBrowser(t, srv.AdminURL)
+		var callback string
+		started.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if req.URL.Path == "/manage/oidc/callback" {
+				callback = req.URL.String()
+				return http.ErrUseLastResponse
+			}
+			return nil
+		}
+		ssoSignIn(t, started, prov, "pat@example.com", true, nil)
+		if !strings.HasPrefix(callback, "http://console.test/manage/oidc/callback?code=") {
+			t.Fatalf("the provider sent the browser to %q", callback)
+		}
+		p = browse(t, ssoBrowser(t, srv.AdminURL), "GET", callback, nil)
+		if p.status != 400 || !strings.Contains(p.body, "not started from this browser") {
+			t.Errorf("another browser's callback: %d\n%s", p.status, p.body)
+		}
+	})
+
+	if strings.Contains(srv.logs.String(), prov.secret) {
+		t.Errorf("the client secret is in the logs:\n%s", srv.logs)
+	}
+}
+
+// TestConsoleOIDCFlags: the three flags go together, the issuer is https
+// or loopback, and with --admin-addr the redirect URI needs --console-url;
+// each refusal is a usage error that says what to give.
+func TestConsoleOIDCFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"--oidc-issuer", "https://id.acme.test"}, "needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing --oidc-client-id, --oidc-client-secret"},
+		{map[string]string{"STATUSD_OIDC_CLIENT_ID": "c", "STATUSD_OIDC_CLIENT_SECRET": "hush-hush"}, nil, "missing --oidc-issuer"},
+		{nil, []string{"--oidc-issuer", "http://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, `--oidc-issuer: "http://id.acme.test" must be https`},
+		{nil, []string{"--oidc-issuer", "id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "is not an absolute https URL"},
+		{nil, []string{"--admin-addr", "127.0.0.1:0", "--oidc-issuer", "https://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "with --admin-addr needs --console-url"},
+		{nil, []string{"--console-url", "admin.acme.test"}, "--console-url: \"admin.acme.test\" must be an absolute http or https URL"},
+	} {
+		args := append([]string{"serve", "--db", db}, tc.args...)
+		_, stderr, err := cliEnv(t, tc.env, args...)
+		if exitCode(err) != exitCodeUsage || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %v: exit %d, %v; want 2 and %q", tc.env, tc.args, exitCode(err), err, tc.want)
+		}
+		if strings.Contains(err.Error()+stderr, "hush-hush") {
+			t.Errorf("%v %v: the secret is shown: %v\n%s", tc.env, tc.args, err, stderr)
+		}
+	}
+}
+
+// TestConsoleURLUnknown: with --admin-addr and no --console-url statusd
+// does not know where people reach the console: a setup link is its path,
+// which the CLI says to open on the admin listener, and the session
+// cookie is not Secure (the page's https url does not say the admin
+// listener's scheme).
+func TestConsoleURLUnknown(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	token := newToken(t, srv.DB, "alice")
+	out, stderr, err := cli(t, "", "user", "add", "--email", "ann@example.com", "--role", "viewer", "--url", srv.AdminURL, "--token", token)
+	if err != nil {
+		t.Fatalf("user add: %v\n%s", err, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	link, _ := strings.CutPrefix(lines[1], "setup link: ")
+	if !strings.HasPrefix(link, "/manage/setup?token=") || !strings.Contains(out, "open it on the admin listener") {
+		t.Fatalf("user add:\n%s", out)
+	}
+	b := newBrowser(t, srv.AdminURL)
+	p := b.do("POST", "/manage/setup", url.Values{"token": {setupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
+	p.want(t, "setup", 303, "/manage")
+	if c := p.header.Get("Set-Cookie"); !strings.Contains(c, "HttpOnly") || strings.Contains(c, "Secure") {
+		t.Errorf("Set-Cookie %q: want HttpOnly, not Secure", c)
+	}
+}
+
+// testProvider is a minimal OpenID Connect provider started in the test,
+// whose URL is the issuer. Discovery and the JWKS are go-oidc's own test
+// server (oidctest); around them it does what a real provider does: the
+// authorization endpoint with a login form, and the token endpoint, which
+// checks the client's secret, the code (once), the redirect URI and the
+// PKCE verifier, and answers an RS256 ID token with the nonce and the
+// email the form gave. It was chosen over zitadel's example server for
+// its weight (zitadel pulls a router, a schema library and its storage
+// into go.mod) and because a test must set the email_verified claim,
+// which the example's fixed users do not let it.
+type testProvider struct {
+	URL              string
+	clientID, secret string
+	key              *rsa.PrivateKey
+	mu               sync.Mutex
+	// down makes discovery and the keys answer 503.
+	down bool
+	// grants are the codes given and not yet exchanged.
+	grants map[string]grant
+	// redirects are the redirect URIs the authorization requests named.
+	redirects []string
+}
+
+// grant is what a code stands for.
+type grant struct {
+	redirectURI, challenge, nonce, email string
+	verified                             bool
+}
+
+func startProvider(t *testing.T) *testProvider {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &testProvider{clientID: "statusd-console", secret: "s3cret-of-the-client", key: key, grants: map[string]grant{}}
+	keys := &oidctest.Server{PublicKeys: []oidctest.PublicKey{{PublicKey: key.Public(), KeyID: "k1", Algorithm: oidc.RS256}}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /auth", p.authForm)
+	mux.HandleFunc("POST /auth", p.authorize)
+	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if p.isDown() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		keys.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL
+	keys.SetIssuer(srv.URL)
+	return p
+}
+
+// setDown makes the provider's discovery and keys fail, or work again.
+func (p *testProvider) setDown(down bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = down
+}
+
+func (p *testProvider) isDown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.down
+}
+
+// authForm is the provider's login page: the request's parameters checked
+// and carried in hidden fields, and the person's email and whether it is
+// verified to fill in.
+func (p *testProvider) authForm(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("response_type") != "code" || q.Get("client_id") != p.clientID || q.Get("code_challenge_method") != "S256" ||
+		q.Get("code_challenge") == "" || q.Get("state") == "" || q.Get("nonce") == "" || !strings.Contains(q.Get("scope"), "openid") ||
+		!strings.Contains(q.Get("scope"), "email") {
+		http.Error(w, "a bad authorization request: "+r.URL.RawQuery, http.StatusBadRequest)
+		return
+	}
+	p.mu.Lock()
+	p.redirects = append(p.redirects, q.Get("redirect_uri"))
+	p.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(`<form method="post" action="/auth">`)
+	for _, k := range []string{"redirect_uri", "state", "nonce", "code_challenge"} {
+		fmt.Fprintf(&b, `<input type="hidden" name="%s" value="%s">`, k, html.EscapeString(q.Get(k)))
+	}
+	b.WriteString(`<input name="email"><input type="checkbox" name="email_verified" value="true"><button>Sign in</button></form>`)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write([]byte(b.String()))
+}
+
+// authorize is the login form's POST: a code, and the browser sent back.
+func (p *testProvider) authorize(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	f := r.PostForm
+	code := rand.Text()
+	p.mu.Lock()
+	p.grants[code] = grant{redirectURI: f.Get("redirect_uri"), challenge: f.Get("code_challenge"), nonce: f.Get("nonce"),
+		email: f.Get("email"), verified: f.Get("email_verified") == "true"}
+	p.mu.Unlock()
+	http.Redirect(w, r, f.Get("redirect_uri")+"?code="+code+"&state="+f.Get("state"), http.StatusSeeOther)
+}
+
+// token exchanges a code for an ID token, once, for the client with its
+// secret, the same redirect URI and the PKCE verifier of the challenge.
+func (p *testProvider) token(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	f := r.PostForm
+	id, secret, ok := r.BasicAuth()
+	if !ok {
+		id, secret = f.Get("client_id"), f.Get("client_secret")
+	}
+	p.mu.Lock()
+	g, known := p.grants[f.Get("code")]
+	delete(p.grants, f.Get("code"))
+	p.mu.Unlock()
+	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case id != p.clientID || secret != p.secret:
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(`{"error":"invalid_client"}`))
+		return
+	case f.Get("grant_type") != "authorization_code" || !known || g.redirectURI != f.Get("redirect_uri") ||
+		base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge:
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"error":"invalid_grant"}`))
+		return
+	}
+	claims, _ := json.Marshal(map[string]any{"iss": p.URL, "aud": p.clientID, "sub": "u-" + g.email,
+		"iat": time.Now().Unix(), "exp": time.Now().Add(5 * time.Minute).Unix(), "nonce": g.nonce,
+		"email": g.email, "email_verified": g.verified})
+	json.NewEncoder(w).Encode(map[string]any{"access_token": rand.Text(), "token_type": "Bearer", "expires_in": 300,
+		"id_token": oidctest.SignIDToken(p.key, "k1", oidc.RS256, string(claims))})
+}

@@ -1,0 +1,461 @@
+package console
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// icon is the console's icon, so that a browser asks for no
+// /favicon.ico, which the admin listener does not have.
+var icon, _ = files.ReadFile("assets/icon.svg")
+
+// Icon serves the console's icon.
+func (s *Server) Icon(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.Write(icon)
+	return nil
+}
+
+// Notices are the admin API's actions on notices (internal/admin): the
+// console's forms call exactly these, as the API's routes do once they
+// have read their JSON (CONTRACT C8), with the signed-in person's email
+// as the actor.
+type Notices interface {
+	Publish(ctx context.Context, actor string, body statusd.AdminNoticeRequest) (int64, error)
+	Edit(ctx context.Context, actor string, id int64, body statusd.AdminNoticeRequest) error
+	AddUpdate(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error
+	Reopen(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error
+	Remove(ctx context.Context, actor string, id int64) error
+}
+
+// cloneValues is a copy of v.
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, list := range v {
+		out[k] = slices.Clone(list)
+	}
+	return out
+}
+
+// kind is one of the three screens that publish a notice.
+type kind struct {
+	typ    statusd.NoticeType
+	screen string // its template
+	title  string
+	fields []string // besides subject, content and component_ids
+	// defaults are the values of a new form.
+	defaults url.Values
+}
+
+var (
+	incident = kind{statusd.Unplanned, "incident", "Declare an incident", []string{"state", "notify"},
+		url.Values{"state": {string(statusd.Investigating)}, "notify": {"on"}}}
+	maintenance = kind{statusd.Planned, "maintenance", "Schedule maintenance", []string{"begins_at", "ends_at", "automate", "notify"},
+		url.Values{"automate": {"on"}, "notify": {"on"}}}
+	announcement = kind{statusd.General, "announcement", "Announce", []string{"expires_at", "notify"},
+		url.Values{"notify": {"on"}}}
+)
+
+// typeFields are the fields that only a notice type has, which an edit
+// changes too.
+var typeFields = map[statusd.NoticeType][]string{
+	statusd.Planned: {"begins_at", "ends_at", "automate"},
+	statusd.General: {"expires_at"},
+}
+
+// notice reads the fields of f into the body of a notice of type typ:
+// what Edit changes, and, when publishing, also the type, the first
+// update and whether to notify.
+func (f *form) notice(typ statusd.NoticeType, publishing bool) statusd.AdminNoticeRequest {
+	b := statusd.AdminNoticeRequest{Subject: f.text("subject"), ComponentIDs: f.ids("component_ids")}
+	if publishing {
+		t := string(typ)
+		b.Type, b.Content, b.Notify = &t, f.text("content"), f.check("notify")
+		if typ == statusd.Unplanned {
+			b.State = f.text("state")
+		}
+	}
+	switch typ {
+	case statusd.Planned:
+		b.BeginsAt, b.EndsAt, b.Automate = f.time("begins_at"), f.time("ends_at"), f.check("automate")
+	case statusd.General:
+		b.ExpiresAt = f.time("expires_at")
+	}
+	return b
+}
+
+// picker is the tree of components as checkboxes.
+type picker struct {
+	ID       int64
+	Name     string
+	Checked  bool
+	Children []picker
+}
+
+// pickers is the component tree with the components of field checked.
+func (s *Server) pickers(f *form, field string) []picker {
+	snap := s.snaps.Current()
+	if snap == nil {
+		return nil
+	}
+	var walk func(c *snapshot.Component) picker
+	walk = func(c *snapshot.Component) picker {
+		p := picker{ID: c.ID, Name: c.Name, Checked: f.HasValue(field, c.ID)}
+		for _, child := range c.Children {
+			p.Children = append(p.Children, walk(child))
+		}
+		return p
+	}
+	var out []picker
+	for _, c := range snap.AllComponents {
+		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
+			out = append(out, walk(c))
+		}
+	}
+	return out
+}
+
+// newNoticeView is a screen that publishes a notice.
+type newNoticeView struct {
+	base
+	Form       *form
+	Components []picker
+	States     []statusd.State // an incident's first states
+	Reminder   string          // before a maintenance begins; "" for none
+}
+
+// IncidentForm shows the form that declares an incident.
+func (s *Server) IncidentForm(w http.ResponseWriter, r *http.Request) error {
+	return s.newNotice(w, r, http.StatusOK, incident, nil)
+}
+
+// DeclareIncident publishes the incident of the form.
+func (s *Server) DeclareIncident(w http.ResponseWriter, r *http.Request) error {
+	return s.publish(w, r, incident)
+}
+
+// MaintenanceForm shows the form that schedules maintenance.
+func (s *Server) MaintenanceForm(w http.ResponseWriter, r *http.Request) error {
+	return s.newNotice(w, r, http.StatusOK, maintenance, nil)
+}
+
+// ScheduleMaintenance publishes the maintenance of the form.
+func (s *Server) ScheduleMaintenance(w http.ResponseWriter, r *http.Request) error {
+	return s.publish(w, r, maintenance)
+}
+
+// AnnouncementForm shows the form that publishes an announcement.
+func (s *Server) AnnouncementForm(w http.ResponseWriter, r *http.Request) error {
+	return s.newNotice(w, r, http.StatusOK, announcement, nil)
+}
+
+// Announce publishes the announcement of the form.
+func (s *Server) Announce(w http.ResponseWriter, r *http.Request) error {
+	return s.publish(w, r, announcement)
+}
+
+// newNotice shows the form of k, new (f nil) or as sent with its problems.
+func (s *Server) newNotice(w http.ResponseWriter, r *http.Request, status int, k kind, f *form) error {
+	if f == nil {
+		f = newForm(cloneValues(k.defaults))
+	}
+	v := newNoticeView{base: s.newBase(r, k.title), Form: f, Components: s.pickers(f, "component_ids")}
+	if k.typ == statusd.Unplanned {
+		v.States = []statusd.State{statusd.Investigating, statusd.Identified, statusd.Recovering}
+	}
+	if s.reminder > 0 {
+		v.Reminder = duration(s.reminder)
+	}
+	return s.render(w, status, k.screen, v)
+}
+
+// publish publishes the notice of k's form (Publish) and sends the person
+// to its page (303), or shows the form again with its problems (422).
+func (s *Server) publish(w http.ResponseWriter, r *http.Request, k kind) error {
+	var id int64
+	return submit(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...), func(f *form) (err error) {
+		if body := f.notice(k.typ, true); !f.Failed() {
+			id, err = s.notices.Publish(r.Context(), actor(r), body)
+		}
+		return err
+	}, func(status int, f *form) error {
+		return s.newNotice(w, r, status, k, f)
+	}, func() error { return done(w, r, id, "published") })
+}
+
+// done sends the person to notice id's page, which says what was done.
+func done(w http.ResponseWriter, r *http.Request, id int64, what string) error {
+	http.Redirect(w, r, fmt.Sprintf("%s/notices/%d?done=%s", Root, id, what), http.StatusSeeOther)
+	return nil
+}
+
+// doneWords say what was done, by the done parameter of a notice's page.
+var doneWords = map[string]string{
+	"published": "Published.",
+	"updated":   "Update posted.",
+	"resolved":  "Resolved.",
+	"reopened":  "Reopened.",
+	"edited":    "Changes saved.",
+}
+
+// resolving is the state that closes a notice of each type as planned.
+var resolving = map[statusd.NoticeType]statusd.State{statusd.Unplanned: statusd.Resolved, statusd.Planned: statusd.Complete}
+
+// closeButtons say what the resolve form's button does, by state.
+var closeButtons = map[statusd.State]string{statusd.Resolved: "Resolve the incident", statusd.Complete: "Complete the maintenance"}
+
+// noticeView is a notice's page.
+type noticeView struct {
+	base
+	ID         int64
+	Type       statusd.NoticeType
+	Subject    string
+	State      statusd.State
+	Components []string
+	BeginsAt   *time.Time
+	EndsAt     *time.Time
+	ExpiresAt  *time.Time
+	Automate   bool
+	Updates    []statusd.Update // newest first
+	Public     string           // the notice on the public page
+	PageState  statusd.PageState
+	PageText   string
+	Done       string          // what was just done
+	Next       []statusd.State // the states an update may move it to
+	Updatable  bool            // it takes updates: it has next states, or no states at all
+	Update     *form
+	Close      *closeView // resolve an open notice, or reopen a closed incident; nil for neither
+}
+
+// closeView is the form that resolves a notice (an update in the state
+// that closes it) or reopens a resolved incident; a notice can have one
+// or the other, never both.
+type closeView struct {
+	Heading string
+	Path    string // under the notice's
+	Which   string // the form's name: resolve or reopen
+	State   statusd.State
+	Button  string
+	Form    *form
+}
+
+// noticeID is the notice of r's path, and the snapshot that has it; 404
+// when there is none.
+func (s *Server) noticeID(r *http.Request) (*snapshot.Snapshot, *snapshot.Notice, error) {
+	id, err := statusd.ParseID("notice", r.PathValue("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	snap := s.snaps.Current()
+	var n *snapshot.Notice
+	if snap != nil {
+		n = snap.Notice(id)
+	}
+	if n == nil {
+		return nil, nil, statusd.Errorf(statusd.ENotFound, "There is no notice %d: it may have been deleted.", id)
+	}
+	return snap, n, nil
+}
+
+// Notice shows a notice's page.
+func (s *Server) Notice(w http.ResponseWriter, r *http.Request) error {
+	return s.noticePage(w, r, http.StatusOK, nil)
+}
+
+// noticePage shows the notice of the path, with the form that failed
+// (nil: none) in place of its empty one.
+func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, failed *form) error {
+	snap, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	v := noticeView{base: s.newBase(r, n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), State: n.State(),
+		BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt(), ExpiresAt: n.ExpiresAt(), Automate: n.Automate(),
+		Public:    fmt.Sprintf("%s/notices/%d", strings.TrimSuffix(snap.Page().URL, "/"), n.ID),
+		PageState: snap.PageState, PageText: snap.Page().StateText, Done: doneWords[r.URL.Query().Get("done")],
+		Update: newForm(url.Values{"state": {string(n.State())}, "notify": {"on"}})}
+	for _, id := range n.ComponentIDs() {
+		if c := snap.Component(id); c != nil {
+			v.Components = append(v.Components, c.Name)
+		}
+	}
+	v.Updates = slices.Clone(n.Full().Updates)
+	slices.Reverse(v.Updates)
+	for _, to := range statusd.States(n.Type()) {
+		if statusd.CheckTransition(n.Type(), n.State(), to) == nil {
+			v.Next = append(v.Next, to)
+		}
+	}
+	v.Updatable = len(v.Next) > 0 || n.Type() == statusd.General
+	full := n.Full()
+	switch to := resolving[n.Type()]; {
+	case to != "" && to != n.State() && slices.Contains(v.Next, to):
+		v.Close = &closeView{Heading: "Resolve", Path: "updates", Which: "resolve", State: to, Button: closeButtons[to]}
+	case statusd.CheckReopen(&full) == nil:
+		v.Close = &closeView{Heading: "Reopen", Path: "reopen", Which: "reopen", Button: "Reopen the incident"}
+	}
+	if v.Close != nil {
+		v.Close.Form = newForm(url.Values{"notify": {"on"}})
+	}
+	switch {
+	case failed == nil:
+	case v.Close != nil && failed.Get("form") == v.Close.Which:
+		v.Close.Form = failed
+	default:
+		v.Update = failed
+	}
+	return s.render(w, status, "notice", v)
+}
+
+// PostUpdate posts the update of the page's update or resolve form
+// (AddUpdate).
+func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request) error {
+	return s.updateWith(w, r, s.notices.AddUpdate)
+}
+
+// Reopen reopens a resolved incident with the reopen form's update
+// (Reopen).
+func (s *Server) Reopen(w http.ResponseWriter, r *http.Request) error {
+	return s.updateWith(w, r, s.notices.Reopen)
+}
+
+// updateWith runs action with the update of the form, then shows the
+// notice; the form again, 422, with its problems.
+func (s *Server) updateWith(w http.ResponseWriter, r *http.Request,
+	action func(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error) error {
+	_, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	return submit(w, r, []string{"state", "content", "notify"}, func(f *form) error {
+		body := statusd.AdminUpdateRequest{State: f.text("state"), Content: f.text("content"), Notify: f.check("notify")}
+		return action(r.Context(), actor(r), n.ID, body)
+	}, func(status int, f *form) error {
+		return s.noticePage(w, r, status, f)
+	}, func() error {
+		what := "updated"
+		switch f := r.PostForm; {
+		case f.Get("form") == "reopen":
+			what = "reopened"
+		case f.Get("state") != "" && statusd.State(f.Get("state")) == resolving[n.Type()]:
+			what = "resolved"
+		}
+		return done(w, r, n.ID, what)
+	})
+}
+
+// editView is the screen that edits a notice.
+type editView struct {
+	base
+	ID         int64
+	Type       statusd.NoticeType
+	Subject    string // as it is
+	Form       *form
+	Components []picker
+}
+
+// EditForm shows the form that edits a notice's subject, components and
+// schedule or expiry.
+func (s *Server) EditForm(w http.ResponseWriter, r *http.Request) error {
+	_, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	v := url.Values{"subject": {n.Subject()}, "begins_at": {formTime(n.BeginsAt())}, "ends_at": {formTime(n.EndsAt())},
+		"expires_at": {formTime(n.ExpiresAt())}}
+	for _, id := range n.ComponentIDs() {
+		v.Add("component_ids", strconv.FormatInt(id, 10))
+	}
+	if n.Automate() {
+		v.Set("automate", "on")
+	}
+	return s.editPage(w, r, http.StatusOK, n, newForm(v))
+}
+
+func (s *Server) editPage(w http.ResponseWriter, r *http.Request, status int, n *snapshot.Notice, f *form) error {
+	return s.render(w, status, "edit", editView{base: s.newBase(r, "Edit "+n.Subject()), ID: n.ID, Type: n.Type(),
+		Subject: n.Subject(), Form: f, Components: s.pickers(f, "component_ids")})
+}
+
+// Edit saves the edit form (Edit).
+func (s *Server) Edit(w http.ResponseWriter, r *http.Request) error {
+	_, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	return submit(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...), func(f *form) (err error) {
+		if body := f.notice(n.Type(), false); !f.Failed() {
+			err = s.notices.Edit(r.Context(), actor(r), n.ID, body)
+		}
+		return err
+	}, func(status int, f *form) error {
+		return s.editPage(w, r, status, n, f)
+	}, func() error { return done(w, r, n.ID, "edited") })
+}
+
+// deleteView is the screen that confirms a deletion, and then says that
+// it is done.
+type deleteView struct {
+	base
+	ID        int64
+	Type      statusd.NoticeType
+	Subject   string
+	Updates   int
+	Deleted   bool
+	PageState statusd.PageState
+	PageText  string
+}
+
+// DeleteForm asks to confirm the deletion of a notice, saying what goes.
+func (s *Server) DeleteForm(w http.ResponseWriter, r *http.Request) error {
+	_, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	return s.render(w, http.StatusOK, "delete", deleteView{base: s.newBase(r, "Delete "+n.Subject()), ID: n.ID,
+		Type: n.Type(), Subject: n.Subject(), Updates: len(n.Full().Updates)})
+}
+
+// Delete deletes a notice (Remove) and says so, with the public page's
+// new state.
+func (s *Server) Delete(w http.ResponseWriter, r *http.Request) error {
+	_, n, err := s.noticeID(r)
+	if err != nil {
+		return err
+	}
+	if err := s.notices.Remove(r.Context(), actor(r), n.ID); err != nil {
+		return err
+	}
+	v := deleteView{base: s.newBase(r, "Deleted "+n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), Deleted: true}
+	if snap := s.snaps.Current(); snap != nil {
+		v.PageState, v.PageText = snap.PageState, snap.Page().StateText
+	}
+	return s.render(w, http.StatusOK, "delete", v)
+}
+
+// duration says d in words: "1 hour", "30 minutes", "1h30m0s".
+func duration(d time.Duration) string {
+	unit := func(n int64, word string) string {
+		if n == 1 {
+			return "1 " + word
+		}
+		return fmt.Sprintf("%d %ss", n, word)
+	}
+	switch {
+	case d%time.Hour == 0:
+		return unit(int64(d/time.Hour), "hour")
+	case d%time.Minute == 0 && d < time.Hour:
+		return unit(int64(d/time.Minute), "minute")
+	}
+	return d.String()
+}

@@ -37,9 +37,6 @@ func TestConsoleOwnerBrowser(t *testing.T) {
 			if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height, opts...)); err != nil {
 				t.Fatal(err)
 			}
-			// The console has no icon: the browser's own request for one
-			// is answered 404.
-			b.problems.expect(srv.AdminURL + "/favicon.ico")
 			signInTab := func(email string) {
 				b.load("console-login", 200, "Sign in", srv.AdminURL+"/manage/login")
 				b.load("console-home", 200, "Some systems are degraded", "",

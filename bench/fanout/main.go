@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -53,7 +54,7 @@ func main() {
 	flag.IntVar(&cfg.rounds, "rounds", 3, "fan-outs (triggering writes) per database")
 	flag.IntVar(&cfg.wrkConns, "wrk-c", 32, "wrk connections")
 	flag.DurationVar(&cfg.wrkDur, "wrk-d", 2*time.Second, "one wrk run")
-	flag.DurationVar(&cfg.roundLimit, "round-limit", 3*time.Minute, "how long one fan-out may take before the run gives up")
+	flag.DurationVar(&cfg.roundLimit, "round-limit", 5*time.Minute, "how long one fan-out may take before the run gives up")
 	flag.Float64Var(&cfg.smtpRate, "smtp-rate", 250, "statusd's --smtp-rate")
 	flag.Parse()
 	if cfg.statusd == "" || cfg.page == "" || cfg.work == "" {
@@ -109,9 +110,19 @@ func run(ctx context.Context, cfg config) error {
 		res, err := b.run(ctx, db)
 		db.drop()
 		if err != nil {
-			return fmt.Errorf("%s: %w", db.name, err)
+			// What was measured before is still reported, with why it stopped.
+			logf("%s: %v", db.name, err)
+			rep.notes = append(rep.notes, fmt.Sprintf("%s stopped after %d of %d rounds: %v", db.name, len(res.rounds), cfg.rounds, err))
 		}
-		rep.dbs = append(rep.dbs, res)
+		if len(res.rounds) > 0 {
+			rep.dbs = append(rep.dbs, res)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(rep.dbs) == 0 {
+		return fmt.Errorf("nothing measured: %s", strings.Join(rep.notes, "; "))
 	}
 	rep.machine.loadAfter = loadavg()
 	return rep.write(cfg.out)

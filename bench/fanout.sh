@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The statusd fan-out benchmark (issue 26). See bench/README.md.
 #
-#   bash bench/fanout.sh              10,000 subscribers of each channel, 3 rounds per database (~8 minutes)
-#   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 2 rounds (~2 minutes)
+#   bash bench/fanout.sh              10,000 subscribers of each channel, 1 + 3 rounds per database (~20 minutes)
+#   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 1 + 2 rounds (~2 minutes)
 #   options: --sqlite-only            skip PostgreSQL
 #            --keep                   keep the working folder (binaries, documents, databases, logs)
 #

@@ -50,14 +50,15 @@ type readRun struct {
 
 // roundResult is one fan-out.
 type roundResult struct {
-	ackMs    float64            // the triggering write, sent to answer read
-	editsMs  []float64          // edits of the notice while the fan-out was under way
-	arrived  map[string]float64 // seconds from the write until every message of a channel arrived
-	recorded float64            // seconds until no delivery was pending
-	repeats  int                // messages that arrived more than once
-	cpu      float64            // statusd's CPU seconds from the write until all were recorded
-	load     string
-	reads    []readRun
+	underReads bool               // wrk ran during the fan-out
+	ackMs      float64            // the triggering write, sent to answer read
+	editsMs    []float64          // edits of the notice while the fan-out was under way
+	arrived    map[string]float64 // seconds from the write until every message of a channel arrived
+	recorded   float64            // seconds until no delivery was pending
+	repeats    int                // messages that arrived more than once
+	cpu        float64            // statusd's CPU seconds from the write until all were recorded
+	load       string
+	reads      []readRun
 }
 
 func (b *bench) run(ctx context.Context, db database) (dbResult, error) {
@@ -93,16 +94,17 @@ func (b *bench) run(ctx context.Context, db database) (dbResult, error) {
 		}
 	}
 	b.settle()
-	for r := 1; r <= b.cfg.rounds+1; r++ {
+	total := b.cfg.idleRounds + b.cfg.rounds
+	for r := 1; r <= total+1; r++ {
 		q, err := b.quietReads(ctx, r)
 		if err != nil {
 			return res, err
 		}
 		res.quiet = append(res.quiet, q...)
-		if r > b.cfg.rounds {
+		if r > total {
 			break
 		}
-		rr, err := b.fanout(ctx, r)
+		rr, err := b.fanout(ctx, r, r > b.cfg.idleRounds)
 		if err != nil {
 			return res, fmt.Errorf("round %d: %w", r, err)
 		}
@@ -187,10 +189,11 @@ func (b *bench) quietReads(ctx context.Context, round int) ([]readRun, error) {
 }
 
 // fanout sends one triggering write and, until every message arrived,
-// runs wrk on the read paths in turn, with an edit of the notice after
-// each run; then it waits until no delivery is pending.
-func (b *bench) fanout(ctx context.Context, r int) (roundResult, error) {
-	rr := roundResult{load: loadavg()}
+// runs wrk on the read paths in turn (reads) or waits as long, with an
+// edit of the notice after each run; then it waits until no delivery is
+// pending.
+func (b *bench) fanout(ctx context.Context, r int, reads bool) (roundResult, error) {
+	rr := roundResult{underReads: reads, load: loadavg()}
 	b.tally.reset()
 	cpu0 := cpuSeconds(b.pid)
 	// A request first, so that the write goes on a connection already open.
@@ -218,23 +221,11 @@ func (b *bench) fanout(ctx context.Context, r int) (roundResult, error) {
 		if time.Since(sent) > b.cfg.roundLimit {
 			return rr, fmt.Errorf("after %s only these arrived: %v", b.cfg.roundLimit, counts)
 		}
-		path := readPaths[i%len(readPaths)]
-		at := time.Since(sent).Seconds()
-		httpBefore := httpDone(done)
-		rps, err := b.wrk(ctx, path, b.cfg.wrkDur)
-		if err != nil {
+		if !reads {
+			b.waitArrived(ctx, b.cfg.wrkDur)
+		} else if err := b.readDuring(ctx, &rr, readPaths[i%len(readPaths)], sent); err != nil {
 			return rr, err
 		}
-		counts, done, _ = b.tally.status()
-		phase := "mixed"
-		switch {
-		case httpBefore:
-			phase = "email"
-		case !httpDone(done):
-			phase = "http"
-		}
-		rr.reads = append(rr.reads, readRun{round: r, phase: phase, path: path, at: at, rps: rps})
-		logf("  %-5s %-22s %8.0f req/s at %5.1f s; arrived %v", phase, path, rps, at, counts)
 		_, took, err := b.admin(ctx, http.MethodPatch, fmt.Sprintf("/admin/api/v1/notices/%d", created.ID), http.StatusOK,
 			map[string]any{"subject": fmt.Sprintf("Fan-out round %d (edit %d)", r, i+1)})
 		if err != nil {
@@ -265,6 +256,40 @@ func (b *bench) fanout(ctx context.Context, r int) (roundResult, error) {
 	rr.cpu = cpuSeconds(b.pid) - cpu0
 	logf("round %d: arrived %v; all recorded after %.1f s; statusd used %.1f CPU s", r, rr.arrived, rr.recorded, rr.cpu)
 	return rr, nil
+}
+
+// waitArrived waits for d, or until every message arrived.
+func (b *bench) waitArrived(ctx context.Context, d time.Duration) {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		if _, done, _ := b.tally.status(); len(done) == len(channels) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// readDuring runs wrk on path during the fan-out and records the run,
+// labelled by what was under way from its start to its end.
+func (b *bench) readDuring(ctx context.Context, rr *roundResult, path string, sent time.Time) error {
+	at := time.Since(sent).Seconds()
+	_, done, _ := b.tally.status()
+	httpBefore := httpDone(done)
+	rps, err := b.wrk(ctx, path, b.cfg.wrkDur)
+	if err != nil {
+		return err
+	}
+	counts, done, _ := b.tally.status()
+	phase := "mixed"
+	switch {
+	case httpBefore:
+		phase = "email"
+	case !httpDone(done):
+		phase = "http"
+	}
+	rr.reads = append(rr.reads, readRun{phase: phase, path: path, at: at, rps: rps})
+	logf("  %-5s %-22s %8.0f req/s at %5.1f s; arrived %v", phase, path, rps, at, counts)
+	return nil
 }
 
 // httpDone reports whether every HTTP channel's messages arrived.

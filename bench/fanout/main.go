@@ -2,8 +2,9 @@
 // statusd binary: a page with N active subscribers of each channel (email,
 // webhook, Slack, Teams, Discord; whole page), one triggering write per
 // round, the time until each channel's N messages arrived at the local
-// receivers (an HTTP server and an SMTP server in this program), and the
-// public read throughput (wrk) without and during the fan-out. It runs on
+// receivers (an HTTP server and an SMTP server in this program), without
+// reads and with wrk reading, and the public read throughput (wrk) without
+// and during the fan-out. It runs on
 // SQLite and, when -postgres is given and reachable, on PostgreSQL (a
 // database of its own, dropped at the end), and writes a Markdown report.
 //
@@ -29,7 +30,7 @@ import (
 // config is what the flags set.
 type config struct {
 	statusd, page, work, postgres, out string
-	per, rounds, wrkConns              int
+	per, idleRounds, rounds, wrkConns  int
 	wrkDur, roundLimit                 time.Duration
 	smtpRate                           float64
 }
@@ -51,7 +52,8 @@ func main() {
 	flag.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL server `URL` (a database of its own is created and dropped); empty: SQLite only")
 	flag.StringVar(&cfg.out, "o", "bench/fanout-results.md", "the report `file`")
 	flag.IntVar(&cfg.per, "per", 10000, "active subscribers of each channel")
-	flag.IntVar(&cfg.rounds, "rounds", 3, "fan-outs (triggering writes) per database")
+	flag.IntVar(&cfg.idleRounds, "idle-rounds", 1, "fan-outs per database without reads, first")
+	flag.IntVar(&cfg.rounds, "rounds", 3, "fan-outs per database with wrk reading during them")
 	flag.IntVar(&cfg.wrkConns, "wrk-c", 32, "wrk connections")
 	flag.DurationVar(&cfg.wrkDur, "wrk-d", 2*time.Second, "one wrk run")
 	flag.DurationVar(&cfg.roundLimit, "round-limit", 5*time.Minute, "how long one fan-out may take before the run gives up")
@@ -61,8 +63,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fanout: -statusd, -page and -work are needed (bench/fanout.sh gives them)")
 		os.Exit(2)
 	}
-	if cfg.per < 1 || cfg.rounds < 1 || cfg.wrkConns < 1 || cfg.wrkDur < time.Second || cfg.smtpRate <= 0 {
-		fmt.Fprintln(os.Stderr, "fanout: -per, -rounds and -wrk-c must be at least 1, -wrk-d at least 1s, -smtp-rate above 0")
+	if cfg.per < 1 || cfg.idleRounds < 0 || cfg.rounds < 0 || cfg.idleRounds+cfg.rounds < 1 || cfg.wrkConns < 1 || cfg.wrkDur < time.Second || cfg.smtpRate <= 0 {
+		fmt.Fprintln(os.Stderr, "fanout: -per and -wrk-c must be at least 1, -idle-rounds plus -rounds at least 1, -wrk-d at least 1s, -smtp-rate above 0")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -112,7 +114,7 @@ func run(ctx context.Context, cfg config) error {
 		if err != nil {
 			// What was measured before is still reported, with why it stopped.
 			logf("%s: %v", db.name, err)
-			rep.notes = append(rep.notes, fmt.Sprintf("%s stopped after %d of %d rounds: %v", db.name, len(res.rounds), cfg.rounds, err))
+			rep.notes = append(rep.notes, fmt.Sprintf("%s stopped after %d of %d rounds: %v", db.name, len(res.rounds), cfg.idleRounds+cfg.rounds, err))
 		}
 		if len(res.rounds) > 0 {
 			rep.dbs = append(rep.dbs, res)

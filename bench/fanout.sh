@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The statusd fan-out benchmark (issue 26). See bench/README.md.
 #
-#   bash bench/fanout.sh              10,000 subscribers of each channel, 1 + 3 rounds per database (~20 minutes)
+#   bash bench/fanout.sh              10,000 subscribers of each channel, 1 + 3 rounds per database (~16 minutes)
 #   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 1 + 2 rounds (~2 minutes)
 #   options: --sqlite-only            skip PostgreSQL
 #            --keep                   keep the working folder (binaries, documents, databases, logs)
@@ -35,38 +35,13 @@ else
 fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-for tool in go wrk taskset flock timeout; do
-	command -v $tool >/dev/null || {
-		echo "fanout.sh: $tool is needed (wrk: apt-get install wrk)" >&2
-		exit 1
-	}
-done
-[ "$(nproc)" -ge 2 ] || {
-	echo "fanout.sh: needs 2 cores (one for statusd, one for the receivers and wrk)" >&2
-	exit 1
-}
-
-# One benchmark at a time on a machine (the lock bench/run.sh takes too).
-exec 9>"${TMPDIR:-/tmp}/statusd-bench.lock"
-if ! flock -n 9; then
-	echo "fanout.sh: another benchmark is running on this machine; waiting for it to end (at most 20 minutes)" >&2
-	flock -w 1200 9 || {
-		echo "fanout.sh: gave up waiting for the other run" >&2
-		exit 1
-	}
-fi
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+bench_needs fanout.sh go wrk taskset flock timeout
+bench_lock fanout.sh
 
 WORK=$(mktemp -d /tmp/statusd-fanout.XXXXXX)
-cleanup() {
-	local code=$?
-	if [ $KEEP = 1 ] || [ $code != 0 ]; then
-		echo "fanout.sh: working folder kept: $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
-	exit $code
-}
-trap cleanup EXIT
+trap 'bench_end fanout.sh $?' EXIT
 
 cd "$ROOT"
 echo "== building" >&2

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"net"
 	"net/http"
 	"net/smtp"
 	"os"
@@ -78,15 +79,15 @@ func TestWithSubscribers(t *testing.T) {
 // per round, repeats apart, and note when a channel is complete.
 func TestSinks(t *testing.T) {
 	tl := newTally(2)
-	rcv, err := startReceiver(tl)
-	if err != nil {
-		t.Fatal(err)
+	listen := func() net.Listener {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
 	}
+	rcv, sink := startReceiver(listen(), tl), startSMTP(listen(), tl)
 	defer rcv.close()
-	sink, err := startSMTP(tl)
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer sink.close()
 	post := func(path string, want int) {
 		t.Helper()

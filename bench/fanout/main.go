@@ -19,6 +19,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -82,22 +83,30 @@ func main() {
 
 func run(ctx context.Context, cfg config) error {
 	t := newTally(cfg.per)
-	rcv, err := startReceiver(t)
-	if err != nil {
-		return err
+	var ls [2]net.Listener
+	for i := range ls {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		ls[i] = l
 	}
+	rcv, sink := startReceiver(ls[0], t), startSMTP(ls[1], t)
 	defer rcv.close()
-	sink, err := startSMTP(t)
-	if err != nil {
-		return err
-	}
 	defer sink.close()
 	doc, component, err := withSubscribers(cfg.page, filepath.Join(cfg.work, "fanout.json"), cfg.per, rcv.URL)
 	if err != nil {
 		return err
 	}
 	rep := report{cfg: cfg, machine: describeMachine()}
-	dbs := []database{{name: "SQLite", url: filepath.Join(cfg.work, "fanout.db"), drop: func() {}}}
+	sqlite := filepath.Join(cfg.work, "fanout.db")
+	dropSQLite := func() {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(sqlite + suffix)
+		}
+	}
+	dropSQLite() // a folder used before starts empty too
+	dbs := []database{{name: "SQLite", url: sqlite, drop: dropSQLite}}
 	if cfg.postgres != "" {
 		pg, err := createPostgres(ctx, cfg.postgres)
 		if err != nil {

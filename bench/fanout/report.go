@@ -89,7 +89,13 @@ func (rep report) write(path string) error {
 	for _, d := range rep.dbs {
 		fmt.Fprintf(&b, "\n## %s\n\nImport of the page with its subscribers: %.1f s. Load average before %s, after %s.\n\n",
 			d.name, d.importSec, d.loadBefore, d.loadAfter)
-		b.WriteString("| round | reads | write ack | edits during the fan-out (median / max, n) | webhook | slack | teams | discord | email | none pending | repeats | statusd CPU (share of its core) | load average |\n")
+		for i, r := range d.rounds {
+			if !r.underReads {
+				fmt.Fprintf(&b, "Round %d, without reads: statusd spent %.1f CPU s on the %d messages, %.2f ms each, %.0f%% of its core until none was pending.\n\n",
+					i+1, r.cpu, c.per*len(channels), 1000*r.cpu/float64(c.per*len(channels)), 100*r.cpu/r.recorded)
+			}
+		}
+		b.WriteString("| round | reads | write ack | edits during the fan-out (median / max, n) | webhook | slack | teams | discord | email | none pending | repeats | statusd CPU (share of its core; reads included) | load average |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for i, r := range d.rounds {
 			fmt.Fprintf(&b, "| %d | %s | %.1f ms | %.1f / %.1f ms, %d |", i+1, map[bool]string{true: "wrk", false: "none"}[r.underReads],

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -91,20 +92,13 @@ func createPostgres(ctx context.Context, base string) (database, error) {
 			logf("dropping the database %s: %v (drop it by hand)", name, err)
 		}
 	}
-	return database{name: "PostgreSQL", url: withDatabase(base, name), drop: drop}, nil
-}
-
-// withDatabase returns the PostgreSQL URL base with its database replaced
-// by name (its query kept).
-func withDatabase(base, name string) string {
-	scheme, rest, _ := strings.Cut(base, "://")
-	hostPart, query, _ := strings.Cut(rest, "?")
-	host, _, _ := strings.Cut(hostPart, "/")
-	u := scheme + "://" + host + "/" + name
-	if query != "" {
-		u += "?" + query
+	u, err := url.Parse(base)
+	if err != nil {
+		drop()
+		return database{}, err
 	}
-	return u
+	u.Path = "/" + name // the same server and options, the new database
+	return database{name: "PostgreSQL", url: u.String(), drop: drop}, nil
 }
 
 // machine describes where and on what a run measured.

@@ -78,15 +78,12 @@ type receiver struct {
 	URL   string
 }
 
-func startReceiver(t *tally) (*receiver, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
+// startReceiver serves on l until close.
+func startReceiver(l net.Listener, t *tally) *receiver {
 	r := &receiver{tally: t, URL: "http://" + l.Addr().String()}
 	r.srv = &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second}
 	go r.srv.Serve(l)
-	return r, nil
+	return r
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -112,11 +109,8 @@ type smtpSink struct {
 	Addr string
 }
 
-func startSMTP(t *tally) (*smtpSink, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
+// startSMTP serves on l until close.
+func startSMTP(l net.Listener, t *tally) *smtpSink {
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{tally: t}, nil
 	}))
@@ -124,7 +118,7 @@ func startSMTP(t *tally) (*smtpSink, error) {
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	srv.ErrorLog = quietLog{}
 	go srv.Serve(l)
-	return &smtpSink{srv: srv, Addr: l.Addr().String()}, nil
+	return &smtpSink{srv: srv, Addr: l.Addr().String()}
 }
 
 func (s *smtpSink) close() { s.srv.Close() }

@@ -36,6 +36,9 @@ const (
 // Channels lists every channel.
 var Channels = []Channel{Email, Webhook, Slack, Teams, Discord}
 
+// HTTPChannels are the channels sent by HTTP: every channel but Email.
+var HTTPChannels = []Channel{Webhook, Slack, Teams, Discord}
+
 // Valid reports whether c is a channel.
 func (c Channel) Valid() bool { return slices.Contains(Channels, c) }
 
@@ -455,10 +458,11 @@ type SubscriberStore interface {
 	// active subscriber that wants each (Subscriber.Wants, on the
 	// component tree at now), and returns how many events it expanded.
 	Expand(ctx context.Context, now time.Time, limit int) (int, error)
-	// Claim leases up to limit pending deliveries due at now, with their
+	// Claim leases up to limit pending deliveries due at now, to
+	// subscribers of the channels (none named: any channel), with their
 	// subscribers, for lease: no other caller, in this process or another,
 	// gets them until the lease ends or Record is called.
-	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Claimed, error)
+	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, channels []Channel) ([]Claimed, error)
 	// Record stores an attempt of a claimed delivery and applies the rules
 	// of CONTRACT C7: delivered, retried at NextAttempt, failed after
 	// RetryFor; the subscriber unsubscribed on Gone, quarantined on

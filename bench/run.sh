@@ -37,26 +37,10 @@ WRK_C=32 MAX_IN_FLIGHT=512 SEED=1
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench
-for tool in go wrk curl taskset flock; do
-	command -v $tool >/dev/null || {
-		echo "run.sh: $tool is needed (wrk: apt-get install wrk)" >&2
-		exit 1
-	}
-done
-[ "$(nproc)" -ge 2 ] || {
-	echo "run.sh: needs 2 cores (one for the servers, one for the load)" >&2
-	exit 1
-}
-
-# One run at a time on a machine: two would measure each other.
-exec 9>"${TMPDIR:-/tmp}/statusd-bench.lock"
-if ! flock -n 9; then
-	echo "run.sh: another bench/run.sh is running on this machine; waiting for it to end (at most 20 minutes)" >&2
-	flock -w 1200 9 || {
-		echo "run.sh: gave up waiting for the other run" >&2
-		exit 1
-	}
-fi
+# shellcheck source=bench/lib.sh
+. "$BENCH/lib.sh"
+bench_needs run.sh go wrk curl taskset flock
+bench_lock run.sh
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 if [ $WAIT_QUIET = 1 ]; then
@@ -100,12 +84,7 @@ cleanup() {
 	local code=$?
 	trap - EXIT INT TERM
 	for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
-	if [ $KEEP = 1 ] || [ $code != 0 ]; then
-		echo "run.sh: working folder kept: $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
-	exit $code
+	bench_end run.sh $code
 }
 trap cleanup EXIT
 trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM

@@ -150,6 +150,9 @@ func redactURL(raw string) string {
 	return u.Redacted()
 }
 
+// rate is how many messages a second the mailer sends at most.
+func (m *Mailer) rate() float64 { return float64(m.limiter.Limit()) }
+
 // Close closes the mailer's connections, waiting for the sends under way.
 func (m *Mailer) Close() error {
 	for range cap(m.busy) {

@@ -52,11 +52,15 @@ const (
 const (
 	// maxHTTP is how many HTTP deliveries are under way at once.
 	maxHTTP = 16
-	// maxInFlight is how many claimed deliveries are being sent at once,
-	// on every channel: 128 HTTP deliveries that all time out end within
-	// 80 s, inside the default lease (with a shorter one, those that
-	// cannot start by startBy are left, unattempted, to a later claim).
+	// maxInFlight is how many claimed deliveries are being sent at once
+	// in a lane: 128 HTTP deliveries that all time out end within 80 s,
+	// inside the default lease (with a shorter one, those that cannot
+	// start by startBy are left, unattempted, to a later claim).
 	maxInFlight = 128
+	// mailAhead is how much sending, at the mail rate, the email lane
+	// claims ahead: its slots are the rate times this, so that a slow
+	// relay's emails never wait for their turn past their lease.
+	mailAhead = 10 * time.Second
 	// batch is how many events are expanded, or deliveries claimed, in
 	// one transaction.
 	batch = 100
@@ -126,17 +130,29 @@ type Worker struct {
 	log           *slog.Logger
 
 	wake  chan struct{} // Wake's signal
-	freed chan struct{} // half a batch of slots is free again (release)
-	slots chan struct{} // one per delivery under way (maxInFlight), until recorded
+	freed chan struct{} // half a batch of a lane's slots is free again (release)
+	lanes []*lane       // email, then HTTP
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
 	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
 	msgs  messages
 }
 
-// made is an attempt made, waiting to be recorded.
+// lane is a part of the outbox that the worker claims and sends on its
+// own: email, at the pace of the mail server's rate, and HTTP (webhooks
+// and chat). A lane claims only its channels' deliveries, up to its free
+// slots, so that neither holds the other up: emails waiting for the rate
+// never keep a webhook from going, nor webhooks waiting for a slow
+// receiver an email.
+type lane struct {
+	channels []statusd.Channel
+	slots    chan struct{} // one per delivery under way, until recorded
+}
+
+// made is an attempt made, waiting to be recorded, and its lane.
 type made struct {
 	c statusd.Claimed
 	a statusd.Attempt
+	l *lane
 }
 
 // New returns a Worker for the configuration.
@@ -147,9 +163,16 @@ func New(cfg Config) *Worker {
 		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, log: cfg.Log,
 		wake:  make(chan struct{}, 1),
 		freed: make(chan struct{}, 1),
-		slots: make(chan struct{}, maxInFlight),
 		http:  make(chan struct{}, maxHTTP),
-		made:  make(chan made, maxInFlight),
+		made:  make(chan made, 2*maxInFlight),
+	}
+	mailSlots := batch // without a mailer, emails are dropped at once
+	if cfg.Mailer != nil {
+		mailSlots = min(max(int(cfg.Mailer.rate()*mailAhead.Seconds()), 1), maxInFlight)
+	}
+	w.lanes = []*lane{
+		{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, mailSlots)},
+		{channels: statusd.HTTPChannels, slots: make(chan struct{}, maxInFlight)},
 	}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
@@ -335,9 +358,10 @@ func (w *Worker) prune(ctx context.Context) {
 	}
 }
 
-// round expands the stored events, when expand is set, and claims as many deliveries as there are free
-// slots, sending each in its own goroutine. more reports that it claimed
-// all it asked for, so that there may be more.
+// round expands the stored events, when expand is set, and claims, in
+// each lane, as many of its deliveries as it has free slots, sending each
+// in its own goroutine. more reports that a lane claimed all it asked
+// for, so that there may be more.
 func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, err error) {
 	now := w.now()
 	if expand {
@@ -351,27 +375,31 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 			}
 		}
 	}
-	free := min(cap(w.slots)-len(w.slots), batch)
-	if free == 0 {
-		return false, nil // w.freed ends the wait
-	}
-	claimed, err := w.store.Claim(ctx, now, w.lease, free)
-	if err != nil {
-		return false, err
-	}
 	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
-	for _, c := range claimed {
-		w.slots <- struct{}{}
-		wg.Go(func() { w.deliver(ctx, c, startBy) })
+	for _, l := range w.lanes {
+		free := min(cap(l.slots)-len(l.slots), batch)
+		if free == 0 {
+			continue // w.freed ends the wait
+		}
+		claimed, err := w.store.Claim(ctx, now, w.lease, free, l.channels)
+		if err != nil {
+			return false, err
+		}
+		for _, c := range claimed {
+			l.slots <- struct{}{}
+			wg.Go(func() { w.deliver(ctx, c, l, startBy) })
+		}
+		more = more || len(claimed) == free
 	}
-	return len(claimed) == free, nil
+	return more, nil
 }
 
-// release frees a delivery's slot, and tells the loop once half a batch
-// of slots is free: claiming fewer at a time would cost more transactions.
-func (w *Worker) release() {
-	<-w.slots
-	if cap(w.slots)-len(w.slots) < batch/2 {
+// release frees a delivery's slot in its lane, and tells the loop once
+// half the lane's batch of slots is free: claiming fewer at a time would
+// cost more transactions.
+func (w *Worker) release(l *lane) {
+	<-l.slots
+	if free := cap(l.slots) - len(l.slots); free < min(cap(l.slots), batch)/2 {
 		return
 	}
 	select {
@@ -383,13 +411,13 @@ func (w *Worker) release() {
 // deliver renders and sends one claimed delivery, and hands the attempt
 // to recordLoop, which frees its slot; an attempt that cannot start by
 // startBy is not made, and the slot is freed at once.
-func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, startBy time.Time) {
+func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, l *lane, startBy time.Time) {
 	a, ok := w.attempt(ctx, &c, startBy)
 	if !ok || ctx.Err() != nil {
-		w.release()
+		w.release(l)
 		return // left to the lease, no attempt counted
 	}
-	w.made <- made{c, a}
+	w.made <- made{c, a, l}
 }
 
 // recordLoop records the attempts made, until ctx is done: each time, all
@@ -422,8 +450,8 @@ func (w *Worker) recordLoop(ctx context.Context) {
 // slots.
 func (w *Worker) record(ctx context.Context, ms []made) {
 	defer func() {
-		for range ms {
-			w.release()
+		for _, m := range ms {
+			w.release(m.l)
 		}
 	}()
 	attempts := make([]statusd.DeliveryAttempt, len(ms))

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,7 +290,7 @@ func testWorker(t *testing.T, target string) {
 		if _, err := ss.Expand(ctx, time.Now(), batch); err != nil {
 			t.Fatal(err)
 		}
-		if c, err := ss.Claim(ctx, time.Now(), time.Second, batch); err != nil || len(c) != 1 {
+		if c, err := ss.Claim(ctx, time.Now(), time.Second, batch, nil); err != nil || len(c) != 1 {
 			t.Fatalf("claimed %v (%v)", c, err)
 		}
 		w.Wake()
@@ -468,7 +470,7 @@ func TestPrune(t *testing.T) {
 		if _, err := ss.Expand(ctx, at, batch); err != nil {
 			t.Fatal(err)
 		}
-		c, err := ss.Claim(ctx, at, time.Minute, batch)
+		c, err := ss.Claim(ctx, at, time.Minute, batch, nil)
 		if err != nil || len(c) != 1 {
 			t.Fatalf("claimed %v (%v)", c, err)
 		}
@@ -507,5 +509,88 @@ func TestPrune(t *testing.T) {
 			t.Fatalf("%d deliveries left after 10 s, want 1", total)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLanes: emails waiting for the mail rate do not hold webhooks up.
+// 300 email subscribers, made before 5 webhook subscribers (so that their
+// deliveries come first in the outbox's order), hear of one update with
+// the mailer at 20 emails a second. Sent in one queue, the webhooks would
+// wait behind the 128 emails claimed first, about 6 s at that rate (more
+// while further emails are claimed ahead of them); in their own lane they
+// arrive at once, while most emails are still to go.
+func TestLanes(t *testing.T) {
+	const emails, hooks, rate = 300, 5, 20
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "lanes.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var received atomic.Int64
+	rcv := startReceiver(t, func(w http.ResponseWriter, _ *http.Request) { received.Add(1) })
+	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	doc := shifted(now.Sub(t0))
+	for i := range emails + hooks {
+		s := statusd.Subscriber{ID: int64(i + 1), Channel: statusd.Email, State: statusd.SubscriberActive, Token: statusd.NewToken(),
+			Address: fmt.Sprintf("user%d@example.test", i), CreatedAt: now, UpdatedAt: now}
+		if i >= emails {
+			s.Channel, s.Address, s.Secret = statusd.Webhook, fmt.Sprintf("%s/%d", rcv.URL, i), statusd.NewWebhookSecret()
+		}
+		doc.Subscribers = append(doc.Subscribers, s)
+	}
+	if err := store.Import(ctx, doc, false); err != nil {
+		t.Fatal(err)
+	}
+	h := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, slog.New(slog.DiscardHandler))
+	if err := h.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Rate: rate})
+	w := New(Config{Store: store.Subscribers(), Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true,
+		Poll: 100 * time.Millisecond})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go w.Run(runCtx)
+
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	written, err := store.Write(ctx, func(tx statusd.Tx) error {
+		n, err := tx.Notice(41)
+		if err != nil {
+			return err
+		}
+		uid, err := tx.NextID("updates")
+		if err != nil {
+			return err
+		}
+		n.Updates = append(n.Updates, statusd.Update{ID: uid, State: statusd.Recovering, Content: "Better.", CreatedAt: at, UpdatedAt: at})
+		n.UpdatedAt = at
+		if err := tx.PutNotice(n); err != nil {
+			return err
+		}
+		return tx.Emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: uid, ComponentIDs: n.ComponentIDs, CreatedAt: at})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Apply(ctx, written); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	w.Wake()
+	for received.Load() < hooks && time.Since(start) < 30*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	took, mailed := time.Since(start), len(smtpd.Messages())
+	if received.Load() < hooks {
+		t.Fatalf("%d of %d webhooks arrived in 30 s", received.Load(), hooks)
+	}
+	// At 20 a second (a burst of the mailer's 4 connections first), 2 s
+	// let at most about 44 emails go: the webhooks went before the
+	// emails queued ahead of them.
+	if took > 2*time.Second || mailed >= 128 {
+		t.Errorf("the %d webhooks took %v, with %d of %d emails sent by then; want them within 2 s, not behind the emails",
+			hooks, took.Round(time.Millisecond), mailed, emails)
 	}
 }

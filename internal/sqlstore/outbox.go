@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -284,12 +285,22 @@ func (r *deliveryRow) value() (statusd.Delivery, error) {
 }
 
 // Claim leases up to limit due pending deliveries whose subscriber may
-// hear them (sendable), longest due first (then oldest), in one
-// transaction: a delivery under a live lease is not taken again, and on
-// PostgreSQL the rows another claimer holds are skipped (FOR UPDATE SKIP
-// LOCKED), so that two replicas never take the same delivery.
-func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]statusd.Claimed, error) {
+// hear them (sendable), of the channels (none named: any), longest due
+// first (then oldest), in one transaction: a delivery under a live lease
+// is not taken again, and on PostgreSQL the rows another claimer holds
+// are skipped (FOR UPDATE SKIP LOCKED), so that two replicas never take
+// the same delivery.
+func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, channels []statusd.Channel) ([]statusd.Claimed, error) {
 	var out []statusd.Claimed
+	args := []any{ms(now), ms(now)}
+	of := "" // the channels, when some are named
+	if len(channels) > 0 {
+		of = " AND s.channel IN (?" + strings.Repeat(", ?", len(channels)-1) + ")"
+		for _, c := range channels {
+			args = append(args, string(c))
+		}
+	}
+	args = append(args, limit)
 	err := ss.s.outbox(ctx, func(t tx) error {
 		// The due deliveries are read first, in the order of their index,
 		// and their events and subscribers looked up: CROSS JOIN makes
@@ -298,8 +309,8 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 			FROM deliveries d CROSS JOIN events e CROSS JOIN subscribers s
 			WHERE e.id = d.event_id AND s.id = d.subscriber_id
 			AND d.state = 'pending' AND d.next_attempt_at <= ? AND (d.claimed_until IS NULL OR d.claimed_until <= ?)
-			AND `+sendable+` ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.lock("FOR UPDATE OF d SKIP LOCKED"),
-			ms(now), ms(now), limit)
+			AND `+sendable+of+` ORDER BY d.next_attempt_at, d.id LIMIT ?`+t.d.lock("FOR UPDATE OF d SKIP LOCKED"),
+			args...)
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func TestClaimConcurrentPostgres(t *testing.T) {
 		ss := stores[i%2].Subscribers()
 		wg.Go(func() {
 			for {
-				c, err := ss.Claim(context.Background(), now, time.Hour, 7)
+				c, err := ss.Claim(context.Background(), now, time.Hour, 7, nil)
 				if err != nil {
 					t.Error(err)
 					return
@@ -120,7 +120,7 @@ func TestRecordManyConcurrentPostgres(t *testing.T) {
 	for range events {
 		fanOut(t, stores[0], now)
 	}
-	claimed, err := stores[0].Subscribers().Claim(context.Background(), now, time.Hour, subscribers*events)
+	claimed, err := stores[0].Subscribers().Claim(context.Background(), now, time.Hour, subscribers*events, nil)
 	if err != nil || len(claimed) != subscribers*events {
 		t.Fatalf("claimed %d (%v), want %d", len(claimed), err, subscribers*events)
 	}
@@ -249,7 +249,7 @@ func BenchmarkClaimRecord(b *testing.B) {
 						for range senders {
 							wg.Go(func() {
 								for {
-									c, err := ss.Claim(context.Background(), now, time.Minute, batch)
+									c, err := ss.Claim(context.Background(), now, time.Minute, batch, nil)
 									if err != nil || len(c) == 0 {
 										if err != nil {
 											b.Error(err)

@@ -23,6 +23,7 @@ var subscriberCases = []struct {
 	{"ExpandIsIdempotent", testExpandOnce},
 	{"ClaimLeasesExcludeExpireAndWaitForDue", testClaimLeases},
 	{"ClaimOnlyWhatTheSubscriberMayHear", testClaimSendable},
+	{"ClaimTheChannelsAsked", testClaimChannels},
 	{"RecordDelivered", testRecordDelivered},
 	{"RecordFailedRetriesThenFails", testRecordFailed},
 	{"QuarantineAfterTenFailuresOverAnHour", testQuarantine},
@@ -113,9 +114,9 @@ func (o *outbox) expand(now time.Time, limit int) int {
 	return n
 }
 
-func (o *outbox) claim(now time.Time, lease time.Duration, limit int) []statusd.Claimed {
+func (o *outbox) claim(now time.Time, lease time.Duration, limit int, channels ...statusd.Channel) []statusd.Claimed {
 	o.t.Helper()
-	c, err := o.ss.Claim(o.ctx, now, lease, limit)
+	c, err := o.ss.Claim(o.ctx, now, lease, limit, channels)
 	o.must(err, "Claim")
 	return c
 }
@@ -1265,5 +1266,35 @@ func testOutboxVersion(t *testing.T, s statusd.Store) {
 	}
 	if _, v := load(t, s); v != v0 {
 		t.Errorf("the outbox's writes moved the page's version %d -> %d", v0, v)
+	}
+}
+
+// testClaimChannels: a claim of some channels takes only their
+// subscribers' deliveries, in the usual order, and leaves the others to a
+// claim of theirs.
+func testClaimChannels(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	mail := o.add(statusd.Email, "ann", statusd.SubscriberActive)
+	hook := o.add(statusd.Webhook, "hook", statusd.SubscriberActive)
+	chat := o.add(statusd.Slack, "chat", statusd.SubscriberActive)
+	o.notice()
+	o.notice()
+	now := t0.Add(time.Hour)
+	o.expand(now, 10)
+	of := func(id int64) []int64 { // id's deliveries, oldest first
+		ids := deliveryIDs(o.deliveries(statusd.DeliveryFilter{SubscriberID: id}))
+		slices.Reverse(ids)
+		return ids
+	}
+	if got, want := claimedIDs(o.claim(now, time.Minute, 10, statusd.Email)), of(mail.ID); !slices.Equal(got, want) {
+		t.Errorf("Claim of email: %v, want ann's %v", got, want)
+	}
+	want := append(of(hook.ID), of(chat.ID)...)
+	slices.Sort(want) // all due at now: oldest first
+	if got := claimedIDs(o.claim(now, time.Minute, 10, statusd.HTTPChannels...)); !slices.Equal(got, want) {
+		t.Errorf("Claim of the HTTP channels: %v, want the webhook's and Slack's %v", got, want)
+	}
+	if got := claimedIDs(o.claim(now, time.Minute, 10)); len(got) != 0 {
+		t.Errorf("Claim of any channel after both: %v, want none (all leased)", got)
 	}
 }

@@ -106,12 +106,14 @@ type Token struct {
 // TokenStore keeps admin tokens. Implementations are safe for concurrent
 // use.
 type TokenStore interface {
-	// Create adds a token; an *Error EConflict when the name is taken.
-	Create(ctx context.Context, t Token) error
+	// Create adds a token, and the audit entry e unless it is nil, in one
+	// transaction; an *Error EConflict when the name is taken.
+	Create(ctx context.Context, t Token, e *AuditEntry) error
 	// List returns every token, by name.
 	List(ctx context.Context) ([]Token, error)
-	// Revoke deletes the named token; an *Error ENotFound when there is none.
-	Revoke(ctx context.Context, name string) error
+	// Revoke deletes the named token, and records the audit entry e unless
+	// it is nil, in one transaction; an *Error ENotFound when there is none.
+	Revoke(ctx context.Context, name string, e *AuditEntry) error
 	// Lookup returns the token with the hash, or nil, and marks it used:
 	// the time of the use is written soon after, best effort, so that a
 	// lookup needs no write.

@@ -284,3 +284,30 @@ type AdminUserRequest struct {
 	Email *string `json:"email,omitempty"`
 	Role  *string `json:"role,omitempty"`
 }
+
+// AdminToken is an admin API token as the admin API shows it: never its
+// hash, and its secret only in the answer of POST /tokens.
+type AdminToken struct {
+	Name      string `json:"name"`
+	CreatedAt Time   `json:"created_at"`
+	// LastUsedAt is null until the token is first used.
+	LastUsedAt *Time `json:"last_used_at"`
+	// Secret is the token itself, carried only by the answer of POST
+	// /tokens: statusd keeps only its hash.
+	Secret string `json:"secret,omitempty"`
+}
+
+// AdminTokenOf returns the wire form of a token, without its secret.
+func AdminTokenOf(t *Token) AdminToken {
+	return AdminToken{Name: t.Name, CreatedAt: Time{t.CreatedAt}, LastUsedAt: TimePtr(t.LastUsed)}
+}
+
+// AdminTokensResponse is the answer of GET /tokens: every token, by name.
+type AdminTokensResponse struct {
+	Tokens []AdminToken `json:"tokens"`
+}
+
+// AdminTokenRequest is the body of POST /tokens; the name is required.
+type AdminTokenRequest struct {
+	Name *string `json:"name,omitempty"`
+}

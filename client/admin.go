@@ -266,3 +266,25 @@ func (a *Admin) DeleteUser(ctx context.Context, id int64) error {
 func (a *Admin) ResetUser(ctx context.Context, id int64) (*statusd.AdminUser, error) {
 	return call[statusd.AdminUser](ctx, a, http.MethodPost, userPath(id)+"/reset", nil)
 }
+
+// Tokens returns every admin token, by name, without its secret (GET
+// /tokens).
+func (a *Admin) Tokens(ctx context.Context) ([]statusd.AdminToken, error) {
+	r, err := call[statusd.AdminTokensResponse](ctx, a, http.MethodGet, "/tokens", nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Tokens, nil
+}
+
+// CreateToken adds an admin token named name (POST /tokens). The answer
+// carries its Secret, this once: the server keeps only its hash.
+func (a *Admin) CreateToken(ctx context.Context, name string) (*statusd.AdminToken, error) {
+	return call[statusd.AdminToken](ctx, a, http.MethodPost, "/tokens", statusd.AdminTokenRequest{Name: &name})
+}
+
+// RevokeToken deletes the admin token named name (DELETE /tokens/{name}):
+// requests with it are refused from then on.
+func (a *Admin) RevokeToken(ctx context.Context, name string) error {
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+"/tokens/"+url.PathEscape(name), nil, nil)
+}

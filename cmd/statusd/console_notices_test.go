@@ -80,7 +80,7 @@ func TestConsoleNotices(t *testing.T) {
 		p := pat.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"identified"},
 			"component_ids": {"3"}, "content": {"  "}}, sameSite...)
 		p.want(t, "an empty message", 422, "")
-		p.has(t, "the form again", `<p class="problem" id="content-problem">must not be empty</p>`, `value="Login failures"`,
+		p.has(t, "the form again", `<p class="problem" id="content-problem" role="alert">must not be empty</p>`, `value="Login failures"`,
 			`<option value="identified" selected>`, `value="3" checked> Website`)
 		if strings.Contains(p.body, `name="notify" checked`) {
 			t.Error("notify was left off, and the form shows it on")
@@ -88,7 +88,7 @@ func TestConsoleNotices(t *testing.T) {
 		p = pat.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"resolving"},
 			"content": {"Fails."}}, sameSite...)
 		p.want(t, "an unknown state", 422, "")
-		p.has(t, "an unknown state", `<p class="problem" id="state-problem">`)
+		p.has(t, "an unknown state", `<p class="problem" id="state-problem" role="alert">`)
 		if n, err := adm.Notices(ctx, 1); err != nil || n.Meta.TotalCount != 2 {
 			t.Errorf("notices after the refusals: %v %v, want the 2 of the document", n, err)
 		}
@@ -139,7 +139,7 @@ func TestConsoleNotices(t *testing.T) {
 	step(t, "resolve needs a message; then the incident is resolved and Website operational", func(t *testing.T) {
 		p := pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {""}}, sameSite...)
 		p.want(t, "resolve without a message", 422, "")
-		p.has(t, "resolve without a message", `<p class="problem" id="content-problem">must not be empty</p>`)
+		p.has(t, "resolve without a message", `<p class="problem" id="content-problem" role="alert">must not be empty</p>`)
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {"All fine."}}, sameSite...).
 			want(t, "resolve", 303, "/manage/notices/12?done=resolved")
 		if n := srv.notice(inc); value(n.State) != "resolved" {
@@ -181,7 +181,7 @@ func TestConsoleNotices(t *testing.T) {
 			"automate": {"on"}, "component_ids": {"1"}, "content": {"Upgrading."}}
 		p = pat.do("POST", "/manage/maintenance/new", form, sameSite...)
 		p.want(t, "a time that is not one", 422, "")
-		p.has(t, "a time that is not one", `<p class="problem" id="begins_at-problem">&#34;tomorrow&#34; is not a time: write it like 2026-01-31T09:30, in UTC</p>`)
+		p.has(t, "a time that is not one", `<p class="problem" id="begins_at-problem" role="alert">&#34;tomorrow&#34; is not a time: write it like 2026-01-31T09:30, in UTC</p>`)
 		form.Set("begins_at", begins.Format("2006-01-02T15:04"))
 		pat.do("POST", "/manage/maintenance/new", form, sameSite...).want(t, "schedule", 303, "/manage/notices/13?done=published")
 		n, err := adm.Notice(ctx, mnt)

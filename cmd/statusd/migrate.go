@@ -57,7 +57,7 @@ func migrateCmd(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	copied := 0
 	for _, t := range tokens {
-		err := dst.Tokens().Create(ctx, t)
+		err := dst.Tokens().Create(ctx, t, nil)
 		switch {
 		case err == nil:
 			copied++

@@ -58,8 +58,11 @@ func (e opEnv) token(ctx context.Context, sub string, args []string) error {
 	tokens := store.Tokens()
 	switch sub {
 	case "create":
-		secret, hash := admin.NewToken()
-		if err := tokens.Create(ctx, statusd.Token{Name: name, Hash: hash, CreatedAt: time.Now().UTC()}); err != nil {
+		secret, t, err := admin.NewNamedToken(name, time.Now())
+		if err != nil {
+			return fs.usageErr("--%s", statusd.ErrorMessage(err))
+		}
+		if err := tokens.Create(ctx, t, nil); err != nil {
 			return userError(err)
 		}
 		fmt.Fprintln(e.stdout, secret)
@@ -81,7 +84,7 @@ func (e opEnv) token(ctx context.Context, sub string, args []string) error {
 		}
 		return tw.Flush()
 	default: // revoke
-		if err := tokens.Revoke(ctx, rest[0]); err != nil {
+		if err := tokens.Revoke(ctx, rest[0], nil); err != nil {
 			return userError(err)
 		}
 		fmt.Fprintf(e.stderr, "revoked token %q\n", rest[0])

@@ -114,8 +114,12 @@ func (s *Server) current() (*snapshot.Snapshot, error) {
 	return snap, nil
 }
 
-// pageParam reads a list's ?page= (statusd.ParsePage): 1 when left out.
-func pageParam(r *http.Request) (int64, error) {
+// Snapshot returns the current snapshot, as the admin API reads it, or a
+// 404 when no page exists.
+func (s *Server) Snapshot() (*snapshot.Snapshot, error) { return s.current() }
+
+// PageParam reads a list's ?page= (statusd.ParsePage): 1 when left out.
+func PageParam(r *http.Request) (int64, error) {
 	v := r.URL.Query().Get("page")
 	if v == "" {
 		return 1, nil

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -29,12 +30,26 @@ func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ string) error
 	return httpjson.Write(w, r, http.StatusOK, s.pageRepr(snap))
 }
 
-// PatchPage changes the page's settings.
+// PatchPage changes the page's settings (PATCH /page): SetPage, then the
+// page.
 func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminPageRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	if err := s.SetPage(r.Context(), actor, body); err != nil {
+		return err
+	}
+	return s.GetPage(w, r, actor)
+}
+
+// SetPage changes the page's name, url and state texts as body says.
+//
+// SetPage and the other actions on the page, the components (AddComponent,
+// ChangeComponent, RemoveComponent), the subscribers and the users are
+// what the admin API's routes do once they have read the request, and what
+// the console does for its forms, as the actions on notices (Publish).
+func (s *Server) SetPage(ctx context.Context, actor string, body statusd.AdminPageRequest) error {
 	var bad problems
 	bad.requireText("name", body.Name, false)
 	if body.URL != nil {
@@ -45,7 +60,7 @@ func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string)
 	if err := bad.err(); err != nil {
 		return err
 	}
-	err := s.write(r.Context(), func(tx statusd.Tx) error {
+	return s.write(ctx, func(tx statusd.Tx) error {
 		p, err := tx.Page()
 		if err != nil {
 			return err
@@ -70,10 +85,6 @@ func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string)
 		}
 		return tx.Audit(s.entry(actor, "page.update", "page", "changed "+strings.Join(changed, ", ")))
 	})
-	if err != nil {
-		return err
-	}
-	return s.GetPage(w, r, actor)
 }
 
 func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) statusd.AdminComponent {
@@ -118,19 +129,30 @@ func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, statu
 	return httpjson.Write(w, r, status, s.componentRepr(snap, c))
 }
 
-// CreateComponent adds a component.
+// CreateComponent adds a component (POST /components): AddComponent, then
+// the component, 201.
 func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminComponentRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	id, err := s.AddComponent(r.Context(), actor, body)
+	if err != nil {
+		return err
+	}
+	return s.answerComponentID(w, r, http.StatusCreated, id)
+}
+
+// AddComponent adds the component of body, placed under its parent at its
+// position, and returns its id.
+func (s *Server) AddComponent(ctx context.Context, actor string, body statusd.AdminComponentRequest) (int64, error) {
 	var bad problems
 	bad.requireText("name", body.Name, true)
 	if err := bad.err(); err != nil {
-		return err
+		return 0, err
 	}
 	var id int64
-	err := s.write(r.Context(), func(tx statusd.Tx) error {
+	err := s.write(ctx, func(tx statusd.Tx) error {
 		if _, err := tx.Page(); err != nil {
 			return err
 		}
@@ -158,10 +180,7 @@ func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor s
 		}
 		return tx.Audit(s.entry(actor, "component.create", fmt.Sprintf("component %d", id), c.Name))
 	})
-	if err != nil {
-		return err
-	}
-	return s.answerComponentID(w, r, http.StatusCreated, id)
+	return id, err
 }
 
 // placeComponent returns the components in their new position order with c
@@ -248,7 +267,8 @@ func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int
 	return nil
 }
 
-// PatchComponent changes a component.
+// PatchComponent changes a component (PATCH /components/{id}):
+// ChangeComponent, then the component.
 func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
@@ -258,12 +278,21 @@ func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor st
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	if err := s.ChangeComponent(r.Context(), actor, id, body); err != nil {
+		return err
+	}
+	return s.answerComponentID(w, r, http.StatusOK, id)
+}
+
+// ChangeComponent changes component id's name, description, metrics,
+// parent or position as body says.
+func (s *Server) ChangeComponent(ctx context.Context, actor string, id int64, body statusd.AdminComponentRequest) error {
 	var bad problems
 	bad.requireText("name", body.Name, false)
 	if err := bad.err(); err != nil {
 		return err
 	}
-	err = s.write(r.Context(), func(tx statusd.Tx) error {
+	return s.write(ctx, func(tx statusd.Tx) error {
 		comps, err := tx.Components()
 		if err != nil {
 			return err
@@ -292,13 +321,10 @@ func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor st
 		}
 		return tx.Audit(s.entry(actor, "component.update", fmt.Sprintf("component %d", id), c.Name))
 	})
-	if err != nil {
-		return err
-	}
-	return s.answerComponent(w, r, http.StatusOK)
 }
 
-// DeleteComponent removes a component (with ?recursive=true, its subtree).
+// DeleteComponent removes a component (DELETE /components/{id}, with
+// ?recursive= and ?detach=): RemoveComponent, then 204.
 func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
@@ -312,7 +338,19 @@ func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor s
 	if err != nil {
 		return err
 	}
-	err = s.write(r.Context(), func(tx statusd.Tx) error {
+	if err := s.RemoveComponent(r.Context(), actor, id, recursive, detach); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// RemoveComponent deletes component id: with recursive, its subtree too
+// (without, a component with others below it is a conflict); with detach,
+// it is taken out of the notices that list it (without, that is a
+// conflict).
+func (s *Server) RemoveComponent(ctx context.Context, actor string, id int64, recursive, detach bool) error {
+	return s.write(ctx, func(tx statusd.Tx) error {
 		comps, err := tx.Components()
 		if err != nil {
 			return err
@@ -345,11 +383,6 @@ func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor s
 		}
 		return tx.Audit(s.entry(actor, "component.delete", fmt.Sprintf("component %d", id), detail))
 	})
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }
 
 // boolParam reads a true-or-false query parameter; absent is false.

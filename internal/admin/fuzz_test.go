@@ -197,7 +197,7 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
 		tb.Fatal(err)
 	}
 	secret, hash := NewToken()
-	if err := store.Tokens().Create(ctx, statusd.Token{Name: "test", Hash: hash, CreatedAt: time.Now()}); err != nil {
+	if err := store.Tokens().Create(ctx, statusd.Token{Name: "test", Hash: hash, CreatedAt: time.Now()}, nil); err != nil {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))

@@ -35,7 +35,7 @@ func (s *Server) ListNotices(w http.ResponseWriter, r *http.Request, _ string) e
 	if err != nil {
 		return err
 	}
-	page, err := pageParam(r)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
 	}
@@ -416,20 +416,30 @@ func (s *Server) Remove(ctx context.Context, actor string, id int64) error {
 	})
 }
 
-// Audit answers the audit log.
+// Audit answers the audit log: AuditPage.
 func (s *Server) Audit(w http.ResponseWriter, r *http.Request, _ string) error {
-	page, err := pageParam(r)
+	page, err := PageParam(r)
 	if err != nil {
 		return err
 	}
-	entries, total, err := s.store.Audit(r.Context(), int(page), snapshot.PageSize)
+	list, total, err := s.AuditPage(r.Context(), page)
 	if err != nil {
 		return err
+	}
+	meta := listMeta("/audit", nil, page, len(list), total)
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
+}
+
+// AuditPage returns page (from 1) of the audit log, newest first, 25 a
+// page, and the count of all its entries.
+func (s *Server) AuditPage(ctx context.Context, page int64) ([]statusd.AdminAuditEntry, int, error) {
+	entries, total, err := s.store.Audit(ctx, int(page), snapshot.PageSize)
+	if err != nil {
+		return nil, 0, err
 	}
 	list := make([]statusd.AdminAuditEntry, len(entries))
 	for i, e := range entries {
 		list[i] = statusd.AdminAuditEntryOf(e)
 	}
-	meta := listMeta("/audit", nil, page, len(list), total)
-	return httpjson.Write(w, r, http.StatusOK, statusd.AdminAuditResponse{Audit: list, Meta: meta})
+	return list, total, nil
 }

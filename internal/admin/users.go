@@ -5,6 +5,7 @@ package admin
 // link). Passwords are set by the users themselves, in the console.
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -37,12 +38,23 @@ func (s *Server) ListUsers(w http.ResponseWriter, r *http.Request, _ string) err
 	return httpjson.Write(w, r, http.StatusOK, out)
 }
 
-// CreateUser adds a user and answers it with its setup link.
+// CreateUser adds a user (POST /users): AddUser, then the user with its
+// setup link, 201.
 func (s *Server) CreateUser(w http.ResponseWriter, r *http.Request, actor string) error {
 	var body statusd.AdminUserRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
+	u, err := s.AddUser(r.Context(), actor, body)
+	if err != nil {
+		return err
+	}
+	return httpjson.Write(w, r, http.StatusCreated, u)
+}
+
+// AddUser adds the user of body and returns it with its one-time setup
+// link.
+func (s *Server) AddUser(ctx context.Context, actor string, body statusd.AdminUserRequest) (statusd.AdminUser, error) {
 	var bad problems
 	var email string
 	if body.Email == nil {
@@ -60,48 +72,63 @@ func (s *Server) CreateUser(w http.ResponseWriter, r *http.Request, actor string
 		bad.add("role", "%q is not %s", *body.Role, roles)
 	}
 	if err := bad.err(); err != nil {
-		return err
+		return statusd.AdminUser{}, err
 	}
 	now := s.now().UTC().Truncate(time.Millisecond)
 	u := statusd.User{Email: email, Role: statusd.Role(*body.Role), CreatedAt: now, UpdatedAt: now}
 	hash, link, expires := s.setupLink(now)
 	e := s.entry(actor, "user.create", "", email+" as "+*body.Role)
-	if err := s.store.Users().Add(r.Context(), &u, hash, expires, &e); err != nil {
-		return err
+	if err := s.store.Users().Add(ctx, &u, hash, expires, &e); err != nil {
+		return statusd.AdminUser{}, err
 	}
 	out := statusd.AdminUserOf(&u)
 	out.SetupURL = link
-	return httpjson.Write(w, r, http.StatusCreated, out)
+	return out, nil
 }
 
-// DeleteUser removes a user and ends its sessions.
+// DeleteUser removes a user (DELETE /users/{id}): RemoveUser, then 204.
 func (s *Server) DeleteUser(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("user", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	if err := s.store.Users().Delete(r.Context(), id, s.entry(actor, "user.delete", userTarget(id), "removed a user")); err != nil {
+	if err := s.RemoveUser(r.Context(), actor, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// ResetUser ends a user's sessions, clears its password and answers it
-// with a new setup link.
+// RemoveUser removes user id and ends its sessions.
+func (s *Server) RemoveUser(ctx context.Context, actor string, id int64) error {
+	return s.store.Users().Delete(ctx, id, s.entry(actor, "user.delete", userTarget(id), "removed a user"))
+}
+
+// ResetUser resets a user (POST /users/{id}/reset): Reset, then the user
+// with its new setup link.
 func (s *Server) ResetUser(w http.ResponseWriter, r *http.Request, actor string) error {
 	id, err := statusd.ParseID("user", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	now := s.now().UTC().Truncate(time.Millisecond)
-	hash, link, expires := s.setupLink(now)
-	e := s.entry(actor, "user.reset", userTarget(id), "ended its sessions and cleared its password")
-	u, err := s.store.Users().Reset(r.Context(), id, hash, expires, e)
+	u, err := s.Reset(r.Context(), actor, id)
 	if err != nil {
 		return err
 	}
+	return httpjson.Write(w, r, http.StatusOK, u)
+}
+
+// Reset ends user id's sessions, clears its password and returns it with a
+// new setup link.
+func (s *Server) Reset(ctx context.Context, actor string, id int64) (statusd.AdminUser, error) {
+	now := s.now().UTC().Truncate(time.Millisecond)
+	hash, link, expires := s.setupLink(now)
+	e := s.entry(actor, "user.reset", userTarget(id), "ended its sessions and cleared its password")
+	u, err := s.store.Users().Reset(ctx, id, hash, expires, e)
+	if err != nil {
+		return statusd.AdminUser{}, err
+	}
 	out := statusd.AdminUserOf(u)
 	out.SetupURL = link
-	return httpjson.Write(w, r, http.StatusOK, out)
+	return out, nil
 }

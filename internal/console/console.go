@@ -23,11 +23,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -54,6 +56,12 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the errors of rendering; nil discards them.
 	Log *slog.Logger
+	// Admin is the admin API, whose actions the owner's screens call.
+	Admin *admin.Server
+	// Least is the least role of an admin route, by its pattern ("POST
+	// /admin/api/v1/components"): a screen shows a form only to those who
+	// may do what it does.
+	Least func(pattern string) statusd.Role
 	// Notices are the admin API's actions on notices, which the notice
 	// screens call; Publisher is the least role that they need (the admin
 	// API's), for showing their forms and links.
@@ -85,13 +93,16 @@ type Server struct {
 	reminder  time.Duration
 	url       func() string
 	sso       *sso // nil without OIDC
+	admin     *admin.Server
+	least     func(pattern string) statusd.Role
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
-		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder, url: cfg.URL}
+		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder, url: cfg.URL,
+		admin: cfg.Admin, least: cfg.Least}
 	if cfg.OIDC != nil {
 		s.sso = newSSO(*cfg.OIDC)
 	}
@@ -203,16 +214,17 @@ var pages = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
 		"minPassword": func() int { return statusd.MinPassword },
-		"field":       func(f *form, name string) problemView { return problemView{f.Problems, name} },
+		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
 		"states": func(f *form, id string, states []statusd.State) fieldsView {
 			return fieldsView{Form: f, ID: id, States: states}
 		},
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "setup", "home",
-		"incident", "maintenance", "announcement", "notice", "edit", "delete", "sso"} {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html"))
+	for _, name := range []string{"login", "setup", "home", "sso",
+		"incident", "maintenance", "announcement", "notice", "edit", "delete",
+		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
+		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
 	}
 	return out
 }()

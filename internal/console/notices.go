@@ -38,136 +38,6 @@ type Notices interface {
 	Remove(ctx context.Context, actor string, id int64) error
 }
 
-// form is a form as it was typed, and its problems by field name (the
-// admin API's names), for showing it again next to each field.
-type form struct {
-	Values   url.Values
-	Problems map[string]string
-	Other    []string // problems of no field of this form
-	fields   []string
-}
-
-// newForm is an empty form of fields with values as its defaults.
-func newForm(values url.Values, fields ...string) *form {
-	if values == nil {
-		values = url.Values{}
-	}
-	return &form{Values: values, Problems: map[string]string{}, fields: fields}
-}
-
-// readForm reads r's form body, of fields.
-func readForm(w http.ResponseWriter, r *http.Request, fields ...string) (*form, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
-	if err := r.ParseForm(); err != nil {
-		return nil, statusd.Errorf(statusd.EInvalidBody, "the form could not be read (%v); please send it again from its page", err)
-	}
-	return newForm(r.PostForm, fields...), nil
-}
-
-// Get is the value typed in a field.
-func (f *form) Get(field string) string { return f.Values.Get(field) }
-
-// Has reports whether a checkbox is ticked.
-func (f *form) Has(field string) bool { return f.Values.Has(field) }
-
-// HasValue reports whether value is one of a repeated field's.
-func (f *form) HasValue(field string, value int64) bool {
-	return slices.Contains(f.Values[field], strconv.FormatInt(value, 10))
-}
-
-// Failed reports whether the form has problems.
-func (f *form) Failed() bool { return len(f.Problems) > 0 || len(f.Other) > 0 }
-
-// problem notes a problem of a field.
-func (f *form) problem(field, message string) {
-	if p := f.Problems[field]; p != "" {
-		message = p + "; " + message
-	}
-	f.Problems[field] = message
-}
-
-// fail takes the problems of an action's refusal (422: "field: message",
-// joined by "; ") into the form, next to their fields, and returns nil; any
-// other error is returned as it is.
-func (f *form) fail(err error) error {
-	if code := statusd.ErrorCode(err); code != statusd.EInvalidField && code != statusd.EInvalidTransition {
-		return err
-	}
-	field := ""
-	for part := range strings.SplitSeq(statusd.ErrorMessage(err), "; ") {
-		path, message, ok := strings.Cut(part, ": ")
-		key := strings.FieldsFunc(path, func(r rune) bool { return r == '[' || r == '.' })
-		switch {
-		case ok && len(key) > 0 && slices.Contains(f.fields, key[0]):
-			field = key[0]
-			f.problem(field, message)
-		case field != "": // the message itself held "; "
-			f.Problems[field] += "; " + part
-		case len(f.Other) > 0:
-			f.Other[len(f.Other)-1] += "; " + part
-		default:
-			f.Other = append(f.Other, part)
-		}
-	}
-	return nil
-}
-
-// text is a text field, for a body: set even when empty, so that the
-// action says that it must not be.
-func (f *form) text(field string) *string {
-	v := strings.ReplaceAll(f.Get(field), "\r\n", "\n")
-	return &v
-}
-
-// check is a checkbox, for a body.
-func (f *form) check(field string) *bool {
-	v := f.Has(field)
-	return &v
-}
-
-// ids reads a repeated field of ids.
-func (f *form) ids(field string) *[]int64 {
-	ids := []int64{}
-	for _, v := range f.Values[field] {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
-			f.problem(field, fmt.Sprintf("%q is not a component id", v))
-			continue
-		}
-		ids = append(ids, id)
-	}
-	return &ids
-}
-
-// timeLayout is how the console writes and reads times: a datetime-local
-// input's value, in UTC.
-const timeLayout = "2006-01-02T15:04"
-
-// time reads a time field: a datetime-local value (with or without
-// seconds) taken as UTC, or RFC 3339 text; empty is no time.
-func (f *form) time(field string) statusd.Field[string] {
-	v := strings.TrimSpace(f.Get(field))
-	if v == "" {
-		return statusd.Field[string]{Set: true}
-	}
-	for _, layout := range []string{timeLayout, timeLayout + ":05", time.RFC3339} {
-		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
-			s := t.UTC().Format(time.RFC3339)
-			return statusd.Field[string]{Set: true, Value: &s}
-		}
-	}
-	f.problem(field, fmt.Sprintf("%q is not a time: write it like 2026-01-31T09:30, in UTC", v))
-	return statusd.Field[string]{}
-}
-
-// formTime is t as a time field shows it; "" for none.
-func formTime(t *time.Time) string {
-	if t == nil {
-		return ""
-	}
-	return t.UTC().Format(timeLayout)
-}
-
 // cloneValues is a copy of v.
 func cloneValues(v url.Values) url.Values {
 	out := url.Values{}
@@ -175,22 +45,6 @@ func cloneValues(v url.Values) url.Values {
 		out[k] = slices.Clone(list)
 	}
 	return out
-}
-
-// problemView is what the layout's "problem" shows: a field's problem.
-type problemView struct {
-	Problems map[string]string
-	Field    string
-}
-
-// fieldsView is what the layout's "message" (a message and notify) and
-// "state" (a select of states) show: the form, the input's id, its label
-// or the states offered.
-type fieldsView struct {
-	Form   *form
-	ID     string
-	Label  string
-	States []statusd.State
 }
 
 // kind is one of the three screens that publish a notice.
@@ -328,25 +182,16 @@ func (s *Server) newNotice(w http.ResponseWriter, r *http.Request, status int, k
 // publish publishes the notice of k's form (Publish) and sends the person
 // to its page (303), or shows the form again with its problems (422).
 func (s *Server) publish(w http.ResponseWriter, r *http.Request, k kind) error {
-	f, err := readForm(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...)...)
-	if err != nil {
+	var id int64
+	return submit(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...), func(f *form) (err error) {
+		if body := f.notice(k.typ, true); !f.Failed() {
+			id, err = s.notices.Publish(r.Context(), actor(r), body)
+		}
 		return err
-	}
-	body := f.notice(k.typ, true)
-	if !f.Failed() {
-		var id int64
-		if id, err = s.notices.Publish(r.Context(), actor(r), body); err == nil {
-			return done(w, r, id, "published")
-		}
-		if err := f.fail(err); err != nil {
-			return err
-		}
-	}
-	return s.newNotice(w, r, http.StatusUnprocessableEntity, k, f)
+	}, func(status int, f *form) error {
+		return s.newNotice(w, r, status, k, f)
+	}, func() error { return done(w, r, id, "published") })
 }
-
-// actor is the name of r's signed-in person, for the audit log.
-func actor(r *http.Request) string { return statusd.ActorOf(r.Context()).Name }
 
 // done sends the person to notice id's page, which says what was done.
 func done(w http.ResponseWriter, r *http.Request, id int64, what string) error {
@@ -492,28 +337,21 @@ func (s *Server) updateWith(w http.ResponseWriter, r *http.Request,
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r, "state", "content", "notify")
-	if err != nil {
-		return err
-	}
-	body := statusd.AdminUpdateRequest{Content: f.text("content"), Notify: f.check("notify")}
-	if f.Has("state") {
-		body.State = f.text("state")
-	}
-	if err := action(r.Context(), actor(r), n.ID, body); err != nil {
-		if err := f.fail(err); err != nil {
-			return err
+	return submit(w, r, []string{"state", "content", "notify"}, func(f *form) error {
+		body := statusd.AdminUpdateRequest{State: f.text("state"), Content: f.text("content"), Notify: f.check("notify")}
+		return action(r.Context(), actor(r), n.ID, body)
+	}, func(status int, f *form) error {
+		return s.noticePage(w, r, status, f)
+	}, func() error {
+		what := "updated"
+		switch f := r.PostForm; {
+		case f.Get("form") == "reopen":
+			what = "reopened"
+		case f.Get("state") != "" && statusd.State(f.Get("state")) == resolving[n.Type()]:
+			what = "resolved"
 		}
-		return s.noticePage(w, r, http.StatusUnprocessableEntity, f)
-	}
-	what := "updated"
-	switch {
-	case f.Get("form") == "reopen":
-		what = "reopened"
-	case f.Get("state") != "" && statusd.State(f.Get("state")) == resolving[n.Type()]:
-		what = "resolved"
-	}
-	return done(w, r, n.ID, what)
+		return done(w, r, n.ID, what)
+	})
 }
 
 // editView is the screen that edits a notice.
@@ -555,20 +393,14 @@ func (s *Server) Edit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...)...)
-	if err != nil {
+	return submit(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...), func(f *form) (err error) {
+		if body := f.notice(n.Type(), false); !f.Failed() {
+			err = s.notices.Edit(r.Context(), actor(r), n.ID, body)
+		}
 		return err
-	}
-	body := f.notice(n.Type(), false)
-	if !f.Failed() {
-		if err = s.notices.Edit(r.Context(), actor(r), n.ID, body); err == nil {
-			return done(w, r, n.ID, "edited")
-		}
-		if err := f.fail(err); err != nil {
-			return err
-		}
-	}
-	return s.editPage(w, r, http.StatusUnprocessableEntity, n, f)
+	}, func(status int, f *form) error {
+		return s.editPage(w, r, status, n, f)
+	}, func() error { return done(w, r, n.ID, "edited") })
 }
 
 // deleteView is the screen that confirms a deletion, and then says that

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
@@ -151,14 +153,15 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		go con.Discover(context.Background())
 	}
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
-	// The notice screens, each with the least role of the admin route it
-	// acts as (leastOf).
-	for _, sc := range noticeScreens(con) {
+	// The notice screens and the owner's, each with the least role of the
+	// admin route it does the same as (leastOf), so that the two cannot
+	// drift apart.
+	for _, sc := range slices.Concat(noticeScreens(con), ownerScreens(con)) {
 		h := con.SignedIn(permit(leastOf(sc.api), sc.h))
-		if sc.method == http.MethodGet {
-			adm.Read(sc.path, h, nil)
+		if method, path, _ := strings.Cut(sc.pattern, " "); method == http.MethodGet {
+			adm.Read(path, h, nil)
 		} else {
-			adm.Handle(sc.method+" "+sc.path, con.SameOrigin(h))
+			adm.Handle(sc.pattern, con.SameOrigin(h))
 		}
 	}
 
@@ -221,44 +224,16 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{"POST " + v1a + "/users", statusd.Owner, ad.CreateUser},
 		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
 		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
+		{"GET " + v1a + "/tokens", statusd.Viewer, ad.ListTokens},
+		{"POST " + v1a + "/tokens", statusd.Owner, ad.CreateToken},
+		{"DELETE " + v1a + "/tokens/{name}", statusd.Owner, ad.DeleteToken},
 	}
 }
 
-// consoleScreen is a route of the console that does what the admin API's
-// route api does (a GET: shows its form or what it reads), and so needs
-// api's least role.
-type consoleScreen struct {
-	method, path, api string
-	h                 route.Handler
-}
-
-// noticeScreens are the console's screens of notices: declare an
-// incident, schedule maintenance, announce, and a notice's page with its
-// update, resolve, reopen, edit and delete.
-func noticeScreens(con *console.Server) []consoleScreen {
-	const m, v1a = console.Root, "/admin/api/v1"
-	const publish, notice = "POST " + v1a + "/notices", v1a + "/notices/{id}"
-	return []consoleScreen{
-		{"GET", m + "/incidents/new", publish, con.IncidentForm},
-		{"POST", m + "/incidents/new", publish, con.DeclareIncident},
-		{"GET", m + "/maintenance/new", publish, con.MaintenanceForm},
-		{"POST", m + "/maintenance/new", publish, con.ScheduleMaintenance},
-		{"GET", m + "/announcements/new", publish, con.AnnouncementForm},
-		{"POST", m + "/announcements/new", publish, con.Announce},
-		{"GET", m + "/notices/{id}", "GET " + notice, con.Notice},
-		{"POST", m + "/notices/{id}/updates", "POST " + notice + "/updates", con.PostUpdate},
-		{"POST", m + "/notices/{id}/reopen", "POST " + notice + "/reopen", con.Reopen},
-		{"GET", m + "/notices/{id}/edit", "PATCH " + notice, con.EditForm},
-		{"POST", m + "/notices/{id}/edit", "PATCH " + notice, con.Edit},
-		{"GET", m + "/notices/{id}/delete", "DELETE " + notice, con.DeleteForm},
-		{"POST", m + "/notices/{id}/delete", "DELETE " + notice, con.Delete},
-	}
-}
-
-// leastOf is the least role of the admin route pattern (adminRoutes), for
-// the console's screens that do what it does, so that the two cannot
-// drift. A pattern that is not an admin route is a mistake in the code:
-// it panics, at start.
+// leastOf is the least role of the admin route pattern ("POST
+// /admin/api/v1/notices"), from adminRoutes: the console's screens take
+// theirs from it. A pattern that is no admin route panics, when the routes
+// are registered: a screen must do what a route does.
 func leastOf(pattern string) statusd.Role {
 	for _, rt := range adminRoutes(nil) {
 		if rt.pattern == pattern {
@@ -266,6 +241,70 @@ func leastOf(pattern string) statusd.Role {
 		}
 	}
 	panic("leastOf: no admin route " + pattern)
+}
+
+// consoleScreen is a console route (GET or POST) and the admin route it
+// does the same as (a GET: shows its form or reads what it reads), and so
+// needs that route's least role.
+type consoleScreen struct {
+	pattern, api string
+	h            route.Handler
+}
+
+// ownerScreens are the console's screens of components, the page, tokens,
+// users, the audit log (internal/console/owner.go), the subscribers and
+// the delivery log (subscribers.go).
+func ownerScreens(con *console.Server) []consoleScreen {
+	const m, v1a = console.Root, "/admin/api/v1"
+	return []consoleScreen{
+		{"GET " + m + "/components", "GET " + v1a + "/components", con.Components},
+		{"POST " + m + "/components", "POST " + v1a + "/components", con.AddComponent},
+		{"GET " + m + "/components/{id}", "GET " + v1a + "/components/{id}", con.Component},
+		{"POST " + m + "/components/{id}", "PATCH " + v1a + "/components/{id}", con.ChangeComponent},
+		{"POST " + m + "/components/{id}/move", "PATCH " + v1a + "/components/{id}", con.MoveComponent},
+		{"POST " + m + "/components/{id}/delete", "DELETE " + v1a + "/components/{id}", con.RemoveComponent},
+		{"GET " + m + "/page", "GET " + v1a + "/page", con.PageSettings},
+		{"POST " + m + "/page", "PATCH " + v1a + "/page", con.SetPage},
+		{"GET " + m + "/tokens", "GET " + v1a + "/tokens", con.Tokens},
+		{"POST " + m + "/tokens", "POST " + v1a + "/tokens", con.CreateToken},
+		{"POST " + m + "/tokens/{name}/revoke", "DELETE " + v1a + "/tokens/{name}", con.RevokeToken},
+		{"GET " + m + "/users", "GET " + v1a + "/users", con.Users},
+		{"POST " + m + "/users", "POST " + v1a + "/users", con.AddUser},
+		{"POST " + m + "/users/{id}/reset", "POST " + v1a + "/users/{id}/reset", con.ResetUser},
+		{"POST " + m + "/users/{id}/remove", "DELETE " + v1a + "/users/{id}", con.RemoveUser},
+		{"GET " + m + "/audit", "GET " + v1a + "/audit", con.Audit},
+		{"GET " + m + "/subscribers", "GET " + v1a + "/subscribers", con.Subscribers},
+		{"POST " + m + "/subscribers", "POST " + v1a + "/subscribers", con.AddSubscriber},
+		{"POST " + m + "/subscribers/{id}", "PATCH " + v1a + "/subscribers/{id}", con.ChangeSubscriber},
+		{"POST " + m + "/subscribers/{id}/activate", "PATCH " + v1a + "/subscribers/{id}", con.ActivateSubscriber},
+		{"POST " + m + "/subscribers/{id}/remove", "DELETE " + v1a + "/subscribers/{id}", con.RemoveSubscriber},
+		{"POST " + m + "/subscribers/{id}/test", "POST " + v1a + "/subscribers/{id}/test", con.TestSubscriber},
+		{"GET " + m + "/deliveries", "GET " + v1a + "/deliveries", con.Deliveries},
+	}
+}
+
+// noticeScreens are the console's screens of notices
+// (internal/console/notices.go): declare an incident, schedule
+// maintenance, announce, and a notice's page with its update, resolve,
+// reopen, edit and delete.
+func noticeScreens(con *console.Server) []consoleScreen {
+	const m, v1a = console.Root, "/admin/api/v1"
+	const publish, notice = "POST " + v1a + "/notices", v1a + "/notices/{id}"
+	return []consoleScreen{
+		{"GET " + m + "/incidents/new", publish, con.IncidentForm},
+		{"POST " + m + "/incidents/new", publish, con.DeclareIncident},
+		{"GET " + m + "/maintenance/new", publish, con.MaintenanceForm},
+		{"POST " + m + "/maintenance/new", publish, con.ScheduleMaintenance},
+		{"GET " + m + "/announcements/new", publish, con.AnnouncementForm},
+		{"POST " + m + "/announcements/new", publish, con.Announce},
+		{"GET " + m + "/notices/{id}", "GET " + notice, con.Notice},
+		{"POST " + m + "/notices/{id}/updates", "POST " + notice + "/updates", con.PostUpdate},
+		{"POST " + m + "/notices/{id}/reopen", "POST " + notice + "/reopen", con.Reopen},
+		{"GET " + m + "/notices/{id}/edit", "PATCH " + notice, con.EditForm},
+		{"POST " + m + "/notices/{id}/edit", "PATCH " + notice, con.Edit},
+		{"GET " + m + "/notices/{id}/delete", "DELETE " + notice, con.DeleteForm},
+		{"POST " + m + "/notices/{id}/delete", "DELETE " + notice, con.Delete},
+	}
 }
 
 // permit lets through to h only the requests whose actor

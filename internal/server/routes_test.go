@@ -89,38 +89,62 @@ func TestPermit(t *testing.T) {
 	}
 }
 
-// TestNoticeScreensMapToAdminRoutes: every notice screen of the console
-// names an admin route, and takes its least role from it: a POST does
-// what that route does, a GET shows its form or reads what it reads.
-func TestNoticeScreensMapToAdminRoutes(t *testing.T) {
-	routes := map[string]statusd.Role{}
+// TestConsoleScreensMapToAdminRoutes: every screen of the console, the
+// notices' and the owner's, names an admin route that exists and takes that
+// route's least role (leastOf); a POST screen acts as a write, a GET one
+// reads or shows the form of the write it maps to. By CONTRACT C8 a screen
+// that maps to a read is a viewer's, a notice's write a publisher's, as is
+// sending a test message; the owner's other writes (components, the page,
+// tokens, users, subscribers) are an owner's.
+func TestConsoleScreensMapToAdminRoutes(t *testing.T) {
+	least := map[string]statusd.Role{}
 	for _, rt := range adminRoutes(nil) {
-		routes[rt.pattern] = rt.least
+		least[rt.pattern] = rt.least
 	}
-	posts := 0
-	for _, sc := range noticeScreens(nil) {
-		least, ok := routes[sc.api]
-		if !ok {
-			t.Errorf("%s %s: %q is not an admin route", sc.method, sc.path, sc.api)
-			continue
-		}
-		if got := leastOf(sc.api); got != least {
-			t.Errorf("leastOf(%q) = %s, want %s", sc.api, got, least)
-		}
-		if sc.method == http.MethodPost {
-			posts++
-			if !strings.HasPrefix(sc.api, "POST ") && !strings.HasPrefix(sc.api, "PATCH ") && !strings.HasPrefix(sc.api, "DELETE ") {
-				t.Errorf("POST %s acts as %q, which writes nothing", sc.path, sc.api)
+	for _, table := range []struct {
+		name    string
+		screens []consoleScreen
+		writer  statusd.Role
+		posts   int
+	}{
+		// Declare, schedule, announce, update, reopen, edit, delete.
+		{"notice", noticeScreens(nil), statusd.Publisher, 7},
+		// Components: add, change, move, delete; the page; tokens: create,
+		// revoke; users: add, reset, remove; subscribers: add, change,
+		// activate, remove, test.
+		{"owner", ownerScreens(nil), statusd.Owner, 15},
+	} {
+		posts := 0
+		for _, sc := range table.screens {
+			role, ok := least[sc.api]
+			if !ok {
+				t.Errorf("%s: %s is no admin route", sc.pattern, sc.api)
+				continue
+			}
+			if strings.HasPrefix(sc.pattern, "POST ") {
+				posts++
+				if strings.HasPrefix(sc.api, "GET ") {
+					t.Errorf("%s acts as %s, which writes nothing", sc.pattern, sc.api)
+				}
+			}
+			want := table.writer
+			switch {
+			case strings.HasPrefix(sc.api, "GET "):
+				want = statusd.Viewer
+			case sc.pattern == "POST /manage/subscribers/{id}/test":
+				want = statusd.Publisher // C8: a publisher also sends test messages
+			}
+			if role != want || leastOf(sc.api) != want {
+				t.Errorf("%s needs %s (leastOf %s), want %s", sc.pattern, role, leastOf(sc.api), want)
 			}
 		}
-	}
-	// Declare, schedule, announce, update, reopen, edit, delete.
-	if posts != 7 {
-		t.Errorf("%d POST screens, want 7", posts)
+		if posts != table.posts {
+			t.Errorf("%d POST %s screens, want %d", posts, table.name, table.posts)
+		}
 	}
 	defer func() {
 		if recover() == nil {
-			t.Error("leastOf of a pattern that is no admin route did not panic")
+			t.Error("leastOf of no admin route did not panic")
 		}
 	}()
 	leastOf("POST /admin/api/v1/nothing")

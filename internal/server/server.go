@@ -157,13 +157,13 @@ func (s *assembly) newAdmin() *admin.Server {
 		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets, ConsoleURL: s.consoleURL})
 }
 
-// newConsole returns the operator console's handlers; its notice screens
-// call ad's actions.
+// newConsole returns the operator console's handlers; its screens call
+// ad's actions.
 func (s *assembly) newConsole(ad *admin.Server) *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
 		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log,
 		Notices: ad, Publisher: leastOf("POST /admin/api/v1/notices"), Reminder: s.cfg.MaintenanceReminder,
-		URL: s.consoleURL, OIDC: s.cfg.OIDC})
+		Admin: ad, Least: leastOf, URL: s.consoleURL, OIDC: s.cfg.OIDC})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

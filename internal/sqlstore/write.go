@@ -305,6 +305,14 @@ func (t *sqlTx) Emit(e statusd.Event) error {
 	return err
 }
 
+// auditIf records e, unless it is nil.
+func auditIf(t tx, e *statusd.AuditEntry) error {
+	if e == nil {
+		return nil
+	}
+	return audit(t, *e)
+}
+
 func audit(t tx, e statusd.AuditEntry) error {
 	_, err := t.exec(`INSERT INTO audit (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)`,
 		ms(e.At), e.Actor, e.Action, e.Target, e.Detail)
@@ -328,7 +336,7 @@ func (s *Store) Tokens() statusd.TokenStore { return tokenStore{s} }
 
 type tokenStore struct{ s *Store }
 
-func (ts tokenStore) Create(ctx context.Context, t statusd.Token) error {
+func (ts tokenStore) Create(ctx context.Context, t statusd.Token, e *statusd.AuditEntry) error {
 	return ts.s.transact(ctx, func(x tx) error {
 		var n int
 		if err := x.row(`SELECT count(*) FROM tokens WHERE name = ?`, t.Name).Scan(&n); err != nil {
@@ -337,8 +345,10 @@ func (ts tokenStore) Create(ctx context.Context, t statusd.Token) error {
 		if n > 0 {
 			return statusd.Errorf(statusd.EConflict, "a token named %q exists; revoke it first or choose another name", t.Name)
 		}
-		_, err := x.exec(`INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)`, t.Name, t.Hash, ms(t.CreatedAt))
-		return err
+		if _, err := x.exec(`INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)`, t.Name, t.Hash, ms(t.CreatedAt)); err != nil {
+			return err
+		}
+		return auditIf(x, e)
 	})
 }
 
@@ -362,7 +372,7 @@ func (ts tokenStore) List(ctx context.Context) ([]statusd.Token, error) {
 	return out, rows.Err()
 }
 
-func (ts tokenStore) Revoke(ctx context.Context, name string) error {
+func (ts tokenStore) Revoke(ctx context.Context, name string, e *statusd.AuditEntry) error {
 	return ts.s.transact(ctx, func(x tx) error {
 		res, err := x.exec(`DELETE FROM tokens WHERE name = ?`, name)
 		if err != nil {
@@ -371,7 +381,7 @@ func (ts tokenStore) Revoke(ctx context.Context, name string) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return errors.Join(err, statusd.Errorf(statusd.ENotFound, "no token named %q", name))
 		}
-		return nil
+		return auditIf(x, e)
 	})
 }
 

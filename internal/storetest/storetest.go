@@ -299,10 +299,11 @@ func testTokens(t *testing.T, s statusd.Store) {
 	ctx := context.Background()
 	ts := s.Tokens()
 	hash := []byte("0123456789abcdef0123456789abcdef")
-	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: hash, CreatedAt: t0}); err != nil {
+	created := statusd.AuditEntry{At: t0, Actor: "ann@example.com", Action: "token.create", Target: "token ops", Detail: "created a token"}
+	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: hash, CreatedAt: t0}, &created); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: []byte("other"), CreatedAt: t0}); statusd.ErrorCode(err) != statusd.EConflict {
+	if err := ts.Create(ctx, statusd.Token{Name: "ops", Hash: []byte("other"), CreatedAt: t0}, &created); statusd.ErrorCode(err) != statusd.EConflict {
 		t.Errorf("second token named ops: %v, want a conflict", err)
 	}
 	tok, err := ts.Lookup(ctx, hash, t0.Add(time.Hour))
@@ -322,11 +323,18 @@ func testTokens(t *testing.T, s statusd.Store) {
 			t.Fatalf("List = %+v, %v; want ops, last used an hour after t0, within 10 s of the lookup", list, err)
 		}
 	}
-	if err := ts.Revoke(ctx, "ops"); err != nil {
+	revoked := statusd.AuditEntry{At: t0, Actor: "ann@example.com", Action: "token.revoke", Target: "token ops", Detail: "revoked a token"}
+	if err := ts.Revoke(ctx, "ops", &revoked); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Revoke(ctx, "ops"); statusd.ErrorCode(err) != statusd.ENotFound {
+	if err := ts.Revoke(ctx, "ops", &revoked); statusd.ErrorCode(err) != statusd.ENotFound {
 		t.Errorf("revoking twice: %v, want not found", err)
+	}
+	// The create and the revoke each left their entry; the refused
+	// second create and revoke, none.
+	entries, total, err := s.Audit(ctx, 1, 10)
+	if err != nil || total != 2 || entries[0].Action != "token.revoke" || entries[1].Action != "token.create" || entries[1].Actor != "ann@example.com" {
+		t.Errorf("audit = %+v (%d), %v; want the revoke, then the create by ann@example.com", entries, total, err)
 	}
 	if tok, _ := ts.Lookup(ctx, hash, t0); tok != nil {
 		t.Error("a revoked token still looks up")

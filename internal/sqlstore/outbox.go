@@ -304,7 +304,12 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 	err := ss.s.outbox(ctx, func(t tx) error {
 		// The due deliveries are read first, in the order of their index,
 		// and their events and subscribers looked up: CROSS JOIN makes
-		// SQLite's planner keep that order.
+		// SQLite's planner keep that order, joinInOrder PostgreSQL's.
+		if t.d.joinInOrder != "" {
+			if _, err := t.exec(t.d.joinInOrder); err != nil {
+				return err
+			}
+		}
 		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+`
 			FROM deliveries d CROSS JOIN events e CROSS JOIN subscribers s
 			WHERE e.id = d.event_id AND s.id = d.subscriber_id

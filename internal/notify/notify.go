@@ -121,7 +121,7 @@ type Config struct {
 	// (lane.hold). nil: never busy.
 	Busy func() bool
 	Now  func() time.Time // nil: time.Now
-	Log       *slog.Logger
+	Log  *slog.Logger
 }
 
 // Worker sends the outbox's deliveries. Run it once per process; any

@@ -84,7 +84,7 @@ const (
 	// lane.hold): after each batch it rests restFactor times the batch's
 	// wall time, at most maxRest.
 	restFactor = 5
-	maxRest    = 2 * time.Second
+	maxRest    = time.Second
 )
 
 // Snapshots gives the current snapshot; *snapshot.Holder is one.

@@ -12,7 +12,7 @@ import (
 
 // TestLaneHold follows a lane through a batch on a made-up clock: not
 // busy, it never holds; busy, it holds while a delivery is under way, then
-// for restFactor (5) times the batch's wall time, at most maxRest (2 s).
+// for restFactor (5) times the batch's wall time, at most maxRest (1 s).
 func TestLaneHold(t *testing.T) {
 	l := &lane{slots: make(chan struct{}, 4)}
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -35,9 +35,9 @@ func TestLaneHold(t *testing.T) {
 	check("busy, at the rest's end", at(600), true, at(600), false)
 
 	l.claim(at(1000))
-	l.emptied(at(2000)) // a batch of 1 s: 5 s of rest, cut to 2 s
-	check("busy, after a long batch", at(3999), true, at(4000), true)
-	check("busy, after the longest rest", at(4000), true, at(4000), false)
+	l.emptied(at(2000)) // a batch of 1 s: 5 s of rest, cut to 1 s
+	check("busy, after a long batch", at(2999), true, at(3000), true)
+	check("busy, after the longest rest", at(3000), true, at(3000), false)
 }
 
 // TestPaced sends 300 webhooks to a receiver that takes 20 ms to answer

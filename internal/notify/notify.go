@@ -167,7 +167,9 @@ type lane struct {
 // lane works in batches, one at a time, and after each rests restFactor
 // times the batch's wall time (from its claim to its last record), at
 // most maxRest. Its sending is then under way at most 1/(1+restFactor)
-// of the time (a sixth), and less of the CPU, which the readers share;
+// of the time (a sixth; a batch over maxRest/restFactor, 200 ms, is one
+// mostly waiting, for slow receivers or the mail rate, and rests
+// maxRest), and less of the CPU, which the readers share;
 // a fan-out still goes on, slower, however long the readers stay. The
 // rest is measured in wall time, not CPU time, so that the rule holds
 // on any machine without knowing what a message costs. When readers are

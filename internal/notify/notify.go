@@ -83,7 +83,7 @@ const (
 	// restFactor and maxRest pace a lane while readers are busy (see
 	// lane.hold): after each batch it rests restFactor times the batch's
 	// wall time, at most maxRest.
-	restFactor = 5
+	restFactor = 8
 	maxRest    = time.Second
 )
 
@@ -167,7 +167,7 @@ type lane struct {
 // lane works in batches, one at a time, and after each rests restFactor
 // times the batch's wall time (from its claim to its last record), at
 // most maxRest. Its sending is then under way at most 1/(1+restFactor)
-// of the time (a sixth; a batch over maxRest/restFactor, 200 ms, is one
+// of the time (a ninth; a batch over maxRest/restFactor, 125 ms, is one
 // mostly waiting, for slow receivers or the mail rate, and rests
 // maxRest), and less of the CPU, which the readers share;
 // a fan-out still goes on, slower, however long the readers stay. The

@@ -12,7 +12,7 @@ import (
 
 // TestLaneHold follows a lane through a batch on a made-up clock: not
 // busy, it never holds; busy, it holds while a delivery is under way, then
-// for restFactor (5) times the batch's wall time, at most maxRest (1 s).
+// for restFactor (8) times the batch's wall time, at most maxRest (1 s).
 func TestLaneHold(t *testing.T) {
 	l := &lane{slots: make(chan struct{}, 4)}
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -29,13 +29,13 @@ func TestLaneHold(t *testing.T) {
 	check("not busy, a delivery under way", at(50), false, time.Time{}, false)
 	check("busy, a delivery under way", at(50), true, time.Time{}, true)
 	<-l.slots
-	l.emptied(at(100)) // a batch of 100 ms: a rest of 500 ms, to 600
-	check("busy, resting", at(300), true, at(600), true)
+	l.emptied(at(100)) // a batch of 100 ms: a rest of 800 ms, to 900
+	check("busy, resting", at(300), true, at(900), true)
 	check("not busy, in the rest", at(300), false, time.Time{}, false)
-	check("busy, at the rest's end", at(600), true, at(600), false)
+	check("busy, at the rest's end", at(900), true, at(900), false)
 
 	l.claim(at(1000))
-	l.emptied(at(2000)) // a batch of 1 s: 5 s of rest, cut to 1 s
+	l.emptied(at(2000)) // a batch of 1 s: 8 s of rest, cut to 1 s
 	check("busy, after a long batch", at(2999), true, at(3000), true)
 	check("busy, after the longest rest", at(3000), true, at(3000), false)
 }
@@ -43,13 +43,13 @@ func TestLaneHold(t *testing.T) {
 // TestPaced sends 300 webhooks to a receiver that takes 20 ms to answer
 // each: at most maxHTTP (16) at once, a batch of 100 takes at least 7
 // waves of 20 ms, 140 ms. While readers are busy all the time, the lane
-// sends its three batches one after the other with a rest of 5 x 140 ms
-// or more between them: the last arrives 3 x 140 + 2 x 700 = 1,820 ms or
-// more after the worker was woken, and still arrives. Without readers,
+// sends its three batches one after the other with a rest of 8 x 140 ms,
+// cut to maxRest (1 s), between them: the last arrives 3 x 140 + 2 x
+// 1,000 = 2,420 ms or more after the worker was woken, and still arrives. Without readers,
 // nothing waits: 19 waves of 20 ms, about 0.4 s, well under that.
 func TestPaced(t *testing.T) {
 	const hooks = 300
-	const paced = 3*140*time.Millisecond + 2*5*140*time.Millisecond
+	const paced = 3*140*time.Millisecond + 2*maxRest
 	for _, busy := range []bool{true, false} {
 		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
 			var received atomic.Int64

@@ -178,16 +178,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		}
 		defer mailer.Close()
 	}
+	pressure := server.NewPressure(time.Now)
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
-		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Log: log})
+		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Busy: pressure.Busy, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
-		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Metrics: metrics, Now: time.Now, Log: log,
+		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
 		Notifier: sender, AllowPrivateTargets: c.allowPrivate, MaintenanceReminder: c.reminder,

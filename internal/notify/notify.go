@@ -80,6 +80,11 @@ const (
 	pruneEvery  = time.Hour
 	pruneRounds = 100
 	pruneLimit  = 1000
+	// restFactor and maxRest pace a lane while readers are busy (see
+	// lane.hold): after each batch it rests restFactor times the batch's
+	// wall time, at most maxRest.
+	restFactor = 8
+	maxRest    = time.Second
 )
 
 // Snapshots gives the current snapshot; *snapshot.Holder is one.
@@ -111,8 +116,12 @@ type Config struct {
 	// TLSConfig, when not nil, is the TLS configuration of HTTP
 	// deliveries (tests trust their receivers' certificates with it).
 	TLSConfig *tls.Config
-	Now       func() time.Time // nil: time.Now
-	Log       *slog.Logger
+	// Busy, when set, reports whether the public listener is busy
+	// answering readers (server.Pressure.Busy): sending then gives way
+	// (lane.hold). nil: never busy.
+	Busy func() bool
+	Now  func() time.Time // nil: time.Now
+	Log  *slog.Logger
 }
 
 // Worker sends the outbox's deliveries. Run it once per process; any
@@ -127,6 +136,7 @@ type Worker struct {
 	documentation string
 	poll, lease   time.Duration
 	now           func() time.Time
+	busy          func() bool
 	log           *slog.Logger
 
 	wake  chan struct{} // Wake's signal
@@ -146,6 +156,49 @@ type Worker struct {
 type lane struct {
 	channels []statusd.Channel
 	slots    chan struct{} // one per delivery under way, until recorded
+
+	mu      sync.Mutex
+	claimed time.Time // when the lane last claimed deliveries
+	rested  time.Time // when its rest after the batch since ends
+}
+
+// hold reports whether the lane must not claim now, and until when (zero:
+// until a slot is freed). Readers come first: while they are busy, the
+// lane works in batches, one at a time, and after each rests restFactor
+// times the batch's wall time (from its claim to its last record), at
+// most maxRest. Its sending is then under way at most 1/(1+restFactor)
+// of the time (a ninth; a batch over maxRest/restFactor, 125 ms, is one
+// mostly waiting, for slow receivers or the mail rate, and rests
+// maxRest), and less of the CPU, which the readers share;
+// a fan-out still goes on, slower, however long the readers stay. The
+// rest is measured in wall time, not CPU time, so that the rule holds
+// on any machine without knowing what a message costs. When readers are
+// not busy, the lane claims whenever it has free slots.
+func (l *lane) hold(now time.Time, busy bool) (until time.Time, held bool) {
+	if !busy {
+		return time.Time{}, false
+	}
+	if len(l.slots) > 0 {
+		return time.Time{}, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.rested, now.Before(l.rested)
+}
+
+// claim notes that the lane claimed deliveries at now.
+func (l *lane) claim(now time.Time) {
+	l.mu.Lock()
+	l.claimed = now
+	l.mu.Unlock()
+}
+
+// emptied notes that the lane's last delivery under way was recorded at
+// now: the batch claimed last is over, and its rest starts.
+func (l *lane) emptied(now time.Time) {
+	l.mu.Lock()
+	l.rested = now.Add(min(restFactor*now.Sub(l.claimed), maxRest))
+	l.mu.Unlock()
 }
 
 // made is an attempt made, waiting to be recorded, and its lane.
@@ -160,7 +213,7 @@ func New(cfg Config) *Worker {
 	w := &Worker{
 		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
 		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
-		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, log: cfg.Log,
+		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
 		wake:  make(chan struct{}, 1),
 		freed: make(chan struct{}, 1),
 		http:  make(chan struct{}, maxHTTP),
@@ -189,6 +242,9 @@ func New(cfg Config) *Worker {
 	w.lease = max(w.lease, MinLease)
 	if w.now == nil {
 		w.now = time.Now
+	}
+	if w.busy == nil {
+		w.busy = func() bool { return false }
 	}
 	if w.log == nil {
 		w.log = slog.New(slog.DiscardHandler)
@@ -293,7 +349,7 @@ func (w *Worker) Run(ctx context.Context) {
 	// (each look is a write transaction, which competes with Record).
 	expand := true
 	for {
-		more, err := w.round(ctx, &wg, expand)
+		more, rest, err := w.round(ctx, &wg, expand)
 		expand = false
 		switch {
 		case ctx.Err() != nil:
@@ -307,6 +363,10 @@ func (w *Worker) Run(ctx context.Context) {
 		if more && err == nil {
 			continue
 		}
+		var rested <-chan time.Time // nil: no lane rests
+		if !rest.IsZero() {
+			rested = time.After(rest.Sub(w.now()))
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -315,6 +375,7 @@ func (w *Worker) Run(ctx context.Context) {
 		case <-t.C:
 			expand = true
 		case <-w.freed:
+		case <-rested:
 		}
 	}
 }
@@ -359,16 +420,17 @@ func (w *Worker) prune(ctx context.Context) {
 }
 
 // round expands the stored events, when expand is set, and claims, in
-// each lane, as many of its deliveries as it has free slots, sending each
-// in its own goroutine. more reports that a lane claimed all it asked
-// for, so that there may be more.
-func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, err error) {
+// each lane that does not hold (lane.hold), as many of its deliveries as
+// it has free slots, sending each in its own goroutine. more reports that
+// a lane claimed all it asked for, so that there may be more; rest, when
+// not zero, is when the first resting lane may claim again.
+func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (more bool, rest time.Time, err error) {
 	now := w.now()
 	if expand {
 		for {
 			n, err := w.store.Expand(ctx, now, batch)
 			if err != nil {
-				return false, err
+				return false, rest, err
 			}
 			if n < batch {
 				break
@@ -376,14 +438,24 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 		}
 	}
 	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
+	busy := w.busy()
 	for _, l := range w.lanes {
+		if until, held := l.hold(now, busy); held {
+			if !until.IsZero() && (rest.IsZero() || until.Before(rest)) {
+				rest = until
+			}
+			continue // w.freed, or the rest's end, ends the wait
+		}
 		free := min(cap(l.slots)-len(l.slots), batch)
 		if free == 0 {
 			continue // w.freed ends the wait
 		}
 		claimed, err := w.store.Claim(ctx, now, w.lease, free, l.channels)
 		if err != nil {
-			return false, err
+			return false, rest, err
+		}
+		if len(claimed) > 0 {
+			l.claim(now)
 		}
 		for _, c := range claimed {
 			l.slots <- struct{}{}
@@ -391,7 +463,7 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 		}
 		more = more || len(claimed) == free
 	}
-	return more, nil
+	return more, rest, nil
 }
 
 // release frees a delivery's slot in its lane, and tells the loop once
@@ -399,6 +471,9 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 // cost more transactions.
 func (w *Worker) release(l *lane) {
 	<-l.slots
+	if len(l.slots) == 0 {
+		l.emptied(w.now())
+	}
 	if free := cap(l.slots) - len(l.slots); free < min(cap(l.slots), batch)/2 {
 		return
 	}

@@ -521,23 +521,52 @@ func TestPrune(t *testing.T) {
 // arrive at once, while most emails are still to go.
 func TestLanes(t *testing.T) {
 	const emails, hooks, rate = 300, 5, 20
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "lanes.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
 	var received atomic.Int64
 	rcv := startReceiver(t, func(w http.ResponseWriter, _ *http.Request) { received.Add(1) })
 	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
-	now := time.Now().UTC().Truncate(time.Millisecond)
-	doc := shifted(now.Sub(t0))
+	var subs []statusd.Subscriber
 	for i := range emails + hooks {
-		s := statusd.Subscriber{ID: int64(i + 1), Channel: statusd.Email, State: statusd.SubscriberActive, Token: statusd.NewToken(),
-			Address: fmt.Sprintf("user%d@example.test", i), CreatedAt: now, UpdatedAt: now}
+		s := statusd.Subscriber{Channel: statusd.Email, Address: fmt.Sprintf("user%d@example.test", i)}
 		if i >= emails {
 			s.Channel, s.Address, s.Secret = statusd.Webhook, fmt.Sprintf("%s/%d", rcv.URL, i), statusd.NewWebhookSecret()
 		}
+		subs = append(subs, s)
+	}
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Rate: rate})
+	start := startFanOut(t, Config{Mailer: mailer}, subs)
+	for received.Load() < hooks && time.Since(start) < 30*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	took, mailed := time.Since(start), len(smtpd.Messages())
+	if received.Load() < hooks {
+		t.Fatalf("%d of %d webhooks arrived in 30 s", received.Load(), hooks)
+	}
+	// At 20 a second (a burst of the mailer's 4 connections first), 2 s
+	// let at most about 44 emails go: the webhooks went before the
+	// emails queued ahead of them.
+	if took > 2*time.Second || mailed >= 128 {
+		t.Errorf("the %d webhooks took %v, with %d of %d emails sent by then; want them within 2 s, not behind the emails",
+			hooks, took.Round(time.Millisecond), mailed, emails)
+	}
+}
+
+// startFanOut stores the subscribers (active, numbered from 1), runs a
+// worker of cfg (with a store, snapshots and Statuspage of its own, and
+// private targets allowed) until the test ends, and stores an update of
+// notice 41, which every subscriber hears of. It returns when it woke the
+// worker.
+func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "fanout.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	doc := shifted(now.Sub(t0))
+	for i, s := range subs {
+		s.ID, s.State, s.Token, s.CreatedAt, s.UpdatedAt = int64(i+1), statusd.SubscriberActive, statusd.NewToken(), now, now
 		doc.Subscribers = append(doc.Subscribers, s)
 	}
 	if err := store.Import(ctx, doc, false); err != nil {
@@ -547,12 +576,12 @@ func TestLanes(t *testing.T) {
 	if err := h.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Rate: rate})
-	w := New(Config{Store: store.Subscribers(), Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true,
-		Poll: 100 * time.Millisecond})
+	cfg.Store, cfg.Snapshots, cfg.Statuspage, cfg.AllowPrivate, cfg.Poll = store.Subscribers(), h, wiredStatuspage, true, 100*time.Millisecond
+	w := New(cfg)
 	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go w.Run(runCtx)
+	ran := make(chan struct{})
+	t.Cleanup(func() { stop(); <-ran })
+	go func() { w.Run(runCtx); close(ran) }()
 
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	written, err := store.Write(ctx, func(tx statusd.Tx) error {
@@ -577,20 +606,7 @@ func TestLanes(t *testing.T) {
 	if err := h.Apply(ctx, written); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	woken = time.Now()
 	w.Wake()
-	for received.Load() < hooks && time.Since(start) < 30*time.Second {
-		time.Sleep(10 * time.Millisecond)
-	}
-	took, mailed := time.Since(start), len(smtpd.Messages())
-	if received.Load() < hooks {
-		t.Fatalf("%d of %d webhooks arrived in 30 s", received.Load(), hooks)
-	}
-	// At 20 a second (a burst of the mailer's 4 connections first), 2 s
-	// let at most about 44 emails go: the webhooks went before the
-	// emails queued ahead of them.
-	if took > 2*time.Second || mailed >= 128 {
-		t.Errorf("the %d webhooks took %v, with %d of %d emails sent by then; want them within 2 s, not behind the emails",
-			hooks, took.Round(time.Millisecond), mailed, emails)
-	}
+	return woken
 }

@@ -27,7 +27,7 @@ var ungated = []string{"/admin/", console.Root, "/healthz", "/readyz", "/metrics
 // which pays for itself: see BenchmarkRequest); the gate; the routes.
 func (s *assembly) publicChain(mux *route.Mux) http.Handler {
 	errs := mux.Errors()
-	return noSniff(s.cfg.Metrics.Middleware(errs.Recover(s.api.Front(s.cfg.Gate.Wrap(mux, errs.Write), errs.Write))))
+	return noSniff(s.cfg.Metrics.Middleware(s.cfg.Pressure.Wrap(errs.Recover(s.api.Front(s.cfg.Gate.Wrap(mux, errs.Write), errs.Write)))))
 }
 
 // adminChain is the middleware of the admin listener (--admin-addr).

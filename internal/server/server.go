@@ -48,6 +48,9 @@ type Config struct {
 	// Gate bounds the requests worked on at once; its Shed feeds
 	// Metrics.
 	Gate *Gate
+	// Pressure, when set, counts the public listener's requests (nil:
+	// none), for the notification worker to give way to readers.
+	Pressure *Pressure
 	// AdminListener puts the admin API and /metrics on a handler of their
 	// own (--admin-addr).
 	AdminListener bool

@@ -26,9 +26,12 @@ const (
 	// pressureWindow is the shortest span Busy measures the rate over.
 	pressureWindow = 200 * time.Millisecond
 	// busyRate is the request rate, per second, from which the listener
-	// is busy: well above what browsers and monitors of a quiet page
-	// ask, well below what one core answers.
-	busyRate = 100
+	// is busy: a rate at which readers take a share of a core worth giving
+	// way to (about 20 µs each: 4% of one core, and one core answers some
+	// 50,000 a second), well above what the browsers and monitors of a page
+	// in an outage usually ask, so that those do not slow its
+	// notifications down.
+	busyRate = 2000
 )
 
 // NewPressure returns a Pressure reading the time from now (nil:

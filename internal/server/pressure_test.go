@@ -13,8 +13,8 @@ import (
 
 // TestPressure counts the requests of New's public listener, on a real
 // HTTP server (those answered from the API's cache too, not the admin
-// listener's), and reads Busy on a made-up clock: busy is more than 100
-// requests a second over 200 ms or more, that is more than 20 in 200 ms.
+// listener's), and reads Busy on a made-up clock: busy is more than 2,000
+// requests a second over 200 ms or more, that is more than 400 in 200 ms.
 func TestPressure(t *testing.T) {
 	store, holder := demoPage(t)
 	t0 := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
@@ -44,16 +44,16 @@ func TestPressure(t *testing.T) {
 			t.Errorf("%s (at %d ms): Busy = %v, want %v", what, ms, got, want)
 		}
 	}
-	get(21)
-	check("21 requests, too soon to measure", 100, false)
-	check("21 requests in 200 ms", 200, true)
-	get(20)
+	get(401)
+	check("401 requests, too soon to measure", 100, false)
+	check("401 requests in 200 ms", 200, true)
+	get(400)
 	getFrom(admin, 50)
-	check("20 requests in 200 ms, and 50 to the admin listener", 400, false)
-	get(100)
-	check("100 more requests, 50 ms later: the last measure stands", 450, false)
+	check("400 requests in 200 ms, and 50 to the admin listener", 400, false)
+	get(2000)
+	check("2,000 more requests, 50 ms later: the last measure stands", 450, false)
 	get(1)
-	check("101 requests in 1 s", 1400, true)
+	check("2,001 requests in 1 s", 1400, true)
 	check("none in 1 s", 2400, false)
 
 	if h := (*Pressure)(nil).Wrap(http.NotFoundHandler()); h == nil {

@@ -68,6 +68,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fanout: -per and -wrk-c must be at least 1, -idle-rounds plus -rounds at least 1, -wrk-d at least 1s, -smtp-rate above 0")
 		os.Exit(2)
 	}
+	// Ctrl-C and the script's kill (SIGTERM; syscall only names the
+	// signal) end the run, which then stops statusd by its PID.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *limit)

@@ -71,29 +71,7 @@ func BenchmarkWorker(b *testing.B) {
 				var total time.Duration
 				for b.Loop() {
 					start := time.Now()
-					written, err := store.Write(ctx, func(tx statusd.Tx) error {
-						n, err := tx.Notice(41)
-						if err != nil {
-							return err
-						}
-						uid, err := tx.NextID("updates")
-						if err != nil {
-							return err
-						}
-						at := time.Now().UTC().Truncate(time.Millisecond)
-						n.Updates = append(n.Updates, statusd.Update{ID: uid, State: statusd.Recovering, Content: "Better.", CreatedAt: at, UpdatedAt: at})
-						n.UpdatedAt = at
-						if err := tx.PutNotice(n); err != nil {
-							return err
-						}
-						return tx.Emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: uid, ComponentIDs: n.ComponentIDs, CreatedAt: at})
-					})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := h.Apply(ctx, written); err != nil {
-						b.Fatal(err)
-					}
+					updateIncident(b, store, h)
 					w.Wake()
 					// All arrived (counted by the receivers), then all recorded.
 					for arrived(ch) < int64(subscribers) {

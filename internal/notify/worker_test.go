@@ -583,6 +583,18 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 	t.Cleanup(func() { stop(); <-ran })
 	go func() { w.Run(runCtx); close(ran) }()
 
+	updateIncident(t, store, h)
+	woken = time.Now()
+	w.Wake()
+	return woken
+}
+
+// updateIncident writes an update of incident 41 with its event, as a
+// publisher's write does, and applies it to h's snapshot, so that the
+// worker finds the notice when it renders the deliveries.
+func updateIncident(tb testing.TB, store statusd.Store, h *snapshot.Holder) {
+	tb.Helper()
+	ctx := context.Background()
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	written, err := store.Write(ctx, func(tx statusd.Tx) error {
 		n, err := tx.Notice(41)
@@ -601,12 +613,9 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 		return tx.Emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: uid, ComponentIDs: n.ComponentIDs, CreatedAt: at})
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := h.Apply(ctx, written); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	woken = time.Now()
-	w.Wake()
-	return woken
 }

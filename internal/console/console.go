@@ -56,17 +56,14 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the errors of rendering; nil discards them.
 	Log *slog.Logger
-	// Admin is the admin API, whose actions the owner's screens call.
+	// Admin is the admin API, whose actions the screens call, as its
+	// routes do once they have read their JSON (CONTRACT C8), with the
+	// signed-in person's email as the actor.
 	Admin *admin.Server
 	// Least is the least role of an admin route, by its pattern ("POST
 	// /admin/api/v1/components"): a screen shows a form only to those who
 	// may do what it does.
 	Least func(pattern string) statusd.Role
-	// Notices are the admin API's actions on notices, which the notice
-	// screens call; Publisher is the least role that they need (the admin
-	// API's), for showing their forms and links.
-	Notices   Notices
-	Publisher statusd.Role
 	// Reminder is how long before a maintenance begins subscribers are
 	// reminded of it (--maintenance-reminder; 0: never).
 	Reminder time.Duration
@@ -88,8 +85,7 @@ type Server struct {
 	log       *slog.Logger
 	origin    *http.CrossOriginProtection
 	logins    *ratelimit.Window // sign-in attempts, per account and per client
-	notices   Notices
-	publisher statusd.Role
+	publisher statusd.Role      // the least role of the notice screens (publishing's), for their forms and links
 	reminder  time.Duration
 	url       func() string
 	sso       *sso // nil without OIDC
@@ -101,7 +97,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
-		notices: cfg.Notices, publisher: cfg.Publisher, reminder: cfg.Reminder, url: cfg.URL,
+		publisher: cfg.Least("POST /admin/api/v1/notices"), reminder: cfg.Reminder, url: cfg.URL,
 		admin: cfg.Admin, least: cfg.Least}
 	if cfg.OIDC != nil {
 		s.sso = newSSO(*cfg.OIDC)

@@ -26,18 +26,6 @@ func (s *Server) Icon(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Notices are the admin API's actions on notices (internal/admin): the
-// console's forms call exactly these, as the API's routes do once they
-// have read their JSON (CONTRACT C8), with the signed-in person's email
-// as the actor.
-type Notices interface {
-	Publish(ctx context.Context, actor string, body statusd.AdminNoticeRequest) (int64, error)
-	Edit(ctx context.Context, actor string, id int64, body statusd.AdminNoticeRequest) error
-	AddUpdate(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error
-	Reopen(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error
-	Remove(ctx context.Context, actor string, id int64) error
-}
-
 // cloneValues is a copy of v.
 func cloneValues(v url.Values) url.Values {
 	out := url.Values{}
@@ -185,7 +173,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, k kind) error {
 	var id int64
 	return submit(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...), func(f *form) (err error) {
 		if body := f.notice(k.typ, true); !f.Failed() {
-			id, err = s.notices.Publish(r.Context(), actor(r), body)
+			id, err = s.admin.Publish(r.Context(), actor(r), body)
 		}
 		return err
 	}, func(status int, f *form) error {
@@ -320,13 +308,13 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 // PostUpdate posts the update of the page's update or resolve form
 // (AddUpdate).
 func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request) error {
-	return s.updateWith(w, r, s.notices.AddUpdate)
+	return s.updateWith(w, r, s.admin.AddUpdate)
 }
 
 // Reopen reopens a resolved incident with the reopen form's update
 // (Reopen).
 func (s *Server) Reopen(w http.ResponseWriter, r *http.Request) error {
-	return s.updateWith(w, r, s.notices.Reopen)
+	return s.updateWith(w, r, s.admin.Reopen)
 }
 
 // updateWith runs action with the update of the form, then shows the
@@ -395,7 +383,7 @@ func (s *Server) Edit(w http.ResponseWriter, r *http.Request) error {
 	}
 	return submit(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...), func(f *form) (err error) {
 		if body := f.notice(n.Type(), false); !f.Failed() {
-			err = s.notices.Edit(r.Context(), actor(r), n.ID, body)
+			err = s.admin.Edit(r.Context(), actor(r), n.ID, body)
 		}
 		return err
 	}, func(status int, f *form) error {
@@ -433,7 +421,7 @@ func (s *Server) Delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.notices.Remove(r.Context(), actor(r), n.ID); err != nil {
+	if err := s.admin.Remove(r.Context(), actor(r), n.ID); err != nil {
 		return err
 	}
 	v := deleteView{base: s.newBase(r, "Deleted "+n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), Deleted: true}

@@ -165,8 +165,8 @@ func (s *assembly) newAdmin() *admin.Server {
 func (s *assembly) newConsole(ad *admin.Server) *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
 		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log,
-		Notices: ad, Publisher: leastOf("POST /admin/api/v1/notices"), Reminder: s.cfg.MaintenanceReminder,
-		Admin: ad, Least: leastOf, URL: s.consoleURL, OIDC: s.cfg.OIDC})
+		Reminder: s.cfg.MaintenanceReminder,
+		Admin:    ad, Least: leastOf, URL: s.consoleURL, OIDC: s.cfg.OIDC})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

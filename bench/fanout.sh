@@ -4,6 +4,7 @@
 #   bash bench/fanout.sh              10,000 subscribers of each channel, 1 + 3 rounds per database (~16 minutes)
 #   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 1 + 2 rounds (~2 minutes)
 #   options: --sqlite-only            skip PostgreSQL
+#            --postgres-only          skip SQLite (writes bench/fanout-results[-quick]-postgres.md)
 #            --keep                   keep the working folder (binaries, documents, databases, logs)
 #
 # PostgreSQL: $STATUSD_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -12,14 +13,15 @@
 # bench/fanout (the receivers) and wrk on core 1.
 set -euo pipefail
 
-MODE=full KEEP=0 PG=${STATUSD_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+MODE=full KEEP=0 SQLITE=1 PG=${STATUSD_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 for arg in "$@"; do
 	case $arg in
 	--quick) MODE=quick ;;
 	--keep) KEEP=1 ;;
 	--sqlite-only) PG= ;;
+	--postgres-only) SQLITE=0 ;;
 	-h | --help)
-		sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -32,6 +34,12 @@ if [ "$MODE" = full ]; then
 	PER=10000 ROUNDS=3 LIMIT=1500 OUT=bench/fanout-results.md
 else
 	PER=1000 ROUNDS=2 LIMIT=400 OUT=bench/fanout-results-quick.md
+fi
+
+NOSQLITE=
+if [ $SQLITE = 0 ]; then
+	[ -n "$PG" ] || { echo "fanout.sh: --postgres-only and --sqlite-only leave nothing to measure" >&2; exit 2; }
+	NOSQLITE=-no-sqlite OUT=${OUT%.md}-postgres.md
 fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,5 +61,5 @@ go build -o "$WORK/fanout" ./bench/fanout
 # bench/fanout stops statusd (by its PID) however it ends; timeout bounds
 # the whole run (TERM, then KILL 30 s later).
 taskset -c 1 timeout -k 30 $LIMIT "$WORK/fanout" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
-	-postgres "$PG" -per $PER -rounds $ROUNDS -limit $((LIMIT - 20))s -o "$OUT" 9>&-
+	-postgres "$PG" $NOSQLITE -per $PER -rounds $ROUNDS -limit $((LIMIT - 20))s -o "$OUT" 9>&-
 echo "written: $OUT" >&2

@@ -31,6 +31,7 @@ import (
 // config is what the flags set.
 type config struct {
 	statusd, page, work, postgres, out string
+	noSQLite                           bool
 	per, idleRounds, rounds, wrkConns  int
 	wrkDur, roundLimit                 time.Duration
 	smtpRate                           float64
@@ -51,6 +52,7 @@ func main() {
 	flag.StringVar(&cfg.page, "page", "", "the import document (bench/gen) the subscribers are added to")
 	flag.StringVar(&cfg.work, "work", "", "working `folder` (databases, documents, logs)")
 	flag.StringVar(&cfg.postgres, "postgres", "", "PostgreSQL server `URL` (a database of its own is created and dropped); empty: SQLite only")
+	flag.BoolVar(&cfg.noSQLite, "no-sqlite", false, "measure PostgreSQL only")
 	flag.StringVar(&cfg.out, "o", "bench/fanout-results.md", "the report `file`")
 	flag.IntVar(&cfg.per, "per", 10000, "active subscribers of each channel")
 	flag.IntVar(&cfg.idleRounds, "idle-rounds", 1, "fan-outs per database without reads, first")
@@ -108,7 +110,10 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	dropSQLite() // a folder used before starts empty too
-	dbs := []database{{name: "SQLite", url: sqlite, drop: dropSQLite}}
+	var dbs []database
+	if !cfg.noSQLite {
+		dbs = append(dbs, database{name: "SQLite", url: sqlite, drop: dropSQLite})
+	}
 	if cfg.postgres != "" {
 		pg, err := createPostgres(ctx, cfg.postgres)
 		if err != nil {

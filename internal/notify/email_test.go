@@ -310,6 +310,25 @@ func TestMailerIdle(t *testing.T) {
 	}
 }
 
+// TestMailerClosedWhileIdle: a server that times idle connections out
+// well within mailIdle (here after 200 ms) has closed the kept connection
+// by the next message, which goes on a new one, at its first attempt.
+func TestMailerClosedWhileIdle(t *testing.T) {
+	srv := testenv.StartSMTP(t, testenv.SMTPOptions{IdleTimeout: 200 * time.Millisecond})
+	m := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test", Conns: 1})
+	for i := range 2 {
+		if i > 0 {
+			time.Sleep(500 * time.Millisecond) // the server closes the connection
+		}
+		if a := sendTest(t, m, "ann@example.test"); a.Outcome != statusd.Delivered {
+			t.Fatalf("message %d: %+v, want delivered", i, a)
+		}
+	}
+	if sessions, _, _ := srv.Counts(); sessions != 2 || len(srv.Messages()) != 2 {
+		t.Errorf("%d connections, %d messages; want 2 and 2", sessions, len(srv.Messages()))
+	}
+}
+
 // TestMailerRate: at 50 messages a second on one connection, 11 messages
 // take at least 10 intervals of 20 ms.
 func TestMailerRate(t *testing.T) {

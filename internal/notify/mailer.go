@@ -195,21 +195,23 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 	if c.smtp != nil && m.now().Sub(c.used) > mailIdle {
 		m.quit(c)
 	}
+	reused := c.smtp != nil
 	if c.smtp == nil {
-		dial, cancel := context.WithTimeout(ctx, statusd.AttemptTimeout)
-		conn, err := m.client.DialToSMTPClientWithContext(dial)
-		cancel()
-		if err != nil {
-			a := statusd.Attempt{At: m.now(), Outcome: statusd.Deferred, Error: "the SMTP server: " + describe(err)}
-			var se *mail.SendError
-			if errors.As(err, &se) {
-				a.Status = se.ErrorCode()
-			}
+		if a, err := m.connect(ctx, c); err != nil {
 			return a, true
 		}
-		c.smtp = conn
 	}
 	err := m.client.SendWithSMTPClient(c.smtp, msg)
+	if reused && closedWhileIdle(err) {
+		// The server closed the connection while it was kept (many time
+		// idle ones out well within mailIdle): the message was not taken,
+		// and goes once more, on a new connection.
+		c.drop()
+		if a, err := m.connect(ctx, c); err != nil {
+			return a, true
+		}
+		err = m.client.SendWithSMTPClient(c.smtp, msg)
+	}
 	c.used = m.now()
 	a = statusd.Attempt{At: c.used, Outcome: statusd.Delivered, Status: 250}
 	if err == nil {
@@ -232,6 +234,33 @@ func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attem
 		a.Outcome = statusd.Failed
 	}
 	return a, true
+}
+
+// connect makes c's connection. When it cannot, the error is not nil and
+// the attempt says why: deferred, the relay's trouble.
+func (m *Mailer) connect(ctx context.Context, c *smtpConn) (statusd.Attempt, error) {
+	dial, cancel := context.WithTimeout(ctx, statusd.AttemptTimeout)
+	defer cancel()
+	conn, err := m.client.DialToSMTPClientWithContext(dial)
+	if err != nil {
+		a := statusd.Attempt{At: m.now(), Outcome: statusd.Deferred, Error: "the SMTP server: " + describe(err)}
+		var se *mail.SendError
+		if errors.As(err, &se) {
+			a.Status = se.ErrorCode()
+		}
+		return a, err
+	}
+	c.smtp = conn
+	return statusd.Attempt{}, nil
+}
+
+// closedWhileIdle reports whether a send failed at its first command,
+// MAIL FROM, for want of a connection: no answer, or 421 (the server is
+// closing). On a connection kept from an earlier send, that is the server
+// having timed it out; nothing of the message was taken.
+func closedWhileIdle(err error) bool {
+	var se *mail.SendError
+	return errors.As(err, &se) && se.Reason == mail.ErrSMTPMailFrom && (se.ErrorCode() == 0 || se.ErrorCode() == 421)
 }
 
 // quit ends the connection politely (QUIT), if it is open.

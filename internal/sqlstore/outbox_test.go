@@ -290,3 +290,26 @@ func recordClaimed(ss statusd.SubscriberStore, claimed []statusd.Claimed, a stat
 	}
 	return nil
 }
+
+// TestExpandAnalyzesPostgres: an expansion that makes analyzeAfter
+// deliveries renews the planner's statistics of the outbox (reltuples,
+// -1 on a table never analyzed, counts them), so that the claims after it
+// are planned on the table as it is.
+func TestExpandAnalyzesPostgres(t *testing.T) {
+	s := openPostgres(t, testenv.Postgres(t))
+	withSubscribers(t, s, analyzeAfter)
+	tuples := func() float64 {
+		var n float64
+		if err := s.db.QueryRow(`SELECT reltuples FROM pg_class WHERE relname = 'deliveries'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := tuples(); n > 0 {
+		t.Fatalf("deliveries' reltuples %v before any expansion, want none counted", n)
+	}
+	fanOut(t, s, time.Now())
+	if n := tuples(); n != analyzeAfter {
+		t.Errorf("deliveries' reltuples %v after the expansion, want %d", n, analyzeAfter)
+	}
+}

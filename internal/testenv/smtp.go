@@ -46,6 +46,9 @@ type SMTPOptions struct {
 	Implicit   *tls.Config    // TLS from the first byte (smtps)
 	Reject     map[string]int // RCPT TO refused with this code
 	DataReply  map[string]int // DATA answered with this code when the message holds the key
+	// IdleTimeout, when set, is how long the server waits for a command
+	// before it closes the connection (421); 10 s otherwise.
+	IdleTimeout time.Duration
 }
 
 // StartSMTP starts a server on 127.0.0.1, stopped when the test ends.
@@ -60,6 +63,9 @@ func StartSMTP(t testing.TB, o SMTPOptions) *SMTPServer {
 	}))
 	srv.Domain = "localhost"
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	if o.IdleTimeout > 0 {
+		srv.ReadTimeout = o.IdleTimeout
+	}
 	srv.ErrorLog = quietLog{}
 	var l net.Listener
 	var err error

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -404,6 +405,7 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 		if err != nil {
 			return err
 		}
+		var rs rowsRecorded
 		for i, da := range attempts {
 			out[i] = nil
 			r := rows[da.DeliveryID]
@@ -413,19 +415,22 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 			if r.sub.moved {
 				// Its subscriber left a state in this batch: failPending
 				// may have ended the delivery since it was read.
+				if err := rs.flush(t); err != nil {
+					return err
+				}
 				again, err := readRecorded(t, []int64{r.d.ID})
 				if err != nil {
 					return err
 				}
 				r.d = again[r.d.ID].d
 			}
-			if err := record(t, r, da.Attempt, retryBase); err != nil {
+			if err := record(t, r, da.Attempt, retryBase, &rs); err != nil {
 				return err
 			}
 			d := r.d
 			out[i] = &d
 		}
-		return nil
+		return rs.flush(t)
 	})
 	if err != nil {
 		return nil, err
@@ -506,7 +511,7 @@ func readRecorded(t tx, ids []int64) (map[int64]*recorded, error) {
 // (a sender whose lease ran out and whose delivery another finished)
 // changes nothing: the first ending stands. record leaves r (the delivery,
 // and where its subscriber stands) as it stored it.
-func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error {
+func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration, rs *rowsRecorded) error {
 	d, sub := &r.d, r.sub
 	if d.State != statusd.DeliveryPending {
 		return nil
@@ -547,11 +552,7 @@ func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error
 	default:
 		return fmt.Errorf("record delivery %d: unknown outcome %d", d.ID, a.Outcome)
 	}
-	if _, err := t.exec(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
-		next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`,
-		string(d.State), d.Attempts, d.LastStatus, d.LastError, msPtr(d.NextAttemptAt), msPtr(d.DeliveredAt), d.ID); err != nil {
-		return err
-	}
+	rs.add(d)
 	if failures != sub.failures || since != sub.since {
 		if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
 			failures, nullInt(since), d.SubscriberID); err != nil {
@@ -567,7 +568,47 @@ func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration) error
 		return err
 	}
 	sub.state, sub.moved = becomes, true
+	if err := rs.flush(t); err != nil {
+		return err
+	}
 	return failPending(t, d.SubscriberID, becomes, d.ID)
+}
+
+// rowsRecorded are deliveries as record left them, not yet written: a
+// batch's rows are written in one statement (flush), rather than one
+// each, before anything else reads or changes deliveries.
+type rowsRecorded []recordedRow
+
+// recordedRow is the JSON of a delivery's row for dialect.recordedRows.
+type recordedRow struct {
+	ID         int64  `json:"id"`
+	State      string `json:"state"`
+	Attempts   int    `json:"attempts"`
+	LastStatus int    `json:"last_status"`
+	LastError  string `json:"last_error"`
+	Next       *int64 `json:"next_attempt_at"`
+	Delivered  *int64 `json:"delivered_at"`
+}
+
+func (rs *rowsRecorded) add(d *statusd.Delivery) {
+	*rs = append(*rs, recordedRow{ID: d.ID, State: string(d.State), Attempts: d.Attempts, LastStatus: d.LastStatus,
+		LastError: d.LastError, Next: msPtr(d.NextAttemptAt), Delivered: msPtr(d.DeliveredAt)})
+}
+
+// flush writes the rows, and ends their leases.
+func (rs *rowsRecorded) flush(t tx) error {
+	if len(*rs) == 0 {
+		return nil
+	}
+	doc, err := json.Marshal(*rs)
+	if err != nil {
+		return err
+	}
+	*rs = (*rs)[:0]
+	_, err = t.exec(`UPDATE deliveries SET state = v.state, attempts = v.attempts, last_status = v.last_status,
+		last_error = v.last_error, next_attempt_at = v.next_attempt_at, delivered_at = v.delivered_at, claimed_until = NULL
+		FROM `+t.d.recordedRows+` WHERE deliveries.id = v.id`, string(doc))
+	return err
 }
 
 // Prune removes the oldest ended deliveries first. An event is kept while

@@ -49,6 +49,10 @@ type dialect struct {
 	// table: the planner guesses 100 ids, and a hash of them costs less
 	// than 100 index lookups by its reckoning.)
 	inIDs string
+	// recordedRows is a FROM item, v, whose rows are the objects of the
+	// JSON array that is its one parameter (recordedRow): id, state,
+	// attempts, last_status, last_error, next_attempt_at, delivered_at.
+	recordedRows string
 	// idArray is the aggregate of a group's ids as a JSON array, for
 	// idList.
 	idArray string
@@ -84,13 +88,18 @@ var (
 	sqliteDialect = &dialect{name: "sqlite",
 		idList:  "SELECT value AS id FROM json_each(?)",
 		inIDs:   " IN (SELECT value FROM json_each(?))",
-		idArray: "json_group_array(id ORDER BY id)"}
+		idArray: "json_group_array(id ORDER BY id)",
+		recordedRows: `(SELECT value->>'id' AS id, value->>'state' AS state, value->>'attempts' AS attempts,
+			value->>'last_status' AS last_status, value->>'last_error' AS last_error,
+			value->>'next_attempt_at' AS next_attempt_at, value->>'delivered_at' AS delivered_at FROM json_each(?)) AS v`}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
 		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
 		inIDs:     " = ANY(ARRAY(SELECT value::bigint FROM json_array_elements_text(?::json)))",
 		idArray:   "json_agg(id ORDER BY id)::text",
+		recordedRows: `json_to_recordset(?::json) AS v(id bigint, state text, attempts integer, last_status integer,
+			last_error text, next_attempt_at bigint, delivered_at bigint)`,
 		resyncIDs: "SELECT setval(pg_get_serial_sequence('subscribers', 'id'), " +
 			"GREATEST((SELECT MAX(id) FROM subscribers), nextval(pg_get_serial_sequence('subscribers', 'id'))))",
 		shareSubscribers: "SELECT pg_advisory_xact_lock_shared(7405868)",

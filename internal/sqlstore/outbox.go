@@ -109,10 +109,8 @@ const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subs
 func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) (int, error) {
 	expanded, made := 0, int64(0)
 	err := ss.s.outbox(ctx, func(t tx) error {
-		if t.d.shareSubscribers != "" {
-			if _, err := t.exec(t.d.shareSubscribers); err != nil {
-				return err
-			}
+		if err := t.set(t.d.shareSubscribers); err != nil {
+			return err
 		}
 		events, err := unexpanded(t, limit)
 		if err != nil || len(events) == 0 {
@@ -323,10 +321,8 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 		// The due deliveries are read first, in the order of their index,
 		// and their events and subscribers looked up: CROSS JOIN makes
 		// SQLite's planner keep that order, joinInOrder PostgreSQL's.
-		if t.d.joinInOrder != "" {
-			if _, err := t.exec(t.d.joinInOrder); err != nil {
-				return err
-			}
+		if err := t.set(t.d.joinInOrder, t.d.lazyCommit); err != nil {
+			return err
 		}
 		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+`
 			FROM deliveries d CROSS JOIN events e CROSS JOIN subscribers s
@@ -401,6 +397,9 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 		ids[i] = da.DeliveryID
 	}
 	err := ss.s.outbox(ctx, func(t tx) error {
+		if err := t.set(t.d.lazyCommit); err != nil {
+			return err
+		}
 		rows, err := readRecorded(t, ids)
 		if err != nil {
 			return err

@@ -74,6 +74,13 @@ type dialect struct {
 	// from the subscribers, looking each one up among 18,000 due
 	// deliveries (1.7 s a claim, against milliseconds).
 	joinInOrder string
+	// lazyCommit, when set, lets the sender's transactions (Claim,
+	// RecordMany) commit without waiting for their log to reach the disk.
+	// A database crash may then forget their last fraction of a second:
+	// deliveries claimed again, attempts made again, which at-least-once
+	// delivery allows (CONTRACT C7); the writes that store events wait as
+	// before.
+	lazyCommit string
 	// analyzeOutbox, when set, renews the planner's statistics of the
 	// tables a claim reads after Expand made many deliveries
 	// (analyzeAfter). PostgreSQL's autovacuum renews them a minute or more
@@ -292,6 +299,19 @@ type tx struct {
 
 func (t tx) exec(q string, args ...any) (sql.Result, error) {
 	return t.sql.ExecContext(t.ctx, t.d.rebind(q), args...)
+}
+
+// set runs the dialect's settings that are set (not empty), in order.
+func (t tx) set(settings ...string) error {
+	for _, q := range settings {
+		if q == "" {
+			continue
+		}
+		if _, err := t.exec(q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t tx) query(q string, args ...any) (*sql.Rows, error) {

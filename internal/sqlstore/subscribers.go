@@ -335,11 +335,7 @@ func failPending(t tx, subscriberID int64, state statusd.SubscriberState, except
 // lockSubscribers takes the lock of the subscribers to send to
 // (dialect.lockSubscribers) for the transaction.
 func lockSubscribers(t tx) error {
-	if t.d.lockSubscribers == "" {
-		return nil
-	}
-	_, err := t.exec(t.d.lockSubscribers)
-	return err
+	return t.set(t.d.lockSubscribers)
 }
 
 // Delete removes a subscriber and its deliveries. The subscriber is locked

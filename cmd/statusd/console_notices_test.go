@@ -97,7 +97,7 @@ func TestConsoleNotices(t *testing.T) {
 	step(t, "declare an incident, notify off: 303 to its page, which shows the public page's state; the API has it", func(t *testing.T) {
 		p := pat.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"identified"},
 			"component_ids": {"3"}, "content": {"Sign-in fails for some."}}, sameSite...)
-		p.want(t, "declare", 303, "/manage/notices/12?done=published")
+		p.want(t, "declare", 303, "/manage/notices/12?done=published&component=3")
 		n := srv.notice(inc)
 		if n.Type != "unplanned" || n.Subject != "Login failures" || value(n.State) != "identified" || len(n.Components) != 1 || n.Components[0].ID != 3 {
 			t.Errorf("the API's notice 12: %+v", n)
@@ -106,16 +106,16 @@ func TestConsoleNotices(t *testing.T) {
 		if got := srv.componentStates(); got[3] != "degraded" {
 			t.Errorf("component states %v: want Website degraded", got)
 		}
-		p = pat.do("GET", "/manage/notices/12?done=published", nil)
+		p = pat.do("GET", "/manage/notices/12?done=published&component=3", nil)
 		p.want(t, "the notice's page", 200, "")
-		p.has(t, "the notice's page", `<strong>Published.</strong> The public page is now <strong class="state-degraded">degraded</strong>: Some systems are degraded.`,
+		p.has(t, "the notice's page", `<strong>Published.</strong> The public page is now <strong class="state-degraded">degraded</strong>: “Some systems are degraded”.`,
 			`<a href="https://status.acme.test/notices/12">See this notice on the public page</a>`, `<h1>Login failures</h1>`,
 			`Sign-in fails for some.`, `<dd>Website</dd>`)
 	})
 
 	step(t, "post an update, notify on: the API has it, the subscriber hears of it and of nothing else", func(t *testing.T) {
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"update"}, "state": {"recovering"}, "content": {"Fix deployed."},
-			"notify": {"on"}}, sameSite...).want(t, "update", 303, "/manage/notices/12?done=updated")
+			"notify": {"on"}}, sameSite...).want(t, "update", 303, "/manage/notices/12?done=updated&component=3")
 		n := srv.notice(inc)
 		if value(n.State) != "recovering" || len(n.Updates) != 2 {
 			t.Errorf("the API's notice 12: state %q, %d updates; want recovering, 2", value(n.State), len(n.Updates))
@@ -141,7 +141,7 @@ func TestConsoleNotices(t *testing.T) {
 		p.want(t, "resolve without a message", 422, "")
 		p.has(t, "resolve without a message", `<p class="problem" id="content-problem" role="alert">must not be empty</p>`)
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {"All fine."}}, sameSite...).
-			want(t, "resolve", 303, "/manage/notices/12?done=resolved")
+			want(t, "resolve", 303, "/manage/notices/12?done=resolved&component=3")
 		if n := srv.notice(inc); value(n.State) != "resolved" {
 			t.Errorf("state %q, want resolved", value(n.State))
 		}
@@ -154,7 +154,7 @@ func TestConsoleNotices(t *testing.T) {
 
 	step(t, "reopen: investigating again", func(t *testing.T) {
 		pat.do("POST", "/manage/notices/12/reopen", url.Values{"form": {"reopen"}, "content": {"It is back."}}, sameSite...).
-			want(t, "reopen", 303, "/manage/notices/12?done=reopened")
+			want(t, "reopen", 303, "/manage/notices/12?done=reopened&component=3")
 		if n := srv.notice(inc); value(n.State) != "investigating" || len(n.Updates) != 4 {
 			t.Errorf("state %q, %d updates; want investigating, 4", value(n.State), len(n.Updates))
 		}
@@ -165,7 +165,7 @@ func TestConsoleNotices(t *testing.T) {
 		p.want(t, "the edit form", 200, "")
 		p.has(t, "the edit form", `value="Login failures"`, `value="3" checked> Website`)
 		pat.do("POST", "/manage/notices/12/edit", url.Values{"subject": {"Login and signup failures"}, "component_ids": {"2", "3"}}, sameSite...).
-			want(t, "edit", 303, "/manage/notices/12?done=edited")
+			want(t, "edit", 303, "/manage/notices/12?done=edited&component=3&component=2")
 		n := srv.notice(inc)
 		if n.Subject != "Login and signup failures" || len(n.Components) != 2 || n.Components[0].ID != 2 || n.Components[1].ID != 3 {
 			t.Errorf("the API's notice 12: %q on %+v", n.Subject, n.Components)
@@ -183,7 +183,7 @@ func TestConsoleNotices(t *testing.T) {
 		p.want(t, "a time that is not one", 422, "")
 		p.has(t, "a time that is not one", `<p class="problem" id="begins_at-problem" role="alert">&#34;tomorrow&#34; is not a time: write it like 2026-01-31T09:30, in UTC</p>`)
 		form.Set("begins_at", begins.Format("2006-01-02T15:04"))
-		pat.do("POST", "/manage/maintenance/new", form, sameSite...).want(t, "schedule", 303, "/manage/notices/13?done=published")
+		pat.do("POST", "/manage/maintenance/new", form, sameSite...).want(t, "schedule", 303, "/manage/notices/13?done=published&component=1")
 		n, err := adm.Notice(ctx, mnt)
 		noErr(t, "Notice 13", err)
 		if n.Type != "planned" || value(n.State) != "scheduled" || n.BeginsAt == nil || !n.BeginsAt.Equal(begins) ||

@@ -114,7 +114,7 @@ func TestConsoleOIDC(t *testing.T) {
 		"--oidc-issuer", prov.URL, "--oidc-client-id", prov.clientID)
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	ctx := context.Background()
-	_, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
+	pat, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
 	noErr(t, "CreateUser", err)
 	host := strings.TrimPrefix(prov.URL, "http://")
 
@@ -219,6 +219,90 @@ func TestConsoleOIDC(t *testing.T) {
 		p = browse(t, ssoBrowser(t, srv.AdminURL), "GET", callback, nil)
 		if p.status != 400 || !strings.Contains(p.body, "not started from this browser") {
 			t.Errorf("another browser's callback: %d\n%s", p.status, p.body)
+		}
+	})
+
+	// An account without a password (pending, or reset) signs in with the
+	// provider, whose verified email proves who it is, and its setup link
+	// stays valid; a removed account is unknown (docs/CONSOLE.md).
+	verified := func(t *testing.T, c *http.Client, email string) landing {
+		t.Helper()
+		return ssoSignIn(t, c, prov, email, true, nil)
+	}
+	signedInAs := func(p landing, who string) bool {
+		return p.status == 200 && p.url == "http://console.test/manage" && strings.Contains(p.body, who)
+	}
+	stateOf := func(t *testing.T, email string) string {
+		t.Helper()
+		users, err := adm.Users(ctx)
+		noErr(t, "Users", err)
+		for _, u := range users {
+			if u.Email == email {
+				return u.State
+			}
+		}
+		return "removed"
+	}
+	setUp := func(t *testing.T, link string) screen {
+		t.Helper()
+		u, err := url.Parse(link)
+		noErr(t, "the setup link "+link, err)
+		tok := u.Query().Get("token")
+		return newBrowser(t, srv.AdminURL).do("POST", "/manage/setup", url.Values{"token": {tok}, "password": {goodPassword}, "password2": {goodPassword}})
+	}
+	passwordSignIn := func(t *testing.T, email string) screen {
+		t.Helper()
+		return newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {email}, "password": {goodPassword}})
+	}
+
+	step(t, "a pending account signs in with the provider; its setup link still sets a password", func(t *testing.T) {
+		if st := stateOf(t, "pat@example.com"); st != "pending" {
+			t.Fatalf("pat is %s, want pending (no password yet)", st)
+		}
+		if p := verified(t, ssoBrowser(t, srv.AdminURL), "pat@example.com"); !signedInAs(p, "pat@example.com (publisher)") {
+			t.Errorf("pending pat with the provider: %d at %s, want home\n%s", p.status, p.url, p.body)
+		}
+		if st := stateOf(t, "pat@example.com"); st != "pending" {
+			t.Errorf("pat is %s after signing in with the provider, want still pending", st)
+		}
+		setUp(t, pat.SetupURL).want(t, "pat's setup link after the provider's sign-in", 303, "/manage")
+		passwordSignIn(t, "pat@example.com").want(t, "pat's password", 303, "/manage")
+	})
+
+	var val *statusd.AdminUser
+	step(t, "after a reset, the provider signs the account in; the password does not, until the new link sets one", func(t *testing.T) {
+		var err error
+		val, err = adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("val@example.com"), Role: new("viewer")})
+		noErr(t, "CreateUser val", err)
+		setUp(t, val.SetupURL).want(t, "val's setup", 303, "/manage")
+		reset, err := adm.ResetUser(ctx, val.ID)
+		noErr(t, "ResetUser val", err)
+		if p := passwordSignIn(t, "val@example.com"); p.status != 401 {
+			t.Errorf("val's old password after the reset: %d, want 401", p.status)
+		}
+		if p := verified(t, ssoBrowser(t, srv.AdminURL), "VAL@example.com"); !signedInAs(p, "val@example.com (viewer)") {
+			t.Errorf("reset val with the provider: %d at %s, want home\n%s", p.status, p.url, p.body)
+		}
+		setUp(t, reset.SetupURL).want(t, "val's new setup link after the provider's sign-in", 303, "/manage")
+		passwordSignIn(t, "val@example.com").want(t, "val's new password", 303, "/manage")
+	})
+
+	step(t, "a removed account cannot sign in with the provider: the refusal of an unknown one; its session ends", func(t *testing.T) {
+		c := ssoBrowser(t, srv.AdminURL)
+		if p := verified(t, c, "val@example.com"); !signedInAs(p, "val@example.com (viewer)") {
+			t.Fatalf("val with the provider: %d at %s", p.status, p.url)
+		}
+		noErr(t, "DeleteUser val", adm.DeleteUser(ctx, val.ID))
+		if p := browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
+			t.Errorf("val's session after the removal: at %s, want the sign-in page", p.url)
+		}
+		removed := verified(t, ssoBrowser(t, srv.AdminURL), "val@example.com")
+		unknown := verified(t, ssoBrowser(t, srv.AdminURL), "zed@example.com")
+		if removed.status != 401 || removed.body != unknown.body || !strings.Contains(removed.body, "The email or the password is not right.") {
+			t.Errorf("removed val with the provider: %d at %s, want the unknown email's 401\n%s", removed.status, removed.url, removed.body)
+		}
+		if st := stateOf(t, "val@example.com"); st != "removed" {
+			t.Errorf("val is %s after the provider's refusal, want removed (no account made)", st)
 		}
 	})
 

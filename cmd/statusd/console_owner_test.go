@@ -60,7 +60,7 @@ func TestConsoleOwnerScreens(t *testing.T) {
 
 	step(t, "an owner adds a component under API; the public API has it, placed after API's group", func(t *testing.T) {
 		owner.do("POST", comps, url.Values{"name": {"Database"}, "description": {"Primary"}, "parent_id": {"1"}, "metrics_enabled": {"on"}}).
-			want(t, "add", 303, comps)
+			want(t, "add", 303, comps+"?done=component-added&component=4")
 		// The doc's ids are 1 to 3: the new one is 4, under API (1), right
 		// after API EU, before Website.
 		c := srv.in(t).component(4)
@@ -87,7 +87,7 @@ func TestConsoleOwnerScreens(t *testing.T) {
 	})
 
 	step(t, "rename it and move it to the top level, then up above API", func(t *testing.T) {
-		owner.do("POST", comps+"/4", url.Values{"name": {"Database EU"}, "description": {""}, "parent_id": {""}}).want(t, "change", 303, comps)
+		owner.do("POST", comps+"/4", url.Values{"name": {"Database EU"}, "description": {""}, "parent_id": {""}}).want(t, "change", 303, comps+"?done=component-changed&component=4&component=1")
 		c := srv.in(t).component(4)
 		if c.Name != "Database EU" || c.ParentID != nil || c.MetricsSummary.Value != nil {
 			t.Errorf("component 4 %+v: want Database EU, at the top, metrics off (the box was not ticked)", c)
@@ -100,7 +100,7 @@ func TestConsoleOwnerScreens(t *testing.T) {
 		if !strings.Contains(p.body, up) {
 			t.Fatalf("no up button to position 1 for Database EU:\n%s", p.body)
 		}
-		owner.do("POST", comps+"/4/move", url.Values{"position": {"1"}}).want(t, "move up", 303, comps)
+		owner.do("POST", comps+"/4/move", url.Values{"position": {"1"}}).want(t, "move up", 303, comps+"?done=component-moved&component=4")
 		wantOrder(t, srv, "Database EU", "API", "API EU", "Website")
 	})
 
@@ -115,7 +115,7 @@ func TestConsoleOwnerScreens(t *testing.T) {
 		if !strings.Contains(p.body, "component 1 has 1 components below it") {
 			t.Errorf("a subtree without recursive:\n%s", p.body)
 		}
-		owner.do("POST", comps+"/4/delete", url.Values{"confirm": {"yes"}}).want(t, "delete", 303, comps)
+		owner.do("POST", comps+"/4/delete", url.Values{"confirm": {"yes"}}).want(t, "delete", 303, comps+"?done=component-deleted")
 		wantOrder(t, srv, "API", "API EU", "Website")
 	})
 
@@ -126,7 +126,7 @@ func TestConsoleOwnerScreens(t *testing.T) {
 			t.Errorf("a bad url:\n%s", p.body)
 		}
 		owner.do("POST", "/manage/page", url.Values{"name": {"Acme Two"}, "url": {"https://status.acme.test"},
-			"operational": {""}, "degraded": {"Trouble on some systems"}, "under_maintenance": {""}}).want(t, "save", 303, "/manage/page")
+			"operational": {""}, "degraded": {"Trouble on some systems"}, "under_maintenance": {""}}).want(t, "save", 303, "/manage/page?done=page-saved")
 		// The incident on API EU keeps the page degraded: its text shows.
 		if st := srv.in(t).status(); st.Name != "Acme Two" || st.State != "degraded" || st.StateText != "Trouble on some systems" {
 			t.Errorf("status %+v: want Acme Two, degraded, Trouble on some systems", st)

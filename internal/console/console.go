@@ -232,9 +232,13 @@ type base struct {
 	User  *statusd.Actor
 	// CanPublish: the person may publish and change notices.
 	CanPublish bool
+	// Outcome is what the action just done did to the public page, shown
+	// above the screen; nil for none.
+	Outcome *outcome
 }
 
-// newBase is the base of a screen titled title, for r's actor if any.
+// newBase is the base of a screen titled title, for r's actor if any,
+// with the outcome that r's query names (outcomeOf).
 func (s *Server) newBase(r *http.Request, title string) base {
 	b := base{Title: title, Name: "statusd"}
 	if snap := s.snaps.Current(); snap != nil {
@@ -243,6 +247,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 	if a := statusd.ActorOf(r.Context()); a.Name != "" {
 		b.User = &a
 		b.CanPublish = a.Role.Allows(s.publisher)
+		b.Outcome = s.outcomeOf(r)
 	}
 	return b
 }

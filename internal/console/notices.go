@@ -171,29 +171,22 @@ func (s *Server) newNotice(w http.ResponseWriter, r *http.Request, status int, k
 // to its page (303), or shows the form again with its problems (422).
 func (s *Server) publish(w http.ResponseWriter, r *http.Request, k kind) error {
 	var id int64
+	var ids []int64
 	return submit(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...), func(f *form) (err error) {
 		if body := f.notice(k.typ, true); !f.Failed() {
 			id, err = s.admin.Publish(r.Context(), actor(r), body)
+			ids = *body.ComponentIDs
 		}
 		return err
 	}, func(status int, f *form) error {
 		return s.newNotice(w, r, status, k, f)
-	}, func() error { return done(w, r, id, "published") })
+	}, func() error { return done(w, r, id, "published", ids) })
 }
 
-// done sends the person to notice id's page, which says what was done.
-func done(w http.ResponseWriter, r *http.Request, id int64, what string) error {
-	http.Redirect(w, r, fmt.Sprintf("%s/notices/%d?done=%s", Root, id, what), http.StatusSeeOther)
-	return nil
-}
-
-// doneWords say what was done, by the done parameter of a notice's page.
-var doneWords = map[string]string{
-	"published": "Published.",
-	"updated":   "Update posted.",
-	"resolved":  "Resolved.",
-	"reopened":  "Reopened.",
-	"edited":    "Changes saved.",
+// done sends the person to notice id's page, which says what was done
+// (doneWords) and the public page's new state, with the components ids.
+func done(w http.ResponseWriter, r *http.Request, id int64, what string, ids []int64) error {
+	return changed(w, r, fmt.Sprintf("/notices/%d", id), what, ids...)()
 }
 
 // resolving is the state that closes a notice of each type as planned.
@@ -216,11 +209,8 @@ type noticeView struct {
 	Automate   bool
 	Updates    []statusd.Update // newest first
 	Public     string           // the notice on the public page
-	PageState  statusd.PageState
-	PageText   string
-	Done       string          // what was just done
-	Next       []statusd.State // the states an update may move it to
-	Updatable  bool            // it takes updates: it has next states, or no states at all
+	Next       []statusd.State  // the states an update may move it to
+	Updatable  bool             // it takes updates: it has next states, or no states at all
 	Update     *form
 	Close      *closeView // resolve an open notice, or reopen a closed incident; nil for neither
 }
@@ -269,9 +259,11 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 	}
 	v := noticeView{base: s.newBase(r, n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), State: n.State(),
 		BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt(), ExpiresAt: n.ExpiresAt(), Automate: n.Automate(),
-		Public:    fmt.Sprintf("%s/notices/%d", strings.TrimSuffix(snap.Page().URL, "/"), n.ID),
-		PageState: snap.PageState, PageText: snap.Page().StateText, Done: doneWords[r.URL.Query().Get("done")],
+		Public: fmt.Sprintf("%s/notices/%d", strings.TrimSuffix(snap.Page().URL, "/"), n.ID),
 		Update: newForm(url.Values{"state": {string(n.State())}, "notify": {"on"}})}
+	if v.Outcome != nil {
+		v.Outcome.Link, v.Outcome.LinkText = v.Public, "See this notice on the public page"
+	}
 	for _, id := range n.ComponentIDs() {
 		if c := snap.Component(id); c != nil {
 			v.Components = append(v.Components, c.Name)
@@ -338,7 +330,7 @@ func (s *Server) updateWith(w http.ResponseWriter, r *http.Request,
 		case f.Get("state") != "" && statusd.State(f.Get("state")) == resolving[n.Type()]:
 			what = "resolved"
 		}
-		return done(w, r, n.ID, what)
+		return done(w, r, n.ID, what, n.ComponentIDs())
 	})
 }
 
@@ -381,27 +373,28 @@ func (s *Server) Edit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The components it lists before and after: both may change state.
+	ids := slices.Clone(n.ComponentIDs())
 	return submit(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...), func(f *form) (err error) {
 		if body := f.notice(n.Type(), false); !f.Failed() {
 			err = s.admin.Edit(r.Context(), actor(r), n.ID, body)
+			ids = append(ids, *body.ComponentIDs...)
 		}
 		return err
 	}, func(status int, f *form) error {
 		return s.editPage(w, r, status, n, f)
-	}, func() error { return done(w, r, n.ID, "edited") })
+	}, func() error { return done(w, r, n.ID, "edited", ids) })
 }
 
 // deleteView is the screen that confirms a deletion, and then says that
 // it is done.
 type deleteView struct {
 	base
-	ID        int64
-	Type      statusd.NoticeType
-	Subject   string
-	Updates   int
-	Deleted   bool
-	PageState statusd.PageState
-	PageText  string
+	ID      int64
+	Type    statusd.NoticeType
+	Subject string
+	Updates int
+	Deleted bool
 }
 
 // DeleteForm asks to confirm the deletion of a notice, saying what goes.
@@ -425,9 +418,7 @@ func (s *Server) Delete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := deleteView{base: s.newBase(r, "Deleted "+n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), Deleted: true}
-	if snap := s.snaps.Current(); snap != nil {
-		v.PageState, v.PageText = snap.PageState, snap.Page().StateText
-	}
+	v.Outcome = s.outcome(doneWords["deleted"], n.ComponentIDs())
 	return s.render(w, http.StatusOK, "delete", v)
 }
 

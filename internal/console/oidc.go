@@ -252,7 +252,9 @@ func (s *Server) refuseSSO(w http.ResponseWriter, r *http.Request, problem strin
 
 // ssoUser is the user whose email is the ID token's, if the provider says
 // it is verified (email_verified true, or "true" as some providers send
-// it); nil otherwise.
+// it); nil otherwise. A user without a password yet (pending, or reset)
+// is one too: the provider proved who it is, and its setup link is left
+// as it is; a removed user is no user (docs/CONSOLE.md).
 func (s *Server) ssoUser(ctx context.Context, id *oidc.IDToken) (*statusd.User, error) {
 	var claims struct {
 		Email    string          `json:"email"`

@@ -179,12 +179,13 @@ var componentKeys = []string{"name", "description", "parent_id", "position"}
 
 // AddComponent adds a component (admin.AddComponent).
 func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
-	return submit(w, r, componentKeys, func(f *form) error {
-		_, err := s.admin.AddComponent(r.Context(), actor(r), componentRequest(f))
+	var id int64
+	return submit(w, r, componentKeys, func(f *form) (err error) {
+		id, err = s.admin.AddComponent(r.Context(), actor(r), componentRequest(f))
 		return err
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, 0, componentsView{Add: *f})
-	}, back(w, r, "/components"))
+	}, func() error { return changed(w, r, "/components", "component-added", id)() })
 }
 
 // ChangeComponent changes a component's name, description, metrics and
@@ -198,7 +199,18 @@ func (s *Server) ChangeComponent(w http.ResponseWriter, r *http.Request) error {
 		return s.admin.ChangeComponent(r.Context(), actor(r), id, componentRequest(f))
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, id, componentsView{Change: *f})
-	}, back(w, r, "/components"))
+	}, changed(w, r, "/components", "component-changed", id, s.parentOf(id)))
+}
+
+// parentOf is the id of the parent of component id now, before an action
+// moves or deletes it (its state may follow), or 0 (no component).
+func (s *Server) parentOf(id int64) int64 {
+	if snap := s.snaps.Current(); snap != nil {
+		if c := snap.Component(id); c != nil && c.ParentID != nil {
+			return *c.ParentID
+		}
+	}
+	return 0
 }
 
 // MoveComponent moves a component among its siblings: to the position
@@ -219,7 +231,7 @@ func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err := s.admin.ChangeComponent(r.Context(), actor(r), id, statusd.AdminComponentRequest{Position: &pos}); err != nil {
 		return err
 	}
-	return back(w, r, "/components")()
+	return changed(w, r, "/components", "component-moved", id)()
 }
 
 // RemoveComponent deletes a component once the form confirms it, with the
@@ -237,7 +249,7 @@ func (s *Server) RemoveComponent(w http.ResponseWriter, r *http.Request) error {
 		return s.admin.RemoveComponent(r.Context(), actor(r), id, f.Has("recursive"), f.Has("detach"))
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, id, componentsView{Delete: *f})
-	}, back(w, r, "/components"))
+	}, changed(w, r, "/components", "component-deleted", s.parentOf(id)))
 }
 
 // ---- the page ----
@@ -281,7 +293,7 @@ func (s *Server) SetPage(w http.ResponseWriter, r *http.Request) error {
 		return s.admin.SetPage(r.Context(), actor(r), body)
 	}, func(status int, f *form) error {
 		return s.pageScreen(w, r, status, *f)
-	}, back(w, r, "/page"))
+	}, changed(w, r, "/page", "page-saved"))
 }
 
 // ---- tokens ----

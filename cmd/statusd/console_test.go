@@ -207,11 +207,14 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		// API EU has an identified incident: it is degraded, and so are
 		// API, its parent, and the page; Website is operational.
 		for _, want := range []string{
-			`<h1 class="state state-degraded">Some systems are degraded</h1>`,
-			`<span class="name">API</span> <span class="tag state-degraded">degraded</span>`,
-			`<span class="name">API EU</span> <span class="tag state-degraded">degraded</span>`,
-			`<span class="name">Website</span> <span class="tag state-operational">operational</span>`,
-			`<a href="https://status.acme.test/notices/10">EU errors</a> <span class="tag">identified</span>`,
+			`<section class="banner s-degraded" aria-labelledby="page-state">`,
+			`<h1 id="page-state">Some systems are degraded</h1>`,
+			`<p>The public page is ` + badge("degraded", "Degraded") + `</p>`,
+			`<span class="cname">API</span> ` + badge("degraded", "Degraded") + `</div>`,
+			`<span class="cname">API EU</span> ` + badge("degraded", "Degraded") + `</div>`,
+			`<span class="cname">Website</span> ` + badge("operational", "Operational") + `</div>`,
+			// Identified is a degraded notice state, as on the public page.
+			`<a href="https://status.acme.test/notices/10">EU errors</a> ` + badge("degraded", "Identified"),
 			// 7 min 30 s ago, rounded down.
 			`>7 minutes ago</time>`,
 			`<a href="https://status.acme.test/notices/11">Website move</a>`,
@@ -223,7 +226,7 @@ func TestConsoleSignInAndHome(t *testing.T) {
 			}
 		}
 		// The tree nests API EU under API.
-		if !strings.Contains(p.body, `degraded</span><ul class="tree">`+"\n"+`<li><span class="name">API EU</span>`) {
+		if !strings.Contains(p.body, `Degraded</span></div>`+"\n"+`<ul class="children">`+"\n"+`<li class="component"><div class="crow"><span class="cname">API EU</span>`) {
 			t.Errorf("API EU is not nested under API:\n%s", p.body)
 		}
 	})
@@ -395,4 +398,11 @@ func TestUserCLI(t *testing.T) {
 	if exitCode(err) != exitCodeRefused || !strings.Contains(err.Error(), `email: "not an address" is not an email address`) {
 		t.Errorf("add of a bad address: exit %d, %v", exitCode(err), err)
 	}
+}
+
+// badge is the HTML of a state's badge, as the status page shows it
+// (internal/web/templates/badges.html): the state's class and icon, and
+// its word.
+func badge(class, word string) string {
+	return `<span class="badge s-` + class + `"><svg class="icon" aria-hidden="true" focusable="false"><use href="#i-` + class + `"></use></svg>` + word + `</span>`
 }

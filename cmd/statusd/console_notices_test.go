@@ -71,7 +71,7 @@ func TestConsoleNotices(t *testing.T) {
 		p := pat.do("GET", "/manage/incidents/new", nil)
 		p.want(t, "the incident form", 200, "")
 		p.has(t, "the incident form", `<option value="investigating" selected>Investigating</option>`,
-			`<input type="checkbox" name="component_ids" value="1"> API</label><ul class="tree picker">`+"\n"+
+			`<input type="checkbox" name="component_ids" value="1"> API</label><ul class="checks picker">`+"\n"+
 				`<li><label><input type="checkbox" name="component_ids" value="2"> API EU</label>`,
 			`<input type="checkbox" name="notify" checked> Notify subscribers`)
 	})
@@ -108,7 +108,7 @@ func TestConsoleNotices(t *testing.T) {
 		}
 		p = pat.do("GET", "/manage/notices/12?done=published&component=3", nil)
 		p.want(t, "the notice's page", 200, "")
-		p.has(t, "the notice's page", `<strong>Published.</strong> The public page is now <strong class="state-degraded">degraded</strong>: “Some systems are degraded”.`,
+		p.has(t, "the notice's page", `<strong>Published.</strong> The public page is now `+badge("degraded", "Degraded")+`: “Some systems are degraded”.`,
 			`<a href="https://status.acme.test/notices/12">See this notice on the public page</a>`, `<h1>Login failures</h1>`,
 			`Sign-in fails for some.`, `<dd>Website</dd>`)
 	})

@@ -21,8 +21,13 @@ type outcome struct {
 
 var (
 	outcomeBox = regexp.MustCompile(`(?s)<div class="done" role="status">\n<p><strong>([^<]*)</strong> The public page is now ` +
-		`<strong class="state-[a-z_-]+">([a-z_-]+)</strong>: “([^”]*)”\.</p>(.*?)</div>`)
-	outcomeComponent = regexp.MustCompile(`<li>([^<]*) <span class="tag state-[a-z_-]+">([a-z_-]+)</span></li>`)
+		stateBadge + `: “([^”]*)”\.</p>(.*?)</div>`)
+	outcomeComponent = regexp.MustCompile(`<li>([^<]*) ` + stateBadge + `</li>`)
+	// stateBadge is the status page's badge of a state (web.Badges): its
+	// word is caught, and read by badgeStates.
+	stateBadge = `<span class="badge s-[a-z]+"><svg class="icon" aria-hidden="true" focusable="false"><use href="#i-[a-z]+"></use></svg>([A-Za-z ]+)</span>`
+	// badgeStates are the API's state of each badge's word.
+	badgeStates = map[string]string{"Operational": "operational", "Degraded": "degraded", "Under maintenance": "under_maintenance"}
 	// indicators are /api/v2/status.json's indicator of each page state
 	// (degraded is a partial outage, which Statuspage calls major).
 	indicators = map[string]string{"operational": "none", "degraded": "major", "under_maintenance": "maintenance"}
@@ -35,9 +40,9 @@ func outcomeOf(body string) (o outcome, ok bool) {
 	if m == nil {
 		return o, false
 	}
-	o = outcome{Done: m[1], State: m[2], Text: m[3]}
+	o = outcome{Done: m[1], State: badgeStates[m[2]], Text: m[3]}
 	for _, c := range outcomeComponent.FindAllStringSubmatch(m[4], -1) {
-		o.Components = append(o.Components, c[1]+" "+c[2])
+		o.Components = append(o.Components, c[1]+" "+badgeStates[c[2]])
 	}
 	return o, true
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"net/http"
@@ -207,11 +209,14 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		// API EU has an identified incident: it is degraded, and so are
 		// API, its parent, and the page; Website is operational.
 		for _, want := range []string{
-			`<h1 class="state state-degraded">Some systems are degraded</h1>`,
-			`<span class="name">API</span> <span class="tag state-degraded">degraded</span>`,
-			`<span class="name">API EU</span> <span class="tag state-degraded">degraded</span>`,
-			`<span class="name">Website</span> <span class="tag state-operational">operational</span>`,
-			`<a href="https://status.acme.test/notices/10">EU errors</a> <span class="tag">identified</span>`,
+			`<section class="banner s-degraded" aria-labelledby="page-state">`,
+			`<h1 id="page-state">Some systems are degraded</h1>`,
+			`<p>The public page is ` + badge("degraded", "Degraded") + `</p>`,
+			`<span class="cname">API</span> ` + badge("degraded", "Degraded") + `</div>`,
+			`<span class="cname">API EU</span> ` + badge("degraded", "Degraded") + `</div>`,
+			`<span class="cname">Website</span> ` + badge("operational", "Operational") + `</div>`,
+			// Identified is a degraded notice state, as on the public page.
+			`<a href="https://status.acme.test/notices/10">EU errors</a> ` + badge("degraded", "Identified"),
 			// 7 min 30 s ago, rounded down.
 			`>7 minutes ago</time>`,
 			`<a href="https://status.acme.test/notices/11">Website move</a>`,
@@ -223,7 +228,7 @@ func TestConsoleSignInAndHome(t *testing.T) {
 			}
 		}
 		// The tree nests API EU under API.
-		if !strings.Contains(p.body, `degraded</span><ul class="tree">`+"\n"+`<li><span class="name">API EU</span>`) {
+		if !strings.Contains(p.body, `Degraded</span></div>`+"\n"+`<ul class="children">`+"\n"+`<li class="component"><div class="crow"><span class="cname">API EU</span>`) {
 			t.Errorf("API EU is not nested under API:\n%s", p.body)
 		}
 	})
@@ -394,5 +399,51 @@ func TestUserCLI(t *testing.T) {
 	_, _, err = opCLI(t, srv, token, "user", "add", "--email", "not an address", "--role", "owner")
 	if exitCode(err) != exitCodeRefused || !strings.Contains(err.Error(), `email: "not an address" is not an email address`) {
 		t.Errorf("add of a bad address: exit %d, %v", exitCode(err), err)
+	}
+}
+
+// badge is the HTML of a state's badge, as the status page shows it
+// (internal/web/templates/badges.html): the state's class and icon, and
+// its word.
+func badge(class, word string) string {
+	return `<span class="badge s-` + class + `"><svg class="icon" aria-hidden="true" focusable="false"><use href="#i-` + class + `"></use></svg>` + word + `</span>`
+}
+
+// TestConsolePageStylesheet: every screen links the status page's
+// stylesheet, then the console's own (issue 27: the same look). The console
+// has a listener of its own here, so it serves the page's stylesheet
+// itself: the bytes the public listener serves at /assets/style.css,
+// versioned by their hash and cached as there, for good under the version
+// and five minutes without it. The public page's URL and caching are
+// unchanged.
+func TestConsolePageStylesheet(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	public := newBrowser(t, srv.URL).do("GET", "/assets/style.css", nil)
+	public.want(t, "the public stylesheet", 200, "")
+	sum := sha256.Sum256([]byte(public.body))
+	version := hex.EncodeToString(sum[:6])
+
+	login := newBrowser(t, srv.AdminURL).do("GET", "/manage/login", nil)
+	login.want(t, "the sign-in page", 200, "")
+	links := regexp.MustCompile(`<link rel="stylesheet" href="([^"]+)">`).FindAllStringSubmatch(login.body, -1)
+	if len(links) != 2 || links[0][1] != "/manage/assets/style.css?v="+version || !strings.HasPrefix(links[1][1], "/manage/assets/console.css?v=") {
+		t.Fatalf("the sign-in page's stylesheets %q: want /manage/assets/style.css?v=%s, then console.css", links, version)
+	}
+	for _, c := range []struct {
+		base, path, cache string
+	}{
+		{srv.AdminURL, links[0][1], "public, max-age=31536000, immutable"},
+		{srv.AdminURL, "/manage/assets/style.css", "public, max-age=300"},
+		{srv.URL, "/assets/style.css?v=" + version, "public, max-age=31536000, immutable"},
+		{srv.URL, "/assets/style.css", "public, max-age=300"},
+	} {
+		p := newBrowser(t, c.base).do("GET", c.path, nil)
+		p.want(t, c.path, 200, "")
+		if p.body != public.body || p.header.Get("Content-Type") != "text/css; charset=utf-8" || p.header.Get("Cache-Control") != c.cache ||
+			p.header.Get("ETag") != `"`+version+`"` {
+			t.Errorf("%s%s: %d bytes, Content-Type %q, Cache-Control %q, ETag %q; want the public stylesheet's %d, text/css, %q, %q",
+				c.base, c.path, len(p.body), p.header.Get("Content-Type"), p.header.Get("Cache-Control"), p.header.Get("ETag"),
+				len(public.body), c.cache, `"`+version+`"`)
+		}
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/web"
 )
 
 // Root is the console's path; every console path is it or under it.
@@ -40,6 +41,10 @@ const Root = "/manage"
 
 // Path reports whether a path is the console's.
 func Path(p string) bool { return p == Root || strings.HasPrefix(p, Root+"/") }
+
+// PageStylesheet is the path of the status page's stylesheet on the
+// console's listener, which may not be the page's.
+const PageStylesheet = Root + "/assets/style.css"
 
 // CookieName is the name of the session cookie.
 const CookieName = "statusd_session"
@@ -186,7 +191,10 @@ func (s *Server) secure() bool { return strings.HasPrefix(s.url(), "https://") }
 //go:embed templates assets
 var files embed.FS
 
-// stylesheet is the console's one stylesheet, and its version.
+// stylesheet is the console's own stylesheet, and its version: what only
+// the console has (forms, tables, its navigation). The screens link the
+// status page's stylesheet first (web.ServeAsset under /manage/assets/),
+// for the page's colours, fonts, header, spacing and state badges.
 var stylesheet, stylesheetVersion = func() ([]byte, string) {
 	b, err := files.ReadFile("assets/console.css")
 	if err != nil {
@@ -196,7 +204,8 @@ var stylesheet, stylesheetVersion = func() ([]byte, string) {
 	return b, hex.EncodeToString(sum[:6])
 }()
 
-// Stylesheet serves the stylesheet, cacheable for good under its version.
+// Stylesheet serves the console's own stylesheet, cacheable for good
+// under its version.
 func (s *Server) Stylesheet(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/css; charset=utf-8")
@@ -209,6 +218,7 @@ func (s *Server) Stylesheet(w http.ResponseWriter, r *http.Request) error {
 var pages = func() map[string]*template.Template {
 	funcs := template.FuncMap{
 		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
+		"pageStyle":   func() string { return PageStylesheet + "?v=" + web.AssetVersion("style.css") },
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
@@ -220,7 +230,7 @@ var pages = func() map[string]*template.Template {
 	for _, name := range []string{"login", "setup", "home", "sso",
 		"incident", "maintenance", "announcement", "notice", "edit", "delete",
 		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
+		out[name] = template.Must(web.Badges(template.New(name).Funcs(funcs)).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
 	}
 	return out
 }()
@@ -253,7 +263,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 }
 
 // securityHeaders are set on every screen: nothing but the console's own
-// stylesheet, no script, no frames, forms only to statusd itself.
+// stylesheets, no script, no frames, forms only to statusd itself.
 var securityHeaders = map[string]string{
 	"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
 	"X-Frame-Options":         "DENY",

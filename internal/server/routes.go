@@ -136,6 +136,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// POST refused from other sites (SameOrigin); GET HEAD POST.
 	con := s.newConsole(ad)
 	const m = console.Root
+	adm.Read(console.PageStylesheet, web.ServeAsset("style.css"), nil) // the status page's, for its look
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
 	adm.Read(m+"/assets/icon.svg", con.Icon, nil)
 	adm.Read(m+"/login", con.LoginForm, nil)

@@ -54,17 +54,20 @@ var assetFiles = func() map[string]asset {
 // assetURL is the URL of an asset, versioned by its content so that it can
 // be cached for good. It panics on an unknown name, which the templates'
 // tests catch.
-func assetURL(name string) string {
+func assetURL(name string) string { return "/assets/" + name + "?v=" + AssetVersion(name) }
+
+// AssetVersion is the version of the embedded asset name in its URLs
+// (?v=): a hash of its bytes. It panics on an unknown name.
+func AssetVersion(name string) string {
 	a, ok := assetFiles[name]
 	if !ok {
 		panic("web: no asset " + name)
 	}
-	return "/assets/" + name + "?v=" + a.hash
+	return a.hash
 }
 
-// Assets serves the embedded assets, and the icon as /favicon.ico. A
-// request carrying the current version may be cached for a year; any other
-// for five minutes, revalidated with the ETag.
+// Assets serves the embedded assets, and the icon as /favicon.ico, as
+// serve does.
 func (s *Server) Assets() route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		name := r.PathValue("name")
@@ -75,18 +78,37 @@ func (s *Server) Assets() route.Handler {
 		if !ok {
 			return NotFound(w, r)
 		}
-		etag := `"` + a.hash + `"`
-		h := w.Header()
-		h.Set("Content-Type", a.contentType)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("ETag", etag)
-		if r.URL.Query().Get("v") == a.hash {
-			h.Set("Cache-Control", "public, max-age=31536000, immutable")
-		} else {
-			h.Set("Cache-Control", "public, max-age=300")
-		}
-		h.Set("Content-Length", strconv.Itoa(len(a.body)))
-		respcache.ServeConditional(w, r, etag, a.body)
+		a.serve(w, r)
 		return nil
 	}
+}
+
+// ServeAsset serves the embedded asset name at any path, as Assets does
+// under /assets/: the console serves the status page's stylesheet on its
+// own listener with it. It panics on an unknown name.
+func ServeAsset(name string) route.Handler {
+	AssetVersion(name)
+	a := assetFiles[name]
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a.serve(w, r)
+		return nil
+	}
+}
+
+// serve answers with the asset. A request carrying the current version may
+// be cached for a year; any other for five minutes, revalidated with the
+// ETag.
+func (a asset) serve(w http.ResponseWriter, r *http.Request) {
+	etag := `"` + a.hash + `"`
+	h := w.Header()
+	h.Set("Content-Type", a.contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", etag)
+	if r.URL.Query().Get("v") == a.hash {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=300")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	respcache.ServeConditional(w, r, etag, a.body)
 }

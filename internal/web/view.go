@@ -21,21 +21,19 @@ var templateFS embed.FS
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
 	for _, name := range []string{"index", "notice", "history", "metrics", "error", "subscribe", "manage", "message"} {
-		out[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(templateFS,
+		out[name] = template.Must(Badges(template.New(name).Funcs(funcs)).ParseFS(templateFS,
 			"templates/layout.html", "templates/partials.html", "templates/"+name+".html"))
 	}
 	return out
 }()
 
 var funcs = template.FuncMap{
-	"asset":      assetURL,
-	"stateWord":  stateWord,
-	"stateClass": stateClass,
-	"datetime":   func(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) },
-	"when":       func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
-	"date":       func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-	"isoDate":    func(t time.Time) string { return t.UTC().Format(statusd.DateLayout) },
-	"month":      func(t time.Time) string { return t.UTC().Format("January 2006") },
+	"asset":    assetURL,
+	"datetime": func(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) },
+	"when":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
+	"date":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"isoDate":  func(t time.Time) string { return t.UTC().Format(statusd.DateLayout) },
+	"month":    func(t time.Time) string { return t.UTC().Format("January 2006") },
 	"plural": func(n int, one, many string) string {
 		if n == 1 {
 			return "1 " + one
@@ -43,6 +41,29 @@ var funcs = template.FuncMap{
 		return strconv.Itoa(n) + " " + many
 	},
 }
+
+// Badges adds to t the templates of the look of states that the status
+// page and the console share (templates/badges.html), and the functions
+// they use: "sprite", the icons, once in a page's body; "icon", one of
+// them by name; "bigicon", a page state's icon in a banner; "badge", a
+// badge of a class and a word; "state", a page or component state
+// (statusd.PageState) as a badge of its icon and word in its colours;
+// "nstate", a notice's state (statusd.State) as one. The console adds them to its screens, so that
+// an operator sees states as the public page shows them.
+func Badges(t *template.Template) *template.Template {
+	return template.Must(t.Funcs(badgeFuncs).ParseFS(templateFS, "templates/badges.html"))
+}
+
+// badgeFuncs are the functions of templates/badges.html.
+var badgeFuncs = template.FuncMap{
+	"stateWord":        stateWord,
+	"stateClass":       stateClass,
+	"noticeStateClass": noticeStateClass,
+	"badge":            func(class, word string) badgeView { return badgeView{Class: class, Word: word} },
+}
+
+// badgeView is a badge: its class (s-Class, and the icon i-Class) and word.
+type badgeView struct{ Class, Word string }
 
 // base is what the layout needs on every page.
 type base struct {

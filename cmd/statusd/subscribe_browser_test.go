@@ -67,7 +67,7 @@ func (b *subBrowser) load(step string, status int, heading, url string, actions 
 	if h1 := eval[string](b, `document.querySelector("h1").textContent.trim()`); h1 != heading {
 		b.t.Errorf("%s: heading %q, want %q", step, h1, heading)
 	}
-	unlabelled := eval[[]string](b, `Array.from(document.querySelectorAll("input:not([type=hidden]), select, textarea"))
+	unlabelled := eval[[]string](b, `Array.from(document.querySelectorAll("input:not([type=hidden]):not([hidden]), select, textarea"))
 		.filter(function (i) { return i.labels.length === 0 || i.labels[0].textContent.trim() === ""; })
 		.map(function (i) { return i.outerHTML; })`)
 	if len(unlabelled) > 0 {

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/statusd/statusd"
+)
+
+// The console's flows of issue 27 in real Chromium (see
+// web_browser_test.go), at phone and desktop widths, with JavaScript off:
+// a new person's setup link (item 1) and an incident's life (item 3).
+
+// consoleTab is a tab of a browser context of its own in browser (no
+// cookie of another run), at a viewport's size, with JavaScript off,
+// whose pages are checked against origin (subBrowser.load).
+func consoleTab(t *testing.T, browser context.Context, origin, shots, name string, width, height int64, mobile bool) *subBrowser {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	ctx, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)
+	t.Cleanup(cancelTimeout)
+	b := &subBrowser{t: t, ctx: ctx, problems: webListen(t, tab, origin), shots: shots, name: name}
+	opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
+	if mobile {
+		opts = append(opts, chromedp.EmulateMobile)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height, opts...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// mainText is the text of the page's main element, its white space
+// collapsed.
+func (b *subBrowser) mainText() string {
+	b.t.Helper()
+	return eval[string](b, `document.querySelector("main").innerText.replace(/\s+/g, " ")`)
+}
+
+// says fails unless the page's main element says each of want.
+func (b *subBrowser) says(step string, want ...string) {
+	b.t.Helper()
+	text := b.mainText()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			b.t.Errorf("%s: the page does not say %q:\n%s", step, w, text)
+		}
+	}
+}
+
+// TestConsoleSetupBrowser: an owner adds a publisher with the CLI, which
+// prints a one-time setup link; the person opens it in Chromium, meets
+// the refusals of a short password (the browser's, and the server's
+// when the browser does not check) and of two different ones, each
+// changing nothing, sets a good one and is signed in; signs out and in
+// again with it; and the same link is then refused with a page that says
+// what to do.
+func TestConsoleSetupBrowser(t *testing.T) {
+	browser := webBrowser(t)
+	shots := webScreenshots(t)
+	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	token := newToken(t, srv.DB, "alice")
+	adm := srv.Admin(token)
+	for i, vp := range webViewports {
+		t.Run(vp.name, func(t *testing.T) {
+			b := consoleTab(t, browser, srv.AdminURL, shots, "setup-"+vp.name, vp.width, vp.height, vp.mobile)
+			id := int64(1 + i)
+			email := "pat-" + vp.name + "@example.com"
+			// The console has a listener of its own and no --console-url:
+			// the link is its path, to be opened there.
+			out, stderr, err := cliEnv(t, nil, "user", "add", "--email", email, "--role", "publisher", "--url", srv.AdminURL, "--token", token)
+			if err != nil {
+				t.Fatalf("statusd user add: %v\n%s", err, stderr)
+			}
+			lines := strings.Split(out, "\n")
+			if want := fmt.Sprintf("added user %d %s (publisher)", id, email); lines[0] != want || len(lines) < 2 || !strings.HasPrefix(lines[1], "setup link: /manage/setup?token=") {
+				t.Fatalf("statusd user add printed:\n%s\nwant %q, then the setup link", out, want)
+			}
+			link := srv.AdminURL + "/manage/setup?token=" + setupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
+			// pending is whether the user is still waiting for a password.
+			pending := func(what string) {
+				t.Helper()
+				users, err := adm.Users(context.Background())
+				noErr(t, "Users", err)
+				if len(users) != int(id) || users[i].Email != email || users[i].State != "pending" {
+					t.Errorf("%s: users %+v; want %s still pending", what, users, email)
+				}
+			}
+
+			b.load("form", 200, "Set your password", link)
+			b.says("the setup form", "For "+email+".", "Choose a password of at least 12 characters")
+			// The password field has the focus. A short password: the
+			// browser itself refuses to send the form and says why.
+			eval[bool](b, `window.stayed = true`)
+			if err := chromedp.Do(b.ctx, press("short pass", kb.Tab, "short pass", kb.Enter)); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			if !eval[bool](b, `window.stayed === true && document.querySelector("#password").validity.tooShort`) {
+				t.Error("a password of 10 characters: the browser sent the form, or did not find it too short")
+			}
+			if msg := eval[string](b, `document.querySelector("#password").validationMessage`); !strings.Contains(msg, "12") {
+				t.Errorf("the browser's refusal %q does not say how long a password must be", msg)
+			}
+			pending("after the browser's refusal")
+
+			// A browser that does not check (here: the check taken away)
+			// sends it; the server refuses it with the form again.
+			b.problems.expect(srv.AdminURL + "/manage/setup")
+			eval[bool](b, `document.querySelectorAll("[minlength]").forEach(function (e) { e.removeAttribute("minlength"); }), true`)
+			b.load("short", 422, "Set your password", "", chromedp.Focus(chromedp.CSS("#password2")), press(kb.Enter))
+			b.says("a short password", "Please choose a password of at least 12 characters.")
+			pending("after a short password")
+
+			// Two different passwords: the form again, its fields empty
+			// and the first one focused.
+			b.load("different", 422, "Set your password", "", press(goodPassword, kb.Tab, goodPassword+"!", kb.Enter))
+			b.says("two different passwords", "The two passwords are not the same. Please type the same password twice.")
+			pending("after two different passwords")
+
+			// A good one: home, signed in.
+			b.problems.expect("")
+			b.load("home", 200, "Some systems are degraded", "", press(goodPassword, kb.Tab, goodPassword, kb.Enter))
+			if who := eval[string](b, `document.querySelector(".signout .who").textContent`); who != email+" (publisher)" {
+				t.Errorf("signed in as %q, want %q", who, email+" (publisher)")
+			}
+			users, err := adm.Users(context.Background())
+			noErr(t, "Users", err)
+			if len(users) != int(id) || users[i].State != "active" {
+				t.Errorf("users %+v: want %s active", users, email)
+			}
+
+			// Out, and in again with the password.
+			b.load("signed-out", 200, "Sign in", "", chromedp.Click(chromedp.CSS(".signout button")))
+			b.load("signed-in", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+
+			// The link works once.
+			b.problems.expect(link)
+			b.load("used", 404, "Not found", link)
+			b.says("the used link", "Error 404", "this setup link is not valid (any more); ask an owner for a new one (statusd user reset)",
+				"Back to the console")
+			if n := eval[int](b, `document.querySelectorAll("input[type=password]").length`); n != 0 {
+				t.Errorf("the used link shows %d password fields, want none", n)
+			}
+			b.problems.expect("")
+		})
+	}
+}
+
+// TestConsoleIncidentBrowser: a publisher signs in by keyboard and, from
+// the page of consoleDoc's incident 10 (identified, on API EU), posts an
+// update, resolves it and reopens it, then schedules a maintenance from
+// its form. After each action the public API has the change, with the
+// values CONTRACT C3 gives, and the console's page says what was done and
+// the public page's new state. Each width has a server of its own.
+func TestConsoleIncidentBrowser(t *testing.T) {
+	browser := webBrowser(t)
+	shots := webScreenshots(t)
+	for _, vp := range webViewports {
+		t.Run(vp.name, func(t *testing.T) {
+			now := time.Now().UTC()
+			began := now.Add(-40 * time.Minute).Truncate(time.Millisecond) // consoleDoc's first update of 10
+			srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+			email := "pat@example.com"
+			signedIn(t, srv, srv.Admin(newToken(t, srv.DB, "alice")), email, "publisher") // sets the password
+			b := consoleTab(t, browser, srv.AdminURL, shots, "incident-"+vp.name, vp.width, vp.height, vp.mobile)
+			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
+			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+			b.load("incident", 200, "EU errors", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/10"]`)))
+			b.says("incident 10", "Incident 10 · Identified", "Components API EU", "Found it.")
+
+			// act runs the actions of a form on the notice's page, which
+			// lead to that page again, and returns when they began and
+			// the API's notice 10, checked to have updates updates and
+			// its first one's time as began_at.
+			act := func(step string, heading string, updates int, actions ...chromedp.Action[chromedp.Void]) (before time.Time, n *statusd.NoticeDetail) {
+				t.Helper()
+				before = time.Now()
+				b.load(step, 200, heading, "", actions...)
+				n = srv.in(t).notice(10)
+				if len(n.Updates) != updates || !value(n.BeganAt).Equal(began) {
+					t.Errorf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), value(n.BeganAt), updates, ts(began))
+				}
+				return before, n
+			}
+			// last is the newest update of n, which says state and content.
+			last := func(step string, n *statusd.NoticeDetail, state, content string) time.Time {
+				t.Helper()
+				u := n.Updates[len(n.Updates)-1]
+				if u.State == nil || *u.State != state || u.Content != content || value(n.State) != state {
+					t.Errorf("%s: the API's notice 10 is %q, its newest update %+v; want both %s, %q", step, value(n.State), u, state, content)
+				}
+				return u.CreatedAt.Time
+			}
+			// public checks the page's and the components' state in the
+			// API: API EU (2) and its parent API (1); Website (3) stays
+			// operational.
+			public := func(step, page string) {
+				t.Helper()
+				if p := srv.in(t).status(); p.State != page {
+					t.Errorf("%s: the API's page state %q, want %s", step, p.State, page)
+				}
+				want := map[int64]string{1: page, 2: page, 3: "operational"}
+				if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s: the API's component states %v, want %v", step, got, want)
+				}
+			}
+
+			// An update: recovering is not current (C3), so API EU, API
+			// and the page are operational again; the incident is still
+			// present and open.
+			update := `section[aria-labelledby="post-update"] `
+			_, n := act("updated", "EU errors", 3, chromedp.SetValue(chromedp.CSS("#u-state"), "recovering"),
+				chromedp.SendKeys(chromedp.CSS("#u-content"), "A fix is out; we are watching."),
+				chromedp.Click(chromedp.CSS(update+"button")))
+			last("update", n, "recovering", "A fix is out; we are watching.")
+			if n.TimelineState != "present" || !n.EndedAt.Set || n.EndedAt.Value != nil {
+				t.Errorf("after the update: timeline %q, ended_at %+v; want present, null", n.TimelineState, n.EndedAt)
+			}
+			public("update", "operational")
+			b.says("after the update", "Update posted. The public page is now operational: All systems operational.",
+				"Incident 10 · Recovering", "See this notice on the public page")
+			if first := eval[string](b, `document.querySelector(".timeline li p").textContent`); first != "A fix is out; we are watching." {
+				t.Errorf("the timeline begins with %q, want the new update", first)
+			}
+
+			// Resolve: ended_at is the time of the resolving update, the
+			// notice past (recent).
+			closing := `section[aria-labelledby="close"] `
+			before, n := act("resolved", "EU errors", 4, chromedp.SendKeys(chromedp.CSS("#resolve"), "All fine again."),
+				chromedp.Click(chromedp.CSS(closing+"button")))
+			resolvedAt := last("resolve", n, "resolved", "All fine again.")
+			within(t, "the resolving update's time", resolvedAt, before, time.Now())
+			if n.TimelineState != "past_recent" || !value(n.EndedAt).Equal(resolvedAt) {
+				t.Errorf("after resolve: timeline %q, ended_at %v; want past_recent, %s", n.TimelineState, value(n.EndedAt), ts(resolvedAt))
+			}
+			public("resolve", "operational")
+			b.says("after resolve", "Resolved. The public page is now operational: All systems operational.",
+				"Incident 10 · Resolved", "Reopen")
+
+			// Reopen: investigating (C6), current again, so API EU and
+			// API are degraded, and the page; open again.
+			_, n = act("reopened", "EU errors", 5, chromedp.SendKeys(chromedp.CSS("#reopen"), "The errors are back."),
+				chromedp.Click(chromedp.CSS(closing+"button")))
+			last("reopen", n, "investigating", "The errors are back.")
+			if n.TimelineState != "present" || !n.EndedAt.Set || n.EndedAt.Value != nil {
+				t.Errorf("after reopen: timeline %q, ended_at %+v; want present, null", n.TimelineState, n.EndedAt)
+			}
+			public("reopen", "degraded")
+			b.says("after reopen", "Reopened. The public page is now degraded: Some systems are degraded.",
+				"Incident 10 · Investigating", "Resolve the incident")
+
+			// A maintenance of Website from its form, two days ahead:
+			// scheduled, in the future, not begun; Website stays
+			// operational until it is underway.
+			begins := now.Add(48 * time.Hour).Truncate(time.Minute)
+			ends := begins.Add(90 * time.Minute)
+			b.load("maintenance-form", 200, "Schedule maintenance", "", chromedp.Click(chromedp.CSS(`nav.actions a[href="/manage/maintenance/new"]`)))
+			b.load("maintenance", 200, "Database move", "",
+				chromedp.SendKeys(chromedp.CSS("#subject"), "Database move"),
+				chromedp.SetValue(chromedp.CSS("#begins_at"), begins.Format("2006-01-02T15:04")),
+				chromedp.SetValue(chromedp.CSS("#ends_at"), ends.Format("2006-01-02T15:04")),
+				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
+				chromedp.SendKeys(chromedp.CSS("#content"), "The site is read-only for an hour and a half."),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/maintenance/new"] button`)))
+			m := srv.in(t).notice(12) // the document has 10 and 11
+			if m.Type != "planned" || m.Subject != "Database move" || value(m.State) != "scheduled" || m.TimelineState != "future" ||
+				!m.BeganAt.Set || m.BeganAt.Value != nil || !m.EndedAt.Set || m.EndedAt.Value != nil ||
+				m.BeginsAt == nil || !m.BeginsAt.Equal(begins) || m.EndsAt == nil || !m.EndsAt.Equal(ends) ||
+				len(m.Components) != 1 || m.Components[0].ID != 3 ||
+				len(m.Updates) != 1 || m.Updates[0].Content != "The site is read-only for an hour and a half." {
+				t.Errorf("the API's notice 12: %+v\nwant planned, Database move, scheduled, future, not begun, from %s to %s, on Website, with the message",
+					m, ts(begins), ts(ends))
+			}
+			public("maintenance", "degraded")
+			b.says("the maintenance", "Published. The public page is now degraded: Some systems are degraded.",
+				"Maintenance 12 · Scheduled", "Components Website",
+				"Begins "+begins.Format("2006-01-02 15:04")+" UTC", "Ends "+ends.Format("2006-01-02 15:04")+" UTC", "Automated yes")
+		})
+	}
+}

@@ -181,31 +181,36 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			b.says("incident 10", "Incident 10 · Identified", "Components API EU", "Found it.")
 
 			// act runs the actions of a form on the notice's page, which
-			// lead to that page again, and returns when they began and
-			// the API's notice 10, checked to have updates updates and
-			// its first one's time as began_at.
-			act := func(step string, heading string, updates int, actions ...chromedp.Action[chromedp.Void]) (before time.Time, n *statusd.NoticeDetail) {
+			// lead to that page again, and checks the API's notice 10:
+			// its updates, its first one's time as began_at, the newest
+			// one's state and content; its timeline state, and its
+			// ended_at, when ended the newest update's time, else null.
+			// It returns the notice.
+			act := func(step string, updates int, state, content, timeline string, ended bool, actions ...chromedp.Action[chromedp.Void]) *statusd.NoticeDetail {
 				t.Helper()
-				before = time.Now()
-				b.load(step, 200, heading, "", actions...)
-				n = srv.in(t).notice(10)
+				before := time.Now()
+				b.load(step, 200, "EU errors", "", actions...)
+				n := srv.in(t).notice(10)
 				if len(n.Updates) != updates || !value(n.BeganAt).Equal(began) {
-					t.Errorf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), value(n.BeganAt), updates, ts(began))
+					t.Fatalf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), value(n.BeganAt), updates, ts(began))
 				}
-				return before, n
-			}
-			// last is the newest update of n, which says state and content.
-			last := func(step string, n *statusd.NoticeDetail, state, content string) time.Time {
-				t.Helper()
 				u := n.Updates[len(n.Updates)-1]
-				if u.State == nil || *u.State != state || u.Content != content || value(n.State) != state {
-					t.Errorf("%s: the API's notice 10 is %q, its newest update %+v; want both %s, %q", step, value(n.State), u, state, content)
+				within(t, step+": the newest update's time", u.CreatedAt.Time, before, time.Now())
+				got := "none"
+				if u.State != nil {
+					got = *u.State
 				}
-				return u.CreatedAt.Time
+				if value(n.State) != state || got != state || u.Content != content {
+					t.Errorf("%s: the API's notice 10 is %s, its newest update %s, %q; want %s, %s, %q", step, value(n.State), got, u.Content, state, state, content)
+				}
+				if n.TimelineState != timeline || !n.EndedAt.Set || (n.EndedAt.Value != nil) != ended || ended && !n.EndedAt.Value.Equal(u.CreatedAt.Time) {
+					t.Errorf("%s: timeline %q, ended_at %+v; want %s, ended %v (at the newest update's time)", step, n.TimelineState, n.EndedAt, timeline, ended)
+				}
+				return n
 			}
 			// public checks the page's and the components' state in the
-			// API: API EU (2) and its parent API (1); Website (3) stays
-			// operational.
+			// API: API EU (2) and its parent API (1) are page; Website (3)
+			// stays operational.
 			public := func(step, page string) {
 				t.Helper()
 				if p := srv.in(t).status(); p.State != page {
@@ -220,14 +225,10 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			// An update: recovering is not current (C3), so API EU, API
 			// and the page are operational again; the incident is still
 			// present and open.
-			update := `section[aria-labelledby="post-update"] `
-			_, n := act("updated", "EU errors", 3, chromedp.SetValue(chromedp.CSS("#u-state"), "recovering"),
+			act("updated", 3, "recovering", "A fix is out; we are watching.", "present", false,
+				chromedp.SetValue(chromedp.CSS("#u-state"), "recovering"),
 				chromedp.SendKeys(chromedp.CSS("#u-content"), "A fix is out; we are watching."),
-				chromedp.Click(chromedp.CSS(update+"button")))
-			last("update", n, "recovering", "A fix is out; we are watching.")
-			if n.TimelineState != "present" || !n.EndedAt.Set || n.EndedAt.Value != nil {
-				t.Errorf("after the update: timeline %q, ended_at %+v; want present, null", n.TimelineState, n.EndedAt)
-			}
+				chromedp.Click(chromedp.CSS(`section[aria-labelledby="post-update"] button`)))
 			public("update", "operational")
 			b.says("after the update", "Update posted. The public page is now operational: All systems operational.",
 				"Incident 10 · Recovering", "See this notice on the public page")
@@ -235,28 +236,21 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				t.Errorf("the timeline begins with %q, want the new update", first)
 			}
 
-			// Resolve: ended_at is the time of the resolving update, the
-			// notice past (recent).
-			closing := `section[aria-labelledby="close"] `
-			before, n := act("resolved", "EU errors", 4, chromedp.SendKeys(chromedp.CSS("#resolve"), "All fine again."),
-				chromedp.Click(chromedp.CSS(closing+"button")))
-			resolvedAt := last("resolve", n, "resolved", "All fine again.")
-			within(t, "the resolving update's time", resolvedAt, before, time.Now())
-			if n.TimelineState != "past_recent" || !value(n.EndedAt).Equal(resolvedAt) {
-				t.Errorf("after resolve: timeline %q, ended_at %v; want past_recent, %s", n.TimelineState, value(n.EndedAt), ts(resolvedAt))
-			}
+			// Resolve: ended at the resolving update, past (recent).
+			closing := `section[aria-labelledby="close"] button`
+			act("resolved", 4, "resolved", "All fine again.", "past_recent", true,
+				chromedp.SendKeys(chromedp.CSS("#resolve"), "All fine again."), chromedp.Click(chromedp.CSS(closing)))
 			public("resolve", "operational")
 			b.says("after resolve", "Resolved. The public page is now operational: All systems operational.",
 				"Incident 10 · Resolved", "Reopen")
 
 			// Reopen: investigating (C6), current again, so API EU and
 			// API are degraded, and the page; open again.
-			_, n = act("reopened", "EU errors", 5, chromedp.SendKeys(chromedp.CSS("#reopen"), "The errors are back."),
-				chromedp.Click(chromedp.CSS(closing+"button")))
-			last("reopen", n, "investigating", "The errors are back.")
-			if n.TimelineState != "present" || !n.EndedAt.Set || n.EndedAt.Value != nil {
-				t.Errorf("after reopen: timeline %q, ended_at %+v; want present, null", n.TimelineState, n.EndedAt)
+			if !eval[bool](b, `document.querySelector("#reopen") !== null`) {
+				t.Fatal("a resolved incident's page has no reopen form")
 			}
+			act("reopened", 5, "investigating", "The errors are back.", "present", false,
+				chromedp.SendKeys(chromedp.CSS("#reopen"), "The errors are back."), chromedp.Click(chromedp.CSS(closing)))
 			public("reopen", "degraded")
 			b.says("after reopen", "Reopened. The public page is now degraded: Some systems are degraded.",
 				"Incident 10 · Investigating", "Resolve the incident")
@@ -288,5 +282,36 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				"Maintenance 12 · Scheduled", "Components Website",
 				"Begins "+begins.Format("2006-01-02 15:04")+" UTC", "Ends "+ends.Format("2006-01-02 15:04")+" UTC", "Automated yes")
 		})
+	}
+}
+
+// TestConsoleErrorScreen: a refusal under /manage is the console's own
+// screen, with the console's stylesheet and a link back to it, whether
+// the console has a listener of its own or shares the public one; the
+// public listener's /manage, beside an admin listener, stays the status
+// page's.
+func TestConsoleErrorScreen(t *testing.T) {
+	const used = "/manage/setup?token=no-such-token"
+	const message = "this setup link is not valid (any more); ask an owner for a new one (statusd user reset)"
+	screen := []string{`<h1>Not found</h1>`, message, `href="/manage/assets/console.css?v=`, `<a href="/manage">Back to the console</a>`}
+	own := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	shared := startServer(t, consoleDoc(time.Now().UTC()))
+	for _, c := range []struct {
+		name, url string
+		want      []string
+	}{
+		{"its own listener", own.AdminURL + used, screen},
+		{"the shared listener", shared.URL + used, screen},
+		{"the public listener beside it", own.URL + "/manage", []string{"the console is on the admin API&#39;s listener", `href="/assets/style.css?v=`}},
+	} {
+		r := fetch(t, "GET", c.url, "")
+		if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d %s, want a 404 page", c.name, r.Status, r.Header.Get("Content-Type"))
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(r.Body), w) {
+				t.Errorf("%s: the page lacks %s\n%s", c.name, w, r.Body)
+			}
+		}
 	}
 }

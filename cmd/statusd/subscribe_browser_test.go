@@ -61,6 +61,9 @@ func (b *subBrowser) load(step string, status int, heading, url string, actions 
 	if err != nil {
 		b.t.Fatalf("%s: %v", step, err)
 	}
+	if resp == nil {
+		b.t.Fatalf("%s: the actions led to no page", step)
+	}
 	if resp.Status != int64(status) {
 		b.t.Errorf("%s: status %d, want %d", step, resp.Status, status)
 	}

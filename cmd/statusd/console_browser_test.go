@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -25,26 +24,13 @@ func TestConsoleBrowser(t *testing.T) {
 	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	docs := os.Getenv("STATUSD_CONSOLE_DOCS") == "1"
+	browser := webBrowser(t)
 	for i, vp := range webViewports {
 		t.Run(vp.name, func(t *testing.T) {
 			email := vp.name + "@example.com"
 			signedIn(t, srv, adm, email, "publisher") // sets the password
-			// A browser of its own: no cookie of the other run.
-			tab, cancel := chromedp.NewContext(webBrowser(t))
-			defer cancel()
-			ctx, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)
-			defer cancelTimeout()
-			b := &subBrowser{t: t, ctx: ctx, problems: webListen(t, tab, srv.AdminURL), shots: shots, name: "console-" + vp.name}
-			opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
-			if vp.mobile {
-				opts = append(opts, chromedp.EmulateMobile)
-			}
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height, opts...)); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
-				t.Fatal(err)
-			}
+			b := consoleTab(t, browser, srv.AdminURL, shots, "console-"+vp.name, vp.width, vp.height, vp.mobile)
+			ctx := b.ctx
 			width := map[bool]string{true: "390", false: "1280"}[vp.width == 390]
 
 			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")

@@ -61,13 +61,16 @@ func (b *subBrowser) load(step string, status int, heading, url string, actions 
 	if err != nil {
 		b.t.Fatalf("%s: %v", step, err)
 	}
+	if resp == nil {
+		b.t.Fatalf("%s: the actions led to no page", step)
+	}
 	if resp.Status != int64(status) {
 		b.t.Errorf("%s: status %d, want %d", step, resp.Status, status)
 	}
 	if h1 := eval[string](b, `document.querySelector("h1").textContent.trim()`); h1 != heading {
 		b.t.Errorf("%s: heading %q, want %q", step, h1, heading)
 	}
-	unlabelled := eval[[]string](b, `Array.from(document.querySelectorAll("input:not([type=hidden]), select, textarea"))
+	unlabelled := eval[[]string](b, `Array.from(document.querySelectorAll("input:not([type=hidden]):not([hidden]), select, textarea"))
 		.filter(function (i) { return i.labels.length === 0 || i.labels[0].textContent.trim() === ""; })
 		.map(function (i) { return i.outerHTML; })`)
 	if len(unlabelled) > 0 {

@@ -227,7 +227,7 @@ var pages = func() map[string]*template.Template {
 		},
 	}
 	out := map[string]*template.Template{}
-	for _, name := range []string{"login", "setup", "home", "sso",
+	for _, name := range []string{"error", "login", "setup", "home", "sso",
 		"incident", "maintenance", "announcement", "notice", "edit", "delete",
 		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
 		out[name] = template.Must(web.Badges(template.New(name).Funcs(funcs)).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
@@ -286,4 +286,40 @@ func (s *Server) render(w http.ResponseWriter, status int, name string, data any
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 	return nil
+}
+
+// errorView is the screen of a refusal or a failure.
+type errorView struct {
+	base
+	Status  int
+	Message string
+}
+
+// errorHeadings are the headings of the error screens by status; others
+// have the status's text.
+var errorHeadings = map[int]string{
+	http.StatusForbidden:          "Not allowed",
+	http.StatusNotFound:           "Not found",
+	http.StatusTooManyRequests:    "Too many attempts",
+	http.StatusServiceUnavailable: "Busy",
+}
+
+// ErrorPage renders err as the console's error screen, for route.Errors
+// (which has logged an internal error and set Retry-After): a
+// *statusd.Error's message as it is, any other error as a generic one.
+// Its stylesheet and links are the console's own, on whichever listener.
+func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+	code := statusd.ErrorCode(err)
+	status, message := statusd.ErrorStatus(code), statusd.ErrorMessage(err)
+	if code == statusd.EInternal {
+		message = "The console could not do this. Please try again in a moment."
+	}
+	heading := errorHeadings[status]
+	if heading == "" {
+		heading = http.StatusText(status)
+	}
+	if err := s.render(w, status, "error", errorView{base: s.newBase(r, heading), Status: status, Message: message}); err != nil {
+		s.log.Error("rendering the error screen", "err", err)
+		http.Error(w, message, status)
+	}
 }

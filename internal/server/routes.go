@@ -135,6 +135,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// the least role it needs (permit, as the admin API's routes); every
 	// POST refused from other sites (SameOrigin); GET HEAD POST.
 	con := s.newConsole(ad)
+	s.console = con
 	const m = console.Root
 	adm.Read(console.PageStylesheet, web.ServeAsset("style.css"), nil) // the status page's, for its look
 	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)

@@ -87,6 +87,8 @@ type assembly struct {
 	cfg   Config
 	api   *api.Server
 	pages *web.Server
+	// console is the operator console's, set by routes.
+	console *console.Server
 }
 
 // New returns the handler of the public listener and, with
@@ -99,7 +101,12 @@ func New(cfg Config) (public, adminH http.Handler) {
 			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
 			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
 	}
-	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
+	// The console's errors are its screens, on the listener it is on.
+	pages := s.errorPage
+	if cfg.AdminListener {
+		pages = s.pages.ErrorPage
+	}
+	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, pages))
 	adm := pub
 	if cfg.AdminListener {
 		// It serves machines, and people only in the console: its errors
@@ -109,7 +116,7 @@ func New(cfg Config) (public, adminH http.Handler) {
 				route.WriteJSON(w, r, err)
 				return
 			}
-			s.pages.ErrorPage(w, r, err)
+			s.console.ErrorPage(w, r, err)
 		}))
 	}
 	s.routes(pub, adm)
@@ -121,6 +128,16 @@ func New(cfg Config) (public, adminH http.Handler) {
 }
 
 func (s *assembly) now() time.Time { return s.cfg.Now() }
+
+// errorPage is the HTML error page of the listener that has the console:
+// the console's screen on its paths, the status page's elsewhere.
+func (s *assembly) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	if console.Path(r.URL.Path) {
+		s.console.ErrorPage(w, r, err)
+		return
+	}
+	s.pages.ErrorPage(w, r, err)
+}
 
 // consoleURL is the console's URL, the base of its setup links, of its
 // OpenID Connect redirect URI and of its cookies' Secure: --console-url

@@ -43,7 +43,8 @@ func consoleTab(t *testing.T, browser context.Context, origin, shots, name strin
 }
 
 // mainText is the text of the page's main element, its white space
-// collapsed.
+// collapsed (a badge's word is a flex item, which innerText puts on a
+// line of its own).
 func (b *subBrowser) mainText() string {
 	b.t.Helper()
 	return eval[string](b, `document.querySelector("main").innerText.replace(/\s+/g, " ")`)
@@ -230,9 +231,9 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				chromedp.SendKeys(chromedp.CSS("#u-content"), "A fix is out; we are watching."),
 				chromedp.Click(chromedp.CSS(`section[aria-labelledby="post-update"] button`)))
 			public("update", "operational")
-			b.says("after the update", "Update posted. The public page is now operational: All systems operational.",
+			b.says("after the update", "Update posted. The public page is now Operational: “All systems operational”. API Operational API EU Operational",
 				"Incident 10 · Recovering", "See this notice on the public page")
-			if first := eval[string](b, `document.querySelector(".timeline li p").textContent`); first != "A fix is out; we are watching." {
+			if first := eval[string](b, `document.querySelector("ol.updates li p.content").textContent`); first != "A fix is out; we are watching." {
 				t.Errorf("the timeline begins with %q, want the new update", first)
 			}
 
@@ -241,7 +242,7 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			act("resolved", 4, "resolved", "All fine again.", "past_recent", true,
 				chromedp.SendKeys(chromedp.CSS("#resolve"), "All fine again."), chromedp.Click(chromedp.CSS(closing)))
 			public("resolve", "operational")
-			b.says("after resolve", "Resolved. The public page is now operational: All systems operational.",
+			b.says("after resolve", "Resolved. The public page is now Operational: “All systems operational”. API Operational API EU Operational",
 				"Incident 10 · Resolved", "Reopen")
 
 			// Reopen: investigating (C6), current again, so API EU and
@@ -252,7 +253,7 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			act("reopened", 5, "investigating", "The errors are back.", "present", false,
 				chromedp.SendKeys(chromedp.CSS("#reopen"), "The errors are back."), chromedp.Click(chromedp.CSS(closing)))
 			public("reopen", "degraded")
-			b.says("after reopen", "Reopened. The public page is now degraded: Some systems are degraded.",
+			b.says("after reopen", "Reopened. The public page is now Degraded: “Some systems are degraded”. API Degraded API EU Degraded",
 				"Incident 10 · Investigating", "Resolve the incident")
 
 			// A maintenance of Website from its form, two days ahead:
@@ -260,7 +261,7 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			// operational until it is underway.
 			begins := now.Add(48 * time.Hour).Truncate(time.Minute)
 			ends := begins.Add(90 * time.Minute)
-			b.load("maintenance-form", 200, "Schedule maintenance", "", chromedp.Click(chromedp.CSS(`nav.actions a[href="/manage/maintenance/new"]`)))
+			b.load("maintenance-form", 200, "Schedule maintenance", "", chromedp.Click(chromedp.CSS(`nav.publish a[href="/manage/maintenance/new"]`)))
 			b.load("maintenance", 200, "Database move", "",
 				chromedp.SendKeys(chromedp.CSS("#subject"), "Database move"),
 				chromedp.SetValue(chromedp.CSS("#begins_at"), begins.Format("2006-01-02T15:04")),
@@ -278,7 +279,7 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 					m, ts(begins), ts(ends))
 			}
 			public("maintenance", "degraded")
-			b.says("the maintenance", "Published. The public page is now degraded: Some systems are degraded.",
+			b.says("the maintenance", "Published. The public page is now Degraded: “Some systems are degraded”. Website Operational",
 				"Maintenance 12 · Scheduled", "Components Website",
 				"Begins "+begins.Format("2006-01-02 15:04")+" UTC", "Ends "+ends.Format("2006-01-02 15:04")+" UTC", "Automated yes")
 		})

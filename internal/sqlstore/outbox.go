@@ -574,8 +574,9 @@ func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration, rs *r
 }
 
 // rowsRecorded are deliveries as record left them, not yet written: a
-// batch's rows are written in one statement (flush), rather than one
-// each, before anything else reads or changes deliveries.
+// batch's rows are written together (flush), on PostgreSQL in one
+// statement rather than a round trip each, before anything else reads or
+// changes deliveries.
 type rowsRecorded []recordedRow
 
 // recordedRow is the JSON of a delivery's row for dialect.recordedRows.
@@ -596,18 +597,39 @@ func (rs *rowsRecorded) add(d *statusd.Delivery) {
 
 // flush writes the rows, and ends their leases.
 func (rs *rowsRecorded) flush(t tx) error {
-	if len(*rs) == 0 {
+	rows := *rs
+	*rs = (*rs)[:0]
+	if len(rows) == 0 {
 		return nil
 	}
-	doc, err := json.Marshal(*rs)
+	if t.d.recordedRows == "" {
+		return rows.each(t)
+	}
+	doc, err := json.Marshal(rows)
 	if err != nil {
 		return err
 	}
-	*rs = (*rs)[:0]
 	_, err = t.exec(`UPDATE deliveries SET state = v.state, attempts = v.attempts, last_status = v.last_status,
 		last_error = v.last_error, next_attempt_at = v.next_attempt_at, delivered_at = v.delivered_at, claimed_until = NULL
 		FROM `+t.d.recordedRows+` WHERE deliveries.id = v.id`, string(doc))
 	return err
+}
+
+// each writes the rows one statement each: in process (SQLite), that
+// costs less than reading them from JSON.
+func (rs rowsRecorded) each(t tx) error {
+	update, err := t.prepare(`UPDATE deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
+		next_attempt_at = ?, delivered_at = ?, claimed_until = NULL WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer update.Close()
+	for _, r := range rs {
+		if _, err := update.ExecContext(t.ctx, r.State, r.Attempts, r.LastStatus, r.LastError, r.Next, r.Delivered, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Prune removes the oldest ended deliveries first. An event is kept while

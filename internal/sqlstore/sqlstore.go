@@ -49,9 +49,10 @@ type dialect struct {
 	// table: the planner guesses 100 ids, and a hash of them costs less
 	// than 100 index lookups by its reckoning.)
 	inIDs string
-	// recordedRows is a FROM item, v, whose rows are the objects of the
-	// JSON array that is its one parameter (recordedRow): id, state,
-	// attempts, last_status, last_error, next_attempt_at, delivered_at.
+	// recordedRows, when set, is a FROM item, v, whose rows are the
+	// objects of the JSON array that is its one parameter (recordedRow):
+	// id, state, attempts, last_status, last_error, next_attempt_at,
+	// delivered_at. Unset, RecordMany writes a row a statement.
 	recordedRows string
 	// idArray is the aggregate of a group's ids as a JSON array, for
 	// idList.
@@ -95,10 +96,7 @@ var (
 	sqliteDialect = &dialect{name: "sqlite",
 		idList:  "SELECT value AS id FROM json_each(?)",
 		inIDs:   " IN (SELECT value FROM json_each(?))",
-		idArray: "json_group_array(id ORDER BY id)",
-		recordedRows: `(SELECT value->>'id' AS id, value->>'state' AS state, value->>'attempts' AS attempts,
-			value->>'last_status' AS last_status, value->>'last_error' AS last_error,
-			value->>'next_attempt_at' AS next_attempt_at, value->>'delivered_at' AS delivered_at FROM json_each(?)) AS v`}
+		idArray: "json_group_array(id ORDER BY id)"}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/client"
 )
 
 // The console's flows of issue 27 in real Chromium (see
@@ -314,5 +315,91 @@ func TestConsoleErrorScreen(t *testing.T) {
 				t.Errorf("%s: the page lacks %s\n%s", c.name, w, r.Body)
 			}
 		}
+	}
+}
+
+// TestConsoleNoticesBrowser: the rest of item 3, and item 5's publisher,
+// in Chromium at each width with JavaScript off. A publisher announces,
+// edits an incident's subject and components, and deletes a maintenance
+// after its confirmation; the public API has each change, with the values
+// CONTRACT C3 and C8 give, and the console says what was done and the
+// public page's new state. The owner's screens show the publisher no form
+// but signing out.
+func TestConsoleNoticesBrowser(t *testing.T) {
+	browser := webBrowser(t)
+	shots := webScreenshots(t)
+	for _, vp := range webViewports {
+		t.Run(vp.name, func(t *testing.T) {
+			srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+			email := "pat@example.com"
+			adm := srv.Admin(newToken(t, srv.DB, "alice"))
+			signedIn(t, srv, adm, email, "publisher")
+			b := consoleTab(t, browser, srv.AdminURL, shots, "notices-"+vp.name, vp.width, vp.height, vp.mobile)
+			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
+			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+
+			// Announce, on Website, without an expiry: notice 12 (the
+			// document has 10 and 11), general, which sets no state.
+			b.load("announce-form", 200, "Announce", "", chromedp.Click(chromedp.CSS(`nav.publish a[href="/manage/announcements/new"]`)))
+			b.load("announced", 200, "Office move", "",
+				chromedp.SendKeys(chromedp.CSS("#subject"), "Office move"),
+				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
+				chromedp.SendKeys(chromedp.CSS("#content"), "We move on Friday."),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/announcements/new"] button`)))
+			n := srv.in(t).notice(12)
+			if n.Type != "general" || n.Subject != "Office move" || len(n.Components) != 1 || n.Components[0].ID != 3 ||
+				len(n.Updates) != 1 || n.Updates[0].Content != "We move on Friday." {
+				t.Errorf("the API's notice 12: %+v; want general, Office move, on Website, with the message", n)
+			}
+			if an, err := adm.Notice(context.Background(), 12); err != nil {
+				t.Errorf("the admin API's notice 12: %v", err)
+			} else if an.ExpiresAt.Value != nil {
+				t.Errorf("the admin API's notice 12 expires at %v; want never", *an.ExpiresAt.Value)
+			}
+			b.says("the announcement", "Published. The public page is now Degraded: “Some systems are degraded”. Website Operational",
+				"Announcement 12", "Expires never")
+
+			// Edit incident 10 (identified, on API EU): a new subject, and
+			// Website too, which the current incident now makes degraded,
+			// as API EU and its parent API stay.
+			b.load("incident", 200, "EU errors", srv.AdminURL+"/manage/notices/10")
+			b.load("edit-form", 200, "Edit “EU errors”", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/10/edit"]`)))
+			b.load("edited", 200, "EU and US errors", "",
+				chromedp.SetValue(chromedp.CSS("#subject"), "EU and US errors"),
+				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/notices/10/edit"] button`)))
+			n = srv.in(t).notice(10)
+			if n.Subject != "EU and US errors" || len(n.Components) != 2 || n.Components[0].ID != 2 || n.Components[1].ID != 3 || len(n.Updates) != 2 {
+				t.Errorf("the API's notice 10: %q on %+v with %d updates; want EU and US errors on API EU and Website, 2 updates", n.Subject, n.Components, len(n.Updates))
+			}
+			if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "degraded"}) {
+				t.Errorf("the API's component states after the edit: %v, want all three degraded", got)
+			}
+			b.says("the edit", "Changes saved. The public page is now Degraded: “Some systems are degraded”. API Degraded API EU Degraded Website Degraded")
+
+			// Delete maintenance 11: the confirmation says what goes and
+			// deletes nothing; its button deletes it.
+			b.load("maintenance", 200, "Website move", srv.AdminURL+"/manage/notices/11")
+			b.load("delete-confirm", 200, "Delete “Website move”?", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/11/delete"]`)))
+			b.says("the confirmation", "This deletes Maintenance 11 and its 1 update from the public page, the API and the history, for good.")
+			srv.in(t).notice(11) // still there
+			b.load("deleted", 200, "Deleted", "", chromedp.Click(chromedp.CSS(`form[action="/manage/notices/11/delete"] button`)))
+			b.says("the deletion", "Maintenance 11, “Website move”, and its updates are deleted.")
+			if _, err := srv.API.Notice(context.Background(), 11); !client.IsNotFound(err) {
+				t.Errorf("the public API's notice 11 after the deletion: %v, want 404", err)
+			}
+
+			// Item 5: the owner's screens show a publisher no form but
+			// signing out.
+			for _, sc := range []struct{ path, heading string }{
+				{"/manage/components", "Components"}, {"/manage/page", "Page settings"}, {"/manage/tokens", "Tokens"},
+				{"/manage/users", "Users"}, {"/manage/subscribers", "Subscribers"},
+			} {
+				b.load("publisher-"+sc.path[len("/manage/"):], 200, sc.heading, srv.AdminURL+sc.path)
+				if n := eval[int](b, `document.querySelectorAll('form[method="post"]').length`); n != 1 {
+					t.Errorf("%s shows the publisher %d forms that post, want 1 (sign out)", sc.path, n)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,95 @@ func TestConsoleOwnerBrowser(t *testing.T) {
 				}
 			}
 			b.load("console-viewer-out", 200, "Sign in", "", chromedp.Click(chromedp.CSS(".signout button")))
+		})
+	}
+}
+
+// TestConsoleOwnerActionsBrowser: the rest of item 4 in Chromium at each
+// width, JavaScript off: an owner moves Website up among the top
+// components, puts it under API, deletes it after ticking the
+// confirmation (and, as a notice lists it, the box that takes it out of
+// the notices), changes the page's name and degraded text, creates a
+// token (which then works on the admin API) and adds a user (whose setup
+// link is shown). The public API has each change, as CONTRACT C3 and C8
+// give it.
+func TestConsoleOwnerActionsBrowser(t *testing.T) {
+	browser := webBrowser(t)
+	shots := webScreenshots(t)
+	for _, vp := range webViewports {
+		t.Run(vp.name, func(t *testing.T) {
+			srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+			email := "olga@example.com"
+			signedIn(t, srv, srv.Admin(newToken(t, srv.DB, "alice")), email, "owner")
+			b := consoleTab(t, browser, srv.AdminURL, shots, "owner-"+vp.name, vp.width, vp.height, vp.mobile)
+			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
+			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+
+			// Website (position 3) is second at the top, after API: up
+			// takes API's position, first.
+			b.load("components", 200, "Components", "", chromedp.Click(chromedp.CSS(`nav.screens a[href="/manage/components"]`)))
+			b.load("moved-up", 200, "Components", "", chromedp.Click(chromedp.CSS(`button[aria-label="Move Website up"]`)))
+			wantOrder(t, srv, "Website", "API", "API EU")
+			b.says("the move", "Component moved.", "Website Operational")
+
+			// Under API: API takes the degraded state of API EU, not
+			// Website's (a group follows its children, not the reverse).
+			b.load("website", 200, "Website", "", chromedp.Click(chromedp.CSS(`a[href="/manage/components/3"]`)))
+			b.load("changed", 200, "Components", "", chromedp.SetValue(chromedp.CSS("#parent_id"), "1"),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/components/3"] button`)))
+			if c := srv.in(t).component(3); c.ParentID == nil || *c.ParentID != 1 {
+				t.Errorf("component 3's parent %v, want API (1)", c.ParentID)
+			}
+			if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "operational"}) {
+				t.Errorf("the API's component states after the move: %v, want API and API EU degraded, Website operational", got)
+			}
+			b.says("the change", "Component changed.", "API Degraded", "Website Operational")
+
+			// Delete, once the box is ticked: maintenance 11 lists Website,
+			// so it is refused (C6: 409, nothing deleted) until the box
+			// that takes it out of the notices is ticked too.
+			b.load("website-again", 200, "Website", srv.AdminURL+"/manage/components/3")
+			b.problems.expect(srv.AdminURL + "/manage/components/3/delete")
+			b.load("listed", 409, "Website", "", chromedp.Click(chromedp.CSS(`input[name="confirm"]`)),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/components/3/delete"] button`)))
+			b.problems.expect("")
+			b.says("the refusal", "listed by")
+			wantOrder(t, srv, "API", "API EU", "Website")
+			b.load("deleted", 200, "Components", "", chromedp.Click(chromedp.CSS(`input[name="detach"]`)),
+				chromedp.Click(chromedp.CSS(`input[name="confirm"]`)),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/components/3/delete"] button`)))
+			wantOrder(t, srv, "API", "API EU")
+			b.says("the deletion", "Component deleted.")
+
+			// The page's name and degraded text.
+			b.load("page", 200, "Page settings", "", chromedp.Click(chromedp.CSS(`nav.screens a[href="/manage/page"]`)))
+			b.load("page-saved", 200, "Page settings", "", chromedp.SetValue(chromedp.CSS("#name"), "Acme Cloud Status"),
+				chromedp.SetValue(chromedp.CSS("#degraded"), "Partly down"),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/page"] button`)))
+			if p := srv.in(t).status(); p.State != "degraded" || p.StateText != "Partly down" {
+				t.Errorf("the API's page: %s, %q; want degraded, Partly down", p.State, p.StateText)
+			}
+			b.says("the settings", "Page settings saved. The public page is now Degraded: “Partly down”.")
+
+			// A token, shown once, which the admin API then takes.
+			b.load("tokens", 200, "Tokens", "", chromedp.Click(chromedp.CSS(`nav.screens a[href="/manage/tokens"]`)))
+			b.load("token-created", 201, "Tokens", "", chromedp.SendKeys(chromedp.CSS("#name"), "deploy-bot"),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/tokens"] button`)))
+			secret := eval[string](b, `document.querySelector("#secret").textContent`)
+			if p, err := srv.Admin(secret).Page(context.Background()); err != nil || p.Name != "Acme Cloud Status" {
+				t.Errorf("the admin API with the new token: %v, %v; want the page Acme Cloud Status", p, err)
+			}
+
+			// A user, whose one-time setup link is shown: a path, as the
+			// console's URL is unknown with --admin-addr alone.
+			b.load("users", 200, "Users", "", chromedp.Click(chromedp.CSS(`nav.screens a[href="/manage/users"]`)))
+			b.load("user-added", 201, "Users", "", chromedp.SendKeys(chromedp.CSS(`form[action="/manage/users"] #email`), "sam@example.com"),
+				chromedp.SetValue(chromedp.CSS("#role"), "viewer"),
+				chromedp.Click(chromedp.CSS(`form[action="/manage/users"] button`)))
+			if link := eval[string](b, `document.querySelector("#setup-link").textContent`); !strings.HasPrefix(link, "/manage/setup?token=") {
+				t.Errorf("the setup link %q, want /manage/setup?token=…", link)
+			}
+			b.says("the new user", "sam@example.com viewer pending")
 		})
 	}
 }

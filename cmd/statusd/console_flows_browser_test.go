@@ -43,6 +43,21 @@ func consoleTab(t *testing.T, browser context.Context, origin, shots, name strin
 	return b
 }
 
+// consoleVisit starts a server on consoleDoc(now) with an admin listener,
+// adds email with role (its password set), and signs the person in by
+// keyboard in a tab of its own at vp's size, named name: home is shown.
+// It returns the server, the tab and an admin client.
+func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testServer, *subBrowser, *client.Admin) {
+	t.Helper()
+	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	signedIn(t, srv, adm, email, role)
+	b := consoleTab(t, browser, srv.AdminURL, shots, name+"-"+vp.name, vp.width, vp.height, vp.mobile)
+	b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
+	b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+	return srv, b, adm
+}
+
 // mainText is the text of the page's main element, its white space
 // collapsed (a badge's word is a flex item, which innerText puts on a
 // line of its own).
@@ -173,12 +188,7 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 		t.Run(vp.name, func(t *testing.T) {
 			now := time.Now().UTC()
 			began := now.Add(-40 * time.Minute).Truncate(time.Millisecond) // consoleDoc's first update of 10
-			srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
-			email := "pat@example.com"
-			signedIn(t, srv, srv.Admin(newToken(t, srv.DB, "alice")), email, "publisher") // sets the password
-			b := consoleTab(t, browser, srv.AdminURL, shots, "incident-"+vp.name, vp.width, vp.height, vp.mobile)
-			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
-			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+			srv, b, _ := consoleVisit(t, browser, shots, "incident", vp, now, "pat@example.com", "publisher")
 			b.load("incident", 200, "EU errors", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/10"]`)))
 			b.says("incident 10", "Incident 10 · Identified", "Components API EU", "Found it.")
 
@@ -330,13 +340,7 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 	shots := webScreenshots(t)
 	for _, vp := range webViewports {
 		t.Run(vp.name, func(t *testing.T) {
-			srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-			email := "pat@example.com"
-			adm := srv.Admin(newToken(t, srv.DB, "alice"))
-			signedIn(t, srv, adm, email, "publisher")
-			b := consoleTab(t, browser, srv.AdminURL, shots, "notices-"+vp.name, vp.width, vp.height, vp.mobile)
-			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
-			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+			srv, b, adm := consoleVisit(t, browser, shots, "notices", vp, time.Now().UTC(), "pat@example.com", "publisher")
 
 			// Announce, on Website, without an expiry: notice 12 (the
 			// document has 10 and 11), general, which sets no state.

@@ -92,12 +92,7 @@ func TestConsoleOwnerActionsBrowser(t *testing.T) {
 	shots := webScreenshots(t)
 	for _, vp := range webViewports {
 		t.Run(vp.name, func(t *testing.T) {
-			srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-			email := "olga@example.com"
-			signedIn(t, srv, srv.Admin(newToken(t, srv.DB, "alice")), email, "owner")
-			b := consoleTab(t, browser, srv.AdminURL, shots, "owner-"+vp.name, vp.width, vp.height, vp.mobile)
-			b.load("login", 200, "Sign in", srv.AdminURL+"/manage/login")
-			b.load("home", 200, "Some systems are degraded", "", press(email, kb.Tab, goodPassword, kb.Enter))
+			srv, b, _ := consoleVisit(t, browser, shots, "owner", vp, time.Now().UTC(), "olga@example.com", "owner")
 
 			// Website (position 3) is second at the top, after API: up
 			// takes API's position, first.

@@ -227,12 +227,16 @@ func webStateDoc(now time.Time, state string) *statusd.Document {
 	return doc
 }
 
-// webViewports are the widths of the screenshots: a phone and a desktop.
-var webViewports = []struct {
+// webViewport is a browser's window: its name, size, and whether it is a
+// phone's.
+type webViewport struct {
 	name          string
 	width, height int64
 	mobile        bool
-}{{"phone", 390, 844, true}, {"desktop", 1280, 900, false}}
+}
+
+// webViewports are the widths of the screenshots: a phone and a desktop.
+var webViewports = []webViewport{{"phone", 390, 844, true}, {"desktop", 1280, 900, false}}
 
 // TestWebBrowser opens every page of a page in each state, at phone and
 // desktop widths, in one headless Chromium: it checks what a reader sees,

@@ -321,7 +321,7 @@ func (ss subscriberStore) Claim(ctx context.Context, now time.Time, lease time.D
 		// The due deliveries are read first, in the order of their index,
 		// and their events and subscribers looked up: CROSS JOIN makes
 		// SQLite's planner keep that order, joinInOrder PostgreSQL's.
-		if err := t.set(t.d.joinInOrder, t.d.lazyCommit); err != nil {
+		if err := t.set(t.d.joinInOrder); err != nil {
 			return err
 		}
 		rows, err := t.query(`SELECT `+deliveryColumns+`, `+subscriberColumns+`
@@ -397,9 +397,6 @@ func (ss subscriberStore) RecordMany(ctx context.Context, attempts []statusd.Del
 		ids[i] = da.DeliveryID
 	}
 	err := ss.s.outbox(ctx, func(t tx) error {
-		if err := t.set(t.d.lazyCommit); err != nil {
-			return err
-		}
 		rows, err := readRecorded(t, ids)
 		if err != nil {
 			return err

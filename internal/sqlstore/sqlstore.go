@@ -75,13 +75,6 @@ type dialect struct {
 	// from the subscribers, looking each one up among 18,000 due
 	// deliveries (1.7 s a claim, against milliseconds).
 	joinInOrder string
-	// lazyCommit, when set, lets the sender's transactions (Claim,
-	// RecordMany) commit without waiting for their log to reach the disk.
-	// A database crash may then forget their last fraction of a second:
-	// deliveries claimed again, attempts made again, which at-least-once
-	// delivery allows (CONTRACT C7); the writes that store events wait as
-	// before.
-	lazyCommit string
 	// analyzeOutbox, when set, renews the planner's statistics of the
 	// tables a claim reads after Expand made many deliveries
 	// (analyzeAfter). PostgreSQL's autovacuum renews them a minute or more

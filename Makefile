@@ -6,22 +6,26 @@ FUZZTIME ?= 10m
 test:
 	go test ./...
 
+# The race detector where goroutines meet, as CI runs it.
 race:
-	go test -race -count=1 ./...
+	go test -race -short -count=1 $$(grep -v '^#' .ci/race-packages)
 
-# The long fuzz runs (CI runs each for 20 s): FUZZTIME per target.
+# The long fuzz runs: FUZZTIME per target of .ci/fuzz-targets (CI runs
+# each for the budget written there).
 fuzz:
-	go test ./internal/api -run '^$$' -fuzz '^FuzzQuery$$' -fuzztime $(FUZZTIME)
-	go test . -run '^$$' -fuzz '^FuzzDecodeDocument$$' -fuzztime $(FUZZTIME)
-	go test ./internal/admin -run '^$$' -fuzz '^FuzzAdminBodies$$' -fuzztime $(FUZZTIME)
+	grep -v '^#' .ci/fuzz-targets | while read -r pkg target execs; do \
+		[ -n "$$pkg" ] || continue; \
+		go test "$$pkg" -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) </dev/null || exit 1; \
+	done
 
 # Go benchmarks of the hot paths, then the load harness (bench/README.md).
 bench:
 	go test ./internal/snapshot ./internal/api -run '^$$' -bench . -benchmem
 	bash bench/run.sh
 
+# The benchmark smoke run CI makes when what it runs changed.
 bench-quick:
-	bash bench/run.sh --quick
+	bash bench/smoke.sh
 
 soak:
 	STATUSD_SOAK=1 go test -count=1 -run Soak ./cmd/statusd

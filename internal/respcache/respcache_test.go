@@ -15,7 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/statusd/statusd/internal/gcshape"
+	"github.com/statusd/statusd/internal/testenv/gcshape"
 )
 
 func TestAcceptEncoding(t *testing.T) {

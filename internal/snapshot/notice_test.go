@@ -9,7 +9,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/demo"
-	"github.com/statusd/statusd/internal/gcshape"
+	"github.com/statusd/statusd/internal/testenv/gcshape"
 )
 
 // TestNoticeMethods checks that every field and method of statusd.Notice

@@ -1,6 +1,7 @@
-// Package gcshape tells which parts of a type hold pointers that the
-// garbage collector follows: the tests of types shaped for it (a
-// snapshot's notices, a cache's aliases) keep them that way.
+// Package gcshape is a helper of tests: it tells which parts of a type
+// hold pointers that the garbage collector follows, so that the tests of
+// types shaped for it (a snapshot's notices, a cache's aliases) keep them
+// that way.
 package gcshape
 
 import "reflect"

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/bench/large"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -54,7 +54,7 @@ func benchServer(b *testing.B) http.Handler {
 			benchErr = err
 			return
 		}
-		if benchErr = store.Import(ctx, demo.Large(1000, 100_000, time.Now()), false); benchErr != nil {
+		if benchErr = store.Import(ctx, large.Document(1000, 100_000, time.Now()), false); benchErr != nil {
 			return
 		}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/bench/large"
 	"github.com/statusd/statusd/internal/api"
-	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/telemetry"
@@ -44,7 +44,7 @@ func benchPublic(b *testing.B) http.Handler {
 			benchErr = err
 			return
 		}
-		if benchErr = store.Import(ctx, demo.Large(1000, 100_000, time.Now()), false); benchErr != nil {
+		if benchErr = store.Import(ctx, large.Document(1000, 100_000, time.Now()), false); benchErr != nil {
 			return
 		}
 		// statusd serve's logger: text, at info (the request log line is

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/bench/large"
 )
 
 var benchNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 func benchDoc(components, notices int) *statusd.Document {
-	return demo.Large(components, notices, benchNow)
+	return large.Document(components, notices, benchNow)
 }
 
 // BenchmarkMetrics12Months is the metrics of a component whose subtree holds

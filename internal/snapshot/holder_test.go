@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/bench/large"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
 
@@ -48,7 +48,7 @@ func TestHolderFollowsOtherWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { writer.Close() })
-	if err := writer.Import(ctx, demo.Large(3, 10, now), false); err != nil {
+	if err := writer.Import(ctx, large.Document(3, 10, now), false); err != nil {
 		t.Fatal(err)
 	}
 	reader, err := sqlstore.Open(ctx, path)
@@ -88,7 +88,7 @@ func TestHolderFollowsOtherWriters(t *testing.T) {
 			snap.Version, w.Version, snap.Notice(1).Subject(), snap.Notice(2), snap.Notice(3))
 	}
 	// An import leaves no changes: the page is loaded whole.
-	doc := demo.Large(3, 5, now)
+	doc := large.Document(3, 5, now)
 	if err := writer.Import(ctx, doc, true); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestHolderFollowsEachWriteOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sql.Close() })
-	if err := sql.Import(ctx, demo.Large(3, 10, now), false); err != nil {
+	if err := sql.Import(ctx, large.Document(3, 10, now), false); err != nil {
 		t.Fatal(err)
 	}
 	store := &countingStore{Store: sql}

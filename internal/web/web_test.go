@@ -17,7 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/bench/large"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -497,9 +497,9 @@ func TestAssets(t *testing.T) {
 // Metrics still links to its metrics page.
 func TestIndexBarsLargeTree(t *testing.T) {
 	now := at(t, "2028-06-15T12:00:00Z")
-	// demo.Large: component 1 at the top, the others its children, all with
+	// large.Document: component 1 at the top, the others its children, all with
 	// Metrics.
-	doc := demo.Large(ChildBarsUpTo+1, 10, now)
+	doc := large.Document(ChildBarsUpTo+1, 10, now)
 	srv := site(t, doc, statusd.VariantA)
 	a := fetch(t, "GET", srv.URL+"/")
 	if a.status != 200 {

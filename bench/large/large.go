@@ -1,4 +1,6 @@
-package demo
+// Package large builds the large pages that the Go benchmarks and the
+// tests of scale read: many components, many notices, in a fixed shape.
+package large
 
 import (
 	"fmt"
@@ -8,11 +10,11 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// Large builds a page of components (component 1 the parent of all the
+// Document builds a page of components (component 1 the parent of all the
 // others, every one with Metrics on) and unplanned notices spread over the
 // 13 months before now, each listing one child, with impacts of 1 to
 // 120 minutes, one in ten reopened once.
-func Large(components, notices int, now time.Time) *statusd.Document {
+func Document(components, notices int, now time.Time) *statusd.Document {
 	rng := rand.New(rand.NewPCG(1, 2))
 	doc := &statusd.Document{Page: statusd.Page{Name: "Bench", URL: "https://status.bench.test",
 		CreatedAt: now.AddDate(-2, 0, 0), UpdatedAt: now.AddDate(-2, 0, 0)}}

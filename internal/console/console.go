@@ -17,7 +17,6 @@ package console
 import (
 	"embed"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -182,13 +181,7 @@ var files embed.FS
 // (console.css: forms, tables, its navigation); its icon, so that a
 // browser asks for no /favicon.ico, which the admin listener does not
 // have.
-var assets = func() *htmlkit.Assets {
-	own, err := fs.Sub(files, "assets")
-	if err != nil {
-		panic(err)
-	}
-	return htmlkit.NewAssets(Root+"/assets/", own)
-}()
+var assets = htmlkit.NewAssets(Root+"/assets/", files, "assets")
 
 // Assets serves the console's assets, by the path's {name}.
 func (s *Server) Assets() route.Handler { return assets.Handler() }

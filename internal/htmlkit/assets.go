@@ -36,21 +36,20 @@ var assetTypes = map[string]string{
 }
 
 // NewAssets returns the assets served under prefix ("/assets/"): the
-// kit's and the files of own, each read and hashed once. It panics on a
-// file it cannot read: they are embedded.
-func NewAssets(prefix string, own fs.FS) *Assets {
+// kit's and the files in the directory dir of own, each read and hashed
+// once. It panics on a file it cannot read: they are embedded.
+func NewAssets(prefix string, own fs.FS, dir string) *Assets {
 	a := &Assets{prefix: prefix, files: map[string]asset{}}
-	kit, err := fs.Sub(files, "assets")
-	if err != nil {
-		panic(err)
-	}
-	for _, fsys := range []fs.FS{kit, own} {
-		entries, err := fs.ReadDir(fsys, ".")
+	for _, src := range []struct {
+		fsys fs.FS
+		dir  string
+	}{{files, "assets"}, {own, dir}} {
+		entries, err := fs.ReadDir(src.fsys, src.dir)
 		if err != nil {
 			panic(err)
 		}
 		for _, e := range entries {
-			body, err := fs.ReadFile(fsys, e.Name())
+			body, err := fs.ReadFile(src.fsys, path.Join(src.dir, e.Name()))
 			if err != nil {
 				panic(err)
 			}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"embed"
-	"io/fs"
 	"net/http"
 
 	"github.com/statusd/statusd/internal/htmlkit"
@@ -14,13 +13,7 @@ var assetFS embed.FS
 
 // assets are the page's files under /assets/: the kit's stylesheet, and
 // the page's script and icon.
-var assets = func() *htmlkit.Assets {
-	own, err := fs.Sub(assetFS, "assets")
-	if err != nil {
-		panic(err)
-	}
-	return htmlkit.NewAssets("/assets/", own)
-}()
+var assets = htmlkit.NewAssets("/assets/", assetFS, "assets")
 
 // Assets serves the embedded assets, and the icon as /favicon.ico, as
 // serve does.

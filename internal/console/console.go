@@ -121,7 +121,7 @@ func (s *Server) SameOrigin(h route.Handler) route.Handler { return s.origin.Wra
 // page (303). Answers are never stored.
 func (s *Server) SignedIn(h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		private(w)
+		htmlkit.Private(w)
 		u, err := s.sessionUser(r)
 		if err != nil {
 			return err
@@ -141,12 +141,6 @@ func (s *Server) sessionUser(r *http.Request) (*statusd.User, error) {
 		return nil, nil
 	}
 	return s.users.Session(r.Context(), statusd.SecretHash(c.Value), s.now())
-}
-
-// private marks an answer as never to be stored or sent on as a Referer.
-func private(w http.ResponseWriter) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
 }
 
 // startSession starts a session of u and sets its cookie: HttpOnly,
@@ -233,7 +227,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 // stored; a template that fails is returned as an internal error, having
 // written nothing.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) error {
-	private(w)
+	htmlkit.Private(w)
 	return pages.Render(w, status, name, data)
 }
 

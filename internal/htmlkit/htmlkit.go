@@ -1,7 +1,8 @@
 // Package htmlkit is the one HTML kit of the status page (internal/web)
 // and the operator console (internal/console): their templates parsed
-// once from embed.FS with the kit's shared partials (the state icons and
-// badges, templates/badges.html), one render into a buffer with one set of
+// once from embed.FS with the kit's shared partials (the start of the
+// head, templates/head.html; the state icons and badges,
+// templates/badges.html), one render into a buffer with one set of
 // security headers, one error screen (Failure, in each site's layout),
 // one same-origin check for the forms' POSTs (SameOrigin), the embedded
 // assets with the shared stylesheet (Assets, assets/style.css) and the
@@ -27,7 +28,8 @@ type Site struct {
 	// Files holds the site's templates.
 	Files fs.FS
 	// Shared are the files of Files parsed into every page: its layout,
-	// which defines "layout" and executes "content", and its partials.
+	// which defines "layout", starts with the kit's "head" and executes
+	// "content", and its partials.
 	Shared []string
 	// Pages are the names of the site's pages, each the file
 	// templates/NAME.html of Files, which defines "content". The page
@@ -54,7 +56,7 @@ func Parse(site Site) *Pages {
 	p := &Pages{pages: map[string]*template.Template{}, headers: Headers(site.Scripts)}
 	for _, name := range append([]string{"error"}, site.Pages...) {
 		t := template.New(name).Funcs(funcs).Funcs(site.Funcs)
-		t = template.Must(t.ParseFS(files, "templates/badges.html"))
+		t = template.Must(t.ParseFS(files, "templates/badges.html", "templates/head.html"))
 		t = template.Must(t.ParseFS(site.Files, site.Shared...))
 		if name == "error" {
 			t = template.Must(t.ParseFS(files, "templates/error.html"))
@@ -89,6 +91,15 @@ func Headers(scripts bool) map[string]string {
 		"Referrer-Policy":         "same-origin",
 		"X-Frame-Options":         "DENY",
 	}
+}
+
+// Private marks an answer as never to be stored (Cache-Control:
+// no-store) nor sent on as a Referer (Referrer-Policy: no-referrer), for
+// the pages of a secret (a token in the URL, a session): Render keeps
+// both.
+func Private(w http.ResponseWriter) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Referrer-Policy", "no-referrer")
 }
 
 // Render executes the page name with data into a buffer, then writes it

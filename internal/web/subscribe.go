@@ -463,8 +463,7 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request, snap *snaps
 // token is kept or sent on.
 func (s *Server) Private(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		htmlkit.Private(w)
 		snap := s.snaps.Current()
 		if snap == nil {
 			return errNoPage

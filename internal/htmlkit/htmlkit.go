@@ -1,8 +1,8 @@
 // Package htmlkit is the one HTML kit of the status page (internal/web)
 // and the operator console (internal/console): their templates parsed
 // once from embed.FS with the kit's shared partials (the start of the
-// head, templates/head.html; the state icons and badges,
-// templates/badges.html), one render into a buffer with one set of
+// head, templates/head.html; the state icons and badges, and a
+// component's row in a tree, templates/badges.html), one render into a buffer with one set of
 // security headers, one error screen (Failure, in each site's layout),
 // one same-origin check for the forms' POSTs (SameOrigin), the embedded
 // assets with the shared stylesheet (Assets, assets/style.css) and the

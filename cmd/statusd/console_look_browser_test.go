@@ -16,7 +16,7 @@ import (
 // light and in dark, the console has the public page's look (issue 27): a
 // component's state badge has the same computed colours in the console's
 // component tree as in the public page's, and they are those of the
-// public stylesheet (internal/web/assets/style.css) for the state; the
+// public stylesheet (internal/htmlkit/assets/style.css) for the state; the
 // header's background and the font are the page's too. The console is on
 // a listener of its own (--admin-addr), so it serves the page's
 // stylesheet itself, under its CSP.

@@ -23,7 +23,7 @@ var (
 	outcomeBox = regexp.MustCompile(`(?s)<div class="done" role="status">\n<p><strong>([^<]*)</strong> The public page is now ` +
 		stateBadge + `: “([^”]*)”\.</p>(.*?)</div>`)
 	outcomeComponent = regexp.MustCompile(`<li>([^<]*) ` + stateBadge + `</li>`)
-	// stateBadge is the status page's badge of a state (web.Badges): its
+	// stateBadge is the status page's badge of a state (htmlkit's badges): its
 	// word is caught, and read by badgeStates.
 	stateBadge = `<span class="badge s-[a-z]+"><svg class="icon" aria-hidden="true" focusable="false"><use href="#i-[a-z]+"></use></svg>([A-Za-z ]+)</span>`
 	// badgeStates are the API's state of each badge's word.

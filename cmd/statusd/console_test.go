@@ -403,7 +403,7 @@ func TestUserCLI(t *testing.T) {
 }
 
 // badge is the HTML of a state's badge, as the status page shows it
-// (internal/web/templates/badges.html): the state's class and icon, and
+// (internal/htmlkit/templates/badges.html): the state's class and icon, and
 // its word.
 func badge(class, word string) string {
 	return `<span class="badge s-` + class + `"><svg class="icon" aria-hidden="true" focusable="false"><use href="#i-` + class + `"></use></svg>` + word + `</span>`

@@ -15,25 +15,21 @@
 package console
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"html/template"
 	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
-	"github.com/statusd/statusd/internal/web"
 )
 
 // Root is the console's path; every console path is it or under it.
@@ -41,10 +37,6 @@ const Root = "/manage"
 
 // Path reports whether a path is the console's.
 func Path(p string) bool { return p == Root || strings.HasPrefix(p, Root+"/") }
-
-// PageStylesheet is the path of the status page's stylesheet on the
-// console's listener, which may not be the page's.
-const PageStylesheet = Root + "/assets/style.css"
 
 // CookieName is the name of the session cookie.
 const CookieName = "statusd_session"
@@ -88,7 +80,7 @@ type Server struct {
 	trusted   []netip.Prefix
 	now       func() time.Time
 	log       *slog.Logger
-	origin    *http.CrossOriginProtection
+	origin    *htmlkit.SameOrigin
 	logins    *ratelimit.Window // sign-in attempts, per account and per client
 	publisher statusd.Role      // the least role of the notice screens (publishing's), for their forms and links
 	reminder  time.Duration
@@ -101,7 +93,7 @@ type Server struct {
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log, origin: http.NewCrossOriginProtection(), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
+		now: cfg.Now, log: cfg.Log, origin: htmlkit.NewSameOrigin("the console's own pages"), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
 		publisher: cfg.Least("POST /admin/api/v1/notices"), reminder: cfg.Reminder, url: cfg.URL,
 		admin: cfg.Admin, least: cfg.Least}
 	if cfg.OIDC != nil {
@@ -122,22 +114,14 @@ func New(cfg Config) *Server {
 // SameOrigin refuses a POST sent from another site (a Sec-Fetch-Site of
 // cross-site, or an Origin that is not the console's) with 403 forbidden,
 // before h runs: nothing is changed, and a refused sign-in is not counted.
-func (s *Server) SameOrigin(h route.Handler) route.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if s.origin.Check(r) != nil {
-			return statusd.Errorf(statusd.EForbidden,
-				"This form was sent from another site, so it was refused and nothing was changed. Please use the console's own pages.")
-		}
-		return h(w, r)
-	}
-}
+func (s *Server) SameOrigin(h route.Handler) route.Handler { return s.origin.Wrap(h) }
 
 // SignedIn lets through to h only the requests of a session, carrying its
 // user as the actor (statusd.WithActor); any other is sent to the sign-in
 // page (303). Answers are never stored.
 func (s *Server) SignedIn(h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		private(w)
+		htmlkit.Private(w)
 		u, err := s.sessionUser(r)
 		if err != nil {
 			return err
@@ -157,12 +141,6 @@ func (s *Server) sessionUser(r *http.Request) (*statusd.User, error) {
 		return nil, nil
 	}
 	return s.users.Session(r.Context(), statusd.SecretHash(c.Value), s.now())
-}
-
-// private marks an answer as never to be stored or sent on as a Referer.
-func private(w http.ResponseWriter) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Referrer-Policy", "no-referrer")
 }
 
 // startSession starts a session of u and sets its cookie: HttpOnly,
@@ -191,49 +169,32 @@ func (s *Server) secure() bool { return strings.HasPrefix(s.url(), "https://") }
 //go:embed templates assets
 var files embed.FS
 
-// stylesheet is the console's own stylesheet, and its version: what only
-// the console has (forms, tables, its navigation). The screens link the
-// status page's stylesheet first (web.ServeAsset under /manage/assets/),
-// for the page's colours, fonts, header, spacing and state badges.
-var stylesheet, stylesheetVersion = func() ([]byte, string) {
-	b, err := files.ReadFile("assets/console.css")
-	if err != nil {
-		panic(err)
-	}
-	sum := sha256.Sum256(b)
-	return b, hex.EncodeToString(sum[:6])
-}()
+// assets are the console's files under /manage/assets/, on whichever
+// listener: the kit's stylesheet, the status page's look (colours, fonts,
+// header, spacing, state badges), linked first; the console's own
+// (console.css: forms, tables, its navigation); its icon, so that a
+// browser asks for no /favicon.ico, which the admin listener does not
+// have.
+var assets = htmlkit.NewAssets(Root+"/assets/", files, "assets")
 
-// Stylesheet serves the console's own stylesheet, cacheable for good
-// under its version.
-func (s *Server) Stylesheet(w http.ResponseWriter, r *http.Request) error {
-	h := w.Header()
-	h.Set("Content-Type", "text/css; charset=utf-8")
-	h.Set("Cache-Control", "public, max-age=31536000, immutable")
-	w.Write(stylesheet)
-	return nil
-}
+// Assets serves the console's assets, by the path's {name}.
+func (s *Server) Assets() route.Handler { return assets.Handler() }
 
-// pages are the templates of the screens, each with the layout.
-var pages = func() map[string]*template.Template {
-	funcs := template.FuncMap{
-		"stylesheet":  func() string { return Root + "/assets/console.css?v=" + stylesheetVersion },
-		"pageStyle":   func() string { return PageStylesheet + "?v=" + web.AssetVersion("style.css") },
+// pages are the templates of the screens, each with the layout and the
+// forms.
+var pages = htmlkit.Parse(htmlkit.Site{Files: files, Shared: []string{"templates/layout.html", "templates/forms.html"},
+	Pages: []string{"login", "setup", "home", "sso",
+		"incident", "maintenance", "announcement", "notice", "edit", "delete",
+		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"},
+	Funcs: template.FuncMap{
+		"asset":       assets.URL,
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
 		"states": func(f *form, id string, states []statusd.State) fieldsView {
 			return fieldsView{Form: f, ID: id, States: states}
 		},
-	}
-	out := map[string]*template.Template{}
-	for _, name := range []string{"error", "login", "setup", "home", "sso",
-		"incident", "maintenance", "announcement", "notice", "edit", "delete",
-		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"} {
-		out[name] = template.Must(web.Badges(template.New(name).Funcs(funcs)).ParseFS(files, "templates/layout.html", "templates/forms.html", "templates/"+name+".html"))
-	}
-	return out
-}()
+	}})
 
 // base is what the layout shows on every screen.
 type base struct {
@@ -262,46 +223,30 @@ func (s *Server) newBase(r *http.Request, title string) base {
 	return b
 }
 
-// securityHeaders are set on every screen: nothing but the console's own
-// stylesheets, no script, no frames, forms only to statusd itself.
-var securityHeaders = map[string]string{
-	"Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-	"X-Frame-Options":         "DENY",
-}
-
-// render writes a screen with status, from a buffer; a template that fails
-// is returned as an internal error, having written nothing.
+// render writes a screen with status (htmlkit.Pages.Render), never to be
+// stored; a template that fails is returned as an internal error, having
+// written nothing.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) error {
-	var buf bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
-		return err
-	}
-	h := w.Header()
-	for k, v := range securityHeaders {
-		h.Set(k, v)
-	}
-	private(w)
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
-	return nil
+	htmlkit.Private(w)
+	return pages.Render(w, status, name, data)
 }
 
 // errorView is the screen of a refusal or a failure.
 type errorView struct {
 	base
-	Status  int
-	Message string
+	htmlkit.Failure
 }
 
-// errorHeadings are the headings of the error screens by status; others
-// have the status's text.
-var errorHeadings = map[int]string{
-	http.StatusForbidden:          "Not allowed",
-	http.StatusNotFound:           "Not found",
-	http.StatusTooManyRequests:    "Too many attempts",
-	http.StatusServiceUnavailable: "Busy",
+// errorScreen words the console's error screens.
+var errorScreen = htmlkit.ErrorScreen{
+	Headings: map[int]string{
+		http.StatusForbidden:          "Not allowed",
+		http.StatusNotFound:           "Not found",
+		http.StatusTooManyRequests:    "Too many attempts",
+		http.StatusServiceUnavailable: "Busy",
+	},
+	Internal: "The console could not do this. Please try again in a moment.",
+	Back:     htmlkit.Link{Href: Root, Text: "Back to the console"},
 }
 
 // ErrorPage renders err as the console's error screen, for route.Errors
@@ -309,17 +254,9 @@ var errorHeadings = map[int]string{
 // *statusd.Error's message as it is, any other error as a generic one.
 // Its stylesheet and links are the console's own, on whichever listener.
 func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
-	code := statusd.ErrorCode(err)
-	status, message := statusd.ErrorStatus(code), statusd.ErrorMessage(err)
-	if code == statusd.EInternal {
-		message = "The console could not do this. Please try again in a moment."
-	}
-	heading := errorHeadings[status]
-	if heading == "" {
-		heading = http.StatusText(status)
-	}
-	if err := s.render(w, status, "error", errorView{base: s.newBase(r, heading), Status: status, Message: message}); err != nil {
+	f := errorScreen.Failure(err)
+	if err := s.render(w, f.Status, "error", errorView{base: s.newBase(r, f.Heading), Failure: f}); err != nil {
 		s.log.Error("rendering the error screen", "err", err)
-		http.Error(w, message, status)
+		http.Error(w, f.Message, f.Status)
 	}
 }

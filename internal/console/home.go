@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -21,18 +22,11 @@ type homeView struct {
 	PageURL    string // the public page's, for links to its notices
 	State      statusd.PageState
 	StateText  string
-	Components []*componentView
+	Components []*htmlkit.Node
 	Incidents  []incidentView
 	Upcoming   []maintenanceView
 	// Pending and Failed count the deliveries in those states.
 	Pending, Failed int
-}
-
-type componentView struct {
-	ID       int64
-	Name     string
-	State    statusd.PageState
-	Children []*componentView
 }
 
 type incidentView struct {
@@ -64,11 +58,7 @@ func (s *Server) Home(w http.ResponseWriter, r *http.Request) error {
 		return s.render(w, http.StatusOK, "home", v)
 	}
 	v.Published, v.PageURL, v.State, v.StateText = true, strings.TrimSuffix(snap.Page().URL, "/"), snap.PageState, snap.Page().StateText
-	for _, c := range snap.AllComponents {
-		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			v.Components = append(v.Components, tree(c))
-		}
-	}
+	v.Components = htmlkit.Tree(snap, nil)
 	for _, n := range snap.Find(statusd.Unplanned, statusd.Present, now) {
 		last := lastUpdate(n)
 		v.Incidents = append(v.Incidents, incidentView{ID: n.ID, Subject: n.Subject(), State: n.State(), LastUpdate: last, Ago: ago(now.Sub(last))})
@@ -86,14 +76,6 @@ func (s *Server) Home(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) deliveries(r *http.Request, state statusd.DeliveryState) (int, error) {
 	_, n, err := s.subs.Deliveries(r.Context(), statusd.DeliveryFilter{State: state}, 1, 1)
 	return n, err
-}
-
-func tree(c *snapshot.Component) *componentView {
-	v := &componentView{ID: c.ID, Name: c.Name, State: c.State}
-	for _, child := range c.Children {
-		v.Children = append(v.Children, tree(child))
-	}
-	return v
 }
 
 // lastUpdate is when the newest update of a notice was posted.

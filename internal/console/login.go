@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 )
@@ -54,7 +55,7 @@ const wrongLogin = "The email or the password is not right."
 // LoginForm shows the sign-in screen, or the home screen to a person
 // signed in already.
 func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	if u, err := s.sessionUser(r); err != nil || u != nil {
 		if err == nil {
 			http.Redirect(w, r, Root, http.StatusSeeOther)
@@ -109,7 +110,7 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 
 // Logout ends the session and sends the person to the sign-in screen.
 func (s *Server) Logout(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
 		if err := s.users.EndSession(r.Context(), statusd.SecretHash(c.Value)); err != nil {
 			return err
@@ -123,7 +124,7 @@ func (s *Server) Logout(w http.ResponseWriter, r *http.Request) error {
 // SetupForm shows the screen where a new user sets a password, for a
 // valid setup link.
 func (s *Server) SetupForm(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	token := r.URL.Query().Get("token")
 	u, err := s.users.SetupUser(r.Context(), statusd.SecretHash(token), s.now())
 	if err != nil {
@@ -135,7 +136,7 @@ func (s *Server) SetupForm(w http.ResponseWriter, r *http.Request) error {
 // Setup sets the password of a setup link's user (given twice, at least
 // statusd.MinPassword characters), signs them in and sends them home.
 func (s *Server) Setup(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		return statusd.Errorf(statusd.EInvalidBody, "The form could not be read. Please open your setup link again.")

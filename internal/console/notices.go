@@ -11,20 +11,9 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
-
-// icon is the console's icon, so that a browser asks for no
-// /favicon.ico, which the admin listener does not have.
-var icon, _ = files.ReadFile("assets/icon.svg")
-
-// Icon serves the console's icon.
-func (s *Server) Icon(w http.ResponseWriter, r *http.Request) error {
-	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Header().Set("Cache-Control", "public, max-age=86400")
-	w.Write(icon)
-	return nil
-}
 
 // cloneValues is a copy of v.
 func cloneValues(v url.Values) url.Values {
@@ -82,42 +71,21 @@ func (f *form) notice(typ statusd.NoticeType, publishing bool) statusd.AdminNoti
 	return b
 }
 
-// picker is the tree of components as checkboxes.
-type picker struct {
-	ID       int64
-	Name     string
-	Checked  bool
-	Children []picker
-}
-
-// pickers is the component tree with the components of field checked.
-func (s *Server) pickers(f *form, field string) []picker {
+// pickers is the component tree as checkboxes, those of the form's field
+// checked.
+func (s *Server) pickers(f *form, field string) []*htmlkit.Node {
 	snap := s.snaps.Current()
 	if snap == nil {
 		return nil
 	}
-	var walk func(c *snapshot.Component) picker
-	walk = func(c *snapshot.Component) picker {
-		p := picker{ID: c.ID, Name: c.Name, Checked: f.HasValue(field, c.ID)}
-		for _, child := range c.Children {
-			p.Children = append(p.Children, walk(child))
-		}
-		return p
-	}
-	var out []picker
-	for _, c := range snap.AllComponents {
-		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			out = append(out, walk(c))
-		}
-	}
-	return out
+	return htmlkit.Tree(snap, func(id int64) bool { return f.HasValue(field, id) })
 }
 
 // newNoticeView is a screen that publishes a notice.
 type newNoticeView struct {
 	base
 	Form       *form
-	Components []picker
+	Components []*htmlkit.Node
 	States     []statusd.State // an incident's first states
 	Reminder   string          // before a maintenance begins; "" for none
 }
@@ -341,7 +309,7 @@ type editView struct {
 	Type       statusd.NoticeType
 	Subject    string // as it is
 	Form       *form
-	Components []picker
+	Components []*htmlkit.Node
 }
 
 // EditForm shows the form that edits a notice's subject, components and

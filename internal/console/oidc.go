@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 )
 
 // OIDC is the configuration of sign-in with an OpenID Connect provider.
@@ -158,7 +159,7 @@ func (s *Server) unavailable(w http.ResponseWriter, r *http.Request, reason stri
 // OIDCLogin starts the authorization-code flow: a new state, nonce and
 // PKCE verifier in a short-lived cookie, and a redirect to the provider.
 func (s *Server) OIDCLogin(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	base := s.url()
 	if base == "" {
 		return s.unavailable(w, r, "statusd does not know the console's URL yet (serve --console-url, or the page's url).")
@@ -196,7 +197,7 @@ var errNotStarted = statusd.Errorf(statusd.EInvalidParameter,
 // the cookie's; the token's email, verified, signs in the user who has it.
 // An unverified or unknown email gets the refusal of a wrong password.
 func (s *Server) OIDCCallback(w http.ResponseWriter, r *http.Request) error {
-	private(w)
+	htmlkit.Private(w)
 	http.SetCookie(w, s.flowCookie("", -1))
 	c, err := r.Cookie(oidcCookie)
 	if err != nil {

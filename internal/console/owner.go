@@ -14,6 +14,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -96,13 +97,7 @@ func componentRows(snap *snapshot.Snapshot) []componentRow {
 			walk(c.Children, depth+1)
 		}
 	}
-	var roots []*snapshot.Component
-	for _, c := range snap.AllComponents {
-		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			roots = append(roots, c)
-		}
-	}
-	walk(roots, 0)
+	walk(htmlkit.Roots(snap), 0)
 	return rows
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/console"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
-	"github.com/statusd/statusd/internal/web"
 )
 
 // ungated are the paths the gate never refuses: the admin API, the
@@ -105,7 +105,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 	pub.Read("/assets/{name}", p.Assets(), nil)
 	pub.Read("/favicon.ico", p.Assets(), nil)
-	pub.Handle("/", web.NotFound) // any other path, any: HTML 404
+	pub.Handle("/", htmlkit.NotFound) // any other path, any: HTML 404
 
 	// Badges (internal/badge); GET HEAD.
 	pub.Read("/badge/status.json", badges.StatusJSON(), nil)
@@ -137,9 +137,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	con := s.newConsole(ad)
 	s.console = con
 	const m = console.Root
-	adm.Read(console.PageStylesheet, web.ServeAsset("style.css"), nil) // the status page's, for its look
-	adm.Read(m+"/assets/console.css", con.Stylesheet, nil)
-	adm.Read(m+"/assets/icon.svg", con.Icon, nil)
+	adm.Read(m+"/assets/{name}", con.Assets(), nil) // the page's stylesheet, for its look, and the console's
 	adm.Read(m+"/login", con.LoginForm, nil)
 	adm.Handle("POST "+m+"/login", con.SameOrigin(con.Login))
 	adm.Handle("POST "+m+"/logout", con.SameOrigin(con.Logout))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -87,10 +88,8 @@ func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 
 	today := statusd.Day(now)
 	childBars := len(snap.AllComponents) <= ChildBarsUpTo
-	for _, c := range snap.AllComponents {
-		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			v.Components = append(v.Components, s.tree(snap, c, today, now, true, childBars))
-		}
+	for _, c := range htmlkit.Roots(snap) {
+		v.Components = append(v.Components, s.tree(snap, c, today, now, true, childBars))
 	}
 
 	derived := s.derive(snap)

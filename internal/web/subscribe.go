@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -85,32 +86,10 @@ func clientKey(client string) string {
 	return "client " + client
 }
 
-// checkNode is a component in a tree of checkboxes.
-type checkNode struct {
-	ID       int64
-	Name     string
-	Checked  bool
-	Children []*checkNode
-}
-
 // checkTree is the page's component tree as checkboxes, those of checked
 // checked.
-func checkTree(snap *snapshot.Snapshot, checked []int64) []*checkNode {
-	var node func(c *snapshot.Component) *checkNode
-	node = func(c *snapshot.Component) *checkNode {
-		n := &checkNode{ID: c.ID, Name: c.Name, Checked: slices.Contains(checked, c.ID)}
-		for _, child := range c.Children {
-			n.Children = append(n.Children, node(child))
-		}
-		return n
-	}
-	var out []*checkNode
-	for _, c := range snap.AllComponents {
-		if c.ParentID == nil || snap.Component(*c.ParentID) == nil {
-			out = append(out, node(c))
-		}
-	}
-	return out
+func checkTree(snap *snapshot.Snapshot, checked []int64) []*htmlkit.Node {
+	return htmlkit.Tree(snap, func(id int64) bool { return slices.Contains(checked, id) })
 }
 
 // componentIDs reads the component_ids of a form: each a component of the
@@ -164,7 +143,7 @@ func readForm(w http.ResponseWriter, r *http.Request) error {
 type subscribeView struct {
 	base
 	Email      string
-	Components []*checkNode
+	Components []*htmlkit.Node
 	Error      string // what to correct; "" when nothing
 	EmailError bool   // the error is about the address
 }
@@ -371,7 +350,7 @@ type manageView struct {
 	Token      string
 	Address    string
 	State      statusd.SubscriberState
-	Components []*checkNode
+	Components []*htmlkit.Node
 	Saved      bool
 	Error      string
 }
@@ -484,8 +463,7 @@ func (s *Server) unsubscribe(w http.ResponseWriter, r *http.Request, snap *snaps
 // token is kept or sent on.
 func (s *Server) Private(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		htmlkit.Private(w)
 		snap := s.snaps.Current()
 		if snap == nil {
 			return errNoPage
@@ -494,15 +472,13 @@ func (s *Server) Private(h Handler) route.Handler {
 	}
 }
 
-// SameOrigin refuses a cross-site POST (http.CrossOriginProtection) with a
-// 403 page and changes nothing: for the forms that only statusd's own
-// pages send.
+// SameOrigin refuses a cross-site POST (htmlkit.SameOrigin) with a 403
+// page and changes nothing: for the forms that only statusd's own pages
+// send.
 func (s *Server) SameOrigin(h Handler) Handler {
 	return func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, now time.Time) error {
 		if err := s.origin.Check(r); err != nil {
-			s.errorPage(w, http.StatusForbidden,
-				"This form was sent from another site, so it was refused and nothing was changed. Please use the form on this page.")
-			return nil
+			return err
 		}
 		return h(w, r, snap, now)
 	}

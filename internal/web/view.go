@@ -10,25 +10,20 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
 //go:embed templates/*.html
 var templateFS embed.FS
 
-// pages holds one template set per page, each with the layout and the
-// partials; they are parsed once, when the program starts.
-var pages = func() map[string]*template.Template {
-	out := map[string]*template.Template{}
-	for _, name := range []string{"index", "notice", "history", "metrics", "error", "subscribe", "manage", "message"} {
-		out[name] = template.Must(Badges(template.New(name).Funcs(funcs)).ParseFS(templateFS,
-			"templates/layout.html", "templates/partials.html", "templates/"+name+".html"))
-	}
-	return out
-}()
+// pages are the page's templates, parsed once, when the program starts,
+// each with the layout, the partials and the kit's.
+var pages = htmlkit.Parse(htmlkit.Site{Files: templateFS, Shared: []string{"templates/layout.html", "templates/partials.html"},
+	Pages: []string{"index", "notice", "history", "metrics", "subscribe", "manage", "message"}, Funcs: funcs, Scripts: true})
 
 var funcs = template.FuncMap{
-	"asset":    assetURL,
+	"asset":    assets.URL,
 	"datetime": func(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) },
 	"when":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") },
 	"date":     func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
@@ -41,29 +36,6 @@ var funcs = template.FuncMap{
 		return strconv.Itoa(n) + " " + many
 	},
 }
-
-// Badges adds to t the templates of the look of states that the status
-// page and the console share (templates/badges.html), and the functions
-// they use: "sprite", the icons, once in a page's body; "icon", one of
-// them by name; "bigicon", a page state's icon in a banner; "badge", a
-// badge of a class and a word; "state", a page or component state
-// (statusd.PageState) as a badge of its icon and word in its colours;
-// "nstate", a notice's state (statusd.State) as one. The console adds them to its screens, so that
-// an operator sees states as the public page shows them.
-func Badges(t *template.Template) *template.Template {
-	return template.Must(t.Funcs(badgeFuncs).ParseFS(templateFS, "templates/badges.html"))
-}
-
-// badgeFuncs are the functions of templates/badges.html.
-var badgeFuncs = template.FuncMap{
-	"stateWord":        stateWord,
-	"stateClass":       stateClass,
-	"noticeStateClass": noticeStateClass,
-	"badge":            func(class, word string) badgeView { return badgeView{Class: class, Word: word} },
-}
-
-// badgeView is a badge: its class (s-Class, and the icon i-Class) and word.
-type badgeView struct{ Class, Word string }
 
 // base is what the layout needs on every page.
 type base struct {
@@ -87,46 +59,6 @@ func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
 	b.Name = snap.Doc.Page.Name
 	b.Refresh = snap.PageState != statusd.PageOperational || len(snap.Find(statusd.Unplanned, statusd.Present, now)) > 0
 	return b
-}
-
-// stateWord names a page or component state for a reader.
-func stateWord(st statusd.PageState) string {
-	switch st {
-	case statusd.PageDegraded:
-		return "Degraded"
-	case statusd.PageUnderMaintenance:
-		return "Under maintenance"
-	}
-	return "Operational"
-}
-
-// stateClass is the CSS class of a page or component state.
-func stateClass(st statusd.PageState) string {
-	switch st {
-	case statusd.PageDegraded:
-		return "degraded"
-	case statusd.PageUnderMaintenance:
-		return "maintenance"
-	}
-	return "operational"
-}
-
-// noticeStateClass is the CSS class of a notice's badge, and so which icon
-// it shows beside its word.
-func noticeStateClass(st statusd.State) string {
-	switch st {
-	case statusd.Investigating, statusd.Identified:
-		return "degraded"
-	case statusd.Recovering:
-		return "recovering"
-	case statusd.Underway:
-		return "maintenance"
-	case statusd.Scheduled:
-		return "scheduled"
-	case statusd.Resolved, statusd.FalseAlarm, statusd.Complete, statusd.Cancelled:
-		return "resolved"
-	}
-	return "info"
 }
 
 // noticeView is a notice as the pages show it.
@@ -190,7 +122,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 		v.State, v.Class = v.Type, "info"
 		v.BeganAt, v.EndedAt = nil, nil
 	} else {
-		v.State, v.Class = n.State().Word(), noticeStateClass(n.State())
+		v.State, v.Class = n.State().Word(), htmlkit.NoticeStateClass(n.State())
 	}
 	if n.Type() == statusd.Unplanned && s.variant.HasMetrics() {
 		if imp := snap.Entry(n, now).ImpactTime; imp != nil {
@@ -219,7 +151,7 @@ func (s *Server) view(snap *snapshot.Snapshot, n *snapshot.Notice, now time.Time
 func updateOf(u statusd.Update) updateView {
 	v := updateView{Content: u.Content, CreatedAt: u.CreatedAt}
 	if u.State != "" {
-		v.State, v.Class = u.State.Word(), noticeStateClass(u.State)
+		v.State, v.Class = u.State.Word(), htmlkit.NoticeStateClass(u.State)
 	}
 	return v
 }

@@ -2,15 +2,17 @@
 // read (/, /notices/{id}, /history, /components/{id}/metrics), the Atom and
 // RSS feeds of the notices (/history.atom, /history.rss), the pages where
 // people subscribe by email when statusd can send it (/subscribe,
-// /subscriptions/..., subscribe.go), and the page's own CSS, JavaScript
-// and icon under /assets/. Everything is rendered on the
-// server from the current snapshot with html/template; the templates and
-// assets are embedded in the binary and parsed once, and no page asks any
-// other host for anything.
+// /subscriptions/..., subscribe.go), and the page's stylesheet (the
+// kit's), JavaScript and icon under /assets/. Everything is rendered on
+// the server from the current snapshot with html/template; the templates
+// and assets are embedded in the binary and parsed once, and no page asks
+// any other host for anything.
 //
-// Every HTML answer carries a strict Content-Security-Policy (no inline
-// script or style), nosniff, a Referrer-Policy and frame-ancestors 'none'.
-// Errors are HTML pages in the same style: 400, 404, 405, 500 and 503.
+// The pages are rendered with the HTML kit (internal/htmlkit), which the
+// console shares: every HTML answer carries its strict
+// Content-Security-Policy (no inline script or style), nosniff, a
+// Referrer-Policy and frame-ancestors 'none'. Errors are the kit's error
+// screen in the page's layout: 400, 404, 405, 500 and 503.
 package web
 
 import (
@@ -24,6 +26,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
@@ -71,14 +74,14 @@ type Server struct {
 	limiter   ratelimit.Allower
 	trusted   []netip.Prefix
 	limits    *ratelimit.Window
-	origin    *http.CrossOriginProtection
+	origin    *htmlkit.SameOrigin
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log,
 		subscribe: cfg.EmailSubscriptions, subs: cfg.Subscribers,
-		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(), origin: http.NewCrossOriginProtection()}
+		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(), origin: htmlkit.NewSameOrigin("the form on this page")}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -127,11 +130,6 @@ func (s *Server) Page(h Handler) route.Handler {
 // errNoPage answers a page while the store holds none.
 var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
 
-// NotFound answers the paths that no route claims: a 404 page.
-func NotFound(w http.ResponseWriter, r *http.Request) error {
-	return statusd.Errorf(statusd.ENotFound, "There is nothing at %s.", r.URL.Path)
-}
-
 // pageKey is the cache key of the page r asks for.
 func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }
 
@@ -164,98 +162,50 @@ func (r *recorder) replay(w http.ResponseWriter) {
 	w.Write(r.body.Bytes())
 }
 
-// errorView is what the error template shows.
+// errorView is what the error screen shows.
 type errorView struct {
 	base
-	Status  int
-	Heading string
-	Message string
+	htmlkit.Failure
 }
 
-var headings = map[int]string{
-	http.StatusBadRequest:            "This request cannot be answered",
-	http.StatusForbidden:             "Refused",
-	http.StatusNotFound:              "Page not found",
-	http.StatusMethodNotAllowed:      "Method not allowed",
-	http.StatusRequestEntityTooLarge: "Too large",
-	http.StatusTooManyRequests:       "Too many requests",
-	http.StatusInternalServerError:   "Something went wrong",
-	http.StatusServiceUnavailable:    "Status not available yet",
+// errorScreen words the page's error screens.
+var errorScreen = htmlkit.ErrorScreen{
+	Headings: map[int]string{
+		http.StatusBadRequest:            "This request cannot be answered",
+		http.StatusForbidden:             "Refused",
+		http.StatusNotFound:              "Page not found",
+		http.StatusMethodNotAllowed:      "Method not allowed",
+		http.StatusRequestEntityTooLarge: "Too large",
+		http.StatusTooManyRequests:       "Too many requests",
+		http.StatusInternalServerError:   "Something went wrong",
+		http.StatusServiceUnavailable:    "Status not available yet",
+	},
+	Internal: "The status page could not be shown. Please try again in a moment.",
+	Busy:     "The status page is very busy right now. Please try again in a second.",
+	Back:     htmlkit.Link{Href: "/", Text: "Back to the status page"},
 }
 
-// ErrorPage renders err as an HTML error page, for route.Errors: an
-// *statusd.Error is shown as it is, a refusal for load (route.Retry with
-// EUnavailable) as "very busy", any other error as a generic 500 page
-// (route.Errors has logged it).
+// ErrorPage renders err as an HTML error page, for route.Errors, named
+// after the current page, if any: an *statusd.Error is shown as it is, a
+// refusal for load (route.Retry with EUnavailable) as "very busy", any
+// other error as a generic 500 page (route.Errors has logged it).
 func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
-	var e *statusd.Error
-	if !errors.As(err, &e) {
-		e = statusd.Errorf(statusd.EInternal, "The status page could not be shown. Please try again in a moment.")
-	}
-	if route.IsRetry(err) && e.Code == statusd.EUnavailable {
-		e = statusd.Errorf(e.Code, busyText)
-	}
-	s.errorPage(w, statusd.ErrorStatus(e.Code), e.Message)
-}
-
-// errorPage renders the error page of status with message, named after
-// the current page, if any.
-func (s *Server) errorPage(w http.ResponseWriter, status int, message string) {
 	var snap *snapshot.Snapshot
 	if s.snaps != nil {
 		snap = s.snaps.Current()
 	}
-	v := errorView{base: s.base(snap, s.now(), ""), Status: status, Heading: headings[status], Message: message}
-	if v.Heading == "" {
-		v.Heading = http.StatusText(status)
-	}
+	v := errorView{base: s.base(snap, s.now(), ""), Failure: errorScreen.Failure(err)}
 	v.Title = v.Heading
-	s.render(w, status, "error", v)
+	s.render(w, v.Status, "error", v)
 }
 
-// busyText is the message of a refusal for load (one that says when to
-// retry), for a person.
-const busyText = "The status page is very busy right now. Please try again in a second."
-
-// securityHeaders are set on every HTML answer. The policy allows nothing
-// but the page's own assets: no inline script or style, no frames, no
-// plugins, forms only to statusd itself.
-var securityHeaders = map[string]string{
-	"Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-	"X-Content-Type-Options": "nosniff",
-	"Referrer-Policy":        "same-origin",
-	"X-Frame-Options":        "DENY",
-}
-
-// render executes a page template into a buffer, then writes the status
-// line, the headers and the page. A template that fails is logged and
-// answered with a plain 500. A header set already (Private's) is kept.
+// render renders a page (htmlkit.Pages.Render); a template that fails is
+// logged and answered with a plain 500.
 func (s *Server) render(w http.ResponseWriter, status int, name string, data any) {
-	var buf bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
+	if err := pages.Render(w, status, name, data); err != nil {
 		s.log.Error("rendering a page", "template", name, "err", err)
-		buf.Reset()
-		status = http.StatusInternalServerError
-		buf.WriteString(plainError)
+		pages.Write(w, http.StatusInternalServerError, []byte(plainError))
 	}
-	h := w.Header()
-	for k, v := range securityHeaders {
-		if h.Get(k) == "" {
-			h.Set(k, v)
-		}
-	}
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	switch {
-	case h.Get("Cache-Control") != "":
-	case status == http.StatusOK:
-		h.Set("Cache-Control", "no-cache")
-	default:
-		h.Set("Cache-Control", "no-store")
-	}
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
 }
 
 // plainError is the last resort when even a template fails.

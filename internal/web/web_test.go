@@ -18,6 +18,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/bench/large"
+	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
@@ -85,7 +86,7 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 	handle("/components/{id}/metrics", s.Page(s.Metrics))
 	handle("/assets/{name}", s.Assets())
 	handle("/favicon.ico", s.Assets())
-	mux.Handle("/", NotFound)
+	mux.Handle("/", htmlkit.NotFound)
 	for _, f := range extra {
 		f(s, handle)
 	}
@@ -211,7 +212,7 @@ func noticeLinks(n *html.Node) []string {
 
 func checkHTMLHeaders(t *testing.T, what string, a answer) {
 	t.Helper()
-	for k, v := range securityHeaders {
+	for k, v := range htmlkit.Headers(true) {
 		if got := a.header.Get(k); got != v {
 			t.Errorf("%s: %s = %q, want %q", what, k, got, v)
 		}
@@ -461,7 +462,7 @@ func TestMetricsPageByHand(t *testing.T) {
 func TestAssets(t *testing.T) {
 	srv := site(t, smallDoc(t), statusd.VariantA)
 	for name, ct := range map[string]string{"style.css": "text/css; charset=utf-8", "app.js": "text/javascript; charset=utf-8", "icon.svg": "image/svg+xml"} {
-		url := assetURL(name)
+		url := assets.URL(name)
 		a := fetch(t, "GET", srv.URL+url)
 		if a.status != 200 || a.header.Get("Content-Type") != ct || a.header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("%s: %d %q", url, a.status, a.header.Get("Content-Type"))
@@ -480,7 +481,7 @@ func TestAssets(t *testing.T) {
 	if a := fetch(t, "GET", srv.URL+"/favicon.ico"); a.status != 200 || a.header.Get("Content-Type") != "image/svg+xml" {
 		t.Errorf("/favicon.ico: %d %s", a.status, a.header.Get("Content-Type"))
 	}
-	if a := fetch(t, "POST", srv.URL+assetURL("app.js")); a.status != 405 {
+	if a := fetch(t, "POST", srv.URL+assets.URL("app.js")); a.status != 405 {
 		t.Errorf("POST asset: %d", a.status)
 	}
 	// Nothing inline: the CSP would block it.

@@ -112,6 +112,23 @@ func NewWebhookSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
+// Hears reports whether a subscriber in state s is sent an event of kind
+// (CONTRACT C7): an active one, anything it wants (Wants); a pending one,
+// only its confirmation; a quarantined one, only an operator's test, which
+// goes regardless of quarantine (that is what it is for); an unsubscribed
+// one, nothing.
+func (s SubscriberState) Hears(kind EventKind) bool {
+	switch s {
+	case SubscriberActive:
+		return true
+	case SubscriberPending:
+		return kind == SubscriptionConfirm
+	case SubscriberQuarantined:
+		return kind == TestMessage
+	}
+	return false
+}
+
 // Wants reports whether the subscriber hears of a notice listing
 // noticeComponents: it follows the whole page, or one of the components
 // or an ancestor of one (a subscriber to a group hears of its children).

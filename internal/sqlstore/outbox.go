@@ -72,24 +72,10 @@ func (r *eventRow) value() (statusd.Event, error) {
 	return e, nil
 }
 
-// mayHear reports whether a subscriber in state is sent an event of kind:
-// an active one, anything it wants; a pending one, only its confirmation;
-// a quarantined one, only an operator's test, which goes regardless of
-// quarantine (that is what it is for). Claim's query says the same in SQL
-// (sendable).
-func mayHear(kind statusd.EventKind, state statusd.SubscriberState) bool {
-	switch state {
-	case statusd.SubscriberActive:
-		return true
-	case statusd.SubscriberPending:
-		return kind == statusd.SubscriptionConfirm
-	case statusd.SubscriberQuarantined:
-		return kind == statusd.TestMessage
-	}
-	return false
-}
-
-// sendable is mayHear in SQL, on the subscriber s and the event e.
+// sendable is statusd.SubscriberState.Hears in SQL, on the subscriber s
+// and the event e, for Claim: the same rule, written again so that the
+// claim's query leaves out what may not be sent without reading it
+// (storetest's ClaimOnlyWhatTheSubscriberMayHear holds the two together).
 const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subscription.confirm')
 	OR (s.state = 'quarantined' AND e.kind = 'test'))`
 
@@ -100,9 +86,9 @@ const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subs
 // per event and subscriber (the unique key) should it be expanded again.
 //
 // An event for everyone goes to each active subscriber that wants it
-// (Subscriber.Wants, on the component tree as it is now). An event for one
-// subscriber (SubscriberID) goes to it when it exists and may hear it
-// (mayHear): its confirmation whether it is pending or active (an active
+// (Subscriber.Wants, on the component tree as it is now; readAudience).
+// An event for one subscriber (SubscriberID) goes to it when it exists and
+// may hear it (statusd.SubscriberState.Hears): its confirmation whether it is pending or active (an active
 // one gets its manage link), a test whether it is active or quarantined;
 // otherwise it is expanded to nothing, rather than make a delivery that is
 // never claimed.
@@ -135,7 +121,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return err
 				}
-				if mayHear(e.Kind, statusd.SubscriberState(state)) {
+				if statusd.SubscriberState(state).Hears(e.Kind) {
 					to = []string{idsJSON([]int64{e.SubscriberID})}
 				}
 			case e.Kind == statusd.TestMessage || e.Kind == statusd.SubscriptionConfirm:
@@ -202,7 +188,11 @@ func unexpanded(t tx, limit int) ([]statusd.Event, error) {
 
 // audience is who may hear of events for everyone: the active
 // subscribers, in groups that follow the same components, and the
-// component tree. Subscribers differ, for Subscriber.Wants, only in their
+// component tree. Who hears of a notice has one rule, in Go:
+// Subscriber.Wants (with Hears: only active subscribers hear of notices).
+// The SQL of readAudience is only a coarse filter for speed: it takes the
+// active subscribers and groups them by their component_ids, deciding
+// nothing about components. Subscribers differ, for Wants, only in their
 // components: it is asked once a group, and the database gathers each
 // group's ids (dialect.idArray), so that the ids of thousands of
 // subscribers go from the table into the deliveries without being read

@@ -3,6 +3,7 @@ package statusd
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes. Each maps to one HTTP status through [ErrorStatus].
@@ -73,6 +74,11 @@ func CodeOfStatus(status int) string {
 type Error struct {
 	Code    string
 	Message string
+	// Problems name each bad field of a refused request by its JSON path
+	// ("subject", "component_ids[2]"), for a form to show each at its
+	// field; Message says them all, "path: message; path: message". Empty
+	// for an error that names no field.
+	Problems []Problem
 }
 
 // Error implements the error interface.
@@ -81,6 +87,39 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 // Errorf returns an *Error with the code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns an *Error with the code about the one field at path
+// (its JSON path): its Problems that field's, its Message "path: message".
+func FieldError(code, path, format string, args ...any) *Error {
+	return invalid(code, []Problem{{Path: path, Message: fmt.Sprintf(format, args...)}})
+}
+
+// Invalid returns an *Error with the code naming every problem (each
+// field's by its path), or nil when there are none.
+func Invalid(code string, problems []Problem) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return invalid(code, problems)
+}
+
+func invalid(code string, problems []Problem) *Error {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = p.String()
+	}
+	return &Error{Code: code, Message: strings.Join(parts, "; "), Problems: problems}
+}
+
+// ProblemsOf returns the problems of err when it is or wraps an *Error
+// that names them, else nil.
+func ProblemsOf(err error) []Problem {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Problems
+	}
+	return nil
 }
 
 // ErrorCode returns the code of err when it is or wraps an *Error, else

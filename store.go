@@ -2,6 +2,9 @@ package statusd
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"strings"
 	"time"
 )
 
@@ -101,6 +104,27 @@ type Token struct {
 	Hash      []byte
 	CreatedAt time.Time
 	LastUsed  *time.Time
+}
+
+// MaxTokenName is the longest name a token may have.
+const MaxTokenName = 100
+
+// NewNamedToken returns a new token named name, made now, and its secret
+// ("sdt_" and 43 random characters; the token keeps only its SHA-256); a
+// name that is blank or longer than MaxTokenName is an *Error
+// EInvalidField naming the field name. (Control characters are allowed:
+// every output escapes them.)
+func NewNamedToken(name string, now time.Time) (string, Token, error) {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return "", Token{}, FieldError(EInvalidField, "name", "is required: the token's name, shown in the audit log")
+	case len(name) > MaxTokenName:
+		return "", Token{}, FieldError(EInvalidField, "name", "is %d bytes long; at most %d", len(name), MaxTokenName)
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	secret := "sdt_" + base64.RawURLEncoding.EncodeToString(b)
+	return secret, Token{Name: name, Hash: SecretHash(secret), CreatedAt: now.UTC().Truncate(time.Millisecond)}, nil
 }
 
 // TokenStore keeps admin tokens. Implementations are safe for concurrent

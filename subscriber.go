@@ -112,6 +112,23 @@ func NewWebhookSecret() string {
 	return "whsec_" + base64.StdEncoding.EncodeToString(b)
 }
 
+// Hears reports whether a subscriber in state s is sent an event of kind
+// (CONTRACT C7): an active one, anything it wants (Wants); a pending one,
+// only its confirmation; a quarantined one, only an operator's test, which
+// goes regardless of quarantine (that is what it is for); an unsubscribed
+// one, nothing.
+func (s SubscriberState) Hears(kind EventKind) bool {
+	switch s {
+	case SubscriberActive:
+		return true
+	case SubscriberPending:
+		return kind == SubscriptionConfirm
+	case SubscriberQuarantined:
+		return kind == TestMessage
+	}
+	return false
+}
+
 // Wants reports whether the subscriber hears of a notice listing
 // noticeComponents: it follows the whole page, or one of the components
 // or an ancestor of one (a subscriber to a group hears of its children).
@@ -321,23 +338,23 @@ func Quarantined(failures int, since *time.Time, now time.Time) bool {
 func CheckTarget(raw string, allowPrivate bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil {
-		return Errorf(EInvalidField, "address: %q is not an absolute URL without credentials", raw)
+		return FieldError(EInvalidField, "address", "%q is not an absolute URL without credentials", raw)
 	}
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allowPrivate:
 	default:
-		return Errorf(EInvalidField, "address: the URL must be https (http is allowed only with --allow-private-targets)")
+		return FieldError(EInvalidField, "address", "the URL must be https (http is allowed only with --allow-private-targets)")
 	}
 	if allowPrivate {
 		return nil
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return Errorf(EInvalidField, "address: %s is a private address; statusd sends only to public ones", host)
+		return FieldError(EInvalidField, "address", "%s is a private address; statusd sends only to public ones", host)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil && !PublicAddr(ip) {
-		return Errorf(EInvalidField, "address: %s is a private address; statusd sends only to public ones", host)
+		return FieldError(EInvalidField, "address", "%s is a private address; statusd sends only to public ones", host)
 	}
 	return nil
 }
@@ -358,11 +375,11 @@ func PublicAddr(ip netip.Addr) bool {
 func CheckEmail(addr string) error {
 	if i := strings.IndexFunc(addr, func(r rune) bool { return unicode.IsControl(r) || bidiControl(r) }); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(addr[i:])
-		return Errorf(EInvalidField, "address: %q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
+		return FieldError(EInvalidField, "address", "%q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
 	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Name != "" || a.Address != addr || len(addr) > 254 || !strings.Contains(addr, "@") {
-		return Errorf(EInvalidField, "address: %q is not an email address (like name@example.com)", addr)
+		return FieldError(EInvalidField, "address", "%q is not an email address (like name@example.com)", addr)
 	}
 	return nil
 }

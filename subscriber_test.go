@@ -2,6 +2,7 @@ package statusd
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,27 @@ func TestReminderKey(t *testing.T) {
 	begins := time.Date(2026, 3, 1, 13, 0, 0, 0, time.UTC)
 	if got, want := ReminderKey(42, begins), "maintenance.reminder:42:1772370000000"; got != want {
 		t.Errorf("ReminderKey = %q, want %q", got, want)
+	}
+}
+
+// TestHears: who is sent what, by the subscriber's state (CONTRACT C7):
+// an active subscriber every kind; a pending one only its confirmation; a
+// quarantined one only an operator's test; an unsubscribed one nothing.
+func TestHears(t *testing.T) {
+	kinds := []EventKind{NoticeCreated, NoticeUpdated, MaintenanceReminder, SubscriptionConfirm, TestMessage}
+	for _, tc := range []struct {
+		state SubscriberState
+		hears []EventKind
+	}{
+		{SubscriberActive, kinds},
+		{SubscriberPending, []EventKind{SubscriptionConfirm}},
+		{SubscriberQuarantined, []EventKind{TestMessage}},
+		{SubscriberUnsubscribed, nil},
+	} {
+		for _, k := range kinds {
+			if got, want := tc.state.Hears(k), slices.Contains(tc.hears, k); got != want {
+				t.Errorf("%s hears %s: %t, want %t", tc.state, k, got, want)
+			}
+		}
 	}
 }

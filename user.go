@@ -42,11 +42,31 @@ func (r Role) Allows(least Role) bool {
 }
 
 // Actor is who makes a request: a token's name or a user's email, and
-// what they may do.
+// what they may do; or statusd itself (System).
 type Actor struct {
 	Name string
 	Role Role
+	Kind ActorKind
 }
+
+// ActorKind is what an Actor is.
+type ActorKind string
+
+// The kinds of actors.
+const (
+	// ByPerson is a person signed in to the console, named by email.
+	ByPerson ActorKind = "person"
+	// ByToken is an admin API token, named by its name; it acts as an
+	// owner.
+	ByToken ActorKind = "token"
+	// BySystem is statusd itself: automated maintenance's moves.
+	BySystem ActorKind = "system"
+)
+
+// System is statusd itself as an actor: the name the audit log records
+// for what it does on its own (automated maintenance), with an owner's
+// role.
+var System = Actor{Name: "statusd", Role: Owner, Kind: BySystem}
 
 // actorKey is the context key of the request's Actor.
 type actorKey struct{}
@@ -83,7 +103,7 @@ type User struct {
 func NormalizeEmail(email string) (string, error) {
 	email = strings.TrimSpace(email)
 	if CheckEmail(email) != nil {
-		return "", Errorf(EInvalidField, "email: %q is not an email address (like name@example.com)", email)
+		return "", FieldError(EInvalidField, "email", "%q is not an email address (like name@example.com)", email)
 	}
 	return strings.ToLower(email), nil
 }
@@ -107,9 +127,9 @@ const maxPassword = 1024
 func CheckPassword(p string) error {
 	switch {
 	case utf8.RuneCountInString(p) < MinPassword:
-		return Errorf(EInvalidField, "password: use at least %d characters", MinPassword)
+		return FieldError(EInvalidField, "password", "use at least %d characters", MinPassword)
 	case len(p) > maxPassword:
-		return Errorf(EInvalidField, "password: use at most %d bytes", maxPassword)
+		return FieldError(EInvalidField, "password", "use at most %d bytes", maxPassword)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/console"
@@ -187,12 +188,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
-	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant,
+	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate})
+	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
 		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
-		Notifier: sender, AllowPrivateTargets: c.allowPrivate, MaintenanceReminder: c.reminder,
-		ConsoleURL: c.consoleURL, OIDC: oidcConfig})
+		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: oidcConfig})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}
@@ -213,7 +214,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	bgCtx, stopBackground := context.WithCancel(ctx)
 	defer stopBackground()
 	go holder.Watch(bgCtx, watchInterval)
-	runner := &automation.Runner{Store: store, Snapshots: holder, Now: time.Now, Log: log, Reminder: c.reminder, Wake: sender.Wake}
+	runner := &automation.Runner{App: writes, Snapshots: holder, Now: time.Now, Log: log, Reminder: c.reminder}
 	go runner.Run(bgCtx)
 	sent := make(chan struct{})
 	go func() { sender.Run(bgCtx); close(sent) }()

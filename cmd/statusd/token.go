@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/sqlstore"
 )
 
@@ -58,7 +57,7 @@ func (e opEnv) token(ctx context.Context, sub string, args []string) error {
 	tokens := store.Tokens()
 	switch sub {
 	case "create":
-		secret, t, err := admin.NewNamedToken(name, time.Now())
+		secret, t, err := statusd.NewNamedToken(name, time.Now())
 		if err != nil {
 			return fs.usageErr("--%s", statusd.ErrorMessage(err))
 		}

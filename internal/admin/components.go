@@ -1,11 +1,7 @@
 package admin
 
 import (
-	"context"
-	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
@@ -22,69 +18,25 @@ func (s *Server) pageRepr(snap *snapshot.Snapshot) statusd.AdminPage {
 }
 
 // GetPage answers the page's settings.
-func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ string) error {
-	snap, err := s.current()
+func (s *Server) GetPage(w http.ResponseWriter, r *http.Request, _ statusd.Actor) error {
+	snap, err := s.app.Snapshot()
 	if err != nil {
 		return err
 	}
 	return httpjson.Write(w, r, http.StatusOK, s.pageRepr(snap))
 }
 
-// PatchPage changes the page's settings (PATCH /page): SetPage, then the
-// page.
-func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor string) error {
+// PatchPage changes the page's settings (PATCH /page): app.SetPage, then
+// the page.
+func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
 	var body statusd.AdminPageRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
-	if err := s.SetPage(r.Context(), actor, body); err != nil {
+	if err := s.app.SetPage(r.Context(), actor, body); err != nil {
 		return err
 	}
 	return s.GetPage(w, r, actor)
-}
-
-// SetPage changes the page's name, url and state texts as body says.
-//
-// SetPage and the other actions on the page, the components (AddComponent,
-// ChangeComponent, RemoveComponent), the subscribers and the users are
-// what the admin API's routes do once they have read the request, and what
-// the console does for its forms, as the actions on notices (Publish).
-func (s *Server) SetPage(ctx context.Context, actor string, body statusd.AdminPageRequest) error {
-	var bad problems
-	bad.requireText("name", body.Name, false)
-	if body.URL != nil {
-		if err := statusd.CheckPageURL(*body.URL); err != nil {
-			bad.add("url", "%v", err)
-		}
-	}
-	if err := bad.err(); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx statusd.Tx) error {
-		p, err := tx.Page()
-		if err != nil {
-			return err
-		}
-		var changed []string
-		set := func(name string, dst *string, v *string) {
-			if v != nil && *v != *dst {
-				*dst = *v
-				changed = append(changed, name)
-			}
-		}
-		set("name", &p.Name, body.Name)
-		set("url", &p.URL, body.URL)
-		if st := body.StateTexts; st != nil {
-			set("state_texts.operational", &p.StateTexts.Operational, st.Operational)
-			set("state_texts.degraded", &p.StateTexts.Degraded, st.Degraded)
-			set("state_texts.under_maintenance", &p.StateTexts.UnderMaintenance, st.UnderMaintenance)
-		}
-		p.UpdatedAt = s.now().UTC().Truncate(1e6)
-		if err := tx.PutPage(p); err != nil {
-			return err
-		}
-		return tx.Audit(s.entry(actor, "page.update", "page", "changed "+strings.Join(changed, ", ")))
-	})
 }
 
 func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) statusd.AdminComponent {
@@ -92,8 +44,8 @@ func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) s
 }
 
 // ListComponents answers every component.
-func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ string) error {
-	snap, err := s.current()
+func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ statusd.Actor) error {
+	snap, err := s.app.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -105,20 +57,16 @@ func (s *Server) ListComponents(w http.ResponseWriter, r *http.Request, _ string
 }
 
 // GetComponent answers one component.
-func (s *Server) GetComponent(w http.ResponseWriter, r *http.Request, _ string) error {
-	return s.answerComponent(w, r, http.StatusOK)
-}
-
-func (s *Server) answerComponent(w http.ResponseWriter, r *http.Request, status int) error {
+func (s *Server) GetComponent(w http.ResponseWriter, r *http.Request, _ statusd.Actor) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return s.answerComponentID(w, r, status, id)
+	return s.answerComponent(w, r, http.StatusOK, id)
 }
 
-func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, status int, id int64) error {
-	snap, err := s.current()
+func (s *Server) answerComponent(w http.ResponseWriter, r *http.Request, status int, id int64) error {
+	snap, err := s.app.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -129,147 +77,23 @@ func (s *Server) answerComponentID(w http.ResponseWriter, r *http.Request, statu
 	return httpjson.Write(w, r, status, s.componentRepr(snap, c))
 }
 
-// CreateComponent adds a component (POST /components): AddComponent, then
-// the component, 201.
-func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// CreateComponent adds a component (POST /components): app.AddComponent,
+// then the component, 201.
+func (s *Server) CreateComponent(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
 	var body statusd.AdminComponentRequest
 	if err := decode(r, &body); err != nil {
 		return err
 	}
-	id, err := s.AddComponent(r.Context(), actor, body)
+	id, err := s.app.AddComponent(r.Context(), actor, body)
 	if err != nil {
 		return err
 	}
-	return s.answerComponentID(w, r, http.StatusCreated, id)
-}
-
-// AddComponent adds the component of body, placed under its parent at its
-// position, and returns its id.
-func (s *Server) AddComponent(ctx context.Context, actor string, body statusd.AdminComponentRequest) (int64, error) {
-	var bad problems
-	bad.requireText("name", body.Name, true)
-	if err := bad.err(); err != nil {
-		return 0, err
-	}
-	var id int64
-	err := s.write(ctx, func(tx statusd.Tx) error {
-		if _, err := tx.Page(); err != nil {
-			return err
-		}
-		comps, err := tx.Components()
-		if err != nil {
-			return err
-		}
-		if id, err = tx.NextID("components"); err != nil {
-			return err
-		}
-		now := s.now().UTC().Truncate(1e6)
-		c := statusd.Component{ID: id, Name: *body.Name, CreatedAt: now, UpdatedAt: now}
-		if body.Description != nil {
-			c.Description = *body.Description
-		}
-		if body.MetricsEnabled != nil {
-			c.MetricsEnabled = *body.MetricsEnabled
-		}
-		order, err := placeComponent(comps, c, body, len(comps)+1)
-		if err != nil {
-			return err
-		}
-		if err := savePositions(tx, comps, order, id); err != nil {
-			return err
-		}
-		return tx.Audit(s.entry(actor, "component.create", fmt.Sprintf("component %d", id), c.Name))
-	})
-	return id, err
-}
-
-// placeComponent returns the components in their new position order with c
-// (new or changed) placed as body asks: under its parent, at its position.
-func placeComponent(comps []statusd.Component, c statusd.Component, body statusd.AdminComponentRequest, maxPos int) ([]statusd.Component, error) {
-	var bad problems
-	rest := slices.DeleteFunc(slices.Clone(comps), func(o statusd.Component) bool { return o.ID == c.ID })
-	pos := len(rest) + 1
-	if i := slices.IndexFunc(comps, func(o statusd.Component) bool { return o.ID == c.ID }); i >= 0 {
-		pos = i + 1
-	}
-	if body.Position != nil {
-		if *body.Position < 1 || *body.Position > maxPos {
-			bad.add("position", "must be from 1 to %d", maxPos)
-		}
-		pos = *body.Position
-	}
-	if body.ParentID.Set {
-		c.ParentID = body.ParentID.Value
-		if body.Position == nil && c.ParentID != nil {
-			// Without a position, a component joins its parent's group:
-			// right after the parent's last descendant.
-			pos = afterSubtree(rest, *c.ParentID)
-		}
-	}
-	if c.ParentID != nil {
-		parents := map[int64]*int64{}
-		for _, o := range rest {
-			parents[o.ID] = o.ParentID
-		}
-		switch _, ok := parents[*c.ParentID]; {
-		case *c.ParentID == c.ID:
-			bad.add("parent_id", "a component cannot be its own parent")
-		case !ok:
-			bad.add("parent_id", "no component has id %d", *c.ParentID)
-		default:
-			for p := c.ParentID; p != nil; p = parents[*p] {
-				if *p == c.ID {
-					bad.add("parent_id", "a component cannot be moved under its own descendant %d", *c.ParentID)
-					break
-				}
-			}
-		}
-	}
-	if err := bad.err(); err != nil {
-		return nil, err
-	}
-	pos = min(max(pos, 1), len(rest)+1)
-	return slices.Insert(rest, pos-1, c), nil
-}
-
-// afterSubtree returns the position just after the last component of the
-// subtree of id in comps (position order), or after the end when id is not
-// there.
-func afterSubtree(comps []statusd.Component, id int64) int {
-	inside := map[int64]bool{id: true}
-	last := len(comps)
-	for i, c := range comps {
-		if inside[c.ID] || (c.ParentID != nil && inside[*c.ParentID]) {
-			inside[c.ID] = true
-			last = i
-		}
-	}
-	return last + 2
-}
-
-// savePositions renumbers order 1..n and writes every component whose row
-// changed, and the one with id changed.
-func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int64) error {
-	old := map[int64]statusd.Component{}
-	for _, c := range before {
-		old[c.ID] = c
-	}
-	for i := range order {
-		c := &order[i]
-		c.Position = i + 1
-		if o, ok := old[c.ID]; ok && o.Position == c.Position && c.ID != changed {
-			continue
-		}
-		if err := tx.PutComponent(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.answerComponent(w, r, http.StatusCreated, id)
 }
 
 // PatchComponent changes a component (PATCH /components/{id}):
-// ChangeComponent, then the component.
-func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// app.ChangeComponent, then the component.
+func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -278,54 +102,15 @@ func (s *Server) PatchComponent(w http.ResponseWriter, r *http.Request, actor st
 	if err := decode(r, &body); err != nil {
 		return err
 	}
-	if err := s.ChangeComponent(r.Context(), actor, id, body); err != nil {
+	if err := s.app.ChangeComponent(r.Context(), actor, id, body); err != nil {
 		return err
 	}
-	return s.answerComponentID(w, r, http.StatusOK, id)
-}
-
-// ChangeComponent changes component id's name, description, metrics,
-// parent or position as body says.
-func (s *Server) ChangeComponent(ctx context.Context, actor string, id int64, body statusd.AdminComponentRequest) error {
-	var bad problems
-	bad.requireText("name", body.Name, false)
-	if err := bad.err(); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx statusd.Tx) error {
-		comps, err := tx.Components()
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(comps, func(c statusd.Component) bool { return c.ID == id })
-		if i < 0 {
-			return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
-		}
-		c := comps[i]
-		if body.Name != nil {
-			c.Name = *body.Name
-		}
-		if body.Description != nil {
-			c.Description = *body.Description
-		}
-		if body.MetricsEnabled != nil {
-			c.MetricsEnabled = *body.MetricsEnabled
-		}
-		c.UpdatedAt = s.now().UTC().Truncate(1e6)
-		order, err := placeComponent(comps, c, body, len(comps))
-		if err != nil {
-			return err
-		}
-		if err := savePositions(tx, comps, order, id); err != nil {
-			return err
-		}
-		return tx.Audit(s.entry(actor, "component.update", fmt.Sprintf("component %d", id), c.Name))
-	})
+	return s.answerComponent(w, r, http.StatusOK, id)
 }
 
 // DeleteComponent removes a component (DELETE /components/{id}, with
-// ?recursive= and ?detach=): RemoveComponent, then 204.
-func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor string) error {
+// ?recursive= and ?detach=): app.RemoveComponent, then 204.
+func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
 	id, err := statusd.ParseID("component", r.PathValue("id"))
 	if err != nil {
 		return err
@@ -338,51 +123,11 @@ func (s *Server) DeleteComponent(w http.ResponseWriter, r *http.Request, actor s
 	if err != nil {
 		return err
 	}
-	if err := s.RemoveComponent(r.Context(), actor, id, recursive, detach); err != nil {
+	if err := s.app.RemoveComponent(r.Context(), actor, id, recursive, detach); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// RemoveComponent deletes component id: with recursive, its subtree too
-// (without, a component with others below it is a conflict); with detach,
-// it is taken out of the notices that list it (without, that is a
-// conflict).
-func (s *Server) RemoveComponent(ctx context.Context, actor string, id int64, recursive, detach bool) error {
-	return s.write(ctx, func(tx statusd.Tx) error {
-		comps, err := tx.Components()
-		if err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(comps, func(c statusd.Component) bool { return c.ID == id }) {
-			return statusd.Errorf(statusd.ENotFound, "component %d not found", id)
-		}
-		doomed := subtree(comps, id)
-		if len(doomed) > 1 && !recursive {
-			return statusd.Errorf(statusd.EConflict,
-				"component %d has %d components below it; delete them first, or delete the subtree with ?recursive=true", id, len(doomed)-1)
-		}
-		listing, err := tx.NoticesListing(doomed)
-		if err != nil {
-			return err
-		}
-		if len(listing) > 0 && !detach {
-			return listedConflict(tx, id, len(doomed) > 1, listing)
-		}
-		if err := tx.DeleteComponents(doomed); err != nil {
-			return err
-		}
-		rest := slices.DeleteFunc(slices.Clone(comps), func(c statusd.Component) bool { return slices.Contains(doomed, c.ID) })
-		if err := savePositions(tx, comps, rest, 0); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("deleted %d component(s)", len(doomed))
-		if len(listing) > 0 {
-			detail += fmt.Sprintf(", detached from %d notice(s)", len(listing))
-		}
-		return tx.Audit(s.entry(actor, "component.delete", fmt.Sprintf("component %d", id), detail))
-	})
 }
 
 // boolParam reads a true-or-false query parameter; absent is false.
@@ -395,56 +140,4 @@ func boolParam(r *http.Request, name string) (bool, error) {
 	default:
 		return false, statusd.Errorf(statusd.EInvalidParameter, "%s: %q is not true or false", name, v)
 	}
-}
-
-// listedConflict refuses to delete component id (and, in a subtree, the
-// components below it) while the notices listing lists it: deleting it
-// would silently take it out of their history. It names the first ten
-// notices with their subjects.
-func listedConflict(tx statusd.Tx, id int64, subtree bool, listing []int64) error {
-	const named = 10
-	var b strings.Builder
-	for i, nid := range listing[:min(len(listing), named)] {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%d", nid)
-		n, err := tx.Notice(nid)
-		if err != nil {
-			return err
-		}
-		if n != nil {
-			fmt.Fprintf(&b, " (%q)", n.Subject)
-		}
-	}
-	if len(listing) > named {
-		fmt.Fprintf(&b, " and %d more", len(listing)-named)
-	}
-	what, it := fmt.Sprintf("component %d is", id), "it"
-	if subtree {
-		what, it = fmt.Sprintf("component %d or a component below it is", id), "them"
-	}
-	notices, those := "notices", "those notices"
-	if len(listing) == 1 {
-		notices, those = "notice", "that notice"
-	}
-	return statusd.Errorf(statusd.EConflict, "%s listed by %s %s; pass detach=true to remove %s from %s", what, notices, b.String(), it, those)
-}
-
-// subtree returns id and the ids of every component below it, children
-// after their parents.
-func subtree(comps []statusd.Component, id int64) []int64 {
-	out := []int64{id}
-	for i := 0; i < len(out); i++ {
-		for _, c := range comps {
-			if c.ParentID != nil && *c.ParentID == out[i] {
-				out = append(out, c.ID)
-			}
-		}
-	}
-	return out
-}
-
-func (s *Server) entry(actor, action, target, detail string) statusd.AuditEntry {
-	return statusd.AuditEntry{At: s.now().UTC(), Actor: actor, Action: action, Target: target, Detail: detail}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/demo"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -97,7 +98,7 @@ func FuzzAdminBodies(f *testing.F) {
 
 	ctx := context.Background()
 	var logs bytes.Buffer
-	a := newTestAdmin(f, &logs, Config{})
+	a := newTestAdmin(f, &logs, app.Config{})
 	store, holder, mux := a.store, a.holder, a.mux
 	reset := func() error { return store.Import(ctx, demo.Document(time.Now()), true) }
 	// What a write leaves behind, and a refused one must not: the page's
@@ -186,7 +187,7 @@ type testAdmin struct {
 
 // newTestAdmin starts a testAdmin with cfg (Store, Snapshots and Now set
 // here), its errors logged to logs.
-func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
+func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg app.Config) *testAdmin {
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "admin.db"))
 	if err != nil {
@@ -196,8 +197,11 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
 	if err := store.Import(ctx, demo.Document(time.Now()), true); err != nil {
 		tb.Fatal(err)
 	}
-	secret, hash := NewToken()
-	if err := store.Tokens().Create(ctx, statusd.Token{Name: "test", Hash: hash, CreatedAt: time.Now()}, nil); err != nil {
+	secret, token, err := statusd.NewNamedToken("test", time.Now())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := store.Tokens().Create(ctx, token, nil); err != nil {
 		tb.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelError}))
@@ -206,7 +210,8 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
 		tb.Fatal(err)
 	}
 	cfg.Store, cfg.Snapshots, cfg.Now = store, holder, time.Now
-	s := New(cfg)
+	s := New(Config{App: app.New(cfg), Now: time.Now})
+	owner := statusd.Actor{Name: "test", Role: statusd.Owner, Kind: statusd.ByToken}
 	errs := route.NewErrors(log, nil)
 	mux := http.NewServeMux()
 	for pattern, h := range map[string]Handler{
@@ -220,7 +225,9 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg Config) *testAdmin {
 		"POST /admin/api/v1/subscribers":          s.CreateSubscriber,
 		"PATCH /admin/api/v1/subscribers/{id}":    s.PatchSubscriber,
 	} {
-		mux.Handle(pattern, errs.Serve(s.Serve(h)))
+		mux.Handle(pattern, errs.Serve(func(w http.ResponseWriter, r *http.Request) error {
+			return s.Serve(h)(w, r.WithContext(statusd.WithActor(r.Context(), owner)))
+		}))
 	}
 	return &testAdmin{store: store, holder: holder, mux: mux, token: secret}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/statusd/statusd/internal/app"
 )
 
 // TestPrivateTargets: a webhook or chat URL that is http, or names a
@@ -17,7 +19,7 @@ func TestPrivateTargets(t *testing.T) {
 		"http://hooks.example.com/plain"}
 	for _, allow := range []bool{false, true} {
 		var logs bytes.Buffer
-		a := newTestAdmin(t, &logs, Config{AllowPrivateTargets: allow})
+		a := newTestAdmin(t, &logs, app.Config{AllowPrivateTargets: allow})
 		for i, target := range targets {
 			channel := []string{"webhook", "slack", "teams", "discord", "webhook"}[i]
 			body, _ := json.Marshal(map[string]string{"channel": channel, "address": target})

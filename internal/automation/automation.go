@@ -1,28 +1,28 @@
 // Package automation moves automated maintenance on schedule: a planned
 // notice with automate set goes underway at begins_at and complete at
-// ends_at, each with an update written by statusd and told to subscribers.
-// Each move is one store transaction that checks again that it is still
-// due, so that it happens exactly once even when several servers share one
-// database. It also reminds subscribers of scheduled maintenance a set
-// time before it begins, once per begins_at (CONTRACT C7).
+// ends_at, each with an update posted by statusd itself (statusd.System)
+// through the same action as an operator's, app.AddUpdate, and told to
+// subscribers. The action checks again, in its transaction, that the move
+// is still due, so that it happens exactly once even when several servers
+// share one database. It also reminds subscribers of scheduled maintenance
+// a set time before it begins, once per begins_at (CONTRACT C7,
+// app.Remind).
 package automation
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
 // Interval is how often the runner looks for moves that are due.
 const Interval = 200 * time.Millisecond
-
-// Actor is the name under which automation writes the audit log.
-const Actor = "statusd"
 
 var contents = map[statusd.State]string{
 	statusd.Underway: "The scheduled maintenance has begun.",
@@ -31,16 +31,14 @@ var contents = map[statusd.State]string{
 
 // Runner moves automated maintenance and sends reminders.
 type Runner struct {
-	Store     statusd.Store
+	// App posts the moves and stores the reminders.
+	App       *app.App
 	Snapshots *snapshot.Holder
 	Now       func() time.Time
 	Log       *slog.Logger
 	// Reminder is how long before begins_at a scheduled maintenance's
 	// reminder goes (--maintenance-reminder); 0 sends none.
 	Reminder time.Duration
-	// Wake, when set, is called after events were stored, so that they
-	// are sent at once.
-	Wake func()
 
 	mu       sync.Mutex
 	reminded map[string]bool // the reminders' keys stored by this runner
@@ -73,22 +71,11 @@ func (r *Runner) Tick(ctx context.Context) error {
 		if _, due := n.AutomationDue(now); !due {
 			continue
 		}
-		w, err := r.move(ctx, n.ID)
-		if err != nil {
+		if err := r.move(ctx, n.ID); err != nil {
 			return err
 		}
-		if err := r.Snapshots.Apply(ctx, w); err != nil {
-			return err
-		}
-		r.wake()
 	}
 	return r.remind(ctx, snap, now)
-}
-
-func (r *Runner) wake() {
-	if r.Wake != nil {
-		r.Wake()
-	}
 }
 
 // remind stores the reminder of every scheduled maintenance that begins
@@ -111,56 +98,38 @@ func (r *Runner) remind(ctx context.Context, snap *snapshot.Snapshot, now time.T
 		if r.remembers(key) {
 			continue
 		}
-		_, err := r.Store.Subscribers().Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: n.ID,
-			ComponentIDs: n.ComponentIDs(), Key: key, CreatedAt: now})
-		if err != nil {
+		if err := r.App.Remind(ctx, statusd.System, n.ID, n.ComponentIDs(), begins, now); err != nil {
 			return err
 		}
 		r.remember(key)
-		r.wake()
 	}
 	return nil
 }
 
-// move makes the due moves of one notice in one transaction, reading it
-// again there, so that another server's move is not made twice.
-func (r *Runner) move(ctx context.Context, id int64) (statusd.Written, error) {
-	return r.Store.Write(ctx, func(tx statusd.Tx) error {
-		n, err := tx.Notice(id)
-		if err != nil || n == nil {
+// move posts the due moves of notice id, each by statusd itself through
+// app.AddUpdate, which makes it only if it is still due when its
+// transaction reads the notice (else ErrNotDue: another server made it).
+// A maintenance whose whole window passed while no server ran goes
+// underway and complete at once.
+func (r *Runner) move(ctx context.Context, id int64) error {
+	for {
+		n := r.Snapshots.Current().Notice(id)
+		if n == nil {
+			return nil
+		}
+		next, due := n.AutomationDue(r.Now())
+		if !due {
+			return nil
+		}
+		state, content := string(next), contents[next]
+		err := r.App.AddUpdate(ctx, statusd.System, id, statusd.AdminUpdateRequest{State: &state, Content: &content})
+		switch {
+		case errors.Is(err, app.ErrNotDue), statusd.ErrorCode(err) == statusd.ENotFound:
+			return nil
+		case err != nil:
 			return err
 		}
-		now := r.Now().UTC().Truncate(time.Millisecond)
-		if last := n.Updates[len(n.Updates)-1].CreatedAt; now.Before(last) {
-			now = last
-		}
-		// A maintenance whose whole window passed while no server ran goes
-		// underway and complete at once.
-		for {
-			next, due := n.AutomationDue(now)
-			if !due {
-				break
-			}
-			uid, err := tx.NextID("updates")
-			if err != nil {
-				return err
-			}
-			n.Updates = append(n.Updates, statusd.Update{ID: uid, State: next, Content: contents[next], CreatedAt: now, UpdatedAt: now})
-			n.UpdatedAt = now
-			if err := tx.PutNotice(n); err != nil {
-				return err
-			}
-			if err := tx.Emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: id, UpdateID: uid,
-				ComponentIDs: n.ComponentIDs, CreatedAt: now}); err != nil {
-				return err
-			}
-			if err := tx.Audit(statusd.AuditEntry{At: now, Actor: Actor, Action: "notice.automate",
-				Target: fmt.Sprintf("notice %d", id), Detail: string(next)}); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
 }
 
 // remembers reports whether this runner stored the reminder of key; Tick

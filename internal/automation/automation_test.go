@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
@@ -52,8 +53,14 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
+// runner is a Runner and its store.
+type runner struct {
+	*Runner
+	Store statusd.Store
+}
+
 // server is one statusd's store handle, snapshot and runner on a shared file.
-func server(t *testing.T, path string, c *clock) *Runner {
+func server(t *testing.T, path string, c *clock) runner {
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, path)
 	if err != nil {
@@ -65,10 +72,11 @@ func server(t *testing.T, path string, c *clock) *Runner {
 	if err := h.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &Runner{Store: store, Snapshots: h, Now: c.now, Log: log}
+	a := app.New(app.Config{Store: store, Snapshots: h, Now: c.now})
+	return runner{&Runner{App: a, Snapshots: h, Now: c.now, Log: log}, store}
 }
 
-func states(t *testing.T, r *Runner, id int64) []statusd.State {
+func states(t *testing.T, r runner, id int64) []statusd.State {
 	t.Helper()
 	if err := r.Snapshots.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
@@ -105,7 +113,7 @@ func exactlyOnce(t *testing.T, path string) {
 	}
 	tickAll := func() {
 		var wg sync.WaitGroup
-		for _, r := range []*Runner{a, b, a, b} {
+		for _, r := range []runner{a, b, a, b} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

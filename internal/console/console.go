@@ -7,8 +7,9 @@
 //
 // The assembly (internal/server) routes each screen through SignedIn,
 // which resolves the session to its user and carries them as the
-// request's actor (statusd.WithActor), and then through the same
-// permission check as the admin API, with the least role of the screen.
+// request's actor (statusd.WithActor), and then through the least role of
+// the screen's action (app.Least); the action (internal/app) checks it
+// again, as it does for the admin API.
 // Every POST is refused from other sites first (SameOrigin, Go's
 // http.CrossOriginProtection): a session rides on a cookie, so a forged
 // cross-site form could otherwise act as the person signed in.
@@ -25,7 +26,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
@@ -53,14 +54,10 @@ type Config struct {
 	Now func() time.Time
 	// Log receives the errors of rendering; nil discards them.
 	Log *slog.Logger
-	// Admin is the admin API, whose actions the screens call, as its
-	// routes do once they have read their JSON (CONTRACT C8), with the
-	// signed-in person's email as the actor.
-	Admin *admin.Server
-	// Least is the least role of an admin route, by its pattern ("POST
-	// /admin/api/v1/components"): a screen shows a form only to those who
-	// may do what it does.
-	Least func(pattern string) statusd.Role
+	// App runs the actions the screens do, the same as the admin API's
+	// (CONTRACT C8), with the signed-in person as the actor; a screen
+	// shows a form only to those whose role may do its action (app.Least).
+	App *app.App
 	// Reminder is how long before a maintenance begins subscribers are
 	// reminded of it (--maintenance-reminder; 0: never).
 	Reminder time.Duration
@@ -86,16 +83,14 @@ type Server struct {
 	reminder  time.Duration
 	url       func() string
 	sso       *sso // nil without OIDC
-	admin     *admin.Server
-	least     func(pattern string) statusd.Role
+	app       *app.App
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
 	s := &Server{users: cfg.Users, subs: cfg.Subscribers, snaps: cfg.Snapshots, trusted: cfg.TrustedProxies,
 		now: cfg.Now, log: cfg.Log, origin: htmlkit.NewSameOrigin("the console's own pages"), logins: ratelimit.NewWindow(LoginWindow, loginKeys),
-		publisher: cfg.Least("POST /admin/api/v1/notices"), reminder: cfg.Reminder, url: cfg.URL,
-		admin: cfg.Admin, least: cfg.Least}
+		publisher: app.Least(app.ActPublish), reminder: cfg.Reminder, url: cfg.URL, app: cfg.App}
 	if cfg.OIDC != nil {
 		s.sso = newSSO(*cfg.OIDC)
 	}
@@ -130,7 +125,7 @@ func (s *Server) SignedIn(h route.Handler) route.Handler {
 			http.Redirect(w, r, Root+"/login", http.StatusSeeOther)
 			return nil
 		}
-		return h(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: u.Email, Role: u.Role})))
+		return h(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: u.Email, Role: u.Role, Kind: statusd.ByPerson})))
 	}
 }
 

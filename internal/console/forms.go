@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/app"
 )
 
 // form is a form as sent, and what is wrong with it, by field (the admin
@@ -33,7 +33,7 @@ func newForm(values url.Values, fields ...string) *form {
 // readForm parses the form of a POST, its body limited as the admin
 // API's, which shows problems at fields.
 func readForm(w http.ResponseWriter, r *http.Request, fields ...string) (*form, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, admin.MaxBody)
+	r.Body = http.MaxBytesReader(w, r.Body, app.MaxBody)
 	if err := r.ParseForm(); err != nil {
 		return nil, statusd.Errorf(statusd.EInvalidBody, "the form could not be read (%v); please send it again from its page", err)
 	}
@@ -114,36 +114,28 @@ var refusedStatus = map[string]int{
 	statusd.EConflict:          http.StatusConflict,
 }
 
-// refuse notes the problems of err, an action's refusal, at the fields
-// its message names ("name: is required; url: ..."; component_ids[2] is
-// component_ids'); a part that names no field of the form goes to "", one
-// that names none at all continues the problem before it (the message
-// itself held "; "), and a conflict is one sentence, of no field. It
-// returns the status to show the form again with; 0 when err is not a
-// refusal, but a failure to answer as it is.
+// refuse notes the problems of err, an action's refusal, at their fields
+// (statusd.Error's Problems; component_ids[2] is component_ids'): a
+// problem of a field the form does not show goes to "" with its path, and
+// a refusal that names no field (a conflict, a move the notice cannot
+// make) is one sentence of "". It returns the status to show the form
+// again with; 0 when err is not a refusal, but a failure to answer as it
+// is.
 func (f *form) refuse(err error) int {
 	status := refusedStatus[statusd.ErrorCode(err)]
 	if status == 0 {
 		return 0
 	}
-	parts := []string{statusd.ErrorMessage(err)}
-	if status == http.StatusUnprocessableEntity {
-		parts = strings.Split(parts[0], "; ") // field: problem; field: problem
+	list := statusd.ProblemsOf(err)
+	if len(list) == 0 {
+		f.problem("", statusd.ErrorMessage(err))
 	}
-	last := ""
-	for i, part := range parts {
-		path, msg, ok := strings.Cut(part, ": ")
-		key, _, _ := strings.Cut(path, "[")
-		switch named := ok && !strings.ContainsAny(path, " \""); {
-		case !named && i > 0:
-			list := f.Problems[last]
-			list[len(list)-1] += "; " + part
-		case named && slices.Contains(f.fields, key):
-			last = key
-			f.problem(key, msg)
-		default:
-			last = ""
-			f.problem("", part)
+	for _, p := range list {
+		key, _, _ := strings.Cut(p.Path, "[")
+		if slices.Contains(f.fields, key) {
+			f.problem(key, p.Message)
+		} else {
+			f.problem("", p.String())
 		}
 	}
 	return status

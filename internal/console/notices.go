@@ -142,7 +142,7 @@ func (s *Server) publish(w http.ResponseWriter, r *http.Request, k kind) error {
 	var ids []int64
 	return submit(w, r, append([]string{"subject", "content", "component_ids"}, k.fields...), func(f *form) (err error) {
 		if body := f.notice(k.typ, true); !f.Failed() {
-			id, err = s.admin.Publish(r.Context(), actor(r), body)
+			id, err = s.app.Publish(r.Context(), actor(r), body)
 			ids = *body.ComponentIDs
 		}
 		return err
@@ -268,19 +268,19 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 // PostUpdate posts the update of the page's update or resolve form
 // (AddUpdate).
 func (s *Server) PostUpdate(w http.ResponseWriter, r *http.Request) error {
-	return s.updateWith(w, r, s.admin.AddUpdate)
+	return s.updateWith(w, r, s.app.AddUpdate)
 }
 
 // Reopen reopens a resolved incident with the reopen form's update
 // (Reopen).
 func (s *Server) Reopen(w http.ResponseWriter, r *http.Request) error {
-	return s.updateWith(w, r, s.admin.Reopen)
+	return s.updateWith(w, r, s.app.Reopen)
 }
 
 // updateWith runs action with the update of the form, then shows the
 // notice; the form again, 422, with its problems.
 func (s *Server) updateWith(w http.ResponseWriter, r *http.Request,
-	action func(ctx context.Context, actor string, id int64, body statusd.AdminUpdateRequest) error) error {
+	action func(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminUpdateRequest) error) error {
 	_, n, err := s.noticeID(r)
 	if err != nil {
 		return err
@@ -345,7 +345,7 @@ func (s *Server) Edit(w http.ResponseWriter, r *http.Request) error {
 	ids := slices.Clone(n.ComponentIDs())
 	return submit(w, r, append([]string{"subject", "component_ids"}, typeFields[n.Type()]...), func(f *form) (err error) {
 		if body := f.notice(n.Type(), false); !f.Failed() {
-			err = s.admin.Edit(r.Context(), actor(r), n.ID, body)
+			err = s.app.Edit(r.Context(), actor(r), n.ID, body)
 			ids = append(ids, *body.ComponentIDs...)
 		}
 		return err
@@ -382,7 +382,7 @@ func (s *Server) Delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.admin.Remove(r.Context(), actor(r), n.ID); err != nil {
+	if err := s.app.DeleteNotice(r.Context(), actor(r), n.ID); err != nil {
 		return err
 	}
 	v := deleteView{base: s.newBase(r, "Deleted "+n.Subject()), ID: n.ID, Type: n.Type(), Subject: n.Subject(), Deleted: true}

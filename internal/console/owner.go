@@ -2,9 +2,9 @@ package console
 
 // The owner's screens (CONTRACT C8): the components, the page's settings,
 // the admin API's tokens, the users and the audit log. Each screen reads
-// or acts through the admin API's own actions (internal/admin), with the
-// signed-in person's email as the actor, behind the least role of the
-// admin route it does the same as (the assembly's leastOf); a person whose
+// or acts through the same actions as the admin API (internal/app), with the
+// signed-in person as the actor, behind the least role of its action
+// (app.Least, which the action checks again); a person whose
 // role may not act sees the screen without its forms.
 
 import (
@@ -13,22 +13,16 @@ import (
 	"strconv"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// adminAPI is the admin API's root, for the routes whose roles the screens
-// show forms by.
-const adminAPI = "/admin/api/v1"
+// may reports whether r's actor may do action.
+func may(r *http.Request, action app.Action) bool { return app.May(actor(r), action) == nil }
 
-// may reports whether r's actor may do what the admin route pattern does.
-func (s *Server) may(r *http.Request, pattern string) bool {
-	return statusd.ActorOf(r.Context()).Role.Allows(s.least(pattern))
-}
-
-// actor is the email of r's signed-in person.
-func actor(r *http.Request) string { return statusd.ActorOf(r.Context()).Name }
+// actor is r's signed-in person.
+func actor(r *http.Request) statusd.Actor { return statusd.ActorOf(r.Context()) }
 
 // pathID reads the path's {id}, the id of a what.
 func pathID(r *http.Request, what string) (int64, error) {
@@ -104,11 +98,11 @@ func componentRows(snap *snapshot.Snapshot) []componentRow {
 // componentsScreen renders the components screen with the forms of v, and
 // this component's when id is not 0.
 func (s *Server) componentsScreen(w http.ResponseWriter, r *http.Request, status int, id int64, v componentsView) error {
-	snap, err := s.admin.Snapshot()
+	snap, err := s.app.Snapshot()
 	if err != nil {
 		return err
 	}
-	v.base, v.Edit, v.Rows = s.newBase(r, "Components"), s.may(r, "POST "+adminAPI+"/components"), componentRows(snap)
+	v.base, v.Edit, v.Rows = s.newBase(r, "Components"), may(r, app.ActAddComponent), componentRows(snap)
 	if id == 0 {
 		return s.render(w, status, "components", v)
 	}
@@ -172,11 +166,11 @@ func componentRequest(f *form) statusd.AdminComponentRequest {
 // componentKeys are the fields a component's form shows problems at.
 var componentKeys = []string{"name", "description", "parent_id", "position"}
 
-// AddComponent adds a component (admin.AddComponent).
+// AddComponent adds a component (app.AddComponent).
 func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
 	var id int64
 	return submit(w, r, componentKeys, func(f *form) (err error) {
-		id, err = s.admin.AddComponent(r.Context(), actor(r), componentRequest(f))
+		id, err = s.app.AddComponent(r.Context(), actor(r), componentRequest(f))
 		return err
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, 0, componentsView{Add: *f})
@@ -184,14 +178,14 @@ func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ChangeComponent changes a component's name, description, metrics and
-// parent (admin.ChangeComponent).
+// parent (app.ChangeComponent).
 func (s *Server) ChangeComponent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "component")
 	if err != nil {
 		return err
 	}
 	return submit(w, r, componentKeys, func(f *form) error {
-		return s.admin.ChangeComponent(r.Context(), actor(r), id, componentRequest(f))
+		return s.app.ChangeComponent(r.Context(), actor(r), id, componentRequest(f))
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, id, componentsView{Change: *f})
 	}, changed(w, r, "/components", "component-changed", id, s.parentOf(id)))
@@ -209,7 +203,7 @@ func (s *Server) parentOf(id int64) int64 {
 }
 
 // MoveComponent moves a component among its siblings: to the position
-// the form's button sends (admin.ChangeComponent).
+// the form's button sends (app.ChangeComponent).
 func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "component")
 	if err != nil {
@@ -223,7 +217,7 @@ func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return statusd.Errorf(statusd.EInvalidParameter, "position: %q is not a position; use the up and down buttons", f.Get("position"))
 	}
-	if err := s.admin.ChangeComponent(r.Context(), actor(r), id, statusd.AdminComponentRequest{Position: &pos}); err != nil {
+	if err := s.app.ChangeComponent(r.Context(), actor(r), id, statusd.AdminComponentRequest{Position: &pos}); err != nil {
 		return err
 	}
 	return changed(w, r, "/components", "component-moved", id)()
@@ -231,7 +225,7 @@ func (s *Server) MoveComponent(w http.ResponseWriter, r *http.Request) error {
 
 // RemoveComponent deletes a component once the form confirms it, with the
 // choices of the admin API: recursive (its subtree too) and detach (out of
-// the notices that list it) (admin.RemoveComponent).
+// the notices that list it) (app.RemoveComponent).
 func (s *Server) RemoveComponent(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "component")
 	if err != nil {
@@ -239,9 +233,9 @@ func (s *Server) RemoveComponent(w http.ResponseWriter, r *http.Request) error {
 	}
 	return submit(w, r, []string{"confirm"}, func(f *form) error {
 		if !f.Has("confirm") {
-			return statusd.Errorf(statusd.EInvalidField, "confirm: tick the box to confirm the deletion")
+			return statusd.FieldError(statusd.EInvalidField, "confirm", "tick the box to confirm the deletion")
 		}
-		return s.admin.RemoveComponent(r.Context(), actor(r), id, f.Has("recursive"), f.Has("detach"))
+		return s.app.RemoveComponent(r.Context(), actor(r), id, f.Has("recursive"), f.Has("detach"))
 	}, func(status int, f *form) error {
 		return s.componentsScreen(w, r, status, id, componentsView{Delete: *f})
 	}, changed(w, r, "/components", "component-deleted", s.parentOf(id)))
@@ -259,7 +253,7 @@ type pageView struct {
 // pageScreen renders the page settings, with f as sent, or the page's
 // settings when f is empty.
 func (s *Server) pageScreen(w http.ResponseWriter, r *http.Request, status int, f form) error {
-	snap, err := s.admin.Snapshot()
+	snap, err := s.app.Snapshot()
 	if err != nil {
 		return err
 	}
@@ -268,7 +262,7 @@ func (s *Server) pageScreen(w http.ResponseWriter, r *http.Request, status int, 
 		f.Values = url.Values{"name": {p.Name}, "url": {p.URL}, "operational": {t.Operational}, "degraded": {t.Degraded},
 			"under_maintenance": {t.UnderMaintenance}}
 	}
-	v := pageView{base: s.newBase(r, "Page settings"), Edit: s.may(r, "PATCH "+adminAPI+"/page"), Form: f}
+	v := pageView{base: s.newBase(r, "Page settings"), Edit: may(r, app.ActSetPage), Form: f}
 	return s.render(w, status, "page", v)
 }
 
@@ -280,12 +274,12 @@ func (s *Server) PageSettings(w http.ResponseWriter, r *http.Request) error {
 // pageKeys are the fields the page's form shows problems at.
 var pageKeys = []string{"name", "url", "state_texts.operational", "state_texts.degraded", "state_texts.under_maintenance"}
 
-// SetPage changes the page's name, url and state texts (admin.SetPage).
+// SetPage changes the page's name, url and state texts (app.SetPage).
 func (s *Server) SetPage(w http.ResponseWriter, r *http.Request) error {
 	return submit(w, r, pageKeys, func(f *form) error {
 		body := statusd.AdminPageRequest{Name: f.text("name"), URL: f.text("url"), StateTexts: &statusd.AdminStateTextsRequest{
 			Operational: f.text("operational"), Degraded: f.text("degraded"), UnderMaintenance: f.text("under_maintenance")}}
-		return s.admin.SetPage(r.Context(), actor(r), body)
+		return s.app.SetPage(r.Context(), actor(r), body)
 	}, func(status int, f *form) error {
 		return s.pageScreen(w, r, status, *f)
 	}, changed(w, r, "/page", "page-saved"))
@@ -303,11 +297,11 @@ type tokensView struct {
 }
 
 func (s *Server) tokensScreen(w http.ResponseWriter, r *http.Request, status int, v tokensView) error {
-	list, err := s.admin.Tokens(r.Context())
+	list, err := s.app.Tokens(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	v.base, v.Edit, v.Tokens = s.newBase(r, "Tokens"), s.may(r, "POST "+adminAPI+"/tokens"), list
+	v.base, v.Edit, v.Tokens = s.newBase(r, "Tokens"), may(r, app.ActAddToken), list
 	return s.render(w, status, "tokens", v)
 }
 
@@ -318,11 +312,11 @@ func (s *Server) Tokens(w http.ResponseWriter, r *http.Request) error {
 
 // CreateToken adds a token and shows its secret, this once: it is not
 // kept, so it is answered at once rather than after a redirect
-// (admin.AddToken).
+// (app.AddToken).
 func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
 	var t statusd.AdminToken
 	return submit(w, r, []string{"name"}, func(f *form) (err error) {
-		t, err = s.admin.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
+		t, err = s.app.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
 		return err
 	}, func(status int, f *form) error {
 		return s.tokensScreen(w, r, status, tokensView{Form: *f})
@@ -331,9 +325,9 @@ func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// RevokeToken revokes the token of the path's {name} (admin.RevokeToken).
+// RevokeToken revokes the token of the path's {name} (app.RevokeToken).
 func (s *Server) RevokeToken(w http.ResponseWriter, r *http.Request) error {
-	if err := s.admin.RevokeToken(r.Context(), actor(r), r.PathValue("name")); err != nil {
+	if err := s.app.RevokeToken(r.Context(), actor(r), r.PathValue("name")); err != nil {
 		return err
 	}
 	return back(w, r, "/tokens")()
@@ -352,15 +346,12 @@ type usersView struct {
 }
 
 func (s *Server) usersScreen(w http.ResponseWriter, r *http.Request, status int, v usersView) error {
-	users, err := s.users.List(r.Context())
+	users, err := s.app.Users(r.Context(), actor(r))
 	if err != nil {
 		return err
 	}
-	v.Users = make([]statusd.AdminUser, len(users))
-	for i := range users {
-		v.Users[i] = statusd.AdminUserOf(&users[i])
-	}
-	v.base, v.Edit, v.Roles = s.newBase(r, "Users"), s.may(r, "POST "+adminAPI+"/users"), statusd.Roles
+	v.Users = users
+	v.base, v.Edit, v.Roles = s.newBase(r, "Users"), may(r, app.ActAddUser), statusd.Roles
 	if v.Form.Values == nil {
 		v.Form.Values = url.Values{"role": {string(statusd.Roles[0])}}
 	}
@@ -373,11 +364,12 @@ func (s *Server) Users(w http.ResponseWriter, r *http.Request) error {
 }
 
 // AddUser adds a user and shows the setup link, this once
-// (admin.AddUser).
+// (app.AddUser).
 func (s *Server) AddUser(w http.ResponseWriter, r *http.Request) error {
 	var u statusd.AdminUser
 	return submit(w, r, []string{"email", "role"}, func(f *form) (err error) {
-		u, err = s.admin.AddUser(r.Context(), actor(r), statusd.AdminUserRequest{Email: f.text("email"), Role: f.text("role")})
+		u, err = s.app.AddUser(r.Context(), actor(r), statusd.AdminUserRequest{Email: f.text("email"), Role: f.text("role")})
+		u.SetupURL = s.url() + u.SetupURL
 		return err
 	}, func(status int, f *form) error {
 		return s.usersScreen(w, r, status, usersView{Form: *f})
@@ -387,26 +379,27 @@ func (s *Server) AddUser(w http.ResponseWriter, r *http.Request) error {
 }
 
 // ResetUser ends a user's sessions, clears the password and shows the new
-// setup link, this once (admin.Reset).
+// setup link, this once (app.ResetUser).
 func (s *Server) ResetUser(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "user")
 	if err != nil {
 		return err
 	}
-	u, err := s.admin.Reset(r.Context(), actor(r), id)
+	u, err := s.app.ResetUser(r.Context(), actor(r), id)
 	if err != nil {
 		return err
 	}
+	u.SetupURL = s.url() + u.SetupURL
 	return s.usersScreen(w, r, http.StatusOK, usersView{Link: &u})
 }
 
-// RemoveUser removes a user (admin.RemoveUser).
+// RemoveUser removes a user (app.RemoveUser).
 func (s *Server) RemoveUser(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "user")
 	if err != nil {
 		return err
 	}
-	if err := s.admin.RemoveUser(r.Context(), actor(r), id); err != nil {
+	if err := s.app.RemoveUser(r.Context(), actor(r), id); err != nil {
 		return err
 	}
 	return back(w, r, "/users")()
@@ -424,11 +417,11 @@ type auditView struct {
 // Audit shows a page (?page=) of the audit log, newest first, each entry
 // naming the person or token that acted.
 func (s *Server) Audit(w http.ResponseWriter, r *http.Request) error {
-	page, err := admin.PageParam(r)
+	page, err := app.PageOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	list, total, err := s.admin.AuditPage(r.Context(), page)
+	list, total, err := s.app.AuditPage(r.Context(), actor(r), page)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/admin"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -73,20 +73,20 @@ func (subscribersView) Follows(sub statusd.AdminSubscriber, id int64) bool {
 
 func (s *Server) subscribersScreen(w http.ResponseWriter, r *http.Request, status int, v subscribersView) error {
 	q := r.URL.Query()
-	f, err := admin.SubscriberFilterOf(q)
+	f, err := app.SubscriberFilterOf(q)
 	if err != nil {
 		return err
 	}
-	page, err := admin.PageParam(r)
+	page, err := app.PageOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	list, total, err := s.admin.SubscribersPage(r.Context(), f, page)
+	list, total, err := s.app.SubscribersPage(r.Context(), actor(r), f, page)
 	if err != nil {
 		return err
 	}
 	v.base, v.pager, v.Filter, v.Subscribers = s.newBase(r, "Subscribers"), pagerOf(Root+"/subscribers", q, page, total), f, list
-	v.Edit, v.Test = s.may(r, "POST "+adminAPI+"/subscribers"), s.may(r, "POST "+adminAPI+"/subscribers/{id}/test")
+	v.Edit, v.Test = may(r, app.ActAddSubscriber), may(r, app.ActSendTest)
 	v.Channels, v.States = statusd.Channels, statusd.SubscriberStates
 	if snap := s.snaps.Current(); snap != nil {
 		v.Components = componentRows(snap)
@@ -100,7 +100,7 @@ func (s *Server) Subscribers(w http.ResponseWriter, r *http.Request) error {
 	return s.subscribersScreen(w, r, http.StatusOK, subscribersView{})
 }
 
-// AddSubscriber adds a subscriber (admin.AddSubscriber); a webhook's
+// AddSubscriber adds a subscriber (app.AddSubscriber); a webhook's
 // secret is shown this once.
 func (s *Server) AddSubscriber(w http.ResponseWriter, r *http.Request) error {
 	var sub *statusd.Subscriber
@@ -108,7 +108,7 @@ func (s *Server) AddSubscriber(w http.ResponseWriter, r *http.Request) error {
 		body := statusd.AdminSubscriberRequest{Channel: f.text("channel"), Address: f.text("address"), ComponentIDs: f.ids("component_ids"),
 			Confirmed: f.check("confirmed")}
 		if !f.Failed() {
-			sub, err = s.admin.AddSubscriber(r.Context(), actor(r), body)
+			sub, err = s.app.AddSubscriber(r.Context(), actor(r), body)
 		}
 		return err
 	}, func(status int, f *form) error {
@@ -142,43 +142,43 @@ func (s *Server) onSubscriber(act subscriberAction) func(w http.ResponseWriter, 
 }
 
 // ChangeSubscriber sets the components a subscriber follows
-// (admin.ChangeSubscriber).
+// (app.ChangeSubscriber).
 func (s *Server) ChangeSubscriber(w http.ResponseWriter, r *http.Request) error {
 	return s.onSubscriber(func(r *http.Request, id int64, f *form) error {
 		body := statusd.AdminSubscriberRequest{ComponentIDs: f.ids("component_ids")}
 		if f.Failed() {
 			return nil
 		}
-		_, err := s.admin.ChangeSubscriber(r.Context(), actor(r), id, body)
+		_, err := s.app.ChangeSubscriber(r.Context(), actor(r), id, body)
 		return err
 	})(w, r)
 }
 
 // ActivateSubscriber sets a subscriber active again
-// (admin.ChangeSubscriber).
+// (app.ChangeSubscriber).
 func (s *Server) ActivateSubscriber(w http.ResponseWriter, r *http.Request) error {
 	return s.onSubscriber(func(r *http.Request, id int64, _ *form) error {
 		active := string(statusd.SubscriberActive)
-		_, err := s.admin.ChangeSubscriber(r.Context(), actor(r), id, statusd.AdminSubscriberRequest{State: &active})
+		_, err := s.app.ChangeSubscriber(r.Context(), actor(r), id, statusd.AdminSubscriberRequest{State: &active})
 		return err
 	})(w, r)
 }
 
-// RemoveSubscriber removes a subscriber (admin.RemoveSubscriber).
+// RemoveSubscriber removes a subscriber (app.RemoveSubscriber).
 func (s *Server) RemoveSubscriber(w http.ResponseWriter, r *http.Request) error {
 	return s.onSubscriber(func(r *http.Request, id int64, _ *form) error {
-		return s.admin.RemoveSubscriber(r.Context(), actor(r), id)
+		return s.app.RemoveSubscriber(r.Context(), actor(r), id)
 	})(w, r)
 }
 
 // TestSubscriber sends a subscriber a test message and shows what became
-// of it (admin.SendTest).
+// of it (app.SendTest).
 func (s *Server) TestSubscriber(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r, "subscriber")
 	if err != nil {
 		return err
 	}
-	d, err := s.admin.SendTest(r.Context(), actor(r), id)
+	d, err := s.app.SendTest(r.Context(), actor(r), id)
 	if err != nil {
 		f := newForm(nil, subscriberKeys...)
 		if status := f.refuse(err); status != 0 {
@@ -203,15 +203,15 @@ type deliveriesView struct {
 // ?subscriber_id= and ?state=: attempts, last error, next attempt.
 func (s *Server) Deliveries(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f, err := admin.DeliveryFilterOf(q)
+	f, err := app.DeliveryFilterOf(q)
 	if err != nil {
 		return err
 	}
-	page, err := admin.PageParam(r)
+	page, err := app.PageOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	list, total, err := s.admin.DeliveriesPage(r.Context(), f, page)
+	list, total, err := s.app.DeliveriesPage(r.Context(), actor(r), f, page)
 	if err != nil {
 		return err
 	}

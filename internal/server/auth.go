@@ -48,7 +48,7 @@ func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 		case err != nil:
 			return err
 		case name != "":
-			return next(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: name, Role: statusd.Owner})))
+			return next(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: name, Role: statusd.Owner, Kind: statusd.ByToken})))
 		}
 		if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
 			return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry), res.Retry)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/httpjson"
@@ -121,12 +121,17 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 
 	// The admin API (CONTRACT C6, with C7's subscribers and deliveries and
 	// C8's users), every request with a bearer token, which acts as an
-	// owner; each route names the least role it needs (adminRoutes).
+	// owner; each route names its action and so the least role it needs
+	// (adminRoutes, from internal/app's table).
 	auth := newBearer(s.cfg.Store.Tokens(), s)
 	const hint = "a valid token is required: send Authorization: Bearer <token> (create one with statusd token create)"
 	authed := adm.With(func(h route.Handler) route.Handler { return auth.require("statusd admin", hint, h) })
 	for _, rt := range adminRoutes(ad) {
-		authed.Handle(rt.pattern, permit(rt.least, ad.Serve(rt.h)))
+		h := ad.Serve(rt.h)
+		if strings.HasPrefix(rt.pattern, http.MethodGet+" ") {
+			h = permit(rt.least, h) // a write's role is checked by its action (internal/app)
+		}
+		authed.Handle(rt.pattern, h)
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
@@ -134,7 +139,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// API's listener: HTML screens, each behind a session (SignedIn) and
 	// the least role it needs (permit, as the admin API's routes); every
 	// POST refused from other sites (SameOrigin); GET HEAD POST.
-	con := s.newConsole(ad)
+	con := s.newConsole()
 	s.console = con
 	const m = console.Root
 	adm.Read(m+"/assets/{name}", con.Assets(), nil) // the page's stylesheet, for its look, and the console's
@@ -154,10 +159,11 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 	adm.Read(m, con.SignedIn(permit(statusd.Viewer, con.Home)), nil)
 	// The notice screens and the owner's, each with the least role of the
-	// admin route it does the same as (leastOf), so that the two cannot
-	// drift apart.
+	// action it does (app.Least), so that a screen and its admin route
+	// cannot drift apart; a refused person's form is not even read (the
+	// action checks the role again).
 	for _, sc := range slices.Concat(noticeScreens(con), ownerScreens(con)) {
-		h := con.SignedIn(permit(leastOf(sc.api), sc.h))
+		h := con.SignedIn(permit(app.Least(sc.action), sc.h))
 		if method, path, _ := strings.Cut(sc.pattern, " "); method == http.MethodGet {
 			adm.Read(path, h, nil)
 		} else {
@@ -183,103 +189,95 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 }
 
-// adminRoute is a route of the admin API and the least role it needs.
+// adminRoute is a route of the admin API, the action it does and the
+// least role that action needs (app.Least).
 type adminRoute struct {
 	pattern string
+	action  app.Action
 	least   statusd.Role
 	h       admin.Handler
 }
 
-// adminRoutes is the admin API's table of routes and permissions
-// (CONTRACT C8): a viewer reads; a publisher also writes notices and their
-// updates and sends test messages; an owner also manages the page,
-// components, users and subscribers. The console's actions go through
-// the same handlers, so this is their one permission table too.
+// adminRoutes is the admin API's table of routes and their actions: each
+// write's role is internal/app's (CONTRACT C8), which the action checks;
+// a read needs a viewer.
 func adminRoutes(ad *admin.Server) []adminRoute {
 	const v1a = "/admin/api/v1"
-	return []adminRoute{
-		{"GET " + v1a + "/page", statusd.Viewer, ad.GetPage},
-		{"PATCH " + v1a + "/page", statusd.Owner, ad.PatchPage},
-		{"GET " + v1a + "/components", statusd.Viewer, ad.ListComponents},
-		{"POST " + v1a + "/components", statusd.Owner, ad.CreateComponent},
-		{"GET " + v1a + "/components/{id}", statusd.Viewer, ad.GetComponent},
-		{"PATCH " + v1a + "/components/{id}", statusd.Owner, ad.PatchComponent},
-		{"DELETE " + v1a + "/components/{id}", statusd.Owner, ad.DeleteComponent},
-		{"GET " + v1a + "/notices", statusd.Viewer, ad.ListNotices},
-		{"POST " + v1a + "/notices", statusd.Publisher, ad.CreateNotice},
-		{"GET " + v1a + "/notices/{id}", statusd.Viewer, ad.GetNotice},
-		{"PATCH " + v1a + "/notices/{id}", statusd.Publisher, ad.PatchNotice},
-		{"DELETE " + v1a + "/notices/{id}", statusd.Publisher, ad.DeleteNotice},
-		{"POST " + v1a + "/notices/{id}/updates", statusd.Publisher, ad.PostUpdate},
-		{"POST " + v1a + "/notices/{id}/reopen", statusd.Publisher, ad.PostReopen},
-		{"GET " + v1a + "/audit", statusd.Viewer, ad.Audit},
-		{"GET " + v1a + "/subscribers", statusd.Viewer, ad.ListSubscribers},
-		{"POST " + v1a + "/subscribers", statusd.Owner, ad.CreateSubscriber},
-		{"GET " + v1a + "/subscribers/{id}", statusd.Viewer, ad.GetSubscriber},
-		{"PATCH " + v1a + "/subscribers/{id}", statusd.Owner, ad.PatchSubscriber},
-		{"DELETE " + v1a + "/subscribers/{id}", statusd.Owner, ad.DeleteSubscriber},
-		{"POST " + v1a + "/subscribers/{id}/test", statusd.Publisher, ad.TestSubscriber},
-		{"GET " + v1a + "/deliveries", statusd.Viewer, ad.ListDeliveries},
-		{"GET " + v1a + "/users", statusd.Viewer, ad.ListUsers},
-		{"POST " + v1a + "/users", statusd.Owner, ad.CreateUser},
-		{"DELETE " + v1a + "/users/{id}", statusd.Owner, ad.DeleteUser},
-		{"POST " + v1a + "/users/{id}/reset", statusd.Owner, ad.ResetUser},
-		{"GET " + v1a + "/tokens", statusd.Viewer, ad.ListTokens},
-		{"POST " + v1a + "/tokens", statusd.Owner, ad.CreateToken},
-		{"DELETE " + v1a + "/tokens/{name}", statusd.Owner, ad.DeleteToken},
+	routes := []adminRoute{
+		{pattern: "GET " + v1a + "/page", action: app.ActRead, h: ad.GetPage},
+		{pattern: "PATCH " + v1a + "/page", action: app.ActSetPage, h: ad.PatchPage},
+		{pattern: "GET " + v1a + "/components", action: app.ActRead, h: ad.ListComponents},
+		{pattern: "POST " + v1a + "/components", action: app.ActAddComponent, h: ad.CreateComponent},
+		{pattern: "GET " + v1a + "/components/{id}", action: app.ActRead, h: ad.GetComponent},
+		{pattern: "PATCH " + v1a + "/components/{id}", action: app.ActChangeComponent, h: ad.PatchComponent},
+		{pattern: "DELETE " + v1a + "/components/{id}", action: app.ActRemoveComponent, h: ad.DeleteComponent},
+		{pattern: "GET " + v1a + "/notices", action: app.ActRead, h: ad.ListNotices},
+		{pattern: "POST " + v1a + "/notices", action: app.ActPublish, h: ad.CreateNotice},
+		{pattern: "GET " + v1a + "/notices/{id}", action: app.ActRead, h: ad.GetNotice},
+		{pattern: "PATCH " + v1a + "/notices/{id}", action: app.ActEdit, h: ad.PatchNotice},
+		{pattern: "DELETE " + v1a + "/notices/{id}", action: app.ActDeleteNotice, h: ad.DeleteNotice},
+		{pattern: "POST " + v1a + "/notices/{id}/updates", action: app.ActAddUpdate, h: ad.PostUpdate},
+		{pattern: "POST " + v1a + "/notices/{id}/reopen", action: app.ActReopen, h: ad.PostReopen},
+		{pattern: "GET " + v1a + "/audit", action: app.ActRead, h: ad.Audit},
+		{pattern: "GET " + v1a + "/subscribers", action: app.ActRead, h: ad.ListSubscribers},
+		{pattern: "POST " + v1a + "/subscribers", action: app.ActAddSubscriber, h: ad.CreateSubscriber},
+		{pattern: "GET " + v1a + "/subscribers/{id}", action: app.ActRead, h: ad.GetSubscriber},
+		{pattern: "PATCH " + v1a + "/subscribers/{id}", action: app.ActChangeSubscriber, h: ad.PatchSubscriber},
+		{pattern: "DELETE " + v1a + "/subscribers/{id}", action: app.ActRemoveSubscriber, h: ad.DeleteSubscriber},
+		{pattern: "POST " + v1a + "/subscribers/{id}/test", action: app.ActSendTest, h: ad.TestSubscriber},
+		{pattern: "GET " + v1a + "/deliveries", action: app.ActRead, h: ad.ListDeliveries},
+		{pattern: "GET " + v1a + "/users", action: app.ActRead, h: ad.ListUsers},
+		{pattern: "POST " + v1a + "/users", action: app.ActAddUser, h: ad.CreateUser},
+		{pattern: "DELETE " + v1a + "/users/{id}", action: app.ActRemoveUser, h: ad.DeleteUser},
+		{pattern: "POST " + v1a + "/users/{id}/reset", action: app.ActResetUser, h: ad.ResetUser},
+		{pattern: "GET " + v1a + "/tokens", action: app.ActRead, h: ad.ListTokens},
+		{pattern: "POST " + v1a + "/tokens", action: app.ActAddToken, h: ad.CreateToken},
+		{pattern: "DELETE " + v1a + "/tokens/{name}", action: app.ActRevokeToken, h: ad.DeleteToken},
 	}
+	for i := range routes {
+		routes[i].least = app.Least(routes[i].action)
+	}
+	return routes
 }
 
-// leastOf is the least role of the admin route pattern ("POST
-// /admin/api/v1/notices"), from adminRoutes: the console's screens take
-// theirs from it. A pattern that is no admin route panics, when the routes
-// are registered: a screen must do what a route does.
-func leastOf(pattern string) statusd.Role {
-	for _, rt := range adminRoutes(nil) {
-		if rt.pattern == pattern {
-			return rt.least
-		}
-	}
-	panic("leastOf: no admin route " + pattern)
-}
-
-// consoleScreen is a console route (GET or POST) and the admin route it
-// does the same as (a GET: shows its form or reads what it reads), and so
-// needs that route's least role.
+// consoleScreen is a console route (GET or POST) and the action it does
+// (a GET: shows its form, or reads), and so needs that action's least
+// role.
 type consoleScreen struct {
-	pattern, api string
-	h            route.Handler
+	pattern string
+	action  app.Action
+	h       route.Handler
 }
 
 // ownerScreens are the console's screens of components, the page, tokens,
 // users, the audit log (internal/console/owner.go), the subscribers and
 // the delivery log (subscribers.go).
 func ownerScreens(con *console.Server) []consoleScreen {
-	const m, v1a = console.Root, "/admin/api/v1"
+	const m = console.Root
 	return []consoleScreen{
-		{"GET " + m + "/components", "GET " + v1a + "/components", con.Components},
-		{"POST " + m + "/components", "POST " + v1a + "/components", con.AddComponent},
-		{"GET " + m + "/components/{id}", "GET " + v1a + "/components/{id}", con.Component},
-		{"POST " + m + "/components/{id}", "PATCH " + v1a + "/components/{id}", con.ChangeComponent},
-		{"POST " + m + "/components/{id}/move", "PATCH " + v1a + "/components/{id}", con.MoveComponent},
-		{"POST " + m + "/components/{id}/delete", "DELETE " + v1a + "/components/{id}", con.RemoveComponent},
-		{"GET " + m + "/page", "GET " + v1a + "/page", con.PageSettings},
-		{"POST " + m + "/page", "PATCH " + v1a + "/page", con.SetPage},
-		{"GET " + m + "/tokens", "GET " + v1a + "/tokens", con.Tokens},
-		{"POST " + m + "/tokens", "POST " + v1a + "/tokens", con.CreateToken},
-		{"POST " + m + "/tokens/{name}/revoke", "DELETE " + v1a + "/tokens/{name}", con.RevokeToken},
-		{"GET " + m + "/users", "GET " + v1a + "/users", con.Users},
-		{"POST " + m + "/users", "POST " + v1a + "/users", con.AddUser},
-		{"POST " + m + "/users/{id}/reset", "POST " + v1a + "/users/{id}/reset", con.ResetUser},
-		{"POST " + m + "/users/{id}/remove", "DELETE " + v1a + "/users/{id}", con.RemoveUser},
-		{"GET " + m + "/audit", "GET " + v1a + "/audit", con.Audit},
-		{"GET " + m + "/subscribers", "GET " + v1a + "/subscribers", con.Subscribers},
-		{"POST " + m + "/subscribers", "POST " + v1a + "/subscribers", con.AddSubscriber},
-		{"POST " + m + "/subscribers/{id}", "PATCH " + v1a + "/subscribers/{id}", con.ChangeSubscriber},
-		{"POST " + m + "/subscribers/{id}/activate", "PATCH " + v1a + "/subscribers/{id}", con.ActivateSubscriber},
-		{"POST " + m + "/subscribers/{id}/remove", "DELETE " + v1a + "/subscribers/{id}", con.RemoveSubscriber},
-		{"POST " + m + "/subscribers/{id}/test", "POST " + v1a + "/subscribers/{id}/test", con.TestSubscriber},
-		{"GET " + m + "/deliveries", "GET " + v1a + "/deliveries", con.Deliveries},
+		{"GET " + m + "/components", app.ActRead, con.Components},
+		{"POST " + m + "/components", app.ActAddComponent, con.AddComponent},
+		{"GET " + m + "/components/{id}", app.ActRead, con.Component},
+		{"POST " + m + "/components/{id}", app.ActChangeComponent, con.ChangeComponent},
+		{"POST " + m + "/components/{id}/move", app.ActChangeComponent, con.MoveComponent},
+		{"POST " + m + "/components/{id}/delete", app.ActRemoveComponent, con.RemoveComponent},
+		{"GET " + m + "/page", app.ActRead, con.PageSettings},
+		{"POST " + m + "/page", app.ActSetPage, con.SetPage},
+		{"GET " + m + "/tokens", app.ActRead, con.Tokens},
+		{"POST " + m + "/tokens", app.ActAddToken, con.CreateToken},
+		{"POST " + m + "/tokens/{name}/revoke", app.ActRevokeToken, con.RevokeToken},
+		{"GET " + m + "/users", app.ActRead, con.Users},
+		{"POST " + m + "/users", app.ActAddUser, con.AddUser},
+		{"POST " + m + "/users/{id}/reset", app.ActResetUser, con.ResetUser},
+		{"POST " + m + "/users/{id}/remove", app.ActRemoveUser, con.RemoveUser},
+		{"GET " + m + "/audit", app.ActRead, con.Audit},
+		{"GET " + m + "/subscribers", app.ActRead, con.Subscribers},
+		{"POST " + m + "/subscribers", app.ActAddSubscriber, con.AddSubscriber},
+		{"POST " + m + "/subscribers/{id}", app.ActChangeSubscriber, con.ChangeSubscriber},
+		{"POST " + m + "/subscribers/{id}/activate", app.ActChangeSubscriber, con.ActivateSubscriber},
+		{"POST " + m + "/subscribers/{id}/remove", app.ActRemoveSubscriber, con.RemoveSubscriber},
+		{"POST " + m + "/subscribers/{id}/test", app.ActSendTest, con.TestSubscriber},
+		{"GET " + m + "/deliveries", app.ActRead, con.Deliveries},
 	}
 }
 
@@ -288,22 +286,21 @@ func ownerScreens(con *console.Server) []consoleScreen {
 // maintenance, announce, and a notice's page with its update, resolve,
 // reopen, edit and delete.
 func noticeScreens(con *console.Server) []consoleScreen {
-	const m, v1a = console.Root, "/admin/api/v1"
-	const publish, notice = "POST " + v1a + "/notices", v1a + "/notices/{id}"
+	const m = console.Root
 	return []consoleScreen{
-		{"GET " + m + "/incidents/new", publish, con.IncidentForm},
-		{"POST " + m + "/incidents/new", publish, con.DeclareIncident},
-		{"GET " + m + "/maintenance/new", publish, con.MaintenanceForm},
-		{"POST " + m + "/maintenance/new", publish, con.ScheduleMaintenance},
-		{"GET " + m + "/announcements/new", publish, con.AnnouncementForm},
-		{"POST " + m + "/announcements/new", publish, con.Announce},
-		{"GET " + m + "/notices/{id}", "GET " + notice, con.Notice},
-		{"POST " + m + "/notices/{id}/updates", "POST " + notice + "/updates", con.PostUpdate},
-		{"POST " + m + "/notices/{id}/reopen", "POST " + notice + "/reopen", con.Reopen},
-		{"GET " + m + "/notices/{id}/edit", "PATCH " + notice, con.EditForm},
-		{"POST " + m + "/notices/{id}/edit", "PATCH " + notice, con.Edit},
-		{"GET " + m + "/notices/{id}/delete", "DELETE " + notice, con.DeleteForm},
-		{"POST " + m + "/notices/{id}/delete", "DELETE " + notice, con.Delete},
+		{"GET " + m + "/incidents/new", app.ActPublish, con.IncidentForm},
+		{"POST " + m + "/incidents/new", app.ActPublish, con.DeclareIncident},
+		{"GET " + m + "/maintenance/new", app.ActPublish, con.MaintenanceForm},
+		{"POST " + m + "/maintenance/new", app.ActPublish, con.ScheduleMaintenance},
+		{"GET " + m + "/announcements/new", app.ActPublish, con.AnnouncementForm},
+		{"POST " + m + "/announcements/new", app.ActPublish, con.Announce},
+		{"GET " + m + "/notices/{id}", app.ActRead, con.Notice},
+		{"POST " + m + "/notices/{id}/updates", app.ActAddUpdate, con.PostUpdate},
+		{"POST " + m + "/notices/{id}/reopen", app.ActReopen, con.Reopen},
+		{"GET " + m + "/notices/{id}/edit", app.ActEdit, con.EditForm},
+		{"POST " + m + "/notices/{id}/edit", app.ActEdit, con.Edit},
+		{"GET " + m + "/notices/{id}/delete", app.ActDeleteNotice, con.DeleteForm},
+		{"POST " + m + "/notices/{id}/delete", app.ActDeleteNotice, con.Delete},
 	}
 }
 
@@ -312,8 +309,8 @@ func noticeScreens(con *console.Server) []consoleScreen {
 // 403 forbidden, having changed nothing.
 func permit(least statusd.Role, h route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if a := statusd.ActorOf(r.Context()); !a.Role.Allows(least) {
-			return statusd.Errorf(statusd.EForbidden, "this needs the role %s or more; %s is %s", least, a.Name, cmp.Or(string(a.Role), "not signed in"))
+		if err := app.Permit(statusd.ActorOf(r.Context()), least); err != nil {
+			return err
 		}
 		return h(w, r)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/admin"
 	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/badge"
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/health"
@@ -27,8 +28,9 @@ import (
 	"github.com/statusd/statusd/internal/web"
 )
 
-// Store is what the assembly asks of the store: the admin API's writes
-// and tokens, and the readiness probe's checks. *sqlstore.Store is one.
+// Store is what the assembly asks of the store: the tokens, the console's
+// sessions, the subscription pages' subscribers, and the readiness
+// probe's checks. *sqlstore.Store is one.
 type Store interface {
 	statusd.Store
 	health.Store
@@ -59,12 +61,9 @@ type Config struct {
 	// EmailSubscriptions serves the pages where people subscribe by email
 	// (CONTRACT C7), and links to them: statusd can send email.
 	EmailSubscriptions bool
-	// Notifier sends notifications (internal/notify); nil when they are
-	// not configured.
-	Notifier admin.Notifier
-	// AllowPrivateTargets accepts webhook and chat URLs that are http or
-	// name a private address (--allow-private-targets).
-	AllowPrivateTargets bool
+	// App runs the writes of the admin API and the console
+	// (internal/app).
+	App *app.App
 	// MaintenanceReminder is how long before a maintenance begins
 	// subscribers are reminded (--maintenance-reminder), as the console
 	// says.
@@ -171,19 +170,16 @@ func noSniff(next http.Handler) http.Handler {
 // Add copies it), so that setting it allocates nothing.
 var nosniff = []string{"nosniff"}
 
-// newAdmin returns the admin API's handlers.
+// newAdmin returns the admin API's handlers, on the App.
 func (s *assembly) newAdmin() *admin.Server {
-	return admin.New(admin.Config{Store: s.cfg.Store, Snapshots: s.cfg.Snapshots, Now: s.cfg.Now,
-		Notifier: s.cfg.Notifier, AllowPrivateTargets: s.cfg.AllowPrivateTargets, ConsoleURL: s.consoleURL})
+	return admin.New(admin.Config{App: s.cfg.App, Now: s.cfg.Now, ConsoleURL: s.consoleURL})
 }
 
-// newConsole returns the operator console's handlers; its screens call
-// ad's actions.
-func (s *assembly) newConsole(ad *admin.Server) *console.Server {
+// newConsole returns the operator console's handlers, on the App.
+func (s *assembly) newConsole() *console.Server {
 	return console.New(console.Config{Users: s.cfg.Store.Users(), Subscribers: s.cfg.Store.Subscribers(), Snapshots: s.cfg.Snapshots,
 		TrustedProxies: s.cfg.TrustedProxies, Now: s.cfg.Now, Log: s.cfg.Log,
-		Reminder: s.cfg.MaintenanceReminder,
-		Admin:    ad, Least: leastOf, URL: s.consoleURL, OIDC: s.cfg.OIDC})
+		Reminder: s.cfg.MaintenanceReminder, App: s.cfg.App, URL: s.consoleURL, OIDC: s.cfg.OIDC})
 }
 
 // newStatuspage, newBadges and newHealth return the other handler groups.

@@ -72,24 +72,10 @@ func (r *eventRow) value() (statusd.Event, error) {
 	return e, nil
 }
 
-// mayHear reports whether a subscriber in state is sent an event of kind:
-// an active one, anything it wants; a pending one, only its confirmation;
-// a quarantined one, only an operator's test, which goes regardless of
-// quarantine (that is what it is for). Claim's query says the same in SQL
-// (sendable).
-func mayHear(kind statusd.EventKind, state statusd.SubscriberState) bool {
-	switch state {
-	case statusd.SubscriberActive:
-		return true
-	case statusd.SubscriberPending:
-		return kind == statusd.SubscriptionConfirm
-	case statusd.SubscriberQuarantined:
-		return kind == statusd.TestMessage
-	}
-	return false
-}
-
-// sendable is mayHear in SQL, on the subscriber s and the event e.
+// sendable is statusd.SubscriberState.Hears in SQL, on the subscriber s
+// and the event e, for Claim: the same rule, written again so that the
+// claim's query leaves out what may not be sent without reading it
+// (storetest's ClaimOnlyWhatTheSubscriberMayHear holds the two together).
 const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subscription.confirm')
 	OR (s.state = 'quarantined' AND e.kind = 'test'))`
 
@@ -100,9 +86,9 @@ const sendable = `(s.state = 'active' OR (s.state = 'pending' AND e.kind = 'subs
 // per event and subscriber (the unique key) should it be expanded again.
 //
 // An event for everyone goes to each active subscriber that wants it
-// (Subscriber.Wants, on the component tree as it is now). An event for one
-// subscriber (SubscriberID) goes to it when it exists and may hear it
-// (mayHear): its confirmation whether it is pending or active (an active
+// (Subscriber.Wants, on the component tree as it is now; readAudience).
+// An event for one subscriber (SubscriberID) goes to it when it exists and
+// may hear it (statusd.SubscriberState.Hears): its confirmation whether it is pending or active (an active
 // one gets its manage link), a test whether it is active or quarantined;
 // otherwise it is expanded to nothing, rather than make a delivery that is
 // never claimed.
@@ -135,7 +121,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 				if err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return err
 				}
-				if mayHear(e.Kind, statusd.SubscriberState(state)) {
+				if statusd.SubscriberState(state).Hears(e.Kind) {
 					to = []string{idsJSON([]int64{e.SubscriberID})}
 				}
 			case e.Kind == statusd.TestMessage || e.Kind == statusd.SubscriptionConfirm:
@@ -202,7 +188,11 @@ func unexpanded(t tx, limit int) ([]statusd.Event, error) {
 
 // audience is who may hear of events for everyone: the active
 // subscribers, in groups that follow the same components, and the
-// component tree. Subscribers differ, for Subscriber.Wants, only in their
+// component tree. Who hears of a notice has one rule, in Go:
+// Subscriber.Wants (with Hears: only active subscribers hear of notices).
+// The SQL of readAudience is only a coarse filter for speed: it takes the
+// active subscribers and groups them by their component_ids, deciding
+// nothing about components. Subscribers differ, for Wants, only in their
 // components: it is asked once a group, and the database gathers each
 // group's ids (dialect.idArray), so that the ids of thousands of
 // subscribers go from the table into the deliveries without being read
@@ -486,88 +476,49 @@ func readRecorded(t tx, ids []int64) (map[int64]*recorded, error) {
 	return out, rows.Err()
 }
 
-// record stores an attempt of a pending delivery, and ends its lease, by
-// the rules of CONTRACT C7 (statusd.NextAttempt, statusd.Quarantined):
-//
-//   - Delivered: delivered at the attempt; the subscriber's failures in a
-//     row start again from none.
-//   - Failed: retried at NextAttempt, or failed when that says no; the
-//     subscriber's failures count one more (FailingSince set at the first),
-//     and an active subscriber that Quarantined says is quarantined (the
-//     delivery then fails too).
-//   - Deferred (the sender's trouble): retried, or failed, as after Failed;
-//     the subscriber's failures are left as they are.
-//   - Gone: failed; the subscriber unsubscribed.
-//   - Rejected: failed; the subscriber quarantined (unless unsubscribed).
-//   - Dropped (nothing to send): failed, its error "dropped: " and why, no
-//     attempt counted; the subscriber left as it is.
-//
+// record stores an attempt of a pending delivery, and ends its lease: it
+// loads where the delivery and its subscriber stand, has the rule of
+// CONTRACT C7 (statusd.Settle) say what the attempt does, and saves that.
 // A subscriber that stops being sent to has its other pending deliveries
-// failed (failPending). An attempt of a delivery that is no longer pending
-// (a sender whose lease ran out and whose delivery another finished)
-// changes nothing: the first ending stands. record leaves r (the delivery,
-// and where its subscriber stands) as it stored it.
+// failed (failPending). An attempt that Settle does not record (the
+// delivery is no longer pending) changes nothing. record leaves r (the
+// delivery, and where its subscriber stands) as it stored it.
 func record(t tx, r *recorded, a statusd.Attempt, retryBase time.Duration, rs *rowsRecorded) error {
-	d, sub := &r.d, r.sub
-	if d.State != statusd.DeliveryPending {
-		return nil
+	sub := r.sub
+	d, now, recorded, err := statusd.Settle(r.d, statusd.Standing{State: sub.state, Failures: sub.failures,
+		FailingSince: fromMSPtr(sub.since)}, a, retryBase)
+	if err != nil || !recorded {
+		return err
 	}
-	d.LastStatus, d.LastError, d.NextAttemptAt = a.Status, a.Error, nil
-	d.State = statusd.DeliveryFailed
-	if a.Outcome != statusd.Dropped {
-		d.Attempts++
+	if d.NextAttemptAt != nil {
+		next := fromMS(ms(*d.NextAttemptAt)) // as stored
+		d.NextAttemptAt = &next
 	}
-	failures, since := sub.failures, sub.since
-	var becomes statusd.SubscriberState // "" when it stays as it is
-	switch a.Outcome {
-	case statusd.Delivered:
-		d.State, d.DeliveredAt = statusd.DeliveryDelivered, &a.At
-		failures, since = 0, sql.NullInt64{}
-	case statusd.Failed, statusd.Deferred:
-		if next, ok := statusd.NextAttempt(d.CreatedAt, d.Attempts, a, retryBase); ok {
-			next = fromMS(ms(next)) // as stored
-			d.State, d.NextAttemptAt = statusd.DeliveryPending, &next
-		}
-		if a.Outcome == statusd.Deferred {
-			break // the sender's trouble: not counted against the subscriber
-		}
-		failures++
-		if !since.Valid {
-			since = sql.NullInt64{Int64: ms(a.At), Valid: true}
-		}
-		if sub.state == statusd.SubscriberActive && statusd.Quarantined(failures, fromMSPtr(since), a.At) {
-			becomes = statusd.SubscriberQuarantined
-			d.State, d.NextAttemptAt = statusd.DeliveryFailed, nil
-		}
-	case statusd.Gone:
-		becomes = statusd.SubscriberUnsubscribed
-	case statusd.Rejected:
-		becomes = statusd.SubscriberQuarantined
-	case statusd.Dropped:
-		d.LastError = statusd.DroppedPrefix + a.Error
-	default:
-		return fmt.Errorf("record delivery %d: unknown outcome %d", d.ID, a.Outcome)
+	r.d = d
+	rs.add(&r.d)
+	var since sql.NullInt64
+	if now.FailingSince != nil {
+		since = sql.NullInt64{Int64: ms(*now.FailingSince), Valid: true}
 	}
-	rs.add(d)
-	if failures != sub.failures || since != sub.since {
+	if now.Failures != sub.failures || since != sub.since {
 		if _, err := t.exec(`UPDATE subscribers SET failures = ?, failing_since = ? WHERE id = ?`,
-			failures, nullInt(since), d.SubscriberID); err != nil {
+			now.Failures, nullInt(since), d.SubscriberID); err != nil {
 			return err
 		}
-		sub.failures, sub.since = failures, since
+		sub.failures, sub.since = now.Failures, since
 	}
-	if becomes == "" || sub.state == becomes || sub.state == statusd.SubscriberUnsubscribed {
+	if now.State == sub.state {
 		return nil
 	}
 	if _, err := t.exec(`UPDATE subscribers SET state = ?, updated_at = ? WHERE id = ?`,
-		string(becomes), ms(a.At), d.SubscriberID); err != nil {
+		string(now.State), ms(a.At), d.SubscriberID); err != nil {
 		return err
 	}
-	sub.state, sub.moved = becomes, true
+	sub.state, sub.moved = now.State, true
 	if err := rs.flush(t); err != nil {
 		return err
 	}
-	return failPending(t, d.SubscriberID, becomes, d.ID)
+	return failPending(t, d.SubscriberID, now.State, d.ID)
 }
 
 // rowsRecorded are deliveries as record left them, not yet written: a

@@ -305,7 +305,7 @@ func moveSubscriber(t tx, s *statusd.Subscriber) error {
 }
 
 // failPending ends as failed the pending deliveries of a subscriber now in
-// state that it may not hear there (mayHear): every one when it
+// state that it may not hear there (statusd.SubscriberState.Hears): every one when it
 // unsubscribed, all but tests when it is quarantined, all but its
 // confirmation when it is pending; but the one being recorded (except, or
 // 0). They would otherwise wait, never claimed, and a quarantine's backlog

@@ -1,0 +1,345 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// applyNotice copies the settable fields of the body onto n, noting
+// problems of fields that do not belong to n's type.
+func applyNotice(b *statusd.AdminNoticeRequest, n *statusd.Notice, bad *problems) {
+	if b.Subject != nil {
+		n.Subject = *b.Subject
+	}
+	if b.ComponentIDs != nil {
+		n.ComponentIDs = slices.Clone(*b.ComponentIDs)
+	}
+	if b.TagList != nil {
+		n.TagList = slices.Clone(*b.TagList)
+	}
+	only := func(key string, set bool, owner statusd.NoticeType) bool {
+		if set && n.Type != owner {
+			bad.add(key, "only %s notices have %s", owner, key)
+			return false
+		}
+		return set
+	}
+	optTime := func(key string, f statusd.Field[string]) *time.Time {
+		if f.Value == nil {
+			return nil
+		}
+		return bad.timestamp(key, *f.Value)
+	}
+	if only("begins_at", b.BeginsAt.Set, statusd.Planned) {
+		n.BeginsAt = optTime("begins_at", b.BeginsAt)
+	}
+	if only("ends_at", b.EndsAt.Set, statusd.Planned) {
+		n.EndsAt = optTime("ends_at", b.EndsAt)
+	}
+	if only("automate", b.Automate != nil, statusd.Planned) {
+		n.Automate = *b.Automate
+	}
+	if only("expires_at", b.ExpiresAt.Set, statusd.General) {
+		n.ExpiresAt = optTime("expires_at", b.ExpiresAt)
+	}
+	if only("impact_seconds", b.ImpactSeconds.Set, statusd.Unplanned) {
+		n.ImpactSeconds = b.ImpactSeconds.Value
+	}
+}
+
+// firstStates are the states a new notice starts in when none is given.
+var firstStates = map[statusd.NoticeType]statusd.State{
+	statusd.Unplanned: statusd.Investigating, statusd.Planned: statusd.Scheduled,
+}
+
+// Publish publishes the notice of body, by actor, and returns its id.
+//
+// The actions on notices (Publish, Edit, AddUpdate, Reopen, DeleteNotice)
+// each validate their input, run in one transaction that the audit log
+// records, and return once the public API shows the write; those that
+// send (Publish, AddUpdate, Reopen) store the event for subscribers in
+// that transaction unless body.Notify is false.
+func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.AdminNoticeRequest) (int64, error) {
+	if err := May(actor, ActPublish); err != nil {
+		return 0, err
+	}
+	var bad problems
+	typ := statusd.NoticeType("")
+	switch {
+	case body.Type == nil:
+		bad.add("type", "is required: unplanned, planned or general")
+	case !statusd.NoticeType(*body.Type).Valid():
+		bad.add("type", "%q is not a notice type (unplanned, planned, general)", *body.Type)
+	default:
+		typ = statusd.NoticeType(*body.Type)
+	}
+	bad.requireText("subject", body.Subject, true)
+	bad.requireText("content", body.Content, true)
+	if err := bad.err(); err != nil {
+		return 0, err
+	}
+	state := firstStates[typ]
+	if body.State != nil {
+		state = statusd.State(*body.State)
+		if typ == statusd.General || !statusd.ValidState(typ, state) {
+			if err := statusd.CheckTransition(typ, "", state); err != nil {
+				return 0, statusd.FieldError(statusd.EInvalidField, "state", "%s", statusd.ErrorMessage(err))
+			}
+		}
+	}
+	var id int64
+	err := a.write(ctx, func(tx statusd.Tx) error {
+		comps, err := pageComponents(tx)
+		if err != nil {
+			return err
+		}
+		if id, err = tx.NextID("notices"); err != nil {
+			return err
+		}
+		uid, err := tx.NextID("updates")
+		if err != nil {
+			return err
+		}
+		now := a.stamp()
+		n := statusd.Notice{ID: id, Type: typ, TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now, UpdatedAt: now,
+			Updates: []statusd.Update{{ID: uid, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now}}}
+		var bad problems
+		applyNotice(&body, &n, &bad)
+		bad = append(bad, statusd.ValidateNotice(&n, comps)...)
+		if err := bad.err(); err != nil {
+			return err
+		}
+		if err := tx.PutNotice(&n); err != nil {
+			return err
+		}
+		if err := emit(tx, body.Notify, statusd.NoticeCreated, &n, now); err != nil {
+			return err
+		}
+		return tx.Audit(a.entry(actor, "notice.create", noticeTarget(id), fmt.Sprintf("%s: %s", typ, n.Subject)))
+	})
+	if err != nil {
+		return 0, err
+	}
+	a.wake(body.Notify)
+	return id, nil
+}
+
+// pageComponents returns the components, or 404 when there is no page.
+func pageComponents(tx statusd.Tx) ([]statusd.Component, error) {
+	if _, err := tx.Page(); err != nil {
+		return nil, err
+	}
+	return tx.Components()
+}
+
+// noticeTarget names a notice in the audit log.
+func noticeTarget(id int64) string { return fmt.Sprintf("notice %d", id) }
+
+// notifying reports whether a write's body leaves subscribers to be told
+// ("notify" true or left out).
+func notifying(notify *bool) bool { return notify == nil || *notify }
+
+// emit stores, in the write's transaction, the event of n's last update
+// for subscribers (CONTRACT C7), unless the body said "notify": false.
+func emit(tx statusd.Tx, notify *bool, kind statusd.EventKind, n *statusd.Notice, now time.Time) error {
+	if !notifying(notify) {
+		return nil
+	}
+	return tx.Emit(statusd.Event{Kind: kind, NoticeID: n.ID, UpdateID: n.Updates[len(n.Updates)-1].ID,
+		ComponentIDs: slices.Clone(n.ComponentIDs), CreatedAt: now})
+}
+
+// changeNotice runs fn on notice id inside one transaction, validates the
+// result, stores it and records action in the audit log.
+func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action string, id int64,
+	fn func(tx statusd.Tx, n *statusd.Notice, now time.Time) (detail string, err error)) error {
+	return a.write(ctx, func(tx statusd.Tx) error {
+		n, err := noticeIn(tx, id)
+		if err != nil {
+			return err
+		}
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		now := a.stamp()
+		if last := n.Updates[len(n.Updates)-1].CreatedAt; now.Before(last) {
+			now = last // update times never go backwards, whatever the clock does
+		}
+		detail, err := fn(tx, n, now)
+		if err != nil {
+			return err
+		}
+		n.UpdatedAt = now
+		if err := statusd.Invalid(statusd.EInvalidField, statusd.ValidateNotice(n, comps)); err != nil {
+			return err
+		}
+		if err := tx.PutNotice(n); err != nil {
+			return err
+		}
+		return tx.Audit(a.entry(actor, action, noticeTarget(id), detail))
+	})
+}
+
+// Edit changes notice id's subject, components, tags, schedule or
+// expiry as body says; it sends nothing.
+func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminNoticeRequest) error {
+	if err := May(actor, ActEdit); err != nil {
+		return err
+	}
+	var bad problems
+	bad.refuse("cannot be changed here; post an update with POST /admin/api/v1/notices/{id}/updates",
+		setField{"type", body.Type != nil}, setField{"state", body.State != nil}, setField{"content", body.Content != nil})
+	bad.refuse("an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)",
+		setField{"notify", body.Notify != nil})
+	bad.requireText("subject", body.Subject, false)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	return a.changeNotice(ctx, actor, "notice.update", id, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
+		var bad problems
+		applyNotice(&body, n, &bad)
+		return "changed " + n.Subject, bad.err()
+	})
+}
+
+// AddUpdate adds the update of body to notice id: its state (the
+// notice's own when left out) must follow from the notice's.
+//
+// Statusd itself (statusd.System) posts the moves of automated
+// maintenance through it: such a move is made only while it is due
+// (statusd.Notice.AutomationDue) when the transaction reads the notice,
+// so that of several servers only one makes it (the others get
+// ErrNotDue), and the audit log calls it notice.automate.
+func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminUpdateRequest) error {
+	if err := May(actor, ActAddUpdate); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("content", body.Content, true)
+	if err := bad.err(); err != nil {
+		return err
+	}
+	action := "notice.post_update"
+	if actor.Kind == statusd.BySystem {
+		action = "notice.automate"
+	}
+	err := a.changeNotice(ctx, actor, action, id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+		state := n.State()
+		if body.State != nil {
+			state = statusd.State(*body.State)
+		}
+		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
+			return "", ErrNotDue
+		}
+		if err := statusd.CheckTransition(n.Type, n.State(), state); err != nil {
+			return "", err
+		}
+		return string(state), addUpdate(tx, n, state, &body, now)
+	})
+	if err == nil {
+		a.wake(body.Notify)
+	}
+	return err
+}
+
+// Reopen reopens resolved incident id with the update of body, in state
+// investigating.
+func (a *App) Reopen(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminUpdateRequest) error {
+	if err := May(actor, ActReopen); err != nil {
+		return err
+	}
+	var bad problems
+	bad.requireText("content", body.Content, true)
+	if body.State != nil {
+		bad.add("state", "a reopened incident is investigating; leave state out")
+	}
+	if err := bad.err(); err != nil {
+		return err
+	}
+	err := a.changeNotice(ctx, actor, "notice.reopen", id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+		if err := statusd.CheckReopen(n); err != nil {
+			return "", err
+		}
+		return "reopened", addUpdate(tx, n, statusd.Investigating, &body, now)
+	})
+	if err == nil {
+		a.wake(body.Notify)
+	}
+	return err
+}
+
+// noticeIn returns the notice with the id in tx, or a 404.
+func noticeIn(tx statusd.Tx, id int64) (*statusd.Notice, error) {
+	n, err := tx.Notice(id)
+	if err == nil && n == nil {
+		err = statusd.Errorf(statusd.ENotFound, "notice %d not found", id)
+	}
+	return n, err
+}
+
+// addUpdate appends the update of the body, in state, with the next free
+// update id, to n, and stores its event for subscribers unless the body
+// said "notify": false.
+func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, body *statusd.AdminUpdateRequest, now time.Time) error {
+	id, err := tx.NextID("updates")
+	if err != nil {
+		return err
+	}
+	n.Updates = append(n.Updates, statusd.Update{ID: id, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now})
+	return emit(tx, body.Notify, statusd.NoticeUpdated, n, now)
+}
+
+// DeleteNotice deletes notice id and its updates; it sends nothing.
+func (a *App) DeleteNotice(ctx context.Context, actor statusd.Actor, id int64) error {
+	if err := May(actor, ActDeleteNotice); err != nil {
+		return err
+	}
+	return a.write(ctx, func(tx statusd.Tx) error {
+		n, err := noticeIn(tx, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteNotice(id); err != nil {
+			return err
+		}
+		return tx.Audit(a.entry(actor, "notice.delete", noticeTarget(id), n.Subject))
+	})
+}
+
+// Remind stores, for statusd itself, the reminder of scheduled
+// maintenance id, which lists components and begins at begins (CONTRACT
+// C7), at now, once per begins_at however many servers ask (its event's
+// key), and wakes the sender.
+func (a *App) Remind(ctx context.Context, actor statusd.Actor, id int64, components []int64, begins, now time.Time) error {
+	if err := May(actor, ActRemind); err != nil {
+		return err
+	}
+	_, err := a.store.Subscribers().Emit(ctx, statusd.Event{Kind: statusd.MaintenanceReminder, NoticeID: id,
+		ComponentIDs: components, Key: statusd.ReminderKey(id, begins), CreatedAt: now})
+	if err == nil {
+		a.wake(nil)
+	}
+	return err
+}
+
+// AuditPage returns page (from 1) of the audit log, newest first, 25 a
+// page, and the count of all its entries.
+func (a *App) AuditPage(ctx context.Context, actor statusd.Actor, page int64) ([]statusd.AdminAuditEntry, int, error) {
+	if err := May(actor, ActRead); err != nil {
+		return nil, 0, err
+	}
+	entries, total, err := a.store.Audit(ctx, int(page), pageSize)
+	if err != nil {
+		return nil, 0, err
+	}
+	list := make([]statusd.AdminAuditEntry, len(entries))
+	for i, e := range entries {
+		list[i] = statusd.AdminAuditEntryOf(e)
+	}
+	return list, total, nil
+}

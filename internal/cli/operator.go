@@ -911,6 +911,7 @@ func (e Env) noticeShow() *cobra.Command {
 
 func (e Env) noticeRm() *cobra.Command {
 	cmd := e.operator("rm ID", "delete a notice")
+	cmd.c.SuggestFor = []string{"remove", "delete"}
 	return cmd.run(func(ctx context.Context, args []string) error {
 		id, err := cmd.parseID(args)
 		if err != nil {

@@ -306,6 +306,7 @@ func (e Env) componentMove() *cobra.Command {
 
 func (e Env) componentRm() *cobra.Command {
 	cmd := e.operator("rm C [--recursive] [--detach]", "delete a component")
+	cmd.c.SuggestFor = []string{"remove", "delete"}
 	var opts client.DeleteComponentOptions
 	cmd.fs.BoolVar(&opts.Recursive, "recursive", false, "also remove every component below it")
 	cmd.fs.BoolVar(&opts.Detach, "detach", false, "also remove it from the notices that list it (open incidents, maintenance, history); without it, such a component is not removed")

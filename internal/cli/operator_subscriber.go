@@ -205,6 +205,7 @@ func (e Env) subscriberSet() *cobra.Command {
 func (e Env) subscriberRemove() *cobra.Command {
 	cmd := e.operator("remove ID", "delete a subscriber and its deliveries")
 	cmd.c.Aliases = []string{"rm"}
+	cmd.c.SuggestFor = []string{"delete"}
 	return cmd.run(func(ctx context.Context, args []string) error {
 		id, err := cmd.parseIDOf("subscriber", args)
 		if err != nil {

@@ -86,6 +86,7 @@ func (e Env) userList() *cobra.Command {
 func (e Env) userRemove() *cobra.Command {
 	cmd := e.operator("remove ID", "delete a user and end their sessions")
 	cmd.c.Aliases = []string{"rm"}
+	cmd.c.SuggestFor = []string{"delete"}
 	return cmd.run(func(ctx context.Context, args []string) error {
 		id, err := cmd.parseIDOf("user", args)
 		if err != nil {

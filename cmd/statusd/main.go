@@ -46,5 +46,5 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	root.AddCommand(serveCommand(env), versionCommand(env))
 	root.Version = versionText()
 	root.SetVersionTemplate("{{.Version}}")
-	return commands.Execute(ctx, root, env, args)
+	return commands.Execute(ctx, root, args)
 }

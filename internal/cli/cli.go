@@ -132,6 +132,9 @@ func New(env Env) *cobra.Command {
 		},
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return applyEnv(c, env.Getenv) },
 	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
 	root.SetHelpCommand(&cobra.Command{
@@ -159,16 +162,13 @@ func New(env Env) *cobra.Command {
 	return root
 }
 
-// Execute runs the command args name under root, with env's outputs.
-// Help asked for with -h, --help or "help" is a success.
-func Execute(ctx context.Context, root *cobra.Command, env Env, args []string) error {
+// Execute runs the command args name under root. Help asked for with -h,
+// --help or "help" is a success.
+func Execute(ctx context.Context, root *cobra.Command, args []string) error {
 	if args == nil {
 		args = []string{} // cobra reads os.Args when given none
 	}
 	root.SetArgs(args)
-	root.SetIn(env.Stdin)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
 	return root.ExecuteContext(ctx)
 }
 
@@ -197,18 +197,15 @@ func group(name, short, long string, subs ...*cobra.Command) *cobra.Command {
 // unknownCommand is the usage error of a command c does not have, with
 // the ones it may have meant.
 func unknownCommand(c *cobra.Command, name string) error {
-	what := "command"
+	msg := fmt.Sprintf("unknown command %q", name)
 	if c.HasParent() {
-		what = commandName(c) + ": unknown subcommand"
-	} else {
-		what = "unknown " + what
+		msg = fmt.Sprintf("%s: unknown subcommand %q", commandName(c), name)
 	}
-	hint := ""
 	if s := c.SuggestionsFor(name); len(s) > 0 {
-		hint = fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "Run \"%s -h\" for the commands.\n", c.CommandPath())
-	return Errorf(ExitUsage, "%s %q%s", what, name, hint)
+	return Errorf(ExitUsage, "%s", msg)
 }
 
 // commandName is c's path without "statusd": "incident open".

@@ -12,7 +12,7 @@ func execute(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var stdout, stderr strings.Builder
 	env := Env{Getenv: func(string) string { return "" }, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
-	err := Execute(context.Background(), New(env), env, args)
+	err := Execute(context.Background(), New(env), args)
 	return stdout.String(), stderr.String(), ExitCode(err)
 }
 
@@ -77,7 +77,7 @@ func TestDidYouMean(t *testing.T) {
 	} {
 		var stdout, stderr strings.Builder
 		env := Env{Getenv: func(string) string { return "" }, Stdout: &stdout, Stderr: &stderr}
-		err := Execute(context.Background(), New(env), env, tc.args)
+		err := Execute(context.Background(), New(env), tc.args)
 		code := Report(&stderr, err)
 		if code != ExitUsage || !strings.Contains(stderr.String(), tc.want+"\n") || stdout.Len() > 0 {
 			t.Errorf("statusd %q: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout.String(), stderr.String(), tc.want)
@@ -125,7 +125,7 @@ func TestFlagErrors(t *testing.T) {
 	} {
 		var stdout, stderr strings.Builder
 		env := Env{Getenv: func(string) string { return "" }, Stdout: &stdout, Stderr: &stderr}
-		err := Execute(context.Background(), New(env), env, tc.args)
+		err := Execute(context.Background(), New(env), tc.args)
 		if ExitCode(err) != ExitUsage || err.Error() != tc.want || !strings.HasPrefix(stderr.String(), "Usage: statusd ") {
 			t.Errorf("statusd %q: exit %d (%v), stderr %q; want 2 with %q after the synopsis", tc.args, ExitCode(err), err, stderr.String(), tc.want)
 		}

@@ -48,7 +48,10 @@ type ExitError struct {
 	Err  error
 }
 
+// Error is the message of the error carried.
 func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the error carried.
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Errorf returns an *ExitError with code and a formatted message.

@@ -120,7 +120,7 @@ Run "statusd COMMAND -h" or "statusd help COMMAND" for a command's flags.
 // caller adds serve and version, and runs it with Execute.
 func New(env Env) *cobra.Command {
 	root := &cobra.Command{
-		Use:                        "statusd",
+		Use:                        "statusd COMMAND",
 		Short:                      "statusd publishes the status of a service",
 		Args:                       cobra.ArbitraryArgs,
 		SuggestionsMinimumDistance: 2,
@@ -211,13 +211,10 @@ func unknownCommand(c *cobra.Command, name string) error {
 	return Errorf(ExitUsage, "%s", msg)
 }
 
-// commandName is c's path without "statusd": "incident open".
+// commandName is the path of c, a subcommand, without "statusd":
+// "incident open".
 func commandName(c *cobra.Command) string {
-	path := c.CommandPath()
-	if c.HasParent() {
-		path = strings.TrimPrefix(path, c.Root().Name()+" ")
-	}
-	return path
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 }
 
 // synopsis is c's usage line: "statusd incident open --component C ...".
@@ -232,6 +229,9 @@ func synopsis(c *cobra.Command) string {
 // that names the command.
 func UsageError(c *cobra.Command, format string, args ...any) error {
 	fmt.Fprintf(c.ErrOrStderr(), "Usage: %s\nRun \"%s -h\" for its flags.\n", synopsis(c), c.CommandPath())
+	if !c.HasParent() {
+		return Errorf(ExitUsage, format, args...) // main says "statusd: " before it
+	}
 	return Errorf(ExitUsage, "%s: %s", commandName(c), fmt.Sprintf(format, args...))
 }
 

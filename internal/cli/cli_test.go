@@ -119,6 +119,8 @@ func TestFlagErrors(t *testing.T) {
 	}{
 		{[]string{"notice", "list", "--bogus"}, "notice list: flag provided but not defined: --bogus"},
 		{[]string{"notice", "list", "-x"}, "notice list: flag provided but not defined: -x"},
+		{[]string{"export", "-db", "x.db"}, "export: flag provided but not defined: -d (a long flag takes two dashes: --db)"},
+		{[]string{"notice", "list", "-page=2"}, "notice list: flag provided but not defined: -p (a long flag takes two dashes: --page)"},
 		{[]string{"notice", "list", "--page"}, "notice list: flag needs an argument: --page"},
 		{[]string{"notice", "list", "--page", "two"}, `notice list: invalid value "two" for flag -page: invalid syntax`},
 		{[]string{"incident", "--bogus"}, "incident: flag provided but not defined: --bogus"},

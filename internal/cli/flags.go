@@ -109,6 +109,10 @@ func flagError(c *cobra.Command, err error) error {
 	switch {
 	case errors.As(err, &notExist):
 		err = fmt.Errorf("flag provided but not defined: %s", typed(notExist.GetSpecifiedName(), notExist.GetSpecifiedShortnames()))
+		long, _, _ := strings.Cut(notExist.GetSpecifiedShortnames(), "=")
+		if len(long) > 1 && c.Flags().Lookup(long) != nil {
+			err = fmt.Errorf("%w (a long flag takes two dashes: --%s)", err, long) // -db, as the flag package took it
+		}
 	case errors.As(err, &noValue):
 		err = fmt.Errorf("flag needs an argument: %s", typed(noValue.GetSpecifiedName(), noValue.GetSpecifiedShortnames()))
 	case errors.As(err, &invalid):

@@ -82,6 +82,16 @@ func (cmd *opCommand) parseID(args []string) (int64, error) {
 	return cmd.parseIDOf("notice", args)
 }
 
+// parseIDMessage checks args, which must hold exactly one notice id, and
+// that the message msg is not blank; say is the usage error when it is.
+func (cmd *opCommand) parseIDMessage(args []string, msg, say string) (int64, error) {
+	id, err := cmd.parseID(args)
+	if err == nil && strings.TrimSpace(msg) == "" {
+		err = cmd.usageErr("%s", say)
+	}
+	return id, err
+}
+
 // parseIDOf checks args, which must hold exactly one id of a kind of
 // object: "notice", "subscriber".
 func (cmd *opCommand) parseIDOf(kind string, args []string) (int64, error) {
@@ -491,12 +501,9 @@ func (e Env) noticeUpdate(group, sub string) *cobra.Command {
 	}
 	cmd.notifyFlag()
 	return cmd.run(func(ctx context.Context, args []string) error {
-		id, err := cmd.parseID(args)
+		id, err := cmd.parseIDMessage(args, msg, "say what changed with -m MESSAGE")
 		if err != nil {
 			return err
-		}
-		if strings.TrimSpace(msg) == "" {
-			return cmd.usageErr("say what changed with -m MESSAGE")
 		}
 		verb := "updated"
 		if sub == "resolve" {
@@ -518,12 +525,9 @@ func (e Env) noticeReopen() *cobra.Command {
 	cmd.message(&msg, "", "why it is back: the update's `text`, shown on the page")
 	cmd.notifyFlag()
 	return cmd.run(func(ctx context.Context, args []string) error {
-		id, err := cmd.parseID(args)
+		id, err := cmd.parseIDMessage(args, msg, "say why the incident is back with -m MESSAGE")
 		if err != nil {
 			return err
-		}
-		if strings.TrimSpace(msg) == "" {
-			return cmd.usageErr("say why the incident is back with -m MESSAGE")
 		}
 		n, err := cmd.adm.Reopen(ctx, id, statusd.AdminUpdateRequest{Content: &msg, Notify: cmd.notify()})
 		return cmd.notice(ctx, n, err, said("reopened"))

@@ -219,7 +219,7 @@ func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
 			// A serve that started anyway stops after 3 s, with success.
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
-			env := map[string]string{envName(tc.flag): tc.env}
+			env := map[string]string{"STATUSD_" + strings.ToUpper(strings.ReplaceAll(tc.flag, "-", "_")): tc.env}
 			var out, errOut strings.Builder
 			err := run(ctx, tc.args, func(k string) string { return env[k] }, strings.NewReader(""), &out, &errOut)
 			says := tc.says

@@ -22,7 +22,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -41,6 +40,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	commands "github.com/statusd/statusd/internal/cli"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -92,16 +92,17 @@ func cliEnv(t *testing.T, env map[string]string, args ...string) (string, string
 }
 
 // exitCode is the code main exits with for err.
-func exitCode(err error) int {
-	var ee *exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.Code
-	}
-	return 1
-}
+func exitCode(err error) int { return commands.ExitCode(err) }
+
+// The exit codes the tests expect, as internal/cli names them.
+const (
+	exitCodeFailure      = commands.ExitFailure
+	exitCodeUsage        = commands.ExitUsage
+	exitCodeUnauthorized = commands.ExitUnauthorized
+	exitCodeNotFound     = commands.ExitNotFound
+	exitCodeRefused      = commands.ExitRefused
+	exitCodeUnavailable  = commands.ExitUnavailable
+)
 
 // statusdCmd is the test binary acting as the statusd binary with args (see
 // TestMain).

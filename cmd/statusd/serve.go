@@ -14,10 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/api"
 	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/automation"
+	commands "github.com/statusd/statusd/internal/cli"
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/demo"
@@ -34,106 +37,131 @@ import (
 // other processes, such as statusd import.
 const watchInterval = 250 * time.Millisecond
 
+// serveConfig is the configuration of statusd serve: its flags, and what
+// parse makes of them; Run serves with it.
 type serveConfig struct {
-	maxAge, staleWhileRevalidate, staleIfError                                    time.Duration
-	maxInFlight, maxConns, maxConnsPerClient                                      int
-	db, addr, adminAddr, variant, baseURL, rateLimit, redisURL, trusted, logLevel string
-	demo                                                                          bool
-	logFormat                                                                     string // issue 9
-	metricsPublic                                                                 bool   // issue 9
-	smtpURL, mailFrom                                                             string // issue 26
-	smtpRate                                                                      float64
-	retryBase, reminder, lease                                                    time.Duration
-	allowPrivate                                                                  bool
-	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret                        string // issue 27
+	maxAge, staleWhileRevalidate, staleIfError             time.Duration
+	maxInFlight, maxConns, maxConnsPerClient               int
+	db, addr, adminAddr, baseURL, redisURL, logFormat      string
+	demo, metricsPublic, allowPrivate                      bool
+	smtpURL, mailFrom                                      string
+	smtpRate                                               float64
+	retryBase, reminder, lease                             time.Duration
+	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret string
+	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag  string // parse reads them into the fields below
+
+	variant statusd.Variant
+	limit   float64 // requests per second per client; 0: no limit
+	trusted []netip.Prefix
+	oidc    *console.OIDC // nil: no sign-in with OpenID Connect
+	log     *slog.Logger
+	getenv  func(string) string // for LISTEN_FDS and LISTEN_PID
 }
 
-func serve(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
-	var c serveConfig
-	fs := newFlagSet("serve", "serve [flags]", getenv, stderr)
-	fs.str(&c.db, "db", "statusd.db", dbUsage+"; created and migrated at start")
-	fs.str(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (unless listening sockets are handed over: LISTEN_FDS)")
-	fs.str(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
-	fs.str(&c.variant, "variant", "a", "API variant: a (with component metrics) or b (without)")
-	fs.str(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
-	fs.str(&c.rateLimit, "rate-limit", "10", "requests per second per client on the JSON API; 0 turns the limit off")
-	fs.str(&c.redisURL, "redis", "", "Redis `URL` (redis://host:port/db) that makes the rate limit one limit across every replica")
-	fs.str(&c.trusted, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
-	fs.str(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.str(&c.logFormat, "log-format", "text", "log format: text (key=value) or json (one object a line)")
-	fs.boolean(&c.metricsPublic, "metrics-public", "serve /metrics without a token (default: an admin token is required)")
-	fs.duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
-	fs.duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
-	fs.duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
-	fs.integer(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once, answers already cached not counted; past it, 503 at once (0: no bound)")
-	fs.integer(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
-	fs.integer(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
-	fs.str(&c.smtpURL, "smtp-url", "", "SMTP server `URL` to send email through (smtp://[user:pass@]host:port, or smtps:// for implicit TLS); turns email subscription on")
-	fs.str(&c.mailFrom, "mail-from", "", "the `sender` of every email, \"Name <addr>\" or addr; required with --smtp-url")
-	fs.Float64Var(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, fs.withEnv("smtp-rate", "emails sent a second at most (hosted relays often allow fewer)"))
-	fs.duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
-	fs.duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
-	fs.duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
-	fs.boolean(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
-	fs.str(&c.consoleURL, "console-url", "", "the `URL` people reach the console's listener at (scheme and host; the console is its /manage): the base of setup links and of the OpenID Connect redirect URI, and https makes the session cookie Secure (default: the page's url, or unknown with --admin-addr)")
-	fs.str(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect provider's issuer `URL` (https), for the console's sign-in with it; with --oidc-client-id and --oidc-client-secret")
-	fs.str(&c.oidcClientID, "oidc-client-id", "", "the console's client `id` at the OpenID Connect provider")
-	fs.str(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged)")
-	fs.boolean(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
-	rest, err := fs.parse(args)
-	if err != nil {
-		return err
+// serveCommand is statusd serve: the flags parsed into a serveConfig,
+// which then runs until ctx ends.
+func serveCommand(env commands.Env) *cobra.Command {
+	c := &serveConfig{getenv: env.Getenv}
+	cmd := commands.Command("serve [flags]", "run the server (statusd serve --demo to try it)")
+	c.flags(commands.WithEnv(cmd))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := c.parse(cmd, args, env.Stderr); err != nil {
+			return err
+		}
+		return c.Run(cmd.Context())
 	}
-	if len(rest) > 0 {
-		return fs.usageErr("takes no arguments, got %q", rest)
+	return cmd
+}
+
+// flags defines serve's flags, each also read from its variable.
+func (c *serveConfig) flags(fs commands.EnvFlags) {
+	fs.String(&c.db, "db", "statusd.db", commands.DBUsage+"; created and migrated at start")
+	fs.String(&c.addr, "addr", "127.0.0.1:8080", "`host:port` to listen on (unless listening sockets are handed over: LISTEN_FDS)")
+	fs.String(&c.adminAddr, "admin-addr", "", "`host:port` for the admin API on a listener of its own (default: on --addr)")
+	fs.String(&c.variantFlag, "variant", "a", "API `variant`: a (with component metrics) or b (without)")
+	fs.String(&c.baseURL, "base-url", "", "public `URL` of the page, replacing the stored one in every emitted url")
+	fs.String(&c.rateLimitFlag, "rate-limit", "10", "`N` requests per second per client on the JSON API; 0 turns the limit off")
+	fs.String(&c.redisURL, "redis", "", "Redis `URL` (redis://host:port/db) that makes the rate limit one limit across every replica")
+	fs.String(&c.trustedFlag, "trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-For is believed")
+	fs.String(&c.logLevelFlag, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.String(&c.logFormat, "log-format", "text", "log `format`: text (key=value) or json (one object a line)")
+	fs.Bool(&c.metricsPublic, "metrics-public", "serve /metrics without a token (default: an admin token is required)")
+	fs.Duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
+	fs.Duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
+	fs.Duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
+	fs.Int(&c.maxInFlight, "max-in-flight", 512, "requests worked on at once, answers already cached not counted; past it, 503 at once (0: no bound)")
+	fs.Int(&c.maxConns, "max-conns", connlimit.DefaultMax(), "connections open at once on both listeners; near it, idle ones are closed after 5 s; at it, the longest idle one makes room, or the new one is refused (0: no cap; the default leaves 128 of the descriptor limit for the database and logs)")
+	fs.Int(&c.maxConnsPerClient, "max-conns-per-client", 256, "connections open at once from one client address, not counting --trusted-proxies; past it, a new one is refused (0: no cap)")
+	fs.String(&c.smtpURL, "smtp-url", "", "SMTP server `URL` to send email through (smtp://[user:pass@]host:port, or smtps:// for implicit TLS); turns email subscription on")
+	fs.String(&c.mailFrom, "mail-from", "", "the `sender` of every email, \"Name <addr>\" or addr; required with --smtp-url")
+	fs.Float64(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, "emails sent a second at most (hosted relays often allow fewer)")
+	fs.Duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
+	fs.Duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
+	fs.Duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
+	fs.Bool(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
+	fs.String(&c.consoleURL, "console-url", "", "the `URL` people reach the console's listener at (scheme and host; the console is its /manage): the base of setup links and of the OpenID Connect redirect URI, and https makes the session cookie Secure (default: the page's url, or unknown with --admin-addr)")
+	fs.String(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect provider's issuer `URL` (https), for the console's sign-in with it; with --oidc-client-id and --oidc-client-secret")
+	fs.String(&c.oidcClientID, "oidc-client-id", "", "the console's client `id` at the OpenID Connect provider")
+	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged)")
+	fs.Bool(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
+}
+
+// parse checks the flags and the arguments of serve (there are none), and
+// makes the logger, on stderr.
+func (c *serveConfig) parse(cmd *cobra.Command, args []string, stderr io.Writer) error {
+	if len(args) > 0 {
+		return commands.UsageError(cmd, "takes no arguments, got %q", args)
 	}
 	if c.maxConns < 0 || c.maxConnsPerClient < 0 {
 		return fmt.Errorf("--max-conns and --max-conns-per-client are numbers >= 0 (0: no cap), got %d and %d", c.maxConns, c.maxConnsPerClient)
 	}
-	variant, err := statusd.ParseVariant(c.variant)
-	if err != nil {
-		return exitErrorf(exitCodeUsage, "--variant: %w", err)
+	var err error
+	if c.variant, err = statusd.ParseVariant(c.variantFlag); err != nil {
+		return commands.Errorf(commands.ExitUsage, "--variant: %w", err)
 	}
-	limit, err := strconv.ParseFloat(c.rateLimit, 64)
-	if err != nil || limit < 0 {
-		return exitErrorf(exitCodeUsage, "--rate-limit: %q is not a number >= 0", c.rateLimit)
+	if c.limit, err = strconv.ParseFloat(c.rateLimitFlag, 64); err != nil || c.limit < 0 {
+		return commands.Errorf(commands.ExitUsage, "--rate-limit: %q is not a number >= 0", c.rateLimitFlag)
 	}
 	if c.baseURL != "" {
 		if err := statusd.CheckPageURL(c.baseURL); err != nil {
-			return exitErrorf(exitCodeUsage, "--base-url: %v, such as https://status.example.com", err)
+			return commands.Errorf(commands.ExitUsage, "--base-url: %v, such as https://status.example.com", err)
 		}
 	}
 	if c.consoleURL != "" {
 		if err := statusd.CheckPageURL(c.consoleURL); err != nil {
-			return exitErrorf(exitCodeUsage, "--console-url: %v, such as https://admin.status.example.com", err)
+			return commands.Errorf(commands.ExitUsage, "--console-url: %v, such as https://admin.status.example.com", err)
 		}
 	}
-	oidcConfig, err := c.oidc(fs)
-	if err != nil {
+	if c.oidc, err = c.parseOIDC(cmd); err != nil {
 		return err
 	}
 	if c.smtpURL != "" && c.mailFrom == "" {
-		return fs.usageErr("--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
+		return commands.UsageError(cmd, "--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
 	}
 	if c.smtpRate <= 0 || c.retryBase <= 0 || c.reminder < 0 {
-		return fs.usageErr("--smtp-rate and --notify-retry-base must be > 0, and --maintenance-reminder >= 0")
+		return commands.UsageError(cmd, "--smtp-rate and --notify-retry-base must be > 0, and --maintenance-reminder >= 0")
 	}
 	if c.lease < notify.MinLease {
-		return fs.usageErr("--notify-lease: %v is too short; give at least %v", c.lease, notify.MinLease)
+		return commands.UsageError(cmd, "--notify-lease: %v is too short; give at least %v", c.lease, notify.MinLease)
 	}
-	trusted, err := parsePrefixes(c.trusted)
-	if err != nil {
-		return exitErrorf(exitCodeUsage, "--trusted-proxies: %w", err)
+	if c.trusted, err = parsePrefixes(c.trustedFlag); err != nil {
+		return commands.Errorf(commands.ExitUsage, "--trusted-proxies: %w", err)
 	}
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return exitErrorf(exitCodeUsage, "--log-level: %q is not debug, info, warn or error", c.logLevel)
+	if err := level.UnmarshalText([]byte(c.logLevelFlag)); err != nil {
+		return commands.Errorf(commands.ExitUsage, "--log-level: %q is not debug, info, warn or error", c.logLevelFlag)
 	}
-	log, err := newLogger(stderr, c.logFormat, level)
-	if err != nil {
-		return &exitError{Code: exitCodeUsage, Err: err}
+	if c.log, err = newLogger(stderr, c.logFormat, level); err != nil {
+		return &commands.ExitError{Code: commands.ExitUsage, Err: err}
 	}
+	return nil
+}
 
+// Run wires the store, the snapshot, the server, the background workers
+// and the listeners, and serves until ctx ends; then it drains the
+// requests in flight.
+func (c *serveConfig) Run(ctx context.Context) error {
+	log, variant := c.log, c.variant
 	store, err := sqlstore.Open(ctx, c.db)
 	if err != nil {
 		return err
@@ -161,21 +189,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	var limiter ratelimit.Allower
 	var redisUp func() bool // for the metrics, with --redis
 	switch {
-	case limit == 0:
+	case c.limit == 0:
 	case c.redisURL != "":
-		shared, err := ratelimit.NewShared(c.redisURL, limit, log)
+		shared, err := ratelimit.NewShared(c.redisURL, c.limit, log)
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}
 		defer shared.Close()
 		limiter, redisUp = shared, shared.Up
 	default:
-		limiter = ratelimit.New(limit, 0)
+		limiter = ratelimit.New(c.limit, 0)
 	}
 	var mailer *notify.Mailer
 	if c.smtpURL != "" {
 		if mailer, err = notify.NewMailer(notify.MailConfig{URL: c.smtpURL, From: c.mailFrom, Rate: c.smtpRate}); err != nil {
-			return exitErrorf(exitCodeUsage, "--smtp-url, --mail-from: %w", err)
+			return commands.Errorf(commands.ExitUsage, "--smtp-url, --mail-from: %w", err)
 		}
 		defer mailer.Close()
 	}
@@ -190,10 +218,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	holder.OnBuild = metrics.ObserveRebuild
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate})
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
-		Limiter: limiter, TrustedProxies: trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
+		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
-		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: oidcConfig})
+		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
 	addrs := []string{c.addr}
@@ -201,13 +229,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 		servers = append(servers, newHTTPServer(adminHandler, log))
 		addrs = append(addrs, c.adminAddr)
 	}
-	listeners, err := listen(ctx, getenv, addrs)
+	listeners, err := listen(ctx, c.getenv, addrs)
 	if err != nil {
 		return err
 	}
 	// Both listeners' connections hold descriptors of the one process:
 	// one cap for both.
-	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, trusted, log)
+	conns := connlimit.New(c.maxConns, c.maxConnsPerClient, c.trusted, log)
 	for i, srv := range servers {
 		listeners[i] = conns.Listen(listeners[i], srv)
 	}
@@ -235,7 +263,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	}
 	// Every listener closes at once; requests in flight get the drain
 	// timeout to finish, then the connections still open are cut, and the
-	// stop, asked for, still succeeds (issue 8).
+	// stop, asked for, still succeeds.
 	const drainTimeout = 10 * time.Second
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), drainTimeout)
 	defer cancel()
@@ -258,11 +286,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	return nil
 }
 
-// oidc is the console's OpenID Connect configuration, nil without
-// --oidc-issuer: the three flags go together, the issuer is https (or
-// loopback), and the redirect URI needs the console's URL, which
+// parseOIDC returns the console's OpenID Connect configuration, nil
+// without --oidc-issuer: the three flags go together, the issuer is https
+// (or loopback), and the redirect URI needs the console's URL, which
 // --admin-addr leaves unknown without --console-url.
-func (c *serveConfig) oidc(fs *flagSet) (*console.OIDC, error) {
+func (c *serveConfig) parseOIDC(cmd *cobra.Command) (*console.OIDC, error) {
 	given := map[string]bool{"--oidc-issuer": c.oidcIssuer != "", "--oidc-client-id": c.oidcClientID != "", "--oidc-client-secret": c.oidcClientSecret != ""}
 	var missing []string
 	for _, name := range []string{"--oidc-issuer", "--oidc-client-id", "--oidc-client-secret"} {
@@ -274,13 +302,13 @@ func (c *serveConfig) oidc(fs *flagSet) (*console.OIDC, error) {
 	case len(missing) == 3:
 		return nil, nil
 	case len(missing) > 0:
-		return nil, fs.usageErr("sign-in with OpenID Connect needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing %s", strings.Join(missing, ", "))
+		return nil, commands.UsageError(cmd, "sign-in with OpenID Connect needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing %s", strings.Join(missing, ", "))
 	}
 	if err := console.CheckIssuer(c.oidcIssuer); err != nil {
-		return nil, exitErrorf(exitCodeUsage, "--oidc-issuer: %v", err)
+		return nil, commands.Errorf(commands.ExitUsage, "--oidc-issuer: %v", err)
 	}
 	if c.adminAddr != "" && c.consoleURL == "" {
-		return nil, fs.usageErr("--oidc-issuer with --admin-addr needs --console-url, the URL people reach the admin listener at: the provider sends them back to <console-url>%s", console.OIDCCallbackPath)
+		return nil, commands.UsageError(cmd, "--oidc-issuer with --admin-addr needs --console-url, the URL people reach the admin listener at: the provider sends them back to <console-url>%s", console.OIDCCallbackPath)
 	}
 	return &console.OIDC{Issuer: c.oidcIssuer, ClientID: c.oidcClientID, ClientSecret: c.oidcClientSecret}, nil
 }

@@ -5,6 +5,10 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	commands "github.com/statusd/statusd/internal/cli"
 )
 
 // version and commit are set at build time, for a release:
@@ -50,17 +54,22 @@ func buildVersion() (v, c string) {
 	return v, c
 }
 
-// versionCmd prints the version, the commit and the Go version.
-func versionCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", "version", getenv, stderr)
-	rest, err := fs.parse(args)
-	if err != nil {
+// versionCommand is statusd version.
+func versionCommand(env commands.Env) *cobra.Command {
+	cmd := commands.Command("version", "print the version, commit and Go version")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return commands.UsageError(cmd, "takes no arguments, got %q", args)
+		}
+		_, err := io.WriteString(env.Stdout, versionText())
 		return err
 	}
-	if len(rest) > 0 {
-		return fs.usageErr("takes no arguments, got %q", rest)
-	}
+	return cmd
+}
+
+// versionText is what statusd version and statusd --version print: the
+// version, the commit and the Go version.
+func versionText() string {
 	v, c := buildVersion()
-	fmt.Fprintf(stdout, "statusd %s\ncommit  %s\ngo      %s %s/%s\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return nil
+	return fmt.Sprintf("statusd %s\ncommit  %s\ngo      %s %s/%s\n", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

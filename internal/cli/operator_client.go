@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,36 +15,11 @@ import (
 	"github.com/statusd/statusd/client"
 )
 
-// Exit codes of the operator commands, which scripts can rely on. run
-// returns an *exitError carrying one; main exits with it.
-const (
-	exitCodeFailure      = 1 // any other failure
-	exitCodeUsage        = 2 // bad flags or arguments
-	exitCodeUnauthorized = 3 // 401: no token, or a wrong or revoked one
-	exitCodeNotFound     = 4 // 404: no such notice, component, subscriber or endpoint
-	exitCodeRefused      = 5 // 400, 409, 413, 422: the server refused the request
-	exitCodeUnavailable  = 6 // no answer, 429 or 5xx
-)
-
-// exitError is an error with the exit code main should end with.
-type exitError struct {
-	Code int
-	Err  error
-}
-
-func (e *exitError) Error() string { return e.Err.Error() }
-func (e *exitError) Unwrap() error { return e.Err }
-
-// exitErrorf returns an *exitError with code and a formatted message.
-func exitErrorf(code int, format string, args ...any) *exitError {
-	return &exitError{Code: code, Err: fmt.Errorf(format, args...)}
-}
-
 // opWithHint adds a hint to err when it carries the exit code.
 func opWithHint(err error, code int, hint string) error {
-	var ee *exitError
+	var ee *ExitError
 	if errors.As(err, &ee) && ee.Code == code {
-		return &exitError{Code: code, Err: fmt.Errorf("%w; %s", ee.Err, hint)}
+		return &ExitError{Code: code, Err: fmt.Errorf("%w; %s", ee.Err, hint)}
 	}
 	return err
 }
@@ -56,7 +31,7 @@ const opTimeout = 10 * time.Second
 func opServer(rawURL string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return "", exitErrorf(exitCodeUsage, "--url: %q is not a server URL like http://127.0.0.1:8080 (also $STATUSD_URL)", rawURL)
+		return "", Errorf(ExitUsage, "--url: %q is not a server URL like http://127.0.0.1:8080 (also $STATUSD_URL)", rawURL)
 	}
 	return strings.TrimSuffix(u.String(), "/"), nil
 }
@@ -69,7 +44,7 @@ func newOpAdmin(base, token string, answer func([]byte)) *client.Admin {
 		client.WithUserAgent("statusd-cli/1"), client.WithHTTPClient(&http.Client{Timeout: opTimeout}))
 }
 
-// opFailure turns an error of the admin client into an *exitError whose
+// opFailure turns an error of the admin client into an *ExitError whose
 // message says what to do about it.
 func opFailure(ctx context.Context, base string, err error) error {
 	var e *client.Error
@@ -79,37 +54,37 @@ func opFailure(ctx context.Context, base string, err error) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("interrupted before %s answered", base)
 	case errors.As(err, &ne) && ne.Timeout():
-		return exitErrorf(exitCodeUnavailable, "statusd at %s did not answer within %s; check that it is running and reachable, then try again", base, opTimeout)
+		return Errorf(ExitUnavailable, "statusd at %s did not answer within %s; check that it is running and reachable, then try again", base, opTimeout)
 	case errors.As(err, &ne):
 		cause := err
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			cause = ue.Err
 		}
-		return exitErrorf(exitCodeUnavailable, "cannot reach statusd at %s: %v; check --url (or $STATUSD_URL) and that statusd serve is running there", base, cause)
+		return Errorf(ExitUnavailable, "cannot reach statusd at %s: %v; check --url (or $STATUSD_URL) and that statusd serve is running there", base, cause)
 	default:
-		return exitErrorf(exitCodeFailure, "%v; is --url the statusd server?", err)
+		return Errorf(ExitFailure, "%v; is --url the statusd server?", err)
 	}
 	s := e.Status
 	switch {
 	case s >= 300 && s < 400 && e.Location != "":
-		return exitErrorf(exitCodeUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(e.Location))
+		return Errorf(ExitUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(e.Location))
 	case s == http.StatusUnauthorized:
-		return exitErrorf(exitCodeUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", base, e.Message)
+		return Errorf(ExitUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", base, e.Message)
 	case s == http.StatusNotFound:
-		return exitErrorf(exitCodeNotFound, "%s", e.Message)
+		return Errorf(ExitNotFound, "%s", e.Message)
 	case s == http.StatusBadRequest, s == http.StatusConflict, s == http.StatusRequestEntityTooLarge, s == http.StatusUnprocessableEntity:
-		return exitErrorf(exitCodeRefused, "refused by the server: %s", e.Message)
+		return Errorf(ExitRefused, "refused by the server: %s", e.Message)
 	case s == http.StatusTooManyRequests:
 		wait := "a few"
 		if e.RetryAfter > 0 {
 			wait = strconv.Itoa(int(e.RetryAfter.Seconds()))
 		}
-		return exitErrorf(exitCodeUnavailable, "statusd at %s is rate limiting this client (%s); try again in %s second(s)", base, e.Message, wait)
+		return Errorf(ExitUnavailable, "statusd at %s is rate limiting this client (%s); try again in %s second(s)", base, e.Message, wait)
 	case s >= 500:
-		return exitErrorf(exitCodeUnavailable, "statusd at %s is unavailable (%d %s); try again shortly, and check the server's log if it persists", base, s, e.Message)
+		return Errorf(ExitUnavailable, "statusd at %s is unavailable (%d %s); try again shortly, and check the server's log if it persists", base, s, e.Message)
 	}
-	return exitErrorf(exitCodeFailure, "%s: %d %s", base, s, e.Message)
+	return Errorf(ExitFailure, "%s: %d %s", base, s, e.Message)
 }
 
 // opRedirectBase is the server URL a redirect of an admin API request

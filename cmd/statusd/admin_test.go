@@ -12,6 +12,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Black-box tests of the admin API (CONTRACT C6, issue 4) through the real
@@ -20,40 +21,13 @@ import (
 // (fixture_test.go) and the rules; comments give the reasoning. Every helper
 // here starts with adm.
 
-// admRefuse sends a request that must be refused with status and code, a
-// message that contains each of inMsg (the field's JSON path, a hint), and
-// checks that nothing changed: the exported document is byte for byte the
-// same and no audit entry was written.
-func admRefuse(srv *testServer, token, method, path, body string, status int, code string, inMsg ...string) response {
-	t := srv.t
-	t.Helper()
-	before := export(t, srv.DB)
-	audit := srv.auditTotal(token)
-	what := fmt.Sprintf("%s %s %.60s", method, path, body)
-	r := srv.admin(method, admPrefix+path, token, body)
-	assertError(t, what, r, status, code)
-	msg := errorMessage(r)
-	for _, s := range inMsg {
-		if !strings.Contains(msg, s) {
-			t.Errorf("%s: message %q does not contain %q", what, msg, s)
-		}
-	}
-	if after := export(t, srv.DB); after != before {
-		t.Errorf("%s: a refused request changed the page:\nbefore %s\nafter  %s", what, before, after)
-	}
-	if got := srv.auditTotal(token); got != audit {
-		t.Errorf("%s: a refused request wrote %v audit entries", what, got-audit)
-	}
-	return r
-}
-
 // admOpenImpact checks the impact of an incident that is still open and
 // began at began (up to now). It returns the notice n, an answer of the SDK
 // or of the wire, as JSON with the impact replaced by a placeholder, to
 // compare with a want.
 func admOpenImpact(t *testing.T, n any, began time.Time) map[string]any {
 	t.Helper()
-	m := normalize(t, n).(map[string]any)
+	m := testserver.Normalize(t, n).(map[string]any)
 	it, ok := m["impact_time"].(map[string]any)
 	if !ok {
 		t.Errorf("notice %v: impact_time %v", m["id"], m["impact_time"])
@@ -61,9 +35,9 @@ func admOpenImpact(t *testing.T, n any, began time.Time) map[string]any {
 	}
 	secs, _ := it["seconds"].(float64)
 	if secs < 0 || secs > time.Since(began).Seconds()+1 {
-		t.Errorf("notice %v: impact_time %v, want the seconds since %s", m["id"], it, ts(began))
+		t.Errorf("notice %v: impact_time %v, want the seconds since %s", m["id"], it, testserver.TS(began))
 	}
-	m["impact_time"] = obj{"seconds": -1, "words": ""}
+	m["impact_time"] = testserver.Obj{"seconds": -1, "words": ""}
 	return m
 }
 
@@ -86,82 +60,82 @@ func admRFC(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func TestAdminPage(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	adm, ctx := srv.Admin(tok), context.Background()
-	audit0 := srv.auditTotal(tok) // entries written before (an import may write one)
+	audit0 := srv.AuditTotal(tok) // entries written before (an import may write one)
 
 	// Incident 100 is identified: degraded (SPEC §3); default texts (C2);
 	// updated_at is the latest change, 100's and 200's last updates.
-	page := obj{
+	page := testserver.Obj{
 		"name": "Acme Status", "state": "degraded", "state_text": "Some systems are degraded",
 		"url": "https://status.acme.test",
-		"links": obj{
+		"links": testserver.Obj{
 			"self":       "/api/v1",
-			"components": obj{"href": "/v1/components", "count": 6},
-			"notices":    obj{"href": "/v1/notices", "count": 15},
+			"components": testserver.Obj{"href": "/v1/components", "count": 6},
+			"notices":    testserver.Obj{"href": "/v1/notices", "count": 15},
 		},
-		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": ts(now.Add(-time.Hour)),
-		"state_texts": obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
+		"created_at": "2026-01-01T00:00:00.000Z", "updated_at": testserver.TS(now.Add(-time.Hour)),
+		"state_texts": testserver.Obj{"operational": "All systems operational", "degraded": "Some systems are degraded",
 			"under_maintenance": "Maintenance is underway"},
 	}
 
-	step(t, "GET /page answers the page and its state texts, exactly, never cached", func(t *testing.T) {
-		r := srv.in(t).admin(http.MethodGet, admPrefix+"/page", tok, "")
+	testserver.Step(t, "GET /page answers the page and its state texts, exactly, never cached", func(t *testing.T) {
+		r := srv.In(t).Authed(http.MethodGet, testserver.AdminRoot+"/page", tok, "")
 		if r.Status != 200 || r.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("GET /page: status %d, Cache-Control %q", r.Status, r.Header.Get("Cache-Control"))
 		}
-		assertJSON(t, "GET /page", r.JSON, page)
+		testserver.AssertJSON(t, "GET /page", r.JSON, page)
 	})
 
-	step(t, "PATCH /page changes the name, url and a text, and the next public request shows them", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "PATCH /page changes the name, url and a text, and the next public request shows them", func(t *testing.T) {
+		srv := srv.In(t)
 		t0 := time.Now()
-		got, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Acme Cloud Status"), URL: ptr("https://status.acme.example"),
-			StateTexts: &statusd.AdminStateTextsRequest{Degraded: ptr("We are on it")}})
-		noErr(t, "PATCH /page", err)
-		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
-		page["name"], page["url"], page["state_text"], page["updated_at"] = "Acme Cloud Status", "https://status.acme.example", "We are on it", ts(got.UpdatedAt.Time)
-		page["state_texts"].(obj)["degraded"] = "We are on it"
-		assertJSON(t, "PATCH /page", got, page)
+		got, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr("Acme Cloud Status"), URL: testserver.Ptr("https://status.acme.example"),
+			StateTexts: &statusd.AdminStateTextsRequest{Degraded: testserver.Ptr("We are on it")}})
+		testserver.NoErr(t, "PATCH /page", err)
+		testserver.Within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		page["name"], page["url"], page["state_text"], page["updated_at"] = "Acme Cloud Status", "https://status.acme.example", "We are on it", testserver.TS(got.UpdatedAt.Time)
+		page["state_texts"].(testserver.Obj)["degraded"] = "We are on it"
+		testserver.AssertJSON(t, "PATCH /page", got, page)
 
-		public := obj{}
+		public := testserver.Obj{}
 		for k, v := range page {
 			if k != "state_texts" {
 				public[k] = v
 			}
 		}
-		assertJSON(t, "public status", srv.status(), public)
-		if u := srv.notice(100).URL; u != "https://status.acme.example/notices/100" {
+		testserver.AssertJSON(t, "public status", srv.Status(), public)
+		if u := srv.Notice(100).URL; u != "https://status.acme.example/notices/100" {
 			t.Errorf("notice url %v after the page url changed", u)
 		}
 	})
 
-	step(t, "PATCH /page changes only the texts sent", func(t *testing.T) {
+	testserver.Step(t, "PATCH /page changes only the texts sent", func(t *testing.T) {
 		t0 := time.Now()
 		got, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{StateTexts: &statusd.AdminStateTextsRequest{
-			Operational: ptr("All good"), UnderMaintenance: ptr("Planned work")}})
-		noErr(t, "PATCH /page", err)
-		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
-		page["updated_at"] = ts(got.UpdatedAt.Time)
-		page["state_texts"] = obj{"operational": "All good", "degraded": "We are on it", "under_maintenance": "Planned work"}
-		assertJSON(t, "PATCH /page texts", got, page)
+			Operational: testserver.Ptr("All good"), UnderMaintenance: testserver.Ptr("Planned work")}})
+		testserver.NoErr(t, "PATCH /page", err)
+		testserver.Within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		page["updated_at"] = testserver.TS(got.UpdatedAt.Time)
+		page["state_texts"] = testserver.Obj{"operational": "All good", "degraded": "We are on it", "under_maintenance": "Planned work"}
+		testserver.AssertJSON(t, "PATCH /page texts", got, page)
 		again, err := adm.Page(ctx)
-		noErr(t, "GET /page", err)
-		assertJSON(t, "GET /page", again, page)
+		testserver.NoErr(t, "GET /page", err)
+		testserver.AssertJSON(t, "GET /page", again, page)
 	})
 
-	step(t, "refused changes change nothing", func(t *testing.T) {
-		srv := srv.in(t)
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": ""}`, 422, "invalid_field", "name")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"url": "status.acme.test"}`, 422, "invalid_field", "url")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": 5}`, 422, "invalid_field", "name")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"title": "x"}`, 422, "invalid_field", "title")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"down": "x"}}`, 422, "invalid_field", "down")
+	testserver.Step(t, "refused changes change nothing", func(t *testing.T) {
+		srv := srv.In(t)
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"name": ""}`, 422, "invalid_field", "name")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"url": "status.acme.test"}`, 422, "invalid_field", "url")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"name": 5}`, 422, "invalid_field", "name")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"title": "x"}`, 422, "invalid_field", "title")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"state_texts": {"down": "x"}}`, 422, "invalid_field", "down")
 	})
 
-	step(t, "each write has one audit entry", func(t *testing.T) {
-		if n := srv.in(t).auditTotal(tok) - audit0; n != 2 {
+	testserver.Step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.In(t).AuditTotal(tok) - audit0; n != 2 {
 			t.Errorf("audit has %v new entries after two page writes", n)
 		}
 	})
@@ -184,8 +158,8 @@ type admRow struct {
 }
 
 // want is the public list of rows in this order: positions 1..n.
-func (c *admComponentsTest) want(rows ...admRow) obj {
-	list := []obj{}
+func (c *admComponentsTest) want(rows ...admRow) testserver.Obj {
+	list := []testserver.Obj{}
 	for i, r := range rows {
 		o := componentWant("a", r.id, c.state[r.id], c.name[r.id], c.desc[r.id], r.parent, i+1, r.children, c.metrics[r.id], c.now)
 		if s, ok := c.stamps[r.id]; ok {
@@ -194,32 +168,32 @@ func (c *admComponentsTest) want(rows ...admRow) obj {
 		}
 		list = append(list, o)
 	}
-	return obj{"components": list, "meta": obj{"count": len(list), "total_count": len(list), "next_page": nil}}
+	return testserver.Obj{"components": list, "meta": testserver.Obj{"count": len(list), "total_count": len(list), "next_page": nil}}
 }
 
 // check compares the public list, through the SDK, with the rows.
-func (c *admComponentsTest) check(t *testing.T, srv *testServer, what string, rows ...admRow) {
+func (c *admComponentsTest) check(t *testing.T, srv *testserver.Server, what string, rows ...admRow) {
 	t.Helper()
-	got := normalize(t, srv.in(t).components()).(map[string]any)
+	got := testserver.Normalize(t, srv.In(t).Components()).(map[string]any)
 	checkSummaries(t, "a", got["components"].([]any))
-	assertJSON(t, what, got, c.want(rows...))
+	testserver.AssertJSON(t, what, got, c.want(rows...))
 }
 
 // updated records the updated_at of component id, answered to a write
 // sent at t0 or later.
 func (c *admComponentsTest) updated(t *testing.T, id int64, got *statusd.AdminComponent, t0 time.Time) {
 	t.Helper()
-	within(t, fmt.Sprintf("component %d updated_at", id), got.UpdatedAt.Time, t0, time.Now())
+	testserver.Within(t, fmt.Sprintf("component %d updated_at", id), got.UpdatedAt.Time, t0, time.Now())
 	created, _, _ := strings.Cut(c.stamps[id], " ")
 	if created == "" {
-		created = ts(pageCreated)
+		created = testserver.TS(testserver.PageCreated)
 	}
-	c.stamps[id] = created + " " + ts(got.UpdatedAt.Time)
+	c.stamps[id] = created + " " + testserver.TS(got.UpdatedAt.Time)
 }
 
 func TestAdminComponents(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	adm, ctx := srv.Admin(tok), context.Background()
 	m := maint("a")
@@ -234,56 +208,56 @@ func TestAdminComponents(t *testing.T) {
 		stamps:  map[int64]string{},
 	}
 	writes := 0
-	audit0 := srv.auditTotal(tok)
+	audit0 := srv.AuditTotal(tok)
 	// create adds a component with r and returns it with its created_at.
 	create := func(t *testing.T, r statusd.AdminComponentRequest) (*statusd.AdminComponent, string) {
 		t.Helper()
 		t0 := time.Now()
 		got, err := adm.CreateComponent(ctx, r)
-		noErr(t, "POST /components", err)
+		testserver.NoErr(t, "POST /components", err)
 		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
-		return got, ts(got.CreatedAt.Time)
+		testserver.Within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		return got, testserver.TS(got.CreatedAt.Time)
 	}
 	// edit changes component id with r, a write sent at t0 or later, and
 	// records its updated_at.
 	edit := func(t *testing.T, id int64, r statusd.AdminComponentRequest, t0 time.Time) *statusd.AdminComponent {
 		t.Helper()
 		got, err := adm.UpdateComponent(ctx, id, r)
-		noErr(t, fmt.Sprintf("PATCH /components/%d", id), err)
+		testserver.NoErr(t, fmt.Sprintf("PATCH /components/%d", id), err)
 		writes++
 		c.updated(t, id, got, t0)
 		return got
 	}
 
-	step(t, "the admin list is the public fields plus metrics_enabled, exactly", func(t *testing.T) {
-		list := srv.in(t).adminOK(http.MethodGet, "/components", tok, "", 200)
-		comps := at(t, list, "components").([]any)
+	testserver.Step(t, "the admin list is the public fields plus metrics_enabled, exactly", func(t *testing.T) {
+		list := srv.In(t).AdminOK(http.MethodGet, "/components", tok, "", 200)
+		comps := testserver.At(t, list, "components").([]any)
 		checkSummaries(t, "a", comps)
-		wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]obj)
+		wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]testserver.Obj)
 		for _, o := range wantList {
 			o["metrics_enabled"] = c.metrics[o["id"].(int64)]
 		}
-		assertJSON(t, "GET /components", list, obj{"components": wantList})
+		testserver.AssertJSON(t, "GET /components", list, testserver.Obj{"components": wantList})
 		one, err := adm.Component(ctx, 12)
-		noErr(t, "GET /components/12", err)
-		assertJSON(t, "GET /components/12", one, wantList[2])
+		testserver.NoErr(t, "GET /components/12", err)
+		testserver.AssertJSON(t, "GET /components/12", one, wantList[2])
 	})
 
-	step(t, "a component created at position 2 moves the others after it down one", func(t *testing.T) {
+	testserver.Step(t, "a component created at position 2 moves the others after it down one", func(t *testing.T) {
 		// The new id is 32 (after 31).
-		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("CDN"), Description: ptr("Edge network"), Position: ptr(2)})
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: testserver.Ptr("CDN"), Description: testserver.Ptr("Edge network"), Position: testserver.Ptr(2)})
 		c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
-		want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]obj)[1]
+		want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]testserver.Obj)[1]
 		want["metrics_enabled"] = false
-		assertJSON(t, "POST /components", got, want)
+		testserver.AssertJSON(t, "POST /components", got, want)
 		c.check(t, srv, "after create at 2",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
 	})
 
-	step(t, "a component created without a position goes last", func(t *testing.T) {
+	testserver.Step(t, "a component created without a position goes last", func(t *testing.T) {
 		// 30's subtree is last, so after it too. Under 30, with metrics.
-		got, stamp := create(t, statusd.AdminComponentRequest{Name: ptr("Status DB"), ParentID: statusd.Some[int64](30), MetricsEnabled: ptr(true)})
+		got, stamp := create(t, statusd.AdminComponentRequest{Name: testserver.Ptr("Status DB"), ParentID: statusd.Some[int64](30), MetricsEnabled: testserver.Ptr(true)})
 		c.state[33], c.name[33], c.desc[33], c.metrics[33], c.stamps[33] = "operational", "Status DB", "", true, stamp+" "+stamp
 		if got.ID != 33 || got.Position != 8 || got.ParentID == nil || *got.ParentID != 30 || !got.MetricsEnabled {
 			t.Errorf("POST /components without position: %+v", got)
@@ -292,126 +266,126 @@ func TestAdminComponents(t *testing.T) {
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	})
 
-	step(t, "a rename, and Metrics on and off (metrics_summary an object, then null)", func(t *testing.T) {
+	testserver.Step(t, "a rename, and Metrics on and off (metrics_summary an object, then null)", func(t *testing.T) {
 		t0 := time.Now()
 		c.name[32] = "Edge CDN"
-		edit(t, 32, statusd.AdminComponentRequest{Name: ptr("Edge CDN")}, t0)
+		edit(t, 32, statusd.AdminComponentRequest{Name: testserver.Ptr("Edge CDN")}, t0)
 		c.metrics[20] = true
-		if got := edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(true)}, t0); !got.MetricsEnabled {
+		if got := edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: testserver.Ptr(true)}, t0); !got.MetricsEnabled {
 			t.Errorf("metrics on: %+v", got)
 		}
 		c.check(t, srv, "after rename and metrics on",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 		c.metrics[20] = false
-		edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: ptr(false)}, time.Now())
+		edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: testserver.Ptr(false)}, time.Now())
 		c.check(t, srv, "after metrics off",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	})
 
-	step(t, "a move under a parent, and back to the top", func(t *testing.T) {
+	testserver.Step(t, "a move under a parent, and back to the top", func(t *testing.T) {
 		// Move 32 under 10 at position 5: without it the order is 20 10 12
 		// 11 30 31 33; it goes fifth.
-		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Some[int64](10), Position: ptr(5)}, time.Now())
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Some[int64](10), Position: testserver.Ptr(5)}, time.Now())
 		c.check(t, srv, "after move",
 			admRow{20, nil, 0}, admRow{10, nil, 3}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{32, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 		children, err := srv.API.Components(ctx, client.ComponentQuery{ParentIDEq: 10})
-		noErr(t, "GET /api/v1/components?filter[parent_id_eq]=10", err)
+		testserver.NoErr(t, "GET /api/v1/components?filter[parent_id_eq]=10", err)
 		var ids []int64
 		for _, x := range children.Components {
 			ids = append(ids, x.ID)
 		}
-		assertJSON(t, "children of 10", ids, []int{12, 11, 32})
+		testserver.AssertJSON(t, "children of 10", ids, []int{12, 11, 32})
 		// Back to the top level, to position 1.
-		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Null[int64](), Position: ptr(1)}, time.Now())
+		edit(t, 32, statusd.AdminComponentRequest{ParentID: statusd.Null[int64](), Position: testserver.Ptr(1)}, time.Now())
 		c.check(t, srv, "after move back",
 			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
 	})
 
-	step(t, "refusals change nothing", func(t *testing.T) {
-		srv := srv.in(t)
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"description": "no name"}`, 422, "invalid_field", "name")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": " "}`, 422, "invalid_field", "name")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "parent_id": 999}`, 422, "invalid_field", "parent_id")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 0}`, 422, "invalid_field", "position")
+	testserver.Step(t, "refusals change nothing", func(t *testing.T) {
+		srv := srv.In(t)
+		srv.Refuse(tok, http.MethodPost, "/components", `{"description": "no name"}`, 422, "invalid_field", "name")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": " "}`, 422, "invalid_field", "name")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "parent_id": 999}`, 422, "invalid_field", "parent_id")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "position": 0}`, 422, "invalid_field", "position")
 		// Eight components: a new one goes at 1 to 9.
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "position": 10}`, 422, "invalid_field", "position")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "metrics_enabled": "yes"}`, 422, "invalid_field", "metrics_enabled")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X", "colour": "red"}`, 422, "invalid_field", "colour")
-		admRefuse(srv, tok, http.MethodPost, "/components", `{"name": "X"`, 400, "invalid_body")
-		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 11}`, 422, "invalid_field", "parent_id")
-		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"parent_id": 10}`, 422, "invalid_field", "parent_id")
-		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"name": ""}`, 422, "invalid_field", "name")
-		admRefuse(srv, tok, http.MethodPatch, "/components/10", `{"position": 9}`, 422, "invalid_field", "position")
-		admRefuse(srv, tok, http.MethodPatch, "/components/999", `{"name": "X"}`, 404, "not_found", "999")
-		admRefuse(srv, tok, http.MethodGet, "/components/999", "", 404, "not_found", "999")
-		admRefuse(srv, tok, http.MethodDelete, "/components/999", "", 404, "not_found", "999")
-		admRefuse(srv, tok, http.MethodDelete, "/components/10", "", 409, "conflict", "recursive")
-		admRefuse(srv, tok, http.MethodDelete, "/components/30?recursive=false", "", 409, "conflict")
-		admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=perhaps", "", 400, "invalid_parameter", "recursive")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "position": 10}`, 422, "invalid_field", "position")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "metrics_enabled": "yes"}`, 422, "invalid_field", "metrics_enabled")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "colour": "red"}`, 422, "invalid_field", "colour")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X"`, 400, "invalid_body")
+		srv.Refuse(tok, http.MethodPatch, "/components/10", `{"parent_id": 11}`, 422, "invalid_field", "parent_id")
+		srv.Refuse(tok, http.MethodPatch, "/components/10", `{"parent_id": 10}`, 422, "invalid_field", "parent_id")
+		srv.Refuse(tok, http.MethodPatch, "/components/10", `{"name": ""}`, 422, "invalid_field", "name")
+		srv.Refuse(tok, http.MethodPatch, "/components/10", `{"position": 9}`, 422, "invalid_field", "position")
+		srv.Refuse(tok, http.MethodPatch, "/components/999", `{"name": "X"}`, 404, "not_found", "999")
+		srv.Refuse(tok, http.MethodGet, "/components/999", "", 404, "not_found", "999")
+		srv.Refuse(tok, http.MethodDelete, "/components/999", "", 404, "not_found", "999")
+		srv.Refuse(tok, http.MethodDelete, "/components/10", "", 409, "conflict", "recursive")
+		srv.Refuse(tok, http.MethodDelete, "/components/30?recursive=false", "", 409, "conflict")
+		srv.Refuse(tok, http.MethodDelete, "/components/10?recursive=perhaps", "", 400, "invalid_parameter", "recursive")
 	})
 
-	step(t, "deleting a leaf renumbers the rest", func(t *testing.T) {
-		noErr(t, "DELETE /components/33", adm.DeleteComponent(ctx, 33, client.DeleteComponentOptions{}))
+	testserver.Step(t, "deleting a leaf renumbers the rest", func(t *testing.T) {
+		testserver.NoErr(t, "DELETE /components/33", adm.DeleteComponent(ctx, 33, client.DeleteComponentOptions{}))
 		writes++
 		c.check(t, srv, "after deleting 33",
 			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
-		admRefuse(srv.in(t), tok, http.MethodGet, "/components/33", "", 404, "not_found")
+		srv.In(t).Refuse(tok, http.MethodGet, "/components/33", "", 404, "not_found")
 	})
 
-	step(t, "components listed by notices go only with detach, which takes them out of the notices", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "components listed by notices go only with detach, which takes them out of the notices", func(t *testing.T) {
+		srv := srv.In(t)
 		// Notices list components of the subtree of 10 (10, 12, 11): 100
 		// (11), 102 (30 and 10), 103 (12), 104 (11) and 201 (10), in id
 		// order. 31 alone is listed by 101 and 203.
-		admRefuse(srv, tok, http.MethodDelete, "/components/10?recursive=true", "", 409, "conflict",
+		srv.Refuse(tok, http.MethodDelete, "/components/10?recursive=true", "", 409, "conflict",
 			`component 10 or a component below it is listed by notices 100 ("API errors"), 102 ("Outage, reopened"), `+
 				`103 ("US alarm"), 104 ("Slow EU responses"), 201 ("API maintenance"); pass detach=true`)
-		admRefuse(srv, tok, http.MethodDelete, "/components/31", "", 409, "conflict",
+		srv.Refuse(tok, http.MethodDelete, "/components/31", "", 409, "conflict",
 			`component 31 is listed by notices 101 ("Replica lag"), 203 ("Cancelled work"); pass detach=true to remove it from those notices`)
-		admRefuse(srv, tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
-		noErr(t, "DELETE /components/10?recursive=true&detach=true",
+		srv.Refuse(tok, http.MethodDelete, "/components/31?detach=perhaps", "", 400, "invalid_parameter", "detach")
+		testserver.NoErr(t, "DELETE /components/10?recursive=true&detach=true",
 			adm.DeleteComponent(ctx, 10, client.DeleteComponentOptions{Recursive: true, Detach: true}))
 		writes++
 		a, err := adm.Audit(ctx, 1)
-		noErr(t, "GET /audit", err)
+		testserver.NoErr(t, "GET /audit", err)
 		if len(a.Audit) == 0 || a.Audit[0].Detail != "deleted 3 component(s), detached from 5 notice(s)" {
 			t.Errorf("audit of the detaching delete: %+v", a.Audit)
 		}
 		c.check(t, srv, "after deleting the subtree of 10",
 			admRow{32, nil, 0}, admRow{20, nil, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
 		for _, id := range []string{"10", "11", "12"} {
-			admRefuse(srv, tok, http.MethodGet, "/components/"+id, "", 404, "not_found")
+			srv.Refuse(tok, http.MethodGet, "/components/"+id, "", 404, "not_found")
 		}
 	})
 
-	step(t, "the notices that listed them keep existing, with their whole history", func(t *testing.T) {
-		srv := srv.in(t)
-		doc := fixture(now)
+	testserver.Step(t, "the notices that listed them keep existing, with their whole history", func(t *testing.T) {
+		srv := srv.In(t)
+		doc := testserver.Fixture(now)
 		notices := fixUpdateIDs(doc)
-		embedded := obj{"id": 30, "state": m, "name": "Database", "description": "Primary database", "parent_id": nil,
+		embedded := testserver.Obj{"id": 30, "state": m, "name": "Database", "description": "Primary database", "parent_id": nil,
 			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
 		for _, w := range fixtureWant(now) {
 			if w.id != 100 && w.id != 102 && w.id != 103 && w.id != 104 && w.id != 201 {
 				continue
 			}
-			comps := []obj{}
+			comps := []testserver.Obj{}
 			if w.id == 102 { // listed 30 and 10
-				comps = []obj{embedded}
+				comps = []testserver.Obj{embedded}
 			}
 			o := detailWant("a", w, notices, comps)
-			got := normalize(t, srv.notice(w.id)).(map[string]any)
+			got := testserver.Normalize(t, srv.Notice(w.id)).(map[string]any)
 			checkOpenImpact(t, got, now)
-			assertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
+			testserver.AssertJSON(t, fmt.Sprintf("notice %d after deleting its components", w.id), got, o)
 		}
 		n, err := adm.Notice(ctx, 102)
-		noErr(t, "GET /notices/102", err)
+		testserver.NoErr(t, "GET /notices/102", err)
 		if !slices.Equal(n.ComponentIDs, []int64{30}) {
 			t.Errorf("notice 102 component_ids %v, want [30]", n.ComponentIDs)
 		}
 	})
 
-	step(t, "each write has one audit entry", func(t *testing.T) {
-		if n := srv.in(t).auditTotal(tok) - audit0; n != writes {
+	testserver.Step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.In(t).AuditTotal(tok) - audit0; n != writes {
 			t.Errorf("audit has %v new entries after %d writes", n, writes)
 		}
 	})
@@ -419,23 +393,23 @@ func TestAdminComponents(t *testing.T) {
 
 func TestAdminNotices(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	adm, ctx := srv.Admin(tok), context.Background()
 	m := maint("a")
 	writes := 0
-	audit0 := srv.auditTotal(tok)
-	emb := func(id int64, state string) obj {
+	audit0 := srv.AuditTotal(tok)
+	emb := func(id int64, state string) testserver.Obj {
 		names := map[int64][3]any{20: {"Dashboard", "Web dashboard", nil}, 10: {"API", "Public REST API", nil},
 			12: {"API US", "API in the US", 10}, 30: {"Database", "Primary database", nil}}
 		n := names[id]
-		return obj{"id": id, "state": state, "name": n[0], "description": n[1], "parent_id": n[2],
+		return testserver.Obj{"id": id, "state": state, "name": n[0], "description": n[1], "parent_id": n[2],
 			"created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T01:00:00.000Z"}
 	}
 	// states checks the public state of each component of want.
 	states := func(t *testing.T, when string, want map[int64]string) {
 		t.Helper()
-		got := srv.in(t).componentStates()
+		got := srv.In(t).ComponentStates()
 		for id, w := range want {
 			if got[id] != w {
 				t.Errorf("component %d is %q %s, want %s", id, got[id], when, w)
@@ -447,83 +421,83 @@ func TestAdminNotices(t *testing.T) {
 		t.Helper()
 		t0 := time.Now()
 		got, err := adm.CreateNotice(ctx, r)
-		noErr(t, "POST "+*r.Type, err)
+		testserver.NoErr(t, "POST "+*r.Type, err)
 		writes++
-		within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
+		testserver.Within(t, "created_at", got.CreatedAt.Time, t0, time.Now())
 		return got, got.CreatedAt.Time
 	}
 	// The three notices the test creates, as the admin API must show them.
-	var incident, planned, general obj
+	var incident, planned, general testserver.Obj
 	var created time.Time // when 304 was created
 	begins := now.Add(72 * time.Hour)
 	ends := begins.Add(2 * time.Hour)
 	expires := now.Add(120 * time.Hour)
 
-	step(t, "an unplanned notice starts investigating and degrades its component", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "an unplanned notice starts investigating and degrades its component", func(t *testing.T) {
+		srv := srv.In(t)
 		// Ids: notices after 303, updates after the fixture's 34.
 		var got *statusd.AdminNotice
-		got, created = create(t, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr("Login failures"),
-			Content: ptr("We are investigating login failures."), ComponentIDs: &[]int64{12}, TagList: &[]string{"auth"}})
-		c := ts(created)
-		incident = obj{"id": 304, "type": "unplanned", "timeline_state": "present", "state": "investigating",
+		got, created = create(t, statusd.AdminNoticeRequest{Type: testserver.Ptr("unplanned"), Subject: testserver.Ptr("Login failures"),
+			Content: testserver.Ptr("We are investigating login failures."), ComponentIDs: &[]int64{12}, TagList: &[]string{"auth"}})
+		c := testserver.TS(created)
+		incident = testserver.Obj{"id": 304, "type": "unplanned", "timeline_state": "present", "state": "investigating",
 			"subject": "Login failures", "url": "https://status.acme.test/notices/304",
 			"began_at": c, "ended_at": nil, "created_at": c, "updated_at": c,
-			"impact_time": obj{"seconds": -1, "words": ""}, "tag_list": []string{"auth"},
-			"links":         obj{"self": "/api/notices/304"},
-			"components":    []obj{emb(12, "degraded")},
-			"updates":       []obj{{"id": 35, "state": "investigating", "content": "We are investigating login failures.", "created_at": c, "updated_at": c}},
+			"impact_time": testserver.Obj{"seconds": -1, "words": ""}, "tag_list": []string{"auth"},
+			"links":         testserver.Obj{"self": "/api/notices/304"},
+			"components":    []testserver.Obj{emb(12, "degraded")},
+			"updates":       []testserver.Obj{{"id": 35, "state": "investigating", "content": "We are investigating login failures.", "created_at": c, "updated_at": c}},
 			"component_ids": []int{12}, "impact_seconds": nil}
-		assertJSON(t, "POST unplanned", admOpenImpact(t, got, created), incident)
-		assertJSON(t, "public 304", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
+		testserver.AssertJSON(t, "POST unplanned", admOpenImpact(t, got, created), incident)
+		testserver.AssertJSON(t, "public 304", admOpenImpact(t, srv.Notice(304), created), admPublic(incident))
 		states(t, "while incident 304 is investigating", map[int64]string{12: "degraded"})
 	})
 
-	step(t, "a planned notice starts scheduled", func(t *testing.T) {
+	testserver.Step(t, "a planned notice starts scheduled", func(t *testing.T) {
 		// It lists 20, which maintenance 200 holds under maintenance.
-		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("planned"), Subject: ptr("Cache upgrade"),
-			Content: ptr("We will upgrade the cache."), ComponentIDs: &[]int64{20},
-			BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends)), Automate: ptr(true)})
-		c := ts(made)
-		planned = obj{"id": 305, "type": "planned", "timeline_state": "future", "state": "scheduled",
+		got, made := create(t, statusd.AdminNoticeRequest{Type: testserver.Ptr("planned"), Subject: testserver.Ptr("Cache upgrade"),
+			Content: testserver.Ptr("We will upgrade the cache."), ComponentIDs: &[]int64{20},
+			BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends)), Automate: testserver.Ptr(true)})
+		c := testserver.TS(made)
+		planned = testserver.Obj{"id": 305, "type": "planned", "timeline_state": "future", "state": "scheduled",
 			"subject": "Cache upgrade", "url": "https://status.acme.test/notices/305",
-			"began_at": nil, "ended_at": nil, "begins_at": ts(begins), "ends_at": ts(ends),
-			"created_at": c, "updated_at": c, "tag_list": []string{}, "links": obj{"self": "/api/notices/305"},
-			"components":    []obj{emb(20, m)},
-			"updates":       []obj{{"id": 36, "state": "scheduled", "content": "We will upgrade the cache.", "created_at": c, "updated_at": c}},
+			"began_at": nil, "ended_at": nil, "begins_at": testserver.TS(begins), "ends_at": testserver.TS(ends),
+			"created_at": c, "updated_at": c, "tag_list": []string{}, "links": testserver.Obj{"self": "/api/notices/305"},
+			"components":    []testserver.Obj{emb(20, m)},
+			"updates":       []testserver.Obj{{"id": 36, "state": "scheduled", "content": "We will upgrade the cache.", "created_at": c, "updated_at": c}},
 			"component_ids": []int{20}, "automate": true}
-		assertJSON(t, "POST planned", got, planned)
-		assertJSON(t, "public 305", srv.in(t).notice(305), admPublic(planned))
+		testserver.AssertJSON(t, "POST planned", got, planned)
+		testserver.AssertJSON(t, "public 305", srv.In(t).Notice(305), admPublic(planned))
 	})
 
-	step(t, "a general notice has no state, in the notice as in its update", func(t *testing.T) {
-		got, made := create(t, statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("New phone line"),
-			Content: ptr("Call us."), ExpiresAt: statusd.Some(admRFC(expires))})
-		c := ts(made)
-		general = obj{"id": 306, "type": "general", "timeline_state": "present", "subject": "New phone line",
+	testserver.Step(t, "a general notice has no state, in the notice as in its update", func(t *testing.T) {
+		got, made := create(t, statusd.AdminNoticeRequest{Type: testserver.Ptr("general"), Subject: testserver.Ptr("New phone line"),
+			Content: testserver.Ptr("Call us."), ExpiresAt: statusd.Some(admRFC(expires))})
+		c := testserver.TS(made)
+		general = testserver.Obj{"id": 306, "type": "general", "timeline_state": "present", "subject": "New phone line",
 			"url": "https://status.acme.test/notices/306", "created_at": c, "updated_at": c, "tag_list": []string{},
-			"links": obj{"self": "/api/notices/306"}, "components": []obj{},
-			"updates":       []obj{{"id": 37, "content": "Call us.", "created_at": c, "updated_at": c}},
-			"component_ids": []int{}, "expires_at": ts(expires)}
-		assertJSON(t, "POST general", got, general)
-		assertJSON(t, "public 306", srv.in(t).notice(306), admPublic(general))
+			"links": testserver.Obj{"self": "/api/notices/306"}, "components": []testserver.Obj{},
+			"updates":       []testserver.Obj{{"id": 37, "content": "Call us.", "created_at": c, "updated_at": c}},
+			"component_ids": []int{}, "expires_at": testserver.TS(expires)}
+		testserver.AssertJSON(t, "POST general", got, general)
+		testserver.AssertJSON(t, "public 306", srv.In(t).Notice(306), admPublic(general))
 	})
 
-	step(t, "on the wire, each type of notice has exactly its keys", func(t *testing.T) {
+	testserver.Step(t, "on the wire, each type of notice has exactly its keys", func(t *testing.T) {
 		// The keys of each type, null or absent (CONTRACT C6), as sent.
-		srv := srv.in(t)
-		for _, n := range []obj{incident, planned, general} {
+		srv := srv.In(t)
+		for _, n := range []testserver.Obj{incident, planned, general} {
 			path := fmt.Sprintf("/notices/%v", n["id"])
-			got := normalize(t, srv.adminOK(http.MethodGet, path, tok, "", 200)).(map[string]any)
+			got := testserver.Normalize(t, srv.AdminOK(http.MethodGet, path, tok, "", 200)).(map[string]any)
 			if n["type"] == "unplanned" {
 				got = admOpenImpact(t, got, created)
 			}
-			assertJSON(t, "GET "+path, got, n)
+			testserver.AssertJSON(t, "GET "+path, got, n)
 		}
 	})
 
-	step(t, "creations that are refused change nothing", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "creations that are refused change nothing", func(t *testing.T) {
+		srv := srv.In(t)
 		type refusal struct {
 			body   string
 			status int
@@ -557,65 +531,65 @@ func TestAdminNotices(t *testing.T) {
 			{`type=unplanned&subject=S`, 400, "invalid_body", nil},
 			{`[{"type": "unplanned"}]`, 400, "invalid_body", nil},
 		} {
-			admRefuse(srv, tok, http.MethodPost, "/notices", c.body, c.status, c.code, c.in...)
+			srv.Refuse(tok, http.MethodPost, "/notices", c.body, c.status, c.code, c.in...)
 		}
 	})
 
-	step(t, "an edit of subject, tags and components changes the component states", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "an edit of subject, tags and components changes the component states", func(t *testing.T) {
+		srv := srv.In(t)
 		// Embedded in position order (10 before 30); an incident that is
 		// investigating degrades both, over 30's maintenance, and 12 is no
 		// longer listed.
 		t0 := time.Now()
-		got, err := adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{Subject: ptr("Login failures for US users"),
+		got, err := adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{Subject: testserver.Ptr("Login failures for US users"),
 			TagList: &[]string{"auth", "us"}, ComponentIDs: &[]int64{30, 10}})
-		noErr(t, "PATCH 304", err)
+		testserver.NoErr(t, "PATCH 304", err)
 		writes++
-		within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
-		incident["subject"], incident["tag_list"], incident["updated_at"] = "Login failures for US users", []string{"auth", "us"}, ts(got.UpdatedAt.Time)
+		testserver.Within(t, "updated_at", got.UpdatedAt.Time, t0, time.Now())
+		incident["subject"], incident["tag_list"], incident["updated_at"] = "Login failures for US users", []string{"auth", "us"}, testserver.TS(got.UpdatedAt.Time)
 		incident["component_ids"] = []int{30, 10}
-		incident["components"] = []obj{emb(10, "degraded"), emb(30, "degraded")}
-		assertJSON(t, "PATCH 304", admOpenImpact(t, got, created), incident)
-		assertJSON(t, "public 304 after PATCH", admOpenImpact(t, srv.notice(304), created), admPublic(incident))
+		incident["components"] = []testserver.Obj{emb(10, "degraded"), emb(30, "degraded")}
+		testserver.AssertJSON(t, "PATCH 304", admOpenImpact(t, got, created), incident)
+		testserver.AssertJSON(t, "public 304 after PATCH", admOpenImpact(t, srv.Notice(304), created), admPublic(incident))
 		states(t, "after the edit", map[int64]string{10: "degraded", 30: "degraded", 12: "operational"})
 	})
 
-	step(t, "impact_seconds overrides the impact, and null gives it back", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "impact_seconds overrides the impact, and null gives it back", func(t *testing.T) {
+		srv := srv.In(t)
 		got, err := adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Some[int64](120)})
-		noErr(t, "PATCH 304 impact_seconds", err)
+		testserver.NoErr(t, "PATCH 304 impact_seconds", err)
 		writes++
 		if v := got.ImpactSeconds.Value; v == nil || *v != 120 {
-			t.Errorf("impact_seconds %v, want 120", normalize(t, got.ImpactSeconds))
+			t.Errorf("impact_seconds %v, want 120", testserver.Normalize(t, got.ImpactSeconds))
 		}
-		assertJSON(t, "impact_time with override", srv.notice(304).ImpactTime, obj{"seconds": 120, "words": "2 minutes"})
+		testserver.AssertJSON(t, "impact_time with override", srv.Notice(304).ImpactTime, testserver.Obj{"seconds": 120, "words": "2 minutes"})
 		got, err = adm.UpdateNotice(ctx, 304, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Null[int64]()})
-		noErr(t, "PATCH 304 impact_seconds null", err)
+		testserver.NoErr(t, "PATCH 304 impact_seconds null", err)
 		writes++
 		if !got.ImpactSeconds.Set || got.ImpactSeconds.Value != nil {
-			t.Errorf("impact_seconds %v (present %v), want null", normalize(t, got.ImpactSeconds), got.ImpactSeconds.Set)
+			t.Errorf("impact_seconds %v (present %v), want null", testserver.Normalize(t, got.ImpactSeconds), got.ImpactSeconds.Set)
 		}
-		admOpenImpact(t, srv.notice(304), created)
+		admOpenImpact(t, srv.Notice(304), created)
 	})
 
-	step(t, "the maintenance rescheduled, the general notice's expiry dropped", func(t *testing.T) {
+	testserver.Step(t, "the maintenance rescheduled, the general notice's expiry dropped", func(t *testing.T) {
 		begins, ends = begins.Add(24*time.Hour), ends.Add(25*time.Hour)
 		got, err := adm.UpdateNotice(ctx, 305, statusd.AdminNoticeRequest{BeginsAt: statusd.Some(admRFC(begins)), EndsAt: statusd.Some(admRFC(ends))})
-		noErr(t, "PATCH 305", err)
+		testserver.NoErr(t, "PATCH 305", err)
 		writes++
-		pub := srv.in(t).notice(305)
-		assertJSON(t, "rescheduled: admin and public begins_at, ends_at",
-			[]any{got.BeginsAt, got.EndsAt, pub.BeginsAt, pub.EndsAt}, []string{ts(begins), ts(ends), ts(begins), ts(ends)})
+		pub := srv.In(t).Notice(305)
+		testserver.AssertJSON(t, "rescheduled: admin and public begins_at, ends_at",
+			[]any{got.BeginsAt, got.EndsAt, pub.BeginsAt, pub.EndsAt}, []string{testserver.TS(begins), testserver.TS(ends), testserver.TS(begins), testserver.TS(ends)})
 		gen, err := adm.UpdateNotice(ctx, 306, statusd.AdminNoticeRequest{ExpiresAt: statusd.Null[string]()})
-		noErr(t, "PATCH 306", err)
+		testserver.NoErr(t, "PATCH 306", err)
 		writes++
 		if !gen.ExpiresAt.Set || gen.ExpiresAt.Value != nil {
-			t.Errorf("expires_at %v (present %v), want null", normalize(t, gen.ExpiresAt), gen.ExpiresAt.Set)
+			t.Errorf("expires_at %v (present %v), want null", testserver.Normalize(t, gen.ExpiresAt), gen.ExpiresAt.Set)
 		}
 	})
 
-	step(t, "edits that are refused change nothing", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "edits that are refused change nothing", func(t *testing.T) {
+		srv := srv.In(t)
 		for _, c := range []struct {
 			path, body string
 			status     int
@@ -645,7 +619,7 @@ func TestAdminNotices(t *testing.T) {
 			// public API (CONTRACT C2).
 			{"/notices/abc", `{"subject": "x"}`, 400, "invalid_parameter", []string{"id"}},
 		} {
-			admRefuse(srv, tok, http.MethodPatch, c.path, c.body, c.status, c.code, c.in...)
+			srv.Refuse(tok, http.MethodPatch, c.path, c.body, c.status, c.code, c.in...)
 		}
 	})
 
@@ -662,13 +636,13 @@ func TestAdminNotices(t *testing.T) {
 		t.Helper()
 		t0 := time.Now()
 		got, err := call()
-		noErr(t, what, err)
+		testserver.NoErr(t, what, err)
 		writes++
 		if len(got.Updates) == 0 {
 			t.Fatalf("%s: the answer has no updates", what)
 		}
 		last := got.Updates[len(got.Updates)-1]
-		within(t, what+": created_at", last.CreatedAt.Time, t0, time.Now())
+		testserver.Within(t, what+": created_at", last.CreatedAt.Time, t0, time.Now())
 		u := upd{state, content, last.CreatedAt.Time, last.ID}
 		if u.id <= ups[len(ups)-1].id {
 			t.Errorf("%s: update id %v after %v", what, u.id, ups[len(ups)-1].id)
@@ -689,109 +663,109 @@ func TestAdminNotices(t *testing.T) {
 	// checkUpdates compares the updates of 304 with those posted.
 	checkUpdates := func(t *testing.T, what string, got []statusd.UpdateResource) {
 		t.Helper()
-		var want []obj
+		var want []testserver.Obj
 		for _, u := range ups {
-			want = append(want, obj{"id": u.id, "state": u.state, "content": u.content, "created_at": ts(u.at), "updated_at": ts(u.at)})
+			want = append(want, testserver.Obj{"id": u.id, "state": u.state, "content": u.content, "created_at": testserver.TS(u.at), "updated_at": testserver.TS(u.at)})
 		}
-		assertJSON(t, what, got, want)
+		testserver.AssertJSON(t, what, got, want)
 	}
 
-	step(t, "updates keep the state when they give none, and their ids increase", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "updates keep the state when they give none, and their ids increase", func(t *testing.T) {
+		srv := srv.In(t)
 		got := update(t, "", "Still looking.", "investigating")
-		if value(got.State) != "investigating" {
-			t.Errorf("state %v after an update without state", normalize(t, got.State))
+		if testserver.Value(got.State) != "investigating" {
+			t.Errorf("state %v after an update without state", testserver.Normalize(t, got.State))
 		}
 		update(t, "identified", "A bad certificate.", "identified")
 		got = update(t, "resolved", "Fixed.", "resolved")
-		pub := srv.notice(304)
+		pub := srv.Notice(304)
 		checkUpdates(t, "public updates of 304", pub.Updates)
 		checkUpdates(t, "admin updates of 304", got.Updates)
-		assertJSON(t, "resolved 304: state, timeline, began, ended",
-			[]any{pub.State, pub.TimelineState, pub.BeganAt, pub.EndedAt}, []string{"resolved", "past_recent", ts(created), ts(ups[3].at)})
+		testserver.AssertJSON(t, "resolved 304: state, timeline, began, ended",
+			[]any{pub.State, pub.TimelineState, pub.BeganAt, pub.EndedAt}, []string{"resolved", "past_recent", testserver.TS(created), testserver.TS(ups[3].at)})
 		// 30 is back under maintenance; 10 stays degraded, as its child 11
 		// is (incident 100, CONTRACT C3).
 		states(t, "after 304 resolved", map[int64]string{10: "degraded", 30: m})
 	})
 
-	step(t, "updates that are refused change nothing", func(t *testing.T) {
-		srv := srv.in(t)
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "investigating"}`, 422, "invalid_transition", "reopen")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "identified"}`, 422, "invalid_transition", "reopen")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"state": "resolved"}`, 422, "invalid_field", "content")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": " "}`, 422, "invalid_field", "content")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": "underway"}`, 422, "invalid_transition", "underway")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": 3}`, 422, "invalid_field", "state")
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "tags": []}`, 422, "invalid_field", "tags")
-		admRefuse(srv, tok, http.MethodPost, "/notices/202/updates", `{"content": "Again.", "state": "underway"}`, 422, "invalid_transition", "complete")
-		admRefuse(srv, tok, http.MethodPost, "/notices/201/updates", `{"content": "Done.", "state": "complete"}`, 422, "invalid_transition", "scheduled")
-		admRefuse(srv, tok, http.MethodPost, "/notices/300/updates", `{"content": "x", "state": "investigating"}`, 422, "invalid_transition", "state")
-		admRefuse(srv, tok, http.MethodPost, "/notices/999/updates", `{"content": "x"}`, 404, "not_found", "999")
+	testserver.Step(t, "updates that are refused change nothing", func(t *testing.T) {
+		srv := srv.In(t)
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "investigating"}`, 422, "invalid_transition", "reopen")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": "Again.", "state": "identified"}`, 422, "invalid_transition", "reopen")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"state": "resolved"}`, 422, "invalid_field", "content")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": " "}`, 422, "invalid_field", "content")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": "underway"}`, 422, "invalid_transition", "underway")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "state": 3}`, 422, "invalid_field", "state")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/updates", `{"content": "x", "tags": []}`, 422, "invalid_field", "tags")
+		srv.Refuse(tok, http.MethodPost, "/notices/202/updates", `{"content": "Again.", "state": "underway"}`, 422, "invalid_transition", "complete")
+		srv.Refuse(tok, http.MethodPost, "/notices/201/updates", `{"content": "Done.", "state": "complete"}`, 422, "invalid_transition", "scheduled")
+		srv.Refuse(tok, http.MethodPost, "/notices/300/updates", `{"content": "x", "state": "investigating"}`, 422, "invalid_transition", "state")
+		srv.Refuse(tok, http.MethodPost, "/notices/999/updates", `{"content": "x"}`, 404, "not_found", "999")
 	})
 
-	step(t, "a reopened incident is investigating and open again", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "a reopened incident is investigating and open again", func(t *testing.T) {
+		srv := srv.In(t)
 		got := post(t, "POST /notices/304/reopen", func() (*statusd.AdminNotice, error) {
 			return adm.Reopen(ctx, 304, statusd.AdminUpdateRequest{Content: new("It is back.")})
 		},
 			"investigating", "It is back.")
 		checkUpdates(t, "updates after reopen", got.Updates)
-		pub := srv.notice(304)
+		pub := srv.Notice(304)
 		checkUpdates(t, "public updates after reopen", pub.Updates)
-		assertJSON(t, "reopened 304: state, timeline, ended", []any{pub.State, pub.TimelineState, pub.EndedAt},
+		testserver.AssertJSON(t, "reopened 304: state, timeline, ended", []any{pub.State, pub.TimelineState, pub.EndedAt},
 			[]any{"investigating", "present", nil})
-		admRefuse(srv, tok, http.MethodPost, "/notices/304/reopen", `{"content": "Twice."}`, 422, "invalid_transition", "investigating")
-		admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{"content": "x", "state": "identified"}`, 422, "invalid_field", "state")
-		admRefuse(srv, tok, http.MethodPost, "/notices/101/reopen", `{}`, 422, "invalid_field", "content")
-		admRefuse(srv, tok, http.MethodPost, "/notices/202/reopen", `{"content": "x"}`, 422, "invalid_transition", "planned")
-		admRefuse(srv, tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
+		srv.Refuse(tok, http.MethodPost, "/notices/304/reopen", `{"content": "Twice."}`, 422, "invalid_transition", "investigating")
+		srv.Refuse(tok, http.MethodPost, "/notices/101/reopen", `{"content": "x", "state": "identified"}`, 422, "invalid_field", "state")
+		srv.Refuse(tok, http.MethodPost, "/notices/101/reopen", `{}`, 422, "invalid_field", "content")
+		srv.Refuse(tok, http.MethodPost, "/notices/202/reopen", `{"content": "x"}`, 422, "invalid_transition", "planned")
+		srv.Refuse(tok, http.MethodPost, "/notices/999/reopen", `{"content": "x"}`, 404, "not_found", "999")
 	})
 
-	step(t, "an update of a general notice carries no state", func(t *testing.T) {
-		_, err := adm.PostUpdate(ctx, 300, statusd.AdminUpdateRequest{Content: ptr("More news.")})
-		noErr(t, "POST /notices/300/updates", err)
+	testserver.Step(t, "an update of a general notice carries no state", func(t *testing.T) {
+		_, err := adm.PostUpdate(ctx, 300, statusd.AdminUpdateRequest{Content: testserver.Ptr("More news.")})
+		testserver.NoErr(t, "POST /notices/300/updates", err)
 		writes++
-		pub := srv.in(t).notice(300)
+		pub := srv.In(t).Notice(300)
 		if len(pub.Updates) != 2 {
 			t.Fatalf("notice 300 has %d updates, want 2", len(pub.Updates))
 		}
 		last := pub.Updates[1]
 		if last.State != nil || last.Content != "More news." || last.ID <= ups[len(ups)-1].id {
-			t.Errorf("general update %+v", normalize(t, last))
+			t.Errorf("general update %+v", testserver.Normalize(t, last))
 		}
 		if pub.State.Set {
-			t.Errorf("general notice has a state: %v", normalize(t, pub.State))
+			t.Errorf("general notice has a state: %v", testserver.Normalize(t, pub.State))
 		}
 	})
 
-	step(t, "a deleted notice is gone from both APIs", func(t *testing.T) {
-		srv := srv.in(t)
-		noErr(t, "DELETE /notices/305", adm.DeleteNotice(ctx, 305))
+	testserver.Step(t, "a deleted notice is gone from both APIs", func(t *testing.T) {
+		srv := srv.In(t)
+		testserver.NoErr(t, "DELETE /notices/305", adm.DeleteNotice(ctx, 305))
 		writes++
-		assertErrorBody(t, "public 305 after delete", srv.do(http.MethodGet, "/api/v1/notices/305"), 404, "not_found")
-		admRefuse(srv, tok, http.MethodGet, "/notices/305", "", 404, "not_found", "305")
-		admRefuse(srv, tok, http.MethodDelete, "/notices/305", "", 404, "not_found", "305")
+		testserver.AssertErrorBody(t, "public 305 after delete", srv.Do(http.MethodGet, "/api/v1/notices/305"), 404, "not_found")
+		srv.Refuse(tok, http.MethodGet, "/notices/305", "", 404, "not_found", "305")
+		srv.Refuse(tok, http.MethodDelete, "/notices/305", "", 404, "not_found", "305")
 	})
 
-	step(t, "the admin list is newest first", func(t *testing.T) {
+	testserver.Step(t, "the admin list is newest first", func(t *testing.T) {
 		// 15 + 3 - 1 notices.
 		lst, err := adm.Notices(ctx, 0)
-		noErr(t, "GET /notices", err)
-		assertJSON(t, "admin list meta", lst.Meta, obj{"count": 17, "total_count": 17, "next_page": nil})
+		testserver.NoErr(t, "GET /notices", err)
+		testserver.AssertJSON(t, "admin list meta", lst.Meta, testserver.Obj{"count": 17, "total_count": 17, "next_page": nil})
 		var first []int64
 		for _, n := range lst.Notices[:min(3, len(lst.Notices))] {
 			first = append(first, n.ID)
 		}
-		assertJSON(t, "admin list order", first, []int{306, 304, 100})
+		testserver.AssertJSON(t, "admin list order", first, []int{306, 304, 100})
 		pub, err := srv.API.Notices(ctx, client.NoticeQuery{})
-		noErr(t, "GET /api/v1/notices", err)
+		testserver.NoErr(t, "GET /api/v1/notices", err)
 		if n := pub.Meta.TotalCount; n != 17 {
 			t.Errorf("public total_count %v, want 17", n)
 		}
 	})
 
-	step(t, "each write has one audit entry", func(t *testing.T) {
-		if n := srv.in(t).auditTotal(tok) - audit0; n != writes {
+	testserver.Step(t, "each write has one audit entry", func(t *testing.T) {
+		if n := srv.In(t).AuditTotal(tok) - audit0; n != writes {
 			t.Errorf("audit has %v new entries after %d writes", n, writes)
 		}
 	})
@@ -801,45 +775,45 @@ func TestAdminNotices(t *testing.T) {
 // authentication, bodies, sizes, methods, paths.
 func TestAdminRefusals(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 
-	step(t, "a missing or wrong token gets the same 401 and writes nothing", func(t *testing.T) {
-		srv := srv.in(t)
-		noToken := admRefuseAs(srv, tok, "", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
-		wrong := admRefuseAs(srv, tok, "sdt_wrong", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
+	testserver.Step(t, "a missing or wrong token gets the same 401 and writes nothing", func(t *testing.T) {
+		srv := srv.In(t)
+		noToken := srv.RefuseAs(tok, "", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
+		wrong := srv.RefuseAs(tok, "sdt_wrong", http.MethodPatch, "/page", `{"name": "Hacked"}`, 401, "unauthorized")
 		if string(noToken.Body) != string(wrong.Body) {
 			t.Errorf("missing and wrong token answer differently:\n%s\n%s", noToken.Body, wrong.Body)
 		}
 		if noToken.Header.Get("WWW-Authenticate") == "" || wrong.Header.Get("WWW-Authenticate") == "" {
 			t.Errorf("401 without WWW-Authenticate")
 		}
-		r := srv.admin(http.MethodGet, admPrefix+"/page", "", "")
-		assertError(t, "GET without token", r, 401, "unauthorized")
+		r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/page", "", "")
+		testserver.AssertError(t, "GET without token", r, 401, "unauthorized")
 		if string(r.Body) != string(noToken.Body) {
 			t.Errorf("GET and PATCH without token answer differently:\n%s\n%s", r.Body, noToken.Body)
 		}
-		admRefuseAs(srv, tok, tok+"x", http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "C"}`, 401, "unauthorized")
+		srv.RefuseAs(tok, tok+"x", http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "C"}`, 401, "unauthorized")
 	})
 
-	step(t, "a body that is not one JSON value, or over 1 MiB, is refused", func(t *testing.T) {
-		srv := srv.in(t)
-		admRefuse(srv, tok, http.MethodPatch, "/page", `not JSON`, 400, "invalid_body")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A"} {"name": "B"}`, 400, "invalid_body")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `"Acme"`, 400, "invalid_body")
-		admRefuse(srv, tok, http.MethodPatch, "/page", ``, 400, "invalid_body")
-		admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A",}`, 400, "invalid_body")
+	testserver.Step(t, "a body that is not one JSON value, or over 1 MiB, is refused", func(t *testing.T) {
+		srv := srv.In(t)
+		srv.Refuse(tok, http.MethodPatch, "/page", `not JSON`, 400, "invalid_body")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"name": "A"} {"name": "B"}`, 400, "invalid_body")
+		srv.Refuse(tok, http.MethodPatch, "/page", `"Acme"`, 400, "invalid_body")
+		srv.Refuse(tok, http.MethodPatch, "/page", ``, 400, "invalid_body")
+		srv.Refuse(tok, http.MethodPatch, "/page", `{"name": "A",}`, 400, "invalid_body")
 		// Over 1 MiB, though valid JSON.
 		big := `{"name": "` + strings.Repeat("a", 1<<20) + `"}`
-		admRefuse(srv, tok, http.MethodPatch, "/page", big, 413, "too_large")
-		admRefuse(srv, tok, http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "`+strings.Repeat("b", 1<<20)+`"}`, 413, "too_large")
+		srv.Refuse(tok, http.MethodPatch, "/page", big, 413, "too_large")
+		srv.Refuse(tok, http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "`+strings.Repeat("b", 1<<20)+`"}`, 413, "too_large")
 		// Just under 1 MiB is read (and refused for what it says, not its size).
 		under := `{"name": "` + strings.Repeat("a", 1<<20-30) + `", "x": 1}`
-		admRefuse(srv, tok, http.MethodPatch, "/page", under, 422, "invalid_field", "x")
+		srv.Refuse(tok, http.MethodPatch, "/page", under, 422, "invalid_field", "x")
 	})
 
-	step(t, "another method answers 405 with Allow", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "another method answers 405 with Allow", func(t *testing.T) {
+		srv := srv.In(t)
 		for _, c := range []struct{ method, path, allow string }{
 			{http.MethodPut, "/page", "GET, PATCH"},
 			{http.MethodDelete, "/page", "GET, PATCH"},
@@ -848,70 +822,52 @@ func TestAdminRefusals(t *testing.T) {
 			{http.MethodGet, "/notices/100/reopen", "POST"},
 			{http.MethodPost, "/audit", "GET"},
 		} {
-			r := admRefuse(srv, tok, c.method, c.path, "", 405, "method_not_allowed")
+			r := srv.Refuse(tok, c.method, c.path, "", 405, "method_not_allowed")
 			if got := r.Header.Get("Allow"); got != c.allow {
 				t.Errorf("%s %s: Allow %q, want %q", c.method, c.path, got, c.allow)
 			}
 		}
 	})
 
-	step(t, "unknown paths and ids are not found; ids that are not integers are bad parameters", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "unknown paths and ids are not found; ids that are not integers are bad parameters", func(t *testing.T) {
+		srv := srv.In(t)
 		for _, p := range []string{"/nothing", "/components/999", "/notices/999", "/notices/99999999999999999999"} {
-			admRefuse(srv, tok, http.MethodGet, p, "", 404, "not_found")
+			srv.Refuse(tok, http.MethodGet, p, "", 404, "not_found")
 		}
 		// A path id that is not an integer is a bad parameter, as in the
 		// public API (CONTRACT C2).
-		admRefuse(srv, tok, http.MethodGet, "/components/abc", "", 400, "invalid_parameter", "id")
-		admRefuse(srv, tok, http.MethodDelete, "/notices/1x", "", 400, "invalid_parameter", "id")
-		admRefuse(srv, tok, http.MethodPost, "/notices/1x/updates", `{"content": "x"}`, 400, "invalid_parameter", "id")
-		r := srv.admin(http.MethodGet, "/admin/api/v2/page", tok, "")
-		assertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
+		srv.Refuse(tok, http.MethodGet, "/components/abc", "", 400, "invalid_parameter", "id")
+		srv.Refuse(tok, http.MethodDelete, "/notices/1x", "", 400, "invalid_parameter", "id")
+		srv.Refuse(tok, http.MethodPost, "/notices/1x/updates", `{"content": "x"}`, 400, "invalid_parameter", "id")
+		r := srv.Authed(http.MethodGet, "/admin/api/v2/page", tok, "")
+		testserver.AssertError(t, "GET /admin/api/v2/page", r, 404, "not_found")
 	})
 
-	step(t, "the token still works after all this", func(t *testing.T) {
+	testserver.Step(t, "the token still works after all this", func(t *testing.T) {
 		_, err := srv.Admin(tok).Page(context.Background())
-		noErr(t, "GET /page", err)
+		testserver.NoErr(t, "GET /page", err)
 	})
-}
-
-// admRefuseAs is admRefuse with another token for the refused request
-// (auditor reads the audit log).
-func admRefuseAs(srv *testServer, auditor, token, method, path, body string, status int, code string) response {
-	t := srv.t
-	t.Helper()
-	before := export(t, srv.DB)
-	audit := srv.auditTotal(auditor)
-	r := srv.admin(method, admPrefix+path, token, body)
-	assertError(t, fmt.Sprintf("%s %s with token %q", method, path, token), r, status, code)
-	if after := export(t, srv.DB); after != before {
-		t.Errorf("%s %s: a refused request changed the page", method, path)
-	}
-	if got := srv.auditTotal(auditor); got != audit {
-		t.Errorf("%s %s: a refused request wrote an audit entry", method, path)
-	}
-	return r
 }
 
 // TestAdminTokens: tokens created while the server runs work at once,
 // revoked ones stop at once, and the audit log names each write's token.
 func TestAdminTokens(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	ctx := context.Background()
 	ops := newToken(t, srv.DB, "ops")
 	_, err := srv.Admin(ops).Page(ctx)
-	noErr(t, "GET /page with ops", err)
-	audit0 := srv.auditTotal(ops)
+	testserver.NoErr(t, "GET /page with ops", err)
+	audit0 := srv.AuditTotal(ops)
 	var ci string
 
-	step(t, "a token created while the server runs works at once", func(t *testing.T) {
+	testserver.Step(t, "a token created while the server runs works at once", func(t *testing.T) {
 		ci = newToken(t, srv.DB, "ci")
 		if ci == ops {
 			t.Fatal("two tokens are the same")
 		}
-		_, err := srv.Admin(ci).UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("By CI")})
-		noErr(t, "PATCH /page with ci", err)
+		_, err := srv.Admin(ci).UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr("By CI")})
+		testserver.NoErr(t, "PATCH /page with ci", err)
 		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
 		if err != nil || !strings.Contains(out, "ops") || !strings.Contains(out, "ci") {
 			t.Errorf("token list: %v\n%s%s", err, out, stderr)
@@ -921,21 +877,21 @@ func TestAdminTokens(t *testing.T) {
 		}
 	})
 
-	step(t, "a revoked token stops at once; the others go on", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "a revoked token stops at once; the others go on", func(t *testing.T) {
+		srv := srv.In(t)
 		if _, stderr, err := cli(t, "", "token", "revoke", "--db", srv.DB, "ops"); err != nil {
 			t.Fatalf("token revoke: %v\n%s", err, stderr)
 		}
-		admRefuseAs(srv, ci, ops, http.MethodPatch, "/page", `{"name": "By ops"}`, 401, "unauthorized")
-		r := srv.admin(http.MethodGet, admPrefix+"/page", ops, "")
-		assertError(t, "GET with a revoked token", r, 401, "unauthorized")
+		srv.RefuseAs(ci, ops, http.MethodPatch, "/page", `{"name": "By ops"}`, 401, "unauthorized")
+		r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/page", ops, "")
+		testserver.AssertError(t, "GET with a revoked token", r, 401, "unauthorized")
 		_, err := srv.Admin(ci).Page(ctx)
-		noErr(t, "GET /page with ci", err)
+		testserver.NoErr(t, "GET /page with ci", err)
 	})
 
-	step(t, "the audit log names the token of each write", func(t *testing.T) {
+	testserver.Step(t, "the audit log names the token of each write", func(t *testing.T) {
 		a, err := srv.Admin(ci).Audit(ctx, 0)
-		noErr(t, "GET /audit", err)
+		testserver.NoErr(t, "GET /audit", err)
 		if len(a.Audit) == 0 || a.Audit[0].Actor != "ci" || a.Audit[0].Action != "page.update" || a.Meta.TotalCount != audit0+1 {
 			t.Errorf("audit %+v", a)
 		}
@@ -946,49 +902,49 @@ func TestAdminTokens(t *testing.T) {
 // paginated by 25; statusd audit prints them.
 func TestAdminAudit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	adm, ctx := srv.Admin(tok), context.Background()
-	audit0 := srv.auditTotal(tok) // entries written before (an import may write one)
+	audit0 := srv.AuditTotal(tok) // entries written before (an import may write one)
 	type entry struct{ action, target string }
 	var writes []entry
 	var t0, t1 time.Time
 
-	step(t, "every kind of write answers its status on the wire", func(t *testing.T) {
+	testserver.Step(t, "every kind of write answers its status on the wire", func(t *testing.T) {
 		// 200 for a change, 201 for a creation, 204 without a body for a
 		// deletion: the statuses, which the SDK takes all alike, are
 		// checked here, once for each kind of write.
-		srv := srv.in(t)
+		srv := srv.In(t)
 		t0 = time.Now()
-		srv.adminOK(http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
+		srv.AdminOK(http.MethodPatch, "/page", tok, `{"name": "Audited"}`, 200)
 		writes = append(writes, entry{"page.update", "page"})
-		srv.adminOK(http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
+		srv.AdminOK(http.MethodPost, "/components", tok, `{"name": "CDN"}`, 201)
 		writes = append(writes, entry{"component.create", "component 32"})
-		srv.adminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
+		srv.AdminOK(http.MethodPatch, "/components/32", tok, `{"name": "Edge"}`, 200)
 		writes = append(writes, entry{"component.update", "component 32"})
-		srv.adminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
+		srv.AdminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Down", "content": "Looking."}`, 201)
 		writes = append(writes, entry{"notice.create", "notice 304"})
-		srv.adminOK(http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
+		srv.AdminOK(http.MethodPatch, "/notices/304", tok, `{"subject": "Down hard"}`, 200)
 		writes = append(writes, entry{"notice.update", "notice 304"})
-		srv.adminOK(http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
+		srv.AdminOK(http.MethodPost, "/notices/304/updates", tok, `{"content": "Fixed.", "state": "resolved"}`, 201)
 		writes = append(writes, entry{"notice.post_update", "notice 304"})
-		srv.adminOK(http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
+		srv.AdminOK(http.MethodPost, "/notices/304/reopen", tok, `{"content": "Back."}`, 201)
 		writes = append(writes, entry{"notice.reopen", "notice 304"})
-		srv.adminOK(http.MethodDelete, "/notices/304", tok, "", 204)
+		srv.AdminOK(http.MethodDelete, "/notices/304", tok, "", 204)
 		writes = append(writes, entry{"notice.delete", "notice 304"})
-		srv.adminOK(http.MethodDelete, "/components/32", tok, "", 204)
+		srv.AdminOK(http.MethodDelete, "/components/32", tok, "", 204)
 		writes = append(writes, entry{"component.delete", "component 32"})
 		// Refused writes and reads are not recorded.
-		srv.admin(http.MethodPatch, admPrefix+"/page", tok, `{"name": ""}`)
-		srv.admin(http.MethodGet, admPrefix+"/notices", tok, "")
+		srv.Authed(http.MethodPatch, testserver.AdminRoot+"/page", tok, `{"name": ""}`)
+		srv.Authed(http.MethodGet, testserver.AdminRoot+"/notices", tok, "")
 		t1 = time.Now()
 	})
 
 	n := audit0 + len(writes)
-	step(t, "one entry a write, newest first, with the token's name", func(t *testing.T) {
+	testserver.Step(t, "one entry a write, newest first, with the token's name", func(t *testing.T) {
 		a, err := adm.Audit(ctx, 0)
-		noErr(t, "GET /audit", err)
-		assertJSON(t, "audit meta", a.Meta, obj{"count": n, "total_count": n, "next_page": nil})
+		testserver.NoErr(t, "GET /audit", err)
+		testserver.AssertJSON(t, "audit meta", a.Meta, testserver.Obj{"count": n, "total_count": n, "next_page": nil})
 		if len(a.Audit) != n {
 			t.Fatalf("audit has %d entries, want %d", len(a.Audit), n)
 		}
@@ -997,7 +953,7 @@ func TestAdminAudit(t *testing.T) {
 			if e.Actor != "ops" || e.Action != w.action || e.Target != w.target {
 				t.Errorf("audit[%d] = %+v, want ops %s %s", i, e, w.action, w.target)
 			}
-			within(t, fmt.Sprintf("audit[%d].at", i), e.At.Time, t0, t1)
+			testserver.Within(t, fmt.Sprintf("audit[%d].at", i), e.At.Time, t0, t1)
 			if i > 0 {
 				if prev := a.Audit[i-1]; e.ID >= prev.ID || e.At.After(prev.At.Time) {
 					t.Errorf("audit not newest first: %+v after %+v", e, prev)
@@ -1006,7 +962,7 @@ func TestAdminAudit(t *testing.T) {
 		}
 	})
 
-	step(t, "statusd audit prints the same, newest first", func(t *testing.T) {
+	testserver.Step(t, "statusd audit prints the same, newest first", func(t *testing.T) {
 		out, stderr, err := cli(t, "", "audit", "--db", srv.DB)
 		if err != nil {
 			t.Fatalf("audit: %v\n%s", err, stderr)
@@ -1023,23 +979,23 @@ func TestAdminAudit(t *testing.T) {
 		}
 	})
 
-	step(t, "25 entries a page", func(t *testing.T) {
+	testserver.Step(t, "25 entries a page", func(t *testing.T) {
 		// 26 entries make two pages, the second holding the oldest.
 		for i := n; i < 26; i++ {
-			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr(fmt.Sprintf("Audited %d", i))})
-			noErr(t, "PATCH /page", err)
+			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr(fmt.Sprintf("Audited %d", i))})
+			testserver.NoErr(t, "PATCH /page", err)
 		}
 		a, err := adm.Audit(ctx, 0)
-		noErr(t, "GET /audit", err)
-		assertJSON(t, "audit page 1 meta", a.Meta, obj{"count": 25, "total_count": 26, "next_page": "/admin/api/v1/audit?page=2"})
+		testserver.NoErr(t, "GET /audit", err)
+		testserver.AssertJSON(t, "audit page 1 meta", a.Meta, testserver.Obj{"count": 25, "total_count": 26, "next_page": "/admin/api/v1/audit?page=2"})
 		first := a.Audit[0].ID
 		a, err = adm.Audit(ctx, 2)
-		noErr(t, "GET /audit?page=2", err)
-		assertJSON(t, "audit page 2 meta", a.Meta, obj{"count": 1, "total_count": 26, "next_page": nil})
+		testserver.NoErr(t, "GET /audit?page=2", err)
+		testserver.AssertJSON(t, "audit page 2 meta", a.Meta, testserver.Obj{"count": 1, "total_count": 26, "next_page": nil})
 		if len(a.Audit) != 1 || a.Audit[0].ID >= first-24 {
 			t.Errorf("page 2 holds %+v, want one entry older than page 1's (from %v down)", a.Audit, first)
 		}
-		admRefuse(srv.in(t), tok, http.MethodGet, "/audit?page=0", "", 400, "invalid_parameter", "page")
+		srv.In(t).Refuse(tok, http.MethodGet, "/audit?page=0", "", 400, "invalid_parameter", "page")
 	})
 }
 
@@ -1047,31 +1003,31 @@ func TestAdminAudit(t *testing.T) {
 // Retry-After.
 func TestAdminAuthRateLimit(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	_, err := srv.Admin(tok).Page(context.Background())
-	noErr(t, "GET /page", err)
+	testserver.NoErr(t, "GET /page", err)
 	for i := 0; i < 10; i++ {
-		r := srv.admin(http.MethodGet, admPrefix+"/page", fmt.Sprintf("sdt_wrong%d", i), "")
-		assertError(t, fmt.Sprintf("wrong token %d", i+1), r, 401, "unauthorized")
+		r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/page", fmt.Sprintf("sdt_wrong%d", i), "")
+		testserver.AssertError(t, fmt.Sprintf("wrong token %d", i+1), r, 401, "unauthorized")
 	}
-	r := srv.admin(http.MethodGet, admPrefix+"/page", "sdt_wrong", "")
-	assertError(t, "11th wrong token", r, 429, "rate_limited")
+	r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/page", "sdt_wrong", "")
+	testserver.AssertError(t, "11th wrong token", r, 429, "rate_limited")
 	if ra := r.Header.Get("Retry-After"); !regexp.MustCompile(`^[1-9][0-9]*$`).MatchString(ra) {
 		t.Errorf("Retry-After %q, want whole seconds >= 1", ra)
 	}
 	// Failed authentication is limited; the public API is not affected.
-	srv.status()
+	srv.Status()
 }
 
 // TestAdminSeparateListener: with --admin-addr the admin API answers on its
 // own listener only.
 func TestAdminSeparateListener(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, testserver.Fixture(now), "--admin-addr", "127.0.0.1:0")
 	adminURL := srv.AdminURL
 	if adminURL == "" || adminURL == srv.URL {
-		t.Fatalf("admin listener %q (public %s)\n%s", adminURL, srv.URL, srv.logs)
+		t.Fatalf("admin listener %q (public %s)\n%s", adminURL, srv.URL, srv.Logs)
 	}
 	tok := newToken(t, srv.DB, "ops")
 	ctx := context.Background()
@@ -1081,7 +1037,7 @@ func TestAdminSeparateListener(t *testing.T) {
 		if err != nil || page.Name != "Acme Status" {
 			t.Fatalf("admin listener GET /page: %+v %v", page, err)
 		}
-		if _, err := srv.Admin(tok).UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Split Status")}); err != nil {
+		if _, err := srv.Admin(tok).UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr("Split Status")}); err != nil {
 			t.Fatalf("admin listener PATCH /page: %v", err)
 		}
 	})
@@ -1090,11 +1046,11 @@ func TestAdminSeparateListener(t *testing.T) {
 			t.Errorf("public name %+v (%v) after the admin write", st, err)
 		}
 		before := export(t, srv.DB)
-		r := fetch(t, http.MethodGet, srv.URL+admPrefix+"/page", "", bearer(tok)...)
+		r := testserver.Fetch(t, http.MethodGet, srv.URL+testserver.AdminRoot+"/page", "", testserver.Bearer(tok)...)
 		if r.Status != 404 {
 			t.Errorf("public listener GET /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
 		}
-		r = fetch(t, http.MethodPatch, srv.URL+admPrefix+"/page", `{"name": "Via public"}`, bearer(tok)...)
+		r = testserver.Fetch(t, http.MethodPatch, srv.URL+testserver.AdminRoot+"/page", `{"name": "Via public"}`, testserver.Bearer(tok)...)
 		if r.Status != 404 {
 			t.Errorf("public listener PATCH /admin/api/v1/page: status %d, want 404\n%s", r.Status, r.Body)
 		}
@@ -1103,16 +1059,16 @@ func TestAdminSeparateListener(t *testing.T) {
 		}
 	})
 	t.Run("the admin listener does not serve the public API", func(t *testing.T) {
-		r := fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
+		r := testserver.Fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
 		if r.Status != 404 {
 			t.Errorf("admin listener GET /api/v1/status: status %d, want 404", r.Status)
 		}
 	})
 	t.Run("errors are JSON under /admin/ and /api/", func(t *testing.T) {
-		r := fetch(t, http.MethodGet, srv.URL+admPrefix+"/page", "", bearer(tok)...)
-		r2 := fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
-		assertError(t, "public listener /admin/", r, 404, "not_found")
-		assertError(t, "admin listener /api/", r2, 404, "not_found")
+		r := testserver.Fetch(t, http.MethodGet, srv.URL+testserver.AdminRoot+"/page", "", testserver.Bearer(tok)...)
+		r2 := testserver.Fetch(t, http.MethodGet, adminURL+"/api/v1/status", "")
+		testserver.AssertError(t, "public listener /admin/", r, 404, "not_found")
+		testserver.AssertError(t, "admin listener /api/", r2, 404, "not_found")
 	})
 }
 
@@ -1121,13 +1077,13 @@ func TestAdminSeparateListener(t *testing.T) {
 // whitespace (still one JSON value).
 func TestAdminTooLargeTrailingSpace(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now))
 	tok := newToken(t, srv.DB, "ops")
 	body := `{"name": "Big"}` + strings.Repeat(" ", 1<<20)
 	before := export(t, srv.DB)
-	r := srv.admin(http.MethodPatch, admPrefix+"/page", tok, body)
+	r := srv.Authed(http.MethodPatch, testserver.AdminRoot+"/page", tok, body)
 	if after := export(t, srv.DB); after != before {
 		t.Errorf("a refused request changed the page")
 	}
-	assertError(t, "object and 1 MiB of spaces", r, 413, "too_large")
+	testserver.AssertError(t, "object and 1 MiB of spaces", r, 413, "too_large")
 }

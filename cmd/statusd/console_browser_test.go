@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestConsoleBrowser: in real Chromium (see web_browser_test.go), with
@@ -54,8 +55,8 @@ func TestConsoleBrowser(t *testing.T) {
 			// Action 3: send it.
 			b.load("incident-published", 200, subject, "", press(kb.Enter))
 			id := int64(12 + i)
-			n := srv.notice(id)
-			if n.Subject != subject || value(n.State) != "investigating" || len(n.Components) != 1 || n.Components[0].ID != 2 ||
+			n := srv.Notice(id)
+			if n.Subject != subject || testserver.Value(n.State) != "investigating" || len(n.Components) != 1 || n.Components[0].ID != 2 ||
 				len(n.Updates) != 1 || n.Updates[0].Content != "Payments fail for some." {
 				t.Errorf("the API's notice %d: %+v; want %q, investigating, on API EU, with the message", id, n, subject)
 			}

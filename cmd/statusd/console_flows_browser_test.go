@@ -14,6 +14,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The console's flows of issue 27 in real Chromium (see
@@ -47,7 +48,7 @@ func consoleTab(t *testing.T, browser context.Context, origin, shots, name strin
 // adds email with role (its password set), and signs the person in by
 // keyboard in a tab of its own at vp's size, named name: home is shown.
 // It returns the server, the tab and an admin client.
-func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testServer, *subBrowser, *client.Admin) {
+func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testserver.Server, *subBrowser, *client.Admin) {
 	t.Helper()
 	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
@@ -105,12 +106,12 @@ func TestConsoleSetupBrowser(t *testing.T) {
 			if !added.MatchString(lines[0]) || len(lines) < 2 || !strings.HasPrefix(lines[1], "setup link: /manage/setup?token=") {
 				t.Fatalf("statusd user add printed:\n%s\nwant added user N %s (publisher), then the setup link", out, email)
 			}
-			link := srv.AdminURL + "/manage/setup?token=" + setupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
+			link := srv.AdminURL + "/manage/setup?token=" + testserver.SetupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
 			// state checks the user's state in the admin API.
 			state := func(what, want string) {
 				t.Helper()
 				users, err := adm.Users(context.Background())
-				noErr(t, "Users", err)
+				testserver.NoErr(t, "Users", err)
 				for _, u := range users {
 					if u.Email == email && u.State == want {
 						return
@@ -202,18 +203,18 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				t.Helper()
 				before := time.Now()
 				b.load(step, 200, "EU errors", "", actions...)
-				n := srv.in(t).notice(10)
-				if len(n.Updates) != updates || !value(n.BeganAt).Equal(began) {
-					t.Fatalf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), value(n.BeganAt), updates, ts(began))
+				n := srv.In(t).Notice(10)
+				if len(n.Updates) != updates || !testserver.Value(n.BeganAt).Equal(began) {
+					t.Fatalf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), testserver.Value(n.BeganAt), updates, testserver.TS(began))
 				}
 				u := n.Updates[len(n.Updates)-1]
-				within(t, step+": the newest update's time", u.CreatedAt.Time, before, time.Now())
+				testserver.Within(t, step+": the newest update's time", u.CreatedAt.Time, before, time.Now())
 				got := "none"
 				if u.State != nil {
 					got = *u.State
 				}
-				if value(n.State) != state || got != state || u.Content != content {
-					t.Errorf("%s: the API's notice 10 is %s, its newest update %s, %q; want %s, %s, %q", step, value(n.State), got, u.Content, state, state, content)
+				if testserver.Value(n.State) != state || got != state || u.Content != content {
+					t.Errorf("%s: the API's notice 10 is %s, its newest update %s, %q; want %s, %s, %q", step, testserver.Value(n.State), got, u.Content, state, state, content)
 				}
 				if n.TimelineState != timeline || !n.EndedAt.Set || (n.EndedAt.Value != nil) != ended || ended && !n.EndedAt.Value.Equal(u.CreatedAt.Time) {
 					t.Errorf("%s: timeline %q, ended_at %+v; want %s, ended %v (at the newest update's time)", step, n.TimelineState, n.EndedAt, timeline, ended)
@@ -225,11 +226,11 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			// stays operational.
 			public := func(step, page string) {
 				t.Helper()
-				if p := srv.in(t).status(); p.State != page {
+				if p := srv.In(t).Status(); p.State != page {
 					t.Errorf("%s: the API's page state %q, want %s", step, p.State, page)
 				}
 				want := map[int64]string{1: page, 2: page, 3: "operational"}
-				if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(want) {
+				if got := srv.In(t).ComponentStates(); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%s: the API's component states %v, want %v", step, got, want)
 				}
 			}
@@ -280,14 +281,14 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.SendKeys(chromedp.CSS("#content"), "The site is read-only for an hour and a half."),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/maintenance/new"] button`)))
-			m := srv.in(t).notice(12) // the document has 10 and 11
-			if m.Type != "planned" || m.Subject != "Database move" || value(m.State) != "scheduled" || m.TimelineState != "future" ||
+			m := srv.In(t).Notice(12) // the document has 10 and 11
+			if m.Type != "planned" || m.Subject != "Database move" || testserver.Value(m.State) != "scheduled" || m.TimelineState != "future" ||
 				!m.BeganAt.Set || m.BeganAt.Value != nil || !m.EndedAt.Set || m.EndedAt.Value != nil ||
 				m.BeginsAt == nil || !m.BeginsAt.Equal(begins) || m.EndsAt == nil || !m.EndsAt.Equal(ends) ||
 				len(m.Components) != 1 || m.Components[0].ID != 3 ||
 				len(m.Updates) != 1 || m.Updates[0].Content != "The site is read-only for an hour and a half." {
 				t.Errorf("the API's notice 12: %+v\nwant planned, Database move, scheduled, future, not begun, from %s to %s, on Website, with the message",
-					m, ts(begins), ts(ends))
+					m, testserver.TS(begins), testserver.TS(ends))
 			}
 			public("maintenance", "degraded")
 			b.says("the maintenance", "Published. The public page is now Degraded: “Some systems are degraded”. Website Operational",
@@ -316,7 +317,7 @@ func TestConsoleErrorScreen(t *testing.T) {
 		{"the shared listener", shared.URL + used, screen},
 		{"the public listener beside it", own.URL + "/manage", []string{"the console is on the admin API&#39;s listener", `href="/assets/style.css?v=`}},
 	} {
-		r := fetch(t, "GET", c.url, "")
+		r := testserver.Fetch(t, "GET", c.url, "")
 		if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			t.Errorf("%s: %d %s, want a 404 page", c.name, r.Status, r.Header.Get("Content-Type"))
 		}
@@ -350,7 +351,7 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.SendKeys(chromedp.CSS("#content"), "We move on Friday."),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/announcements/new"] button`)))
-			n := srv.in(t).notice(12)
+			n := srv.In(t).Notice(12)
 			if n.Type != "general" || n.Subject != "Office move" || len(n.Components) != 1 || n.Components[0].ID != 3 ||
 				len(n.Updates) != 1 || n.Updates[0].Content != "We move on Friday." {
 				t.Errorf("the API's notice 12: %+v; want general, Office move, on Website, with the message", n)
@@ -372,11 +373,11 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 				chromedp.SetValue(chromedp.CSS("#subject"), "EU and US errors"),
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/notices/10/edit"] button`)))
-			n = srv.in(t).notice(10)
+			n = srv.In(t).Notice(10)
 			if n.Subject != "EU and US errors" || len(n.Components) != 2 || n.Components[0].ID != 2 || n.Components[1].ID != 3 || len(n.Updates) != 2 {
 				t.Errorf("the API's notice 10: %q on %+v with %d updates; want EU and US errors on API EU and Website, 2 updates", n.Subject, n.Components, len(n.Updates))
 			}
-			if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "degraded"}) {
+			if got := srv.In(t).ComponentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "degraded"}) {
 				t.Errorf("the API's component states after the edit: %v, want all three degraded", got)
 			}
 			b.says("the edit", "Changes saved. The public page is now Degraded: “Some systems are degraded”. API Degraded API EU Degraded Website Degraded")
@@ -386,7 +387,7 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 			b.load("maintenance", 200, "Website move", srv.AdminURL+"/manage/notices/11")
 			b.load("delete-confirm", 200, "Delete “Website move”?", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/11/delete"]`)))
 			b.says("the confirmation", "This deletes Maintenance 11 and its 1 update from the public page, the API and the history, for good.")
-			srv.in(t).notice(11) // still there
+			srv.In(t).Notice(11) // still there
 			b.load("deleted", 200, "Deleted", "", chromedp.Click(chromedp.CSS(`form[action="/manage/notices/11/delete"] button`)))
 			b.says("the deletion", "Maintenance 11, “Website move”, and its updates are deleted.")
 			if _, err := srv.API.Notice(context.Background(), 11); !client.IsNotFound(err) {

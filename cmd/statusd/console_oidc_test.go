@@ -26,6 +26,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc/oidctest"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The console's sign-in with OpenID Connect (issue 27 item 6), against a
@@ -115,11 +116,11 @@ func TestConsoleOIDC(t *testing.T) {
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	ctx := context.Background()
 	pat, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
-	noErr(t, "CreateUser", err)
+	testserver.NoErr(t, "CreateUser", err)
 	host := strings.TrimPrefix(prov.URL, "http://")
 
-	step(t, "discovery fails at start: serve starts, warns, and the button says sign-in with the provider is unavailable", func(t *testing.T) {
-		waitLog(t, srv.logs, "OpenID Connect discovery failed", prov.URL)
+	testserver.Step(t, "discovery fails at start: serve starts, warns, and the button says sign-in with the provider is unavailable", func(t *testing.T) {
+		testserver.WaitLog(t, srv.Logs, "OpenID Connect discovery failed", prov.URL)
 		c := ssoBrowser(t, srv.AdminURL)
 		p := browse(t, c, "GET", "http://console.test/manage/login", nil)
 		if p.status != 200 || !strings.Contains(p.body, `<a class="sso" href="/manage/oidc/login">Sign in with `+host+`</a>`) {
@@ -133,7 +134,7 @@ func TestConsoleOIDC(t *testing.T) {
 	})
 
 	prov.setDown(false)
-	step(t, "once the provider answers, its verified email signs in the user who has it, in any case", func(t *testing.T) {
+	testserver.Step(t, "once the provider answers, its verified email signs in the user who has it, in any case", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		p := ssoSignIn(t, c, prov, "PAT@Example.COM", true, nil)
 		if p.status != 200 || p.url != "http://console.test/manage" || !strings.Contains(p.body, "pat@example.com (publisher)") {
@@ -164,7 +165,7 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 	})
 
-	step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
+	testserver.Step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
 		unverified := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "pat@example.com", false, nil)
 		unknown := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "zed@example.com", true, nil)
 		if unverified.status != 401 || !strings.Contains(unverified.body, "The email or the password is not right.") {
@@ -178,13 +179,13 @@ func TestConsoleOIDC(t *testing.T) {
 			t.Errorf("a wrong password: %d, the SSO refusal %d; want the same page\n%s\n%s", password.status, unverified.status, password.body, unverified.body)
 		}
 		users, err := adm.Users(ctx)
-		noErr(t, "Users", err)
+		testserver.NoErr(t, "Users", err)
 		if len(users) != 1 {
 			t.Errorf("users %+v: want pat alone", users)
 		}
 	})
 
-	step(t, "a wrong state, or a callback this browser did not start, is refused", func(t *testing.T) {
+	testserver.Step(t, "a wrong state, or a callback this browser did not start, is refused", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		p := ssoSignIn(t, c, prov, "pat@example.com", true, func(f url.Values) { f.Set("state", "forged") })
 		if p.status != 400 || !strings.Contains(p.body, "not started from this browser") {
@@ -235,7 +236,7 @@ func TestConsoleOIDC(t *testing.T) {
 	stateOf := func(t *testing.T, email string) string {
 		t.Helper()
 		users, err := adm.Users(ctx)
-		noErr(t, "Users", err)
+		testserver.NoErr(t, "Users", err)
 		for _, u := range users {
 			if u.Email == email {
 				return u.State
@@ -246,7 +247,7 @@ func TestConsoleOIDC(t *testing.T) {
 	setUp := func(t *testing.T, link string) screen {
 		t.Helper()
 		u, err := url.Parse(link)
-		noErr(t, "the setup link "+link, err)
+		testserver.NoErr(t, "the setup link "+link, err)
 		tok := u.Query().Get("token")
 		return newBrowser(t, srv.AdminURL).do("POST", "/manage/setup", url.Values{"token": {tok}, "password": {goodPassword}, "password2": {goodPassword}})
 	}
@@ -255,7 +256,7 @@ func TestConsoleOIDC(t *testing.T) {
 		return newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {email}, "password": {goodPassword}})
 	}
 
-	step(t, "a pending account signs in with the provider; its setup link still sets a password", func(t *testing.T) {
+	testserver.Step(t, "a pending account signs in with the provider; its setup link still sets a password", func(t *testing.T) {
 		if st := stateOf(t, "pat@example.com"); st != "pending" {
 			t.Fatalf("pat is %s, want pending (no password yet)", st)
 		}
@@ -270,13 +271,13 @@ func TestConsoleOIDC(t *testing.T) {
 	})
 
 	var val *statusd.AdminUser
-	step(t, "after a reset, the provider signs the account in; the password does not, until the new link sets one", func(t *testing.T) {
+	testserver.Step(t, "after a reset, the provider signs the account in; the password does not, until the new link sets one", func(t *testing.T) {
 		var err error
 		val, err = adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("val@example.com"), Role: new("viewer")})
-		noErr(t, "CreateUser val", err)
+		testserver.NoErr(t, "CreateUser val", err)
 		setUp(t, val.SetupURL).want(t, "val's setup", 303, "/manage")
 		reset, err := adm.ResetUser(ctx, val.ID)
-		noErr(t, "ResetUser val", err)
+		testserver.NoErr(t, "ResetUser val", err)
 		if p := passwordSignIn(t, "val@example.com"); p.status != 401 {
 			t.Errorf("val's old password after the reset: %d, want 401", p.status)
 		}
@@ -287,12 +288,12 @@ func TestConsoleOIDC(t *testing.T) {
 		passwordSignIn(t, "val@example.com").want(t, "val's new password", 303, "/manage")
 	})
 
-	step(t, "a removed account cannot sign in with the provider: the refusal of an unknown one; its session ends", func(t *testing.T) {
+	testserver.Step(t, "a removed account cannot sign in with the provider: the refusal of an unknown one; its session ends", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		if p := verified(t, c, "val@example.com"); !signedInAs(p, "val@example.com (viewer)") {
 			t.Fatalf("val with the provider: %d at %s", p.status, p.url)
 		}
-		noErr(t, "DeleteUser val", adm.DeleteUser(ctx, val.ID))
+		testserver.NoErr(t, "DeleteUser val", adm.DeleteUser(ctx, val.ID))
 		if p := browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
 			t.Errorf("val's session after the removal: at %s, want the sign-in page", p.url)
 		}
@@ -306,8 +307,8 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 	})
 
-	if strings.Contains(srv.logs.String(), prov.secret) {
-		t.Errorf("the client secret is in the logs:\n%s", srv.logs)
+	if strings.Contains(srv.Logs.String(), prov.secret) {
+		t.Errorf("the client secret is in the logs:\n%s", srv.Logs)
 	}
 }
 
@@ -357,7 +358,7 @@ func TestConsoleURLUnknown(t *testing.T) {
 		t.Fatalf("user add:\n%s", out)
 	}
 	b := newBrowser(t, srv.AdminURL)
-	p := b.do("POST", "/manage/setup", url.Values{"token": {setupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
+	p := b.do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
 	p.want(t, "setup", 303, "/manage")
 	if c := p.header.Get("Set-Cookie"); !strings.Contains(c, "HttpOnly") || strings.Contains(c, "Secure") {
 		t.Errorf("Set-Cookie %q: want HttpOnly, not Secure", c)

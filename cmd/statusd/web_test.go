@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The status page, black-box: the real server on the fixture of
@@ -32,14 +33,14 @@ type webPage struct {
 
 // webGet fetches an HTML page and fails unless the status is want; it
 // checks the security headers and that the page is well formed.
-func webGet(t *testing.T, srv *testServer, path string, want int) webPage {
+func webGet(t *testing.T, srv *testserver.Server, path string, want int) webPage {
 	t.Helper()
-	return webParse(t, path, srv.in(t).do(http.MethodGet, path), want)
+	return webParse(t, path, srv.In(t).Do(http.MethodGet, path), want)
 }
 
 // webParse is webGet for an answer already fetched, of path (which names
 // the request in messages: "POST /subscribe").
-func webParse(t *testing.T, path string, r response, want int) webPage {
+func webParse(t *testing.T, path string, r testserver.Response, want int) webPage {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("%s: status %d, want %d\n%s", path, r.Status, want, r.Body)
@@ -317,7 +318,7 @@ func TestWebLinksResolve(t *testing.T) {
 						continue
 					}
 					checked[target] = true
-					r := srv.do(http.MethodGet, target)
+					r := srv.Do(http.MethodGet, target)
 					if r.Status != 200 {
 						t.Errorf("%s: link %s answers %d", path, link, r.Status)
 					}
@@ -599,7 +600,7 @@ func TestWebNoticePage(t *testing.T) {
 			var want []string
 			for _, m := range []int{190, 180, 150, 120, 60, 0} {
 				tm := t0.Add(time.Duration(m) * time.Minute)
-				want = append(want, ts(tm)+" "+tm.UTC().Format("2 Jan 2006, 15:04 UTC"))
+				want = append(want, testserver.TS(tm)+" "+tm.UTC().Format("2 Jan 2006, 15:04 UTC"))
 			}
 			if !slices.Equal(times, want) {
 				t.Errorf("update times %v, want %v", times, want)
@@ -681,7 +682,7 @@ func TestWebHistory(t *testing.T) {
 			t.Errorf("notice %s under %q, want %s", id, found[id], want)
 		}
 	}
-	if r := srv.do(http.MethodGet, "/history?page=x"); r.Status != 400 {
+	if r := srv.Do(http.MethodGet, "/history?page=x"); r.Status != 400 {
 		t.Errorf("page=x: %d", r.Status)
 	}
 }
@@ -709,10 +710,10 @@ func TestWebMetricsPage(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, figures[k], v)
 		}
 	}
-	api := srv.get("/api/v1"+path+"&show_calculations=true", 200)
+	api := srv.Get("/api/v1"+path+"&show_calculations=true", 200)
 	for k, key := range map[string]string{"Uptime": "percentage_uptime.words", "Mean time to recovery": "mean_time_to_recovery.words",
 		"Mean time between failures": "mean_time_between_failures.words", "Downtime": "calculation_data_in_timeframe.total_impact_time.words"} {
-		if got := at(t, api.JSON, key); got != figures[k] {
+		if got := testserver.At(t, api.JSON, key); got != figures[k] {
 			t.Errorf("%s: page %q, API %q", k, figures[k], got)
 		}
 	}
@@ -722,7 +723,7 @@ func TestWebMetricsPage(t *testing.T) {
 	if got := webNoticeLinks(counted); !slices.Equal(got, []string{"104", "102"}) {
 		t.Errorf("counted %v", got)
 	}
-	href := at(t, api.JSON, "calculation_data_in_timeframe.notices.href").(string)
+	href := testserver.At(t, api.JSON, "calculation_data_in_timeframe.notices.href").(string)
 	var apiLink string
 	webWalk(counted, func(n *html.Node) {
 		if h := webAttr(n, "href"); strings.HasPrefix(h, "/api/") {
@@ -735,7 +736,7 @@ func TestWebMetricsPage(t *testing.T) {
 	var listed struct {
 		Notices []struct{ ID int64 } `json:"notices"`
 	}
-	if err := json.Unmarshal(srv.get(apiLink, 200).Body, &listed); err != nil || len(listed.Notices) != 2 || listed.Notices[0].ID != 104 || listed.Notices[1].ID != 102 {
+	if err := json.Unmarshal(srv.Get(apiLink, 200).Body, &listed); err != nil || len(listed.Notices) != 2 || listed.Notices[0].ID != 104 || listed.Notices[1].ID != 102 {
 		t.Errorf("the page's API link lists %+v (%v)", listed, err)
 	}
 	// The day-by-day chart covers the 31 days; the two days of 102 and the
@@ -870,7 +871,7 @@ func TestWebFeeds(t *testing.T) {
 			}
 			latest := map[int64]string{100: "A bad deploy; rolling back.", 201: "Planned.", 300: "Our new status page.", 102: "Post-mortem follows."}
 
-			r := srv.get("/history.atom", 200)
+			r := srv.Get("/history.atom", 200)
 			if ct := r.Header.Get("Content-Type"); ct != "application/atom+xml; charset=utf-8" {
 				t.Errorf("Atom Content-Type %q", ct)
 			}
@@ -882,8 +883,8 @@ func TestWebFeeds(t *testing.T) {
 				t.Errorf("Atom feed id %q, title %q, author %q", atom.ID, atom.Title, atom.Author.Name)
 			}
 			// The newest update: 100's and 200's, an hour ago.
-			if atom.Updated != ts(now.Add(-time.Hour)) {
-				t.Errorf("Atom updated %q, want %q", atom.Updated, ts(now.Add(-time.Hour)))
+			if atom.Updated != testserver.TS(now.Add(-time.Hour)) {
+				t.Errorf("Atom updated %q, want %q", atom.Updated, testserver.TS(now.Add(-time.Hour)))
 			}
 			links := map[string]string{}
 			for _, l := range atom.Links {
@@ -899,8 +900,8 @@ func TestWebFeeds(t *testing.T) {
 				e, n := atom.Entries[i], want[id]
 				u := fmt.Sprintf("%s/notices/%d", tc.base, id)
 				if e.ID != u || e.Link.Href != u || e.Link.Rel != "alternate" || e.Title != n.subject ||
-					e.Published != ts(n.created) || e.Updated != ts(n.updated) || e.Content.Type != "html" {
-					t.Errorf("Atom entry %d: %+v, want notice %d %q created %s updated %s", i, e, id, n.subject, ts(n.created), ts(n.updated))
+					e.Published != testserver.TS(n.created) || e.Updated != testserver.TS(n.updated) || e.Content.Type != "html" {
+					t.Errorf("Atom entry %d: %+v, want notice %d %q created %s updated %s", i, e, id, n.subject, testserver.TS(n.created), testserver.TS(n.updated))
 				}
 				if s, ok := latest[id]; ok && !strings.HasSuffix(e.Summary, s) {
 					t.Errorf("Atom entry %d: summary %q, want the latest update %q", id, e.Summary, s)
@@ -910,7 +911,7 @@ func TestWebFeeds(t *testing.T) {
 				}
 			}
 
-			r = srv.get("/history.rss", 200)
+			r = srv.Get("/history.rss", 200)
 			if ct := r.Header.Get("Content-Type"); ct != "application/rss+xml; charset=utf-8" {
 				t.Errorf("RSS Content-Type %q", ct)
 			}
@@ -959,7 +960,7 @@ func TestWebFeeds(t *testing.T) {
 // ago have no data, the day it was added and the two after have figures.
 func TestWebNoDataBeforeCreated(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	added := now.AddDate(0, 0, -2)
 	for i := range doc.Components {
 		if c := &doc.Components[i]; c.ID == 11 {
@@ -1022,8 +1023,8 @@ func TestWebNoDataBeforeCreated(t *testing.T) {
 	if table := webText(chart); strings.Contains(table, "Slow EU responses") || !strings.Contains(table, "API errors") {
 		t.Errorf("days with downtime or incidents: %q, want today's API errors only", table)
 	}
-	api := srv.get("/api/v1/components/11/metrics?show_calculations=true", 200)
-	if got := at(t, api.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
+	api := srv.Get("/api/v1/components/11/metrics?show_calculations=true", 200)
+	if got := testserver.At(t, api.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
 		t.Errorf("API notices.count %v, want 2 (100 and 104): the API keeps its equations", got)
 	}
 	if !strings.Contains(webText(webSection(t, p, "figures-title")), "Incidents counted 2") {

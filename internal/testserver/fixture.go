@@ -7,7 +7,7 @@ import (
 )
 
 // The fixture below is timed relative to now. Its expectations
-// (fixtureWant, in cmd/statusd's tests) are worked out by hand from
+// (fixtureWant, in internal/server's tests) are worked out by hand from
 // SPEC §2-§3 and CONTRACT C3, C4; comments give the reasoning.
 
 // Ptr is a pointer to a copy of v.

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ func seq(from, to, step int) []int {
 
 func TestPagination(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, bigDoc(now), "--variant", "b")
+	srv := startServer(t, bigDoc(now), options{variant: statusd.VariantB})
 	// Components: position order is 1, 30, 29, ..., 2.
 	compOrder := append([]int{1}, seq(2, 30, 1)...)
 	for i, j := 1, len(compOrder)-1; i < j; i, j = i+1, j-1 {
@@ -133,7 +133,7 @@ func TestTimelineMovesWithoutWrite(t *testing.T) {
 		{ID: 2, Type: statusd.General, Subject: "Expiring", TagList: []string{}, ComponentIDs: []int64{},
 			ExpiresAt: testserver.Ptr(now.Add(1500 * time.Millisecond)), CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour),
 			Updates: []statusd.Update{testserver.Upd("", now.Add(-time.Hour), "c")}}}
-	srv := startServer(t, doc)
+	srv := startServer(t, doc, options{})
 	timeline := func(id int) any {
 		return testserver.At(t, srv.Get(fmt.Sprintf("/api/v1/notices/%d", id), 200).JSON, "notice.timeline_state")
 	}

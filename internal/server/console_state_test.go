@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"github.com/statusd/statusd/internal/testserver"
@@ -95,7 +95,7 @@ func TestConsoleShowsPublicState(t *testing.T) {
 	// 10 identified on API EU, maintenance 11 on Website tomorrow. The page
 	// is degraded, with the text "Some systems are degraded"; the other
 	// texts are the defaults.
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	olga := signedIn(t, srv, adm, "olga@example.com", "owner")
 	const degraded = "Some systems are degraded"

@@ -1,8 +1,10 @@
-package main
+package server_test
 
 import (
-	"fmt"
 	"github.com/statusd/statusd/internal/testserver"
+	"net/netip"
+
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +15,7 @@ import (
 // TestBadParameters checks that every malformed parameter of CONTRACT C2
 // answers 400 invalid_parameter naming the parameter, and changes nothing.
 func TestBadParameters(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	// (A list without the open incident, whose impact grows every second.)
 	before := srv.Get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body
 	cases := []struct{ path, names string }{
@@ -62,7 +64,7 @@ func TestBadParameters(t *testing.T) {
 }
 
 func TestNotFound(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	for _, path := range []string{"/api/v1/notices/999", "/v1/notices/0", "/api/notices/-5",
 		"/api/v1/notices/99999999999999999999999", "/api/v1/components/999/metrics"} {
 		r := srv.Do(http.MethodGet, path)
@@ -83,7 +85,7 @@ func TestNotFound(t *testing.T) {
 
 // TestVariantBMetrics checks that Variant B has no metrics endpoint at all.
 func TestVariantBMetrics(t *testing.T) {
-	srv, _ := fixtureServer(t, "b")
+	srv, _ := fixtureServer(t, "b", options{})
 	for _, path := range []string{"/api/v1/components/10/metrics", "/v1/components/10/metrics", "/api/v1/components/20/metrics"} {
 		testserver.AssertErrorBody(t, path, srv.Do(http.MethodGet, path), 404, "not_found")
 	}
@@ -93,7 +95,7 @@ func TestVariantBMetrics(t *testing.T) {
 // per client, burst 10, then 429 with Retry-After, and the RateLimit-*
 // headers on every answer.
 func TestRateLimit(t *testing.T) {
-	srv, _ := fixtureServer(t, "a", "--rate-limit", "10")
+	srv, _ := fixtureServer(t, "a", options{rateLimit: 10})
 	start := time.Now()
 	var last testserver.Response
 	for i := 0; i < 10; i++ {
@@ -141,7 +143,7 @@ func TestRateLimit(t *testing.T) {
 // TestRateLimitOff checks that --rate-limit 0 drops the limit and its
 // headers.
 func TestRateLimitOff(t *testing.T) {
-	srv, _ := fixtureServer(t, "a") // the harness passes --rate-limit 0
+	srv, _ := fixtureServer(t, "a", options{}) // the harness turns the rate limit off
 	for i := 0; i < 30; i++ {
 		r := srv.Get("/api/v1/status", 200)
 		if _, ok := r.Header["Ratelimit-Limit"]; ok {
@@ -154,7 +156,7 @@ func TestRateLimitOff(t *testing.T) {
 // trusted proxy.
 func TestRateLimitTrustedProxy(t *testing.T) {
 	// 127.0.0.1 is trusted: clients are told apart by X-Forwarded-For.
-	srv, _ := fixtureServer(t, "a", "--rate-limit", "2", "--trusted-proxies", "127.0.0.0/8")
+	srv, _ := fixtureServer(t, "a", options{rateLimit: 2, trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	for _, client := range []string{"203.0.113.1", "203.0.113.2"} {
 		for i := 0; i < 2; i++ {
 			if r := srv.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "198.51.100.9, "+client); r.Status != 200 {
@@ -179,7 +181,7 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 		}
 	}
 	// Untrusted peer: X-Forwarded-For is ignored, so forging it does not help.
-	srv2, _ := fixtureServer(t, "a", "--rate-limit", "2")
+	srv2, _ := fixtureServer(t, "a", options{rateLimit: 2})
 	for i, xff := range []string{"1.1.1.1", "2.2.2.2", "3.3.3.3"} {
 		r := srv2.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", xff)
 		if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
@@ -199,7 +201,7 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 // id is no id: the path is another, unknown one, 404 on both. Nothing is
 // changed.
 func TestPathIDs(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	tok := newToken(t, srv.DB, "ops")
 	before, audit := export(t, srv.DB), srv.AuditTotal(tok)
 	cases := []struct {

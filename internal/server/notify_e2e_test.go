@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -24,7 +24,7 @@ import (
 // stops the emails, and a receiver answering 410 is unsubscribed.
 func TestNotifyEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	site := startSubscriptions(t, "--allow-private-targets")
+	site := startSubscriptions(t, options{allowPrivate: true})
 	tok := newToken(t, site.DB, "ops")
 	adm := site.Admin(tok)
 	const addr = "visitor@example.com"

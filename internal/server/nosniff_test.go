@@ -1,12 +1,14 @@
-package main
+package server_test
 
 import (
+	"github.com/statusd/statusd/internal/testserver"
+	"net/netip"
+
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd/internal/testenv"
-	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestNoSniffEverywhere checks that every kind of answer, on the public
@@ -14,8 +16,8 @@ import (
 // that no browser reads a JSON or text answer as HTML or script.
 func TestNoSniffEverywhere(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, testserver.Fixture(now), "--admin-addr", "127.0.0.1:0",
-		"--rate-limit", "1", "--trusted-proxies", "127.0.0.1/32")
+	srv := startServer(t, testserver.Fixture(now), options{adminListener: true,
+		rateLimit: 1, trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	adminURL := srv.AdminURL
 	auth := "Bearer " + newToken(t, srv.DB, "nosniff")
 	// Each request is its own client behind the trusted proxy, so that

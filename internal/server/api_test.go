@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -23,15 +23,17 @@ func maint(variant string) string {
 
 // fixtureServer serves the fixture in a variant; it returns the server and
 // the "now" the fixture was timed against.
-func fixtureServer(t *testing.T, variant string, flags ...string) (*testserver.Server, time.Time) {
+// (o.variant is set to variant).
+func fixtureServer(t *testing.T, variant string, o options) (*testserver.Server, time.Time) {
 	now := time.Now().UTC().Truncate(time.Second)
-	return startServer(t, testserver.Fixture(now), append([]string{"--variant", variant}, flags...)...), now
+	o.variant = statusd.Variant(variant)
+	return startServer(t, testserver.Fixture(now), o), now
 }
 
 func TestStatus(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			for _, path := range []string{"/api/v1/status", "/v1/status"} {
 				r := srv.Get(path, 200)
 				// Incident 100 is identified: the page is degraded even though
@@ -62,7 +64,7 @@ func TestStatus(t *testing.T) {
 // alias /v1) answers an index of the API's resources, with the headers of
 // every API answer, HEAD and 304 as for the others, and 405 for writes.
 func TestAPIIndex(t *testing.T) {
-	srv, _ := fixtureServer(t, "a", "--rate-limit", "100")
+	srv, _ := fixtureServer(t, "a", options{rateLimit: 100})
 	self := testserver.At(t, srv.Get("/api/v1/status", 200).JSON, "page.links.self").(string)
 	if self != "/api/v1" {
 		t.Fatalf("page.links.self %q, want /api/v1", self)
@@ -112,7 +114,7 @@ func TestPageUpdatedAt(t *testing.T) {
 			n.Updates[len(n.Updates)-1].UpdatedAt = now.Add(-30 * time.Minute)
 		}
 	}
-	srv := startServer(t, doc)
+	srv := startServer(t, doc, options{})
 	check := func(what string, want time.Time) {
 		t.Helper()
 		v1 := testserver.At(t, srv.Get("/api/v1/status", 200).JSON, "page.updated_at")
@@ -178,7 +180,7 @@ func TestPageStates(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			srv := startServer(t, c.doc, "--variant", c.variant)
+			srv := startServer(t, c.doc, options{variant: statusd.Variant(c.variant)})
 			r := srv.Get("/api/v1/status", 200)
 			if got := testserver.At(t, r.JSON, "page.state"); got != c.state {
 				t.Errorf("state %v, want %s", got, c.state)
@@ -191,7 +193,7 @@ func TestPageStates(t *testing.T) {
 	t.Run("configured texts and base url", func(t *testing.T) {
 		doc := base(byID(200))
 		doc.Page.StateTexts.UnderMaintenance = "Planned work in progress"
-		srv := startServer(t, doc, "--base-url", "https://status.example.org")
+		srv := startServer(t, doc, options{baseURL: "https://status.example.org"})
 		r := srv.Get("/api/v1/status", 200)
 		if got := testserver.At(t, r.JSON, "page.state_text"); got != "Planned work in progress" {
 			t.Errorf("state_text %v", got)
@@ -233,7 +235,7 @@ var uptimeWords = regexp.MustCompile(`^\d{1,3}\.\d\d%$`)
 func TestComponents(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			m := maint(variant)
 			// Maintenance 200 lists 30 and 20; incident 100 lists 11. A
 			// parent is the worst of its subtree (CONTRACT C3): 10 is
@@ -383,7 +385,7 @@ func checkOpenImpact(t *testing.T, fields map[string]any, now time.Time) {
 func TestNoticesList(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			notices := fixUpdateIDs(testserver.Fixture(now))
 			wants := fixtureWant(now)
 			var want []testserver.Obj
@@ -408,7 +410,7 @@ func TestNoticesList(t *testing.T) {
 func TestNoticeDetail(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			doc := testserver.Fixture(now)
 			notices := fixUpdateIDs(doc)
 			comps := map[int64]testserver.Obj{}
@@ -446,7 +448,7 @@ func TestNoticeDetail(t *testing.T) {
 // TestNoticeFilters checks every filter alone and combined against the
 // hand-worked timeline states of fixtureWant.
 func TestNoticeFilters(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	cases := []struct {
 		query string
 		ids   []int64
@@ -499,7 +501,7 @@ func TestNoticeFilters(t *testing.T) {
 // real service does, and a plain GET of each answers exactly what the same
 // query with raw brackets answers.
 func TestEmittedHrefsEncoded(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	// same follows an emitted path and checks that it lists what the same
 	// query with raw brackets lists (the records' ids and the meta block:
 	// their metrics move with the clock between two requests).
@@ -537,7 +539,7 @@ func TestEmittedHrefsEncoded(t *testing.T) {
 	}
 	// next_page keeps every applied filter, in the fixed order, encoded:
 	// 30 past notices, the 5 last on page 2.
-	big := startServer(t, bigDoc(now))
+	big := startServer(t, bigDoc(now), options{})
 	r = big.Get("/api/v1/notices?filter[timeline_state_eq]=past&filter[type_in][]=general&filter[type_in][]=unplanned", 200)
 	next := testserver.At(t, r.JSON, "meta.next_page")
 	want = "/api/v1/notices?filter%5Btype_in%5D%5B%5D=general&filter%5Btype_in%5D%5B%5D=unplanned&filter%5Btimeline_state_eq%5D=past&page=2"
@@ -551,7 +553,7 @@ func TestEmittedHrefsEncoded(t *testing.T) {
 }
 
 func TestIgnoredFiltersHeader(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	cases := []struct{ path, header string }{
 		{"/api/v1/notices?filter[foo]=1&filter[bar]=2&filter[foo]=3", "filter[foo],filter[bar]"},
 		{"/api/v1/notices?filter%5Bfoo%5D=1", "filter[foo]"},
@@ -571,7 +573,7 @@ func TestIgnoredFiltersHeader(t *testing.T) {
 }
 
 func TestMethodsAndUnknownPaths(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		r := srv.Do(method, "/api/v1/notices")
 		if r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, OPTIONS" {

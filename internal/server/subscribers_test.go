@@ -1,4 +1,4 @@
-package main
+package server_test
 
 // The admin API of subscriptions (CONTRACT C7): subscribers, the delivery
 // log, and the events of notice writes, through the real server and the
@@ -54,7 +54,7 @@ func subRefuse(t *testing.T, srv *testserver.Server, tok, method, path, body str
 
 func TestAdminSubscribers(t *testing.T) {
 	ctx := context.Background()
-	srv := startServer(t, testserver.SubDoc(), "--notify-retry-base", "1h")
+	srv := startServer(t, testserver.SubDoc(), options{retryBase: time.Hour})
 	tok := newToken(t, srv.DB, "ops")
 	adm := srv.Admin(tok)
 	st := testserver.OpenStore(t, srv.DB)
@@ -276,7 +276,7 @@ func TestAdminSubscribers(t *testing.T) {
 	testserver.Step(t, "a test message is sent now, and answers its delivery", func(t *testing.T) {
 		// To a receiver on 127.0.0.1: a server of its own, with
 		// --allow-private-targets (this one refuses such addresses).
-		local := startServer(t, testserver.SubDoc(), "--allow-private-targets").In(t)
+		local := startServer(t, testserver.SubDoc(), options{allowPrivate: true}).In(t)
 		ltok := newToken(t, local.DB, "ops")
 		recv := testserver.StartReceiver(t)
 		m := local.AdminOK(http.MethodPost, "/subscribers", ltok, `{"channel": "webhook", "address": "`+recv.URL+`/test"}`, 201)

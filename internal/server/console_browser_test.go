@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 func TestConsoleBrowser(t *testing.T) {
 	shots := webScreenshots(t)
 	now := time.Now().UTC()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	docs := os.Getenv("STATUSD_CONSOLE_DOCS") == "1"
 	browser := webBrowser(t)

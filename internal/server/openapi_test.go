@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"bytes"
@@ -148,10 +148,11 @@ func oaDoc(now time.Time) *statusd.Document {
 }
 
 // oaServer serves oaDoc in the variant and loads its document.
-func oaServer(t *testing.T, variant statusd.Variant, flags ...string) (*testserver.Server, *oaSpec, time.Time) {
+func oaServer(t *testing.T, variant statusd.Variant, o options) (*testserver.Server, *oaSpec, time.Time) {
 	t.Helper()
+	o.variant = variant
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, oaDoc(now), append([]string{"--variant", string(variant)}, flags...)...)
+	srv := startServer(t, oaDoc(now), o)
 	return srv, oaLoad(t, srv, variant), now
 }
 
@@ -162,7 +163,7 @@ var oaVariants = []statusd.Variant{statusd.VariantA, statusd.VariantB}
 func TestOpenAPIResponses(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, now := oaServer(t, variant)
+			srv, spec, now := oaServer(t, variant, options{})
 			ok := []string{
 				"/api/v1/status", "/v1/status", "/api/v1/openapi.json",
 				"/api/v1/components", "/v1/components", "/api/v1/components?page=2", "/api/v1/components?page=3",
@@ -287,7 +288,7 @@ func oaEmitted(v any) []string {
 func TestOpenAPIEmittedPaths(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, _ := oaServer(t, variant)
+			srv, spec, _ := oaServer(t, variant, options{})
 			queue := []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices",
 				"/api/v1/notices?filter[timeline_state_eq]=past&filter[type_in][]=general&filter[type_in][]=unplanned"}
 			if variant.HasMetrics() {
@@ -363,7 +364,7 @@ func oaFind(t *testing.T, list any, key string, value any) map[string]any {
 func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, _ := oaServer(t, variant)
+			srv, spec, _ := oaServer(t, variant, options{})
 			otherMaint := "under-maintenance"
 			if variant == statusd.VariantB {
 				otherMaint = "under_maintenance"
@@ -497,7 +498,7 @@ func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 // TestOpenAPIRateLimitAndUnavailable validates the RateLimit-* headers, the
 // 429 with Retry-After and the 503 before a page is published.
 func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
-	srv, spec, _ := oaServer(t, statusd.VariantA, "--rate-limit", "2")
+	srv, spec, _ := oaServer(t, statusd.VariantA, options{rateLimit: 2})
 	var limited testserver.Response
 	for i := 0; i < 30 && limited.Status == 0; i++ {
 		path := "/api/v1/notices/100"
@@ -521,7 +522,7 @@ func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
 		t.Error("a 429 without Retry-After accepted")
 	}
 
-	empty := startServer(t, nil)
+	empty := startServer(t, nil, options{})
 	for _, path := range []string{"/api/v1/status", "/api/v1/notices?page=2", "/api/notices/1", "/api/v1/openapi.json"} {
 		r := empty.Do(http.MethodGet, path)
 		if r.Status != 503 {
@@ -537,7 +538,7 @@ func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
 // document match requests whose brackets are percent-encoded, as clients
 // built from the document send them.
 func TestOpenAPIQueryEncodings(t *testing.T) {
-	srv, spec, _ := oaServer(t, statusd.VariantA)
+	srv, spec, _ := oaServer(t, statusd.VariantA, options{})
 	q := url.Values{}
 	q.Add("filter[type_in][]", "unplanned")
 	q.Add("filter[type_in][]", "planned")

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 // Black-box tests of the Statuspage-compatible v2 endpoints and the badges
 // (issue 9). Helpers here start with tm.
@@ -306,7 +306,7 @@ func TestStatuspageV2(t *testing.T) {
 	d := func(n float64) time.Time { return now.Add(time.Duration(n * 24 * float64(time.Hour))) }
 	for _, st := range tmStates(now) {
 		t.Run(st.name, func(t *testing.T) {
-			srv := startServer(t, st.doc)
+			srv := startServer(t, st.doc, options{})
 			get := func(path string) map[string]any {
 				t.Helper()
 				r := srv.Get(path, 200)
@@ -495,10 +495,10 @@ func TestStatuspageV2(t *testing.T) {
 // TestStatuspageV2Errors: the v2 endpoints answer like the v1 API when
 // there is no page, for other methods and for unknown paths.
 func TestStatuspageV2Errors(t *testing.T) {
-	empty := startServer(t, nil)
+	empty := startServer(t, nil, options{})
 	r := empty.Get("/api/v2/summary.json", 503)
 	testserver.AssertJSON(t, "no page", testserver.At(t, r.JSON, "error.code"), "unavailable")
-	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)), options{})
 	r = srv.Do(http.MethodPost, "/api/v2/status.json")
 	if r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, OPTIONS" || testserver.At(t, r.JSON, "error.code") != "method_not_allowed" {
 		t.Errorf("POST: %d %v %s", r.Status, r.Header, r.Body)
@@ -547,7 +547,7 @@ func TestBadges(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	for _, st := range tmStates(now) {
 		t.Run(st.name, func(t *testing.T) {
-			srv := startServer(t, st.doc)
+			srv := startServer(t, st.doc, options{})
 			word := map[string]string{"degraded": "degraded", "maintenance": "under maintenance", "operational": "operational"}[st.name]
 			color := map[string]string{"degraded": "orange", "maintenance": "blue", "operational": "brightgreen"}[st.name]
 			r := srv.Get("/badge/status.json", 200)
@@ -561,7 +561,7 @@ func TestBadges(t *testing.T) {
 			}
 		})
 	}
-	srv := startServer(t, testserver.Fixture(now))
+	srv := startServer(t, testserver.Fixture(now), options{})
 	for _, tc := range []struct {
 		id, label, message, color string
 	}{

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
@@ -34,17 +33,11 @@ type subSite struct {
 
 // startSubscriptions serves webStateDoc with email subscription on, its
 // emails sent to a real SMTP server started for the test.
-func startSubscriptions(t *testing.T, flags ...string) *subSite {
+func startSubscriptions(t *testing.T, o options) *subSite {
 	t.Helper()
-	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
-	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"),
-		append([]string{"--smtp-url", "smtp://" + smtpd.Addr, "--mail-from", "Acme Status <status@acme.test>"}, flags...)...)
-	store, err := sqlstore.Open(context.Background(), srv.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return &subSite{Server: srv, subs: store.Subscribers(), smtp: smtpd}
+	o.smtp = testenv.StartSMTP(t, testenv.SMTPOptions{})
+	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"), o)
+	return &subSite{Server: srv, subs: testserver.OpenStore(t, srv.DB).Subscribers(), smtp: o.smtp}
 }
 
 // In is the site seen from t, a step of the test that started it.
@@ -182,7 +175,7 @@ func subForm(t *testing.T, p webPage, action string) url.Values {
 // that confirms, the manage page that changes the components, and the
 // one-click unsubscription a mail provider sends.
 func TestSubscribeFlow(t *testing.T) {
-	site := startSubscriptions(t, "--log-level", "debug")
+	site := startSubscriptions(t, options{debug: true})
 	var confirmToken, manageToken string
 	const addr = "ann@example.com"
 
@@ -350,7 +343,7 @@ func TestSubscribeFlow(t *testing.T) {
 // address get the same answer, byte for byte, which names none of them;
 // and no address is in the logs.
 func TestSubscribeSamePage(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	ctx := context.Background()
 	s.post("/subscribe", url.Values{"email": {"pending@example.com"}})
 	s.post("/subscribe", url.Values{"email": {"active@example.com"}})
@@ -391,7 +384,7 @@ func TestSubscribeSamePage(t *testing.T) {
 // again, 422, saying what to correct and keeping what was right; a form
 // too large is 413; none of them changes anything.
 func TestSubscribeInvalid(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	stored := s.state()
 	for _, c := range []struct {
 		name    string
@@ -440,7 +433,7 @@ func TestSubscribeInvalid(t *testing.T) {
 // 20 per client an hour, then a 429 page that changes nothing; and the §8
 // limit, which subscribing costs while reading pages does not.
 func TestSubscribeLimits(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	for i := 1; i <= 5; i++ {
 		subPage(t, "POST /subscribe "+strconv.Itoa(i), s.post("/subscribe", url.Values{"email": {"five@example.com"}}), 200, true)
 	}
@@ -470,7 +463,7 @@ func TestSubscribeLimits(t *testing.T) {
 
 	// §8 (--rate-limit 1: one request a second, a bucket of 1): a second
 	// subscription request at once is refused; pages are not counted.
-	s8 := startSubscriptions(t, "--rate-limit", "1")
+	s8 := startSubscriptions(t, options{rateLimit: 1})
 	for range 3 {
 		webGet(t, s8.Server, "/subscribe", 200)
 	}
@@ -490,7 +483,7 @@ func TestSubscribeLimits(t *testing.T) {
 // TestSubscribeLinks: an expired, used or unknown token answers a page
 // that says so, 404, with a link to subscribe again, and changes nothing.
 func TestSubscribeLinks(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	s.post("/subscribe", url.Values{"email": {"late@example.com"}})
 	sub := s.subscriber("late@example.com")
 	// The link was mailed 49 hours ago.
@@ -545,7 +538,7 @@ func TestSubscribeLinks(t *testing.T) {
 // changing nothing; the same forms from the page itself, or from a
 // program (no Origin, no Sec-Fetch-Site), pass.
 func TestSubscribeCrossOrigin(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	s.post("/subscribe", url.Values{"email": {"ann@example.com"}})
 	sub := s.subscriber("ann@example.com")
 	stored := s.state()
@@ -577,7 +570,7 @@ func TestSubscribeCrossOrigin(t *testing.T) {
 // TestSubscriptionsOff: without --smtp-url no page links to /subscribe,
 // and the subscription paths are the HTML 404 page.
 func TestSubscriptionsOff(t *testing.T) {
-	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"))
+	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"), options{})
 	for _, path := range []string{"/", "/history", "/no/such/page"} {
 		want := 200
 		if path == "/no/such/page" {

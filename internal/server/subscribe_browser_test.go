@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -108,7 +108,7 @@ func press(keys ...string) chromedp.Action[chromedp.Void] {
 func TestSubscribeBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	for _, vp := range webViewports {
 		for _, script := range []bool{true, false} {
 			name := vp.name

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func day(t time.Time) string { return statusd.Day(t).Format("2006-01-02") }
 // (override: 600 s) and reopened incident 102 (1 h + 1 h = 7,200 s); 103 is a
 // false alarm, 100 and 101 are too recent.
 func TestMetricsPastTimeframe(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	start, end := day(now.AddDate(0, 0, -45)), day(now.AddDate(0, 0, -15))
 	href := func(id int) string {
 		return fmt.Sprintf("/api/v1/notices?filter%%5Bmetrics_component_id%%5D=%d&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT00:00:00&filter%%5Bimpact_timeframe_overlaps%%5D%%5B%%5D=%sT23:59:59", id, start, end)
@@ -88,7 +88,7 @@ func TestMetricsPastTimeframe(t *testing.T) {
 // TestMetricsDefaultTimeframe checks the defaults (30 days ago to today, cut
 // at now) with the still open incident 100 counting up to now.
 func TestMetricsDefaultTimeframe(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	before := time.Now()
 	r := srv.Get("/api/v1/components/11/metrics?show_calculations=1", 200)
 	after := time.Now()
@@ -126,7 +126,7 @@ func TestMetricsDefaultTimeframe(t *testing.T) {
 
 // TestMetricsErrors checks every refusal of CONTRACT C4.
 func TestMetricsErrors(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	today := statusd.Day(now)
 	earliest := statusd.EarliestStart(now)
 	cases := []struct{ query, names string }{
@@ -164,7 +164,7 @@ func TestMetricsErrors(t *testing.T) {
 // TestImpactOverlapFilter checks filter[impact_timeframe_overlaps][] alone:
 // unplanned notices whose impact [s, e) meets the closed range [A, B].
 func TestImpactOverlapFilter(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	f := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }
 	q := func(a, b string) string {
 		return "/api/v1/notices?filter[impact_timeframe_overlaps][]=" + a + "&filter[impact_timeframe_overlaps][]=" + b
@@ -210,7 +210,7 @@ func TestMetricsFilterSkipsNoImpact(t *testing.T) {
 		CreatedAt: d5.Add(2 * time.Hour), UpdatedAt: d5.Add(2 * time.Hour),
 		Updates: []statusd.Update{testserver.Upd(statusd.Resolved, d5.Add(2*time.Hour), "Fixed before we told you.")}}
 	doc.Notices = append(doc.Notices, zero, never)
-	srv := startServer(t, doc, "--variant", "a")
+	srv := startServer(t, doc, options{variant: statusd.VariantA})
 	// By hand, as TestNoticeFilters has them: 106 and 107 add nothing.
 	for id, want := range map[int]string{10: "[100 104 102]", 11: "[100 104]", 12: "[]"} {
 		path := fmt.Sprintf("/api/v1/notices?filter[metrics_component_id]=%d", id)

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 func TestConsoleOwnerBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	signIn(t, srv, adm, "olga@example.com", "owner")
 	signIn(t, srv, adm, "vic@example.com", "viewer")

@@ -1,6 +1,9 @@
-package main
+package server_test
 
 import (
+	"github.com/statusd/statusd/internal/api"
+	"github.com/statusd/statusd/internal/testserver"
+
 	"bytes"
 	"compress/gzip"
 	"io"
@@ -10,7 +13,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestCaching checks the caching contract of the public API: a strong ETag
@@ -18,7 +20,7 @@ import (
 // gzip and zstd negotiated, and keys normalised so that parameter order and
 // encoding make no difference.
 func TestCaching(t *testing.T) {
-	srv, _ := fixtureServer(t, "b", "--cache-max-age", "7s", "--cache-stale-while-revalidate", "11s", "--cache-stale-if-error", "13s")
+	srv, _ := fixtureServer(t, "b", options{cache: &api.CacheControl{MaxAge: 7 * time.Second, StaleWhileRevalidate: 11 * time.Second, StaleIfError: 13 * time.Second}})
 	// (Go's transport asks for gzip and decodes it unless told otherwise.)
 	plain := srv.Do(http.MethodGet, "/api/v1/notices?filter[type_eq]=unplanned", "Accept-Encoding", "identity")
 	etag := plain.Header.Get("ETag")
@@ -100,7 +102,7 @@ func TestCaching(t *testing.T) {
 // write, and that an answer that moves with the clock (the impact of an
 // open incident in Variant A) is not kept past its second.
 func TestCacheFollowsWritesAndClock(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	// Metrics of the component with the open incident: over the default
 	// window, cut at now, total_time grows; over a window that ended
 	// yesterday, nothing moves and the answer is kept.
@@ -131,7 +133,7 @@ func TestCacheFollowsWritesAndClock(t *testing.T) {
 	}
 	// A write makes a new snapshot, hence new answers.
 	before := srv.Get("/api/v1/status", 200).Header.Get("ETag")
-	importDoc(t, srv.DB, strings.Replace(export(t, srv.DB), `"Acme Status"`, `"Acme Status 2"`, 1), "--replace")
+	importDoc(t, srv.DB, strings.Replace(export(t, srv.DB), `"Acme Status"`, `"Acme Status 2"`, 1), true)
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		r := srv.Get("/api/v1/status", 200)
@@ -152,7 +154,7 @@ func TestCacheFollowsWritesAndClock(t *testing.T) {
 // seconds per snapshot: the same ETag, 304 for a current copy, gzip, and
 // the security headers on every form of the answer.
 func TestPageCaching(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	first := srv.Do(http.MethodGet, "/", "Accept-Encoding", "identity")
 	etag := first.Header.Get("ETag")
 	if first.Status != 200 || etag == "" || first.Header.Get("Cache-Control") != "no-cache" {

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"encoding/json"
@@ -18,8 +18,8 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// The status page, black-box: the real server on the fixture of
-// fixture_test.go. Expectations are worked out by hand from the fixture;
+// The status page, black-box: the real server on testserver.Fixture.
+// Expectations are worked out by hand from the fixture;
 // comments give the reasoning.
 
 // webPage is an HTML answer, parsed.
@@ -279,7 +279,7 @@ func webLinks(n *html.Node) []string {
 func TestWebLinksResolve(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, _ := fixtureServer(t, variant)
+			srv, _ := fixtureServer(t, variant, options{})
 			pages := map[string]webPage{}
 			checked := map[string]bool{}
 			queue := []string{"/", "/history"}
@@ -360,7 +360,7 @@ func webIsPage(p string) bool {
 func TestWebStatusPage(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			p := webGet(t, srv, "/", 200)
 			// Incident 100 is identified: degraded, even with 200 underway.
 			banner := webSection(t, p, "banner-title")
@@ -574,7 +574,7 @@ func webOwner(n *html.Node) *html.Node {
 func TestWebNoticePage(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			d := func(n float64) time.Time { return now.Add(time.Duration(n * 24 * float64(time.Hour))) }
 			h := func(n float64) time.Time { return now.Add(time.Duration(n * float64(time.Hour))) }
 			p := webGet(t, srv, "/notices/102", 200)
@@ -645,7 +645,7 @@ func TestWebNoticePage(t *testing.T) {
 // TestWebHistory checks that the archive holds every notice but the future
 // one (201), each under the month it began, scheduled or was posted.
 func TestWebHistory(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	h := func(n float64) time.Time { return now.Add(time.Duration(n * float64(time.Hour))) }
 	d := func(n float64) time.Time { return h(24 * n) }
 	dates := map[string]time.Time{
@@ -692,7 +692,7 @@ func TestWebHistory(t *testing.T) {
 // s) and 102 (7,200 s), so 99.70%, MTTR 1 hour 5 minutes, MTBF 15 days 10
 // hours 55 minutes; and that the figures are the API's.
 func TestWebMetricsPage(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	start, end := day(now.AddDate(0, 0, -45)), day(now.AddDate(0, 0, -15))
 	path := fmt.Sprintf("/components/10/metrics?timeframe_start=%s&timeframe_end=%s", start, end)
 	p := webGet(t, srv, path, 200)
@@ -774,7 +774,7 @@ func TestWebMetricsPage(t *testing.T) {
 	}
 	webGet(t, srv, "/components/20/metrics", 404)
 	webGet(t, srv, "/components/999/metrics", 404)
-	srvB, _ := fixtureServer(t, "b")
+	srvB, _ := fixtureServer(t, "b", options{})
 	webGet(t, srvB, "/components/10/metrics", 404)
 }
 
@@ -860,11 +860,11 @@ func TestWebFeeds(t *testing.T) {
 		variant, base string
 	}{{"a", "https://status.acme.test"}, {"b", "https://status.example.org/acme"}} {
 		t.Run(tc.variant, func(t *testing.T) {
-			flags := []string{}
+			o := options{}
 			if tc.variant == "b" {
-				flags = []string{"--base-url", tc.base}
+				o.baseURL = tc.base
 			}
-			srv, now := fixtureServer(t, tc.variant, flags...)
+			srv, now := fixtureServer(t, tc.variant, o)
 			want := map[int64]noticeWant{}
 			for _, n := range fixtureWant(now) {
 				want[n.id] = n
@@ -967,7 +967,7 @@ func TestWebNoDataBeforeCreated(t *testing.T) {
 			c.CreatedAt, c.UpdatedAt = added, added
 		}
 	}
-	srv := startServer(t, doc)
+	srv := startServer(t, doc, options{})
 	today := statusd.Day(now)
 	has := func(n *html.Node, key string) bool {
 		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func (p screen) has(t *testing.T, what string, want ...string) {
 
 func TestConsoleNotices(t *testing.T) {
 	now := time.Now().UTC()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0", "--allow-private-targets")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true, allowPrivate: true})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	ctx := context.Background()

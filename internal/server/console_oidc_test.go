@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc/oidctest"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/testserver"
 )
 
@@ -107,12 +107,8 @@ func ssoSignIn(t *testing.T, c *http.Client, prov *testProvider, email string, v
 func TestConsoleOIDC(t *testing.T) {
 	prov := startProvider(t)
 	prov.setDown(true)
-	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, consoleDoc(time.Now().UTC()))
-	// The secret comes from the environment, as an operator would give it.
-	srv := serveEnv(t, db, map[string]string{"STATUSD_OIDC_CLIENT_SECRET": prov.secret},
-		"--admin-addr", "127.0.0.1:0", "--console-url", "http://console.test",
-		"--oidc-issuer", prov.URL, "--oidc-client-id", prov.clientID)
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true, consoleURL: "http://console.test",
+		oidc: &console.OIDC{Issuer: prov.URL, ClientID: prov.clientID, ClientSecret: prov.secret}})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	ctx := context.Background()
 	pat, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
@@ -309,59 +305,6 @@ func TestConsoleOIDC(t *testing.T) {
 
 	if strings.Contains(srv.Logs.String(), prov.secret) {
 		t.Errorf("the client secret is in the logs:\n%s", srv.Logs)
-	}
-}
-
-// TestConsoleOIDCFlags: the three flags go together, the issuer is https
-// or loopback, and with --admin-addr the redirect URI needs --console-url;
-// each refusal is a usage error that says what to give.
-func TestConsoleOIDCFlags(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "statusd.db")
-	for _, tc := range []struct {
-		env  map[string]string
-		args []string
-		want string
-	}{
-		{nil, []string{"--oidc-issuer", "https://id.acme.test"}, "needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing --oidc-client-id, --oidc-client-secret"},
-		{map[string]string{"STATUSD_OIDC_CLIENT_ID": "c", "STATUSD_OIDC_CLIENT_SECRET": "hush-hush"}, nil, "missing --oidc-issuer"},
-		{nil, []string{"--oidc-issuer", "http://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, `--oidc-issuer: "http://id.acme.test" must be https`},
-		{nil, []string{"--oidc-issuer", "id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "is not an absolute https URL"},
-		{nil, []string{"--admin-addr", "127.0.0.1:0", "--oidc-issuer", "https://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "with --admin-addr needs --console-url"},
-		{nil, []string{"--console-url", "admin.acme.test"}, "--console-url: \"admin.acme.test\" must be an absolute http or https URL"},
-	} {
-		args := append([]string{"serve", "--db", db}, tc.args...)
-		_, stderr, err := cliEnv(t, tc.env, args...)
-		if exitCode(err) != exitCodeUsage || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: exit %d, %v; want 2 and %q", tc.env, tc.args, exitCode(err), err, tc.want)
-		}
-		if strings.Contains(err.Error()+stderr, "hush-hush") {
-			t.Errorf("%v %v: the secret is shown: %v\n%s", tc.env, tc.args, err, stderr)
-		}
-	}
-}
-
-// TestConsoleURLUnknown: with --admin-addr and no --console-url statusd
-// does not know where people reach the console: a setup link is its path,
-// which the CLI says to open on the admin listener, and the session
-// cookie is not Secure (the page's https url does not say the admin
-// listener's scheme).
-func TestConsoleURLUnknown(t *testing.T) {
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-	token := newToken(t, srv.DB, "alice")
-	out, stderr, err := cli(t, "", "user", "add", "--email", "ann@example.com", "--role", "viewer", "--url", srv.AdminURL, "--token", token)
-	if err != nil {
-		t.Fatalf("user add: %v\n%s", err, stderr)
-	}
-	lines := strings.Split(out, "\n")
-	link, _ := strings.CutPrefix(lines[1], "setup link: ")
-	if !strings.HasPrefix(link, "/manage/setup?token=") || !strings.Contains(out, "open it on the admin listener") {
-		t.Fatalf("user add:\n%s", out)
-	}
-	b := newBrowser(t, srv.AdminURL)
-	p := b.do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
-	p.want(t, "setup", 303, "/manage")
-	if c := p.header.Get("Set-Cookie"); !strings.Contains(c, "HttpOnly") || strings.Contains(c, "Secure") {
-		t.Errorf("Set-Cookie %q: want HttpOnly, not Secure", c)
 	}
 }
 

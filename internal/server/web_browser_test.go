@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -260,7 +260,7 @@ func TestWebBrowser(t *testing.T) {
 	for _, st := range states {
 		t.Run(st.state, func(t *testing.T) {
 			now := time.Now().UTC().Truncate(time.Second)
-			srv := startServer(t, webStateDoc(now, st.state), "--variant", "a")
+			srv := startServer(t, webStateDoc(now, st.state), options{variant: statusd.VariantA})
 			tab, cancel := chromedp.NewContext(browser)
 			defer cancel()
 			ctx, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)

@@ -1,9 +1,8 @@
-package main
+package server_test
 
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func consoleTab(t *testing.T, browser context.Context, origin, shots, name strin
 // It returns the server, the tab and an admin client.
 func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testserver.Server, *subBrowser, *client.Admin) {
 	t.Helper()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	signedIn(t, srv, adm, email, role)
 	b := consoleTab(t, browser, srv.AdminURL, shots, name+"-"+vp.name, vp.width, vp.height, vp.mobile)
@@ -78,8 +77,9 @@ func (b *subBrowser) says(step string, want ...string) {
 	}
 }
 
-// TestConsoleSetupBrowser: an owner adds a publisher with the CLI, which
-// prints a one-time setup link; the person opens it in Chromium, meets
+// TestConsoleSetupBrowser: an owner adds a publisher through the admin
+// API (as statusd user add does), which answers a one-time setup link;
+// the person opens it in Chromium, meets
 // the refusals of a short password (the browser's, and the server's
 // when the browser does not check) and of two different ones, each
 // changing nothing, sets a good one and is signed in; signs out and in
@@ -88,7 +88,7 @@ func (b *subBrowser) says(step string, want ...string) {
 func TestConsoleSetupBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	for _, vp := range webViewports {
@@ -96,17 +96,14 @@ func TestConsoleSetupBrowser(t *testing.T) {
 			b := consoleTab(t, browser, srv.AdminURL, shots, "setup-"+vp.name, vp.width, vp.height, vp.mobile)
 			email := "pat-" + vp.name + "@example.com"
 			// The console has a listener of its own and no --console-url:
-			// the link is its path, to be opened there.
-			out, stderr, err := cliEnv(t, nil, "user", "add", "--email", email, "--role", "publisher", "--url", srv.AdminURL, "--token", token)
-			if err != nil {
-				t.Fatalf("statusd user add: %v\n%s", err, stderr)
+			// the link is its path, to be opened there. (The user is added
+			// through the admin API, which statusd user add calls.)
+			u, err := adm.CreateUser(context.Background(), statusd.AdminUserRequest{Email: new(email), Role: new("publisher")})
+			testserver.NoErr(t, "CreateUser", err)
+			if u.Email != email || u.Role != "publisher" || !strings.HasPrefix(u.SetupURL, "/manage/setup?token=") {
+				t.Fatalf("the user added: %+v\nwant %s (publisher), and the setup link's path", u, email)
 			}
-			lines := strings.Split(out, "\n")
-			added := regexp.MustCompile(`^added user \d+ ` + regexp.QuoteMeta(email) + ` \(publisher\)$`)
-			if !added.MatchString(lines[0]) || len(lines) < 2 || !strings.HasPrefix(lines[1], "setup link: /manage/setup?token=") {
-				t.Fatalf("statusd user add printed:\n%s\nwant added user N %s (publisher), then the setup link", out, email)
-			}
-			link := srv.AdminURL + "/manage/setup?token=" + testserver.SetupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
+			link := srv.AdminURL + "/manage/setup?token=" + testserver.SetupToken(t, u.SetupURL)
 			// state checks the user's state in the admin API.
 			state := func(what, want string) {
 				t.Helper()
@@ -307,8 +304,8 @@ func TestConsoleErrorScreen(t *testing.T) {
 	const used = "/manage/setup?token=no-such-token"
 	const message = "this setup link is not valid (any more); ask an owner for a new one (statusd user reset)"
 	screen := []string{`<h1>Not found</h1>`, message, `href="/manage/assets/console.css?v=`, `<a href="/manage">Back to the console</a>`}
-	own := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-	shared := startServer(t, consoleDoc(time.Now().UTC()))
+	own := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
+	shared := startServer(t, consoleDoc(time.Now().UTC()), options{})
 	for _, c := range []struct {
 		name, url string
 		want      []string

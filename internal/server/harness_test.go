@@ -87,10 +87,10 @@ func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Ser
 		o.variant = statusd.VariantA
 	}
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: o.variant, BaseURL: o.baseURL}, time.Now, log)
-	if err := holder.Refresh(ctx); err != nil {
+	pub, adm, background := assemble(t, store, holder, o, log)
+	if err := holder.Refresh(ctx); err != nil { // the first build, which the metrics observe
 		t.Fatal(err)
 	}
-	pub, adm, background := assemble(t, store, holder, o, log)
 	bgCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { background(bgCtx); close(done) }()

@@ -18,6 +18,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,14 +54,14 @@ type options struct {
 	smtp         *testenv.SMTPServer
 	allowPrivate bool          // --allow-private-targets
 	retryBase    time.Duration // --notify-retry-base: 0 for the default
-	reminder     time.Duration // --maintenance-reminder: 0 for 1h, < 0 for none
+	reminder     time.Duration // --maintenance-reminder: 0 for 1h
 	consoleURL   string        // --console-url
 	oidc         *console.OIDC // --oidc-issuer, --oidc-client-id, --oidc-client-secret
 	debug        bool          // --log-level debug
 }
 
-// startServer imports doc (when not nil) into a fresh database and serves it as
-// o says; the server stops when the test ends.
+// startServer imports doc (when not nil) into a fresh database and serves
+// it as o says; the server stops when the test ends.
 func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Server {
 	t.Helper()
 	ctx := context.Background()
@@ -141,8 +142,6 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 	}
 	if o.reminder == 0 {
 		o.reminder = time.Hour
-	} else if o.reminder < 0 {
-		o.reminder = 0
 	}
 	if o.maxInFlight == 0 {
 		o.maxInFlight = 512
@@ -165,9 +164,11 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 		MaintenanceReminder: o.reminder, ConsoleURL: o.consoleURL, OIDC: o.oidc})
 	runner := &automation.Runner{App: writes, Snapshots: holder, Now: time.Now, Log: log, Reminder: o.reminder}
 	return pub, adm, func(ctx context.Context) {
-		go holder.Watch(ctx, 250*time.Millisecond)
-		go runner.Run(ctx)
+		var wg sync.WaitGroup
+		wg.Go(func() { holder.Watch(ctx, 250*time.Millisecond) })
+		wg.Go(func() { runner.Run(ctx) })
 		sender.Run(ctx)
+		wg.Wait() // before the store closes
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/statusd/statusd/internal/testserver"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -187,7 +188,7 @@ func TestCLIEmptyFlagIsAUsageError(t *testing.T) {
 			t.Errorf("%q: exit %d (%v), stdout %q; want 2 saying %s is empty", tc.args, exitCode(err), err, stdout, tc.flag)
 		}
 	}
-	if n := len(at(t, srv.get("/api/v1/notices", 200).JSON, "notices").([]any)); n != 2 {
+	if n := len(testserver.At(t, srv.Get("/api/v1/notices", 200).JSON, "notices").([]any)); n != 2 {
 		t.Errorf("%d notices after the refused commands, want the 2 imported", n)
 	}
 
@@ -245,8 +246,8 @@ func TestCLIComponentOwnParent(t *testing.T) {
 		{"3", `{"parent_id": 4}`, "parent_id: a component cannot be moved under its own descendant 4"},
 		{"3", `{"parent_id": 4, "position": 1}`, "parent_id: a component cannot be moved under its own descendant 4"},
 	} {
-		r := admRefuse(srv, token, "PATCH", "/components/"+tc.id, tc.body, 422, "invalid_field")
-		if msg := errorMessage(r); msg != tc.want {
+		r := srv.Refuse(token, "PATCH", "/components/"+tc.id, tc.body, 422, "invalid_field")
+		if msg := testserver.ErrorMessage(r); msg != tc.want {
 			t.Errorf("PATCH /components/%s %s: message %q, want %q", tc.id, tc.body, msg, tc.want)
 		}
 	}
@@ -342,11 +343,11 @@ func TestCLIEscapesControlCharacters(t *testing.T) {
 		subjEsc = `Outage\x1b]0;pwned\x07\u2066`
 	)
 	body, _ := json.Marshal(map[string]any{"name": name, "description": "a\tcolumn\nand a line\u0085"})
-	comp := srv.adminOK("POST", "/components", evilToken, string(body), 201)
+	comp := srv.AdminOK("POST", "/components", evilToken, string(body), 201)
 	id := fmt.Sprint(comp["id"])
 	body, _ = json.Marshal(map[string]any{"type": "unplanned", "subject": subject, "state": "investigating",
 		"content": "first\x1b[31m red\x1b[0m", "component_ids": []any{comp["id"]}, "tag_list": []string{"tag\x1b[8m"}})
-	notice := fmt.Sprint(srv.adminOK("POST", "/notices", evilToken, string(body), 201)["id"])
+	notice := fmt.Sprint(srv.AdminOK("POST", "/notices", evilToken, string(body), 201)["id"])
 
 	env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": evilToken}
 	for _, tc := range []struct {
@@ -438,7 +439,7 @@ func TestCLIServeRefusesABaseURLWithoutScheme(t *testing.T) {
 		}
 	}
 	srv := serveDB(t, db, "--base-url", "http://status.example.com:8443/acme")
-	if got := at(t, srv.get("/api/v1/status", 200).JSON, "page.url"); got != "http://status.example.com:8443/acme" {
+	if got := testserver.At(t, srv.Get("/api/v1/status", 200).JSON, "page.url"); got != "http://status.example.com:8443/acme" {
 		t.Errorf("page.url %v with a good --base-url", got)
 	}
 }
@@ -448,8 +449,8 @@ func TestCLIServeRefusesABaseURLWithoutScheme(t *testing.T) {
 func TestCLIDemoSaysItIsRebuilt(t *testing.T) {
 	srv := serveDB(t, filepath.Join(t.TempDir(), "demo.db"), "--demo")
 	const want = `msg="the demo page is rebuilt around the current time at every start; what was published on it before is replaced"`
-	if !strings.Contains(srv.logs.String(), want) {
-		t.Errorf("the log does not say %s:\n%s", want, srv.logs)
+	if !strings.Contains(srv.Logs.String(), want) {
+		t.Errorf("the log does not say %s:\n%s", want, srv.Logs)
 	}
 }
 
@@ -465,16 +466,16 @@ func TestCLIInit(t *testing.T) {
 	}
 	after := time.Now()
 	out, doc := cliExport(t, db)
-	created := parseTS(t, at(t, doc, "page.created_at"))
-	within(t, "page.created_at", created, before, after)
-	stamp := ts(created)
-	comp := func(id int, name string) obj {
-		return obj{"id": id, "name": name, "description": "", "parent_id": nil, "metrics_enabled": false,
+	created := testserver.ParseTS(t, testserver.At(t, doc, "page.created_at"))
+	testserver.Within(t, "page.created_at", created, before, after)
+	stamp := testserver.TS(created)
+	comp := func(id int, name string) testserver.Obj {
+		return testserver.Obj{"id": id, "name": name, "description": "", "parent_id": nil, "metrics_enabled": false,
 			"created_at": stamp, "updated_at": stamp}
 	}
-	assertJSON(t, "the document", doc, obj{
-		"page":        obj{"name": "Acme Status", "url": "https://status.acme.test", "created_at": stamp, "updated_at": stamp},
-		"components":  []obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
+	testserver.AssertJSON(t, "the document", doc, testserver.Obj{
+		"page":        testserver.Obj{"name": "Acme Status", "url": "https://status.acme.test", "created_at": stamp, "updated_at": stamp},
+		"components":  []testserver.Obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
 		"notices":     []any{},
 		"subscribers": []any{}, // export writes them (C5), and init makes none
 	})
@@ -519,9 +520,9 @@ func TestCLIImportDefaultsThePageCreatedAt(t *testing.T) {
 		"components": [{"id": 1, "name": "API", "created_at": "2026-01-01T00:00:00Z"}]}`)
 	after := time.Now()
 	_, doc := cliExport(t, db)
-	within(t, "page.created_at", parseTS(t, at(t, doc, "page.created_at")), before, after)
-	if at(t, doc, "page.updated_at") != at(t, doc, "page.created_at") {
-		t.Errorf("page.updated_at %v, want its created_at %v", at(t, doc, "page.updated_at"), at(t, doc, "page.created_at"))
+	testserver.Within(t, "page.created_at", testserver.ParseTS(t, testserver.At(t, doc, "page.created_at")), before, after)
+	if testserver.At(t, doc, "page.updated_at") != testserver.At(t, doc, "page.created_at") {
+		t.Errorf("page.updated_at %v, want its created_at %v", testserver.At(t, doc, "page.updated_at"), testserver.At(t, doc, "page.created_at"))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/statusd/statusd/internal/testserver"
 	"io"
 	"net"
 	"net/http"
@@ -22,7 +23,7 @@ import (
 // so that every one of the 600 is answered.
 func TestIdleConnectionsCapped(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, fixture(time.Now().UTC().Truncate(time.Second)))
+	importDoc(t, db, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	lowLimit := []string{"sh", "-c", `ulimit -n 400 && exec "$0" "$@"`}
 	for _, tc := range []struct {
 		name     string
@@ -72,14 +73,14 @@ func TestIdleConnectionsCapped(t *testing.T) {
 			start := time.Now()
 			res, err := client.Get(srv.URL + "/api/v1/status")
 			if err != nil {
-				t.Fatalf("a new client, with 600 idle connections open: %v after %v\n%s", err, time.Since(start), srv.logs)
+				t.Fatalf("a new client, with 600 idle connections open: %v after %v\n%s", err, time.Since(start), srv.Logs)
 			}
 			res.Body.Close()
 			if took := time.Since(start); res.StatusCode != 200 || took > time.Second {
 				t.Errorf("a new client, with 600 idle connections open: status %d after %v, want 200 within 1 s", res.StatusCode, took)
 			}
-			if !strings.Contains(srv.logs.String(), tc.log) {
-				t.Errorf("the log does not say %q:\n%s", tc.log, srv.logs)
+			if !strings.Contains(srv.Logs.String(), tc.log) {
+				t.Errorf("the log does not say %q:\n%s", tc.log, srv.Logs)
 			}
 		})
 	}

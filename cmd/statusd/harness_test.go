@@ -1,75 +1,38 @@
 package main
 
-// The one end-to-end harness of cmd/statusd. A test starts the real server,
-// in this process through run (startServer, serveDB, serveEnv) or as a child
-// process where it needs one (startReplica: replicas, SIGKILL, a lowered
-// descriptor limit), always on a listener the harness opened on port 0 and
-// handed over, so that the address comes from the listener, never from the
-// log. It then talks to the server through the Go SDK (testServer.API, and
-// testServer.Admin for the admin API, with the readers status, components,
-// notice ...) where it checks behaviour, and through the raw helpers below
-// (do, get, send, fetch, adminOK, rawGet) where it checks exact bytes,
-// headers, statuses, error bodies, or requests the SDK would not send. The
+// The end-to-end harness of cmd/statusd, for what needs run or the binary.
+// A test starts the real server, in this process through run
+// (startServer, serveDB, serveEnv) or as a child process where it needs
+// one (startReplica: replicas, SIGKILL, a lowered descriptor limit),
+// always on a listener the harness opened on port 0 and handed over, so
+// that the address comes from the listener, never from the log. It then
+// talks to the server as a testserver.Server: through the Go SDK where it
+// checks behaviour, and through raw requests where it checks exact bytes
+// (see package testserver, which the tests of internal/server share). The
 // statusd commands run in this process too (cli, cliEnv), or as a child
 // (statusdCmd).
-//
-// A long scenario is a sequence of steps (step), each a subtest; a step
-// sees the server through srv.in(t), so that what fails in it fails the
-// step.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/client"
 	commands "github.com/statusd/statusd/internal/cli"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
-
-// admPrefix is the root of the admin API's paths.
-const admPrefix = client.AdminRoot
-
-// waitLog polls the logs until they contain every string, or fails after
-// 5 s.
-func waitLog(t *testing.T, logs fmt.Stringer, want ...string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		out := logs.String()
-		missing := ""
-		for _, w := range want {
-			if !strings.Contains(out, w) {
-				missing = w
-				break
-			}
-		}
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the logs never showed %q:\n%s", missing, out)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 // --- Commands ----------------------------------------------------------------
 
@@ -188,63 +151,15 @@ func newToken(t *testing.T, db, name string) string {
 
 // --- Servers -----------------------------------------------------------------
 
-// testServer is a real statusd serve, in this process or a child's, on a
-// listener of port 0.
-type testServer struct {
-	t        *testing.T
-	URL      string // http://127.0.0.1:port
-	AdminURL string // the --admin-addr listener's, when the server has one
-	DB       string
-	logs     *testenv.LogBuffer
-	// API is the Go SDK's client of the server's public API.
-	API *client.Client
-}
-
-// in is the server seen from t, a step of the test that started it: the
-// helpers of the view (do, get, admin, adminOK, auditTotal, notice, ...)
-// report to t, so that a failed check fails the step it belongs to.
-func (s *testServer) in(t *testing.T) *testServer {
-	v := *s
-	v.t = t
-	return &v
-}
-
-// step runs one step of a scenario as a subtest named for what it shows.
-// As in a test without steps, a failed check (t.Errorf) lets the scenario
-// go on, and a step that stops (t.Fatalf) stops the scenario: the steps
-// after it build on what it did. A server a step starts stops when the
-// step ends: one that later steps use is started by the test, between
-// steps.
-func step(t *testing.T, name string, f func(t *testing.T)) {
-	t.Helper()
-	ran, finished := false, false
-	t.Run(name, func(t *testing.T) {
-		ran = true
-		f(t)
-		finished = true
-	})
-	if ran && !finished {
-		t.FailNow()
-	}
-}
-
-// Admin is the Go SDK's client of the server's admin API (on AdminURL when
-// the server has a listener of its own for it), with token.
-func (s *testServer) Admin(token string) *client.Admin {
-	base := s.URL
-	if s.AdminURL != "" {
-		base = s.AdminURL
-	}
-	return client.NewAdmin(base, token, client.WithHTTPClient(httpClient), client.WithMaxRetries(0))
-}
-
 // newTestServer describes a server listening on public (and admin).
-func newTestServer(t *testing.T, db string, logs *testenv.LogBuffer, public, admin net.Listener) *testServer {
-	s := &testServer{t: t, URL: "http://" + public.Addr().String(), DB: db, logs: logs}
+func newTestServer(t *testing.T, db string, logs *testenv.LogBuffer, public, admin net.Listener) *testserver.Server {
+	adminURL := ""
 	if admin != nil {
-		s.AdminURL = "http://" + admin.Addr().String()
+		adminURL = "http://" + admin.Addr().String()
 	}
-	s.API = client.New(s.URL, client.WithHTTPClient(httpClient), client.WithMaxRetries(0))
+	s := testserver.New(t, "http://"+public.Addr().String(), adminURL, logs)
+	s.DB = db
+	s.Export = func(t *testing.T) string { return export(t, db) }
 	return s
 }
 
@@ -271,7 +186,7 @@ func listeners(t *testing.T, flags []string) (public, admin net.Listener) {
 
 // startServer imports doc (when not nil) into a fresh database and serves it
 // with the extra serve flags; the server stops when the test ends.
-func startServer(t *testing.T, doc any, flags ...string) *testServer {
+func startServer(t *testing.T, doc any, flags ...string) *testserver.Server {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	if doc != nil {
@@ -281,7 +196,7 @@ func startServer(t *testing.T, doc any, flags ...string) *testServer {
 }
 
 // serveDB serves an existing database.
-func serveDB(t *testing.T, db string, flags ...string) *testServer {
+func serveDB(t *testing.T, db string, flags ...string) *testserver.Server {
 	t.Helper()
 	return serveEnv(t, db, nil, flags...)
 }
@@ -290,7 +205,7 @@ func serveDB(t *testing.T, db string, flags ...string) *testServer {
 // process, through run: the listeners are opened here and handed to serve
 // (withListeners), and serveEnv returns once serve accepts on them. Without
 // --rate-limit in flags the rate limit is off.
-func serveEnv(t *testing.T, db string, env map[string]string, flags ...string) *testServer {
+func serveEnv(t *testing.T, db string, env map[string]string, flags ...string) *testserver.Server {
 	t.Helper()
 	public, admin := listeners(t, flags)
 	ready := &acceptListener{Listener: public, accepting: make(chan struct{})}
@@ -339,7 +254,7 @@ func (l *acceptListener) Accept() (net.Conn, error) {
 
 // replica is a statusd serve process, started from the test binary.
 type replica struct {
-	*testServer
+	*testserver.Server
 	cmd *exec.Cmd
 }
 
@@ -381,259 +296,18 @@ func startReplicaVia(t *testing.T, prefix []string, db string, flags ...string) 
 			t.Fatalf("replica did not start:\n%s", logs)
 		}
 	}
-	return &replica{testServer: newTestServer(t, db, logs, ln, nil), cmd: cmd}
-}
-
-// --- Requests ----------------------------------------------------------------
-
-// httpClient is the HTTP client of the harness, with a timeout so that a
-// hung server fails the test instead of hanging it.
-var httpClient = &http.Client{Timeout: 20 * time.Second}
-
-// response is an HTTP answer with its body decoded as generic JSON.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-	JSON   any
-}
-
-// send sends a request with a JSON body (none when body is "") and headers
-// given as name, value pairs, and decodes a JSON answer; the error is set
-// when no answer came (a killed server) or a JSON answer does not decode.
-// Safe to call from any goroutine.
-func send(method, url, body string, header ...string) (response, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		return response{}, err
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return response{}, err
-	}
-	r := response{Status: res.StatusCode, Header: res.Header, Body: b}
-	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") && len(b) > 0 {
-		if err := json.Unmarshal(b, &r.JSON); err != nil {
-			return r, fmt.Errorf("%s %s: invalid JSON: %v\n%s", method, url, err, b)
-		}
-	}
-	return r, nil
-}
-
-// fetch is send that fails the test when no answer comes.
-func fetch(t *testing.T, method, url, body string, header ...string) response {
-	t.Helper()
-	r, err := send(method, url, body, header...)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	return r
-}
-
-// bearer is the header pair that sends an admin token (nothing for "").
-func bearer(token string) []string {
-	if token == "" {
-		return nil
-	}
-	return []string{"Authorization", "Bearer " + token}
-}
-
-// do sends a request without a body to the server.
-func (s *testServer) do(method, path string, header ...string) response {
-	s.t.Helper()
-	return fetch(s.t, method, s.URL+path, "", header...)
-}
-
-// get fetches path and fails the test unless the status is want.
-func (s *testServer) get(path string, want int) response {
-	s.t.Helper()
-	r := s.do(http.MethodGet, path)
-	if r.Status != want {
-		s.t.Fatalf("GET %s: status %d, want %d\n%s", path, r.Status, want, r.Body)
-	}
-	return r
-}
-
-// admin sends a request to the server's public listener with a bearer
-// token (none when token is "") and a JSON body (none when body is "").
-func (s *testServer) admin(method, path, token, body string) response {
-	s.t.Helper()
-	return fetch(s.t, method, s.URL+path, body, bearer(token)...)
-}
-
-// adminOK sends a request to the admin API (path relative to its root) and
-// fails the test unless it answers status; it returns the decoded body.
-func (s *testServer) adminOK(method, path, token, body string, status int) map[string]any {
-	s.t.Helper()
-	r := s.admin(method, admPrefix+path, token, body)
-	if r.Status != status {
-		s.t.Fatalf("%s %s %s: status %d, want %d\n%s", method, path, body, r.Status, status, r.Body)
-	}
-	if status == http.StatusNoContent {
-		if len(r.Body) != 0 {
-			s.t.Errorf("%s %s: 204 with a body: %s", method, path, r.Body)
-		}
-		return nil
-	}
-	m, ok := r.JSON.(map[string]any)
-	if !ok {
-		s.t.Fatalf("%s %s: body is not a JSON object: %s", method, path, r.Body)
-	}
-	return m
-}
-
-// auditTotal is the number of entries in the audit log.
-func (s *testServer) auditTotal(token string) int {
-	s.t.Helper()
-	a, err := s.Admin(token).Audit(context.Background(), 1)
-	noErr(s.t, "GET /audit", err)
-	return a.Meta.TotalCount
-}
-
-// --- Through the SDK ---------------------------------------------------------
-
-// noErr fails the test when a call of the SDK (what) failed.
-func noErr(t *testing.T, what string, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-// status is the public page, through the SDK.
-func (s *testServer) status() *statusd.PageResource {
-	s.t.Helper()
-	p, err := s.API.Status(context.Background())
-	noErr(s.t, "GET /api/v1/status", err)
-	return p
-}
-
-// components is the public list of components (the first page, which
-// holds every component of the pages the tests serve), through the SDK.
-func (s *testServer) components() *statusd.ComponentsResponse {
-	s.t.Helper()
-	r, err := s.API.Components(context.Background(), client.ComponentQuery{})
-	noErr(s.t, "GET /api/v1/components", err)
-	return r
-}
-
-// component is one component of the public list.
-func (s *testServer) component(id int64) statusd.ComponentResource {
-	s.t.Helper()
-	for _, c := range s.components().Components {
-		if c.ID == id {
-			return c
-		}
-	}
-	s.t.Fatalf("the public list has no component %d", id)
-	return statusd.ComponentResource{}
-}
-
-// componentStates is the public state of every component, by id.
-func (s *testServer) componentStates() map[int64]string {
-	s.t.Helper()
-	states := map[int64]string{}
-	for _, c := range s.components().Components {
-		states[c.ID] = c.State
-	}
-	return states
-}
-
-// notice is the public detail of a notice, through the SDK.
-func (s *testServer) notice(id int64) *statusd.NoticeDetail {
-	s.t.Helper()
-	n, err := s.API.Notice(context.Background(), id)
-	noErr(s.t, fmt.Sprintf("GET /api/v1/notices/%d", id), err)
-	return n
-}
-
-// value is the value of a field of the wire, the zero value when it is
-// null or absent.
-func value[T any](f statusd.Field[T]) (v T) {
-	if f.Value != nil {
-		v = *f.Value
-	}
-	return v
-}
-
-// parseTS parses a timestamp of the wire (CONTRACT C2), failing the test
-// unless it is one.
-func parseTS(t *testing.T, v any) time.Time {
-	t.Helper()
-	s, ok := v.(string)
-	if !ok {
-		t.Fatalf("timestamp %v is not a string", v)
-	}
-	tm, err := time.Parse(statusd.TimeLayout, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tm
-}
-
-// within fails unless tm lies in [lo, hi], lo truncated to the millisecond
-// as statusd stores times.
-func within(t *testing.T, what string, tm, lo, hi time.Time) {
-	t.Helper()
-	if tm.Before(lo.Truncate(time.Millisecond)) || tm.After(hi) {
-		t.Errorf("%s = %s, want within [%s, %s]", what, ts(tm), ts(lo), ts(hi))
-	}
-}
-
-// hostPort is the host:port of a server URL.
-func hostPort(t *testing.T, base string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Host
-}
-
-// rawGet sends one raw HTTP/1.1 request line (the target exactly as given,
-// nothing cleaned or escaped) and returns the status, headers and body.
-func rawGet(t *testing.T, base, target string) (int, http.Header, string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", hostPort(t, base), 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second))
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: statusd.test\r\nConnection: close\r\n\r\n", target)
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("GET %q: %v", target, err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, res.Header, string(b)
+	return &replica{Server: newTestServer(t, db, logs, ln, nil), cmd: cmd}
 }
 
 // same fetches path from both servers and fails unless the bodies are byte
 // for byte the same. Answers that depend on the clock (open incidents,
 // metrics cut at now) are cached for a moment by each server on its own,
 // so a difference is tried again for up to three seconds before it counts.
-func same(t *testing.T, a, b *testServer, path string) response {
+func same(t *testing.T, a, b *testserver.Server, path string) testserver.Response {
 	t.Helper()
-	var ra, rb response
+	var ra, rb testserver.Response
 	for range 30 {
-		ra, rb = a.in(t).get(path, 200), b.in(t).get(path, 200)
+		ra, rb = a.In(t).Get(path, 200), b.In(t).Get(path, 200)
 		if bytes.Equal(ra.Body, rb.Body) {
 			return ra
 		}
@@ -645,7 +319,7 @@ func same(t *testing.T, a, b *testServer, path string) response {
 
 // sameList fetches every page of a list from both servers, comparing them
 // (same), and returns the items under key.
-func sameList(t *testing.T, a, b *testServer, path, key string) []any {
+func sameList(t *testing.T, a, b *testserver.Server, path, key string) []any {
 	t.Helper()
 	var items []any
 	for pages := 0; path != ""; pages++ {
@@ -653,8 +327,8 @@ func sameList(t *testing.T, a, b *testServer, path, key string) []any {
 			t.Fatalf("more than 50 pages of %s", key)
 		}
 		r := same(t, a, b, path)
-		items = append(items, at(t, r.JSON, key).([]any)...)
-		path, _ = at(t, r.JSON, "meta.next_page").(string)
+		items = append(items, testserver.At(t, r.JSON, key).([]any)...)
+		path, _ = testserver.At(t, r.JSON, "meta.next_page").(string)
 	}
 	return items
 }
@@ -663,129 +337,16 @@ func sameList(t *testing.T, a, b *testServer, path, key string) []any {
 // (same): the status, every page of the component and notice lists, every
 // notice, and the metrics of components 10, 11 and 30 (those of the
 // fixture); it returns the components and notices.
-func sameAnswers(t *testing.T, a, b *testServer) (components, notices []any) {
+func sameAnswers(t *testing.T, a, b *testserver.Server) (components, notices []any) {
 	t.Helper()
 	same(t, a, b, "/api/v1/status")
 	components = sameList(t, a, b, "/api/v1/components", "components")
 	notices = sameList(t, a, b, "/api/v1/notices", "notices")
 	for _, n := range notices {
-		same(t, a, b, fmt.Sprintf("/api/v1/notices/%v", at(t, n, "id")))
+		same(t, a, b, fmt.Sprintf("/api/v1/notices/%v", testserver.At(t, n, "id")))
 	}
 	for _, id := range []int{10, 11, 30} {
 		same(t, a, b, fmt.Sprintf("/api/v1/components/%d/metrics?show_calculations=true", id))
 	}
 	return components, notices
 }
-
-// --- Assertions --------------------------------------------------------------
-
-// assertError checks a JSON error answer of CONTRACT C2: the status, a JSON
-// Content-Type and the body {"error": {"status", "code", "message"}}.
-func assertError(t *testing.T, what string, r response, status int, code string) {
-	t.Helper()
-	if r.Status != status {
-		t.Errorf("%s: status %d, want %d (%s)", what, r.Status, status, r.Body)
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("%s: Content-Type %q, want JSON", what, ct)
-	}
-	body, ok := r.JSON.(map[string]any)
-	if !ok {
-		t.Errorf("%s: body is not a JSON object: %s", what, r.Body)
-		return
-	}
-	e, _ := body["error"].(map[string]any)
-	msg, _ := e["message"].(string)
-	if len(body) != 1 || len(e) != 3 || e["status"] != float64(status) || e["code"] != code || msg == "" {
-		t.Errorf("%s: error body %s, want status %d code %s and a message", what, r.Body, status, code)
-	}
-}
-
-// assertErrorBody is assertError for the public API, whose errors carry
-// CORS too (the admin API carries credentials and need not).
-func assertErrorBody(t *testing.T, what string, r response, status int, code string) {
-	t.Helper()
-	assertError(t, what, r, status, code)
-	if r.Status == status && r.Header.Get("Access-Control-Allow-Origin") != "*" {
-		t.Errorf("%s: errors must carry CORS too", what)
-	}
-}
-
-// errorMessage returns the message of a JSON error answer.
-func errorMessage(r response) string {
-	body, _ := r.JSON.(map[string]any)
-	e, _ := body["error"].(map[string]any)
-	msg, _ := e["message"].(string)
-	return msg
-}
-
-// at returns the JSON value at the dotted path (array indices as numbers)
-// of v, failing the test when it is missing.
-func at(t *testing.T, v any, path string) any {
-	t.Helper()
-	cur := v
-	if path == "" {
-		return cur
-	}
-	for _, part := range strings.Split(path, ".") {
-		switch c := cur.(type) {
-		case map[string]any:
-			next, ok := c[part]
-			if !ok {
-				t.Fatalf("%s: key %q missing in %v", path, part, keys(c))
-			}
-			cur = next
-		case []any:
-			i, err := strconv.Atoi(part)
-			if err != nil || i < 0 || i >= len(c) {
-				t.Fatalf("%s: no index %q in an array of %d", path, part, len(c))
-			}
-			cur = c[i]
-		default:
-			t.Fatalf("%s: cannot descend into %T at %q", path, cur, part)
-		}
-	}
-	return cur
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-// ts formats a time as the API does.
-func ts(t time.Time) string { return t.UTC().Format(statusd.TimeLayout) }
-
-// normalize turns any value into the generic form encoding/json decodes to,
-// so that hand-written expectations compare with decoded answers.
-func normalize(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// assertJSON fails unless got and want are the same JSON value, with exactly
-// the same keys.
-func assertJSON(t *testing.T, what string, got, want any) {
-	t.Helper()
-	g, w := normalize(t, got), normalize(t, want)
-	if !reflect.DeepEqual(g, w) {
-		gb, _ := json.MarshalIndent(g, "", "  ")
-		wb, _ := json.MarshalIndent(w, "", "  ")
-		t.Errorf("%s:\ngot  %s\nwant %s", what, gb, wb)
-	}
-}
-
-// obj is shorthand for a JSON object in expectations.
-type obj = map[string]any

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Black-box tests of CONTRACT C5 through the real import and export
@@ -116,7 +117,7 @@ func TestImportInvalidChangesNothing(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	t.Run("db holding a page", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "statusd.db")
-		importDoc(t, db, fixture(now))
+		importDoc(t, db, testserver.Fixture(now))
 		before := export(t, db)
 		for _, extra := range [][]string{nil, {"--replace"}} {
 			args := append(append([]string{"import", "--db", db}, extra...), writeDoc(t, impInvalidDoc))
@@ -141,7 +142,7 @@ func TestImportInvalidChangesNothing(t *testing.T) {
 			t.Errorf("export wrote %q", out)
 		}
 		time.Sleep(300 * time.Millisecond) // longer than the server's watch interval
-		assertErrorBody(t, "status after a failed import", srv.do(http.MethodGet, "/api/v1/status"), 503, "unavailable")
+		testserver.AssertErrorBody(t, "status after a failed import", srv.Do(http.MethodGet, "/api/v1/status"), 503, "unavailable")
 	})
 	t.Run("no db file", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "statusd.db")
@@ -156,7 +157,7 @@ func TestImportInvalidChangesNothing(t *testing.T) {
 func TestImportReplace(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	before := export(t, db)
 	other := writeDoc(t, impOtherDoc)
 
@@ -185,13 +186,13 @@ func TestImportReplace(t *testing.T) {
 
 	// The old notices are gone from the API too.
 	srv := serveDB(t, db)
-	srv.get("/api/v1/notices/900", 200)
-	assertErrorBody(t, "old notice", srv.do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
-	r := srv.get("/api/v1/status", 200)
-	if name := at(t, r.JSON, "page.name"); name != "Other Status" {
+	srv.Get("/api/v1/notices/900", 200)
+	testserver.AssertErrorBody(t, "old notice", srv.Do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
+	r := srv.Get("/api/v1/status", 200)
+	if name := testserver.At(t, r.JSON, "page.name"); name != "Other Status" {
 		t.Errorf("page name %v", name)
 	}
-	if n := at(t, r.JSON, "page.links.notices.count"); n != float64(1) {
+	if n := testserver.At(t, r.JSON, "page.links.notices.count"); n != float64(1) {
 		t.Errorf("notice count %v, want 1", n)
 	}
 }
@@ -207,7 +208,7 @@ func TestImportStdin(t *testing.T) {
 	// And again over it, with --replace, from stdin.
 	now := time.Now().UTC().Truncate(time.Second)
 	var buf bytes.Buffer
-	if err := statusd.EncodeDocument(&buf, fixture(now)); err != nil {
+	if err := statusd.EncodeDocument(&buf, testserver.Fixture(now)); err != nil {
 		t.Fatal(err)
 	}
 	if _, stderr, err := cli(t, buf.String(), "import", "--db", db, "--replace", "-"); err != nil {
@@ -221,14 +222,14 @@ func TestImportStdin(t *testing.T) {
 // impBigFixture is the fixture with enough extra notices for the notice
 // list to take two pages.
 func impBigFixture(now time.Time) *statusd.Document {
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	for i := range 30 {
 		when := now.Add(-time.Duration(100+i) * 24 * time.Hour)
 		n := statusd.Notice{ID: int64(1000 + i), Type: statusd.Unplanned, Subject: fmt.Sprintf("Old incident %d", i),
 			TagList: []string{}, ComponentIDs: []int64{10 + int64(i%3)}, CreatedAt: when, UpdatedAt: when.Add(time.Hour),
 			Updates: []statusd.Update{
-				upd(statusd.Investigating, when, "Looking."),
-				upd(statusd.Resolved, when.Add(time.Hour), "Fixed."),
+				testserver.Upd(statusd.Investigating, when, "Looking."),
+				testserver.Upd(statusd.Resolved, when.Add(time.Hour), "Fixed."),
 			}}
 		doc.Notices = append(doc.Notices, n)
 	}
@@ -260,7 +261,7 @@ func TestExportImportSameAnswers(t *testing.T) {
 
 // impWaitForPage polls /api/v1/status every 50 ms for at most a second
 // until the page has the given name, and returns how long that took.
-func impWaitForPage(t *testing.T, srv *testServer, name string) time.Duration {
+func impWaitForPage(t *testing.T, srv *testserver.Server, name string) time.Duration {
 	t.Helper()
 	start := time.Now()
 	deadline := start.Add(time.Second)
@@ -278,30 +279,30 @@ func impWaitForPage(t *testing.T, srv *testServer, name string) time.Duration {
 
 func TestRunningServerSeesImport(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now))
-	srv.get("/api/v1/status", 200)
+	srv := startServer(t, testserver.Fixture(now))
+	srv.Get("/api/v1/status", 200)
 	if _, stderr, err := cli(t, "", "import", "--db", srv.DB, "--replace", writeDoc(t, impOtherDoc)); err != nil {
 		t.Fatalf("import --replace: %v\n%s", err, stderr)
 	}
 	impWaitForPage(t, srv, "Other Status")
 	// The whole page changed, not only its name.
-	srv.get("/api/v1/notices/900", 200)
-	assertErrorBody(t, "old notice", srv.do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
+	srv.Get("/api/v1/notices/900", 200)
+	testserver.AssertErrorBody(t, "old notice", srv.Do(http.MethodGet, "/api/v1/notices/100"), 404, "not_found")
 }
 
 func TestEmptyDatabaseThenImport(t *testing.T) {
 	srv := startServer(t, nil)
 	for _, path := range []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices"} {
-		r := srv.do(http.MethodGet, path)
-		assertErrorBody(t, path+" on an empty database", r, 503, "unavailable")
+		r := srv.Do(http.MethodGet, path)
+		testserver.AssertErrorBody(t, path+" on an empty database", r, 503, "unavailable")
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 			t.Errorf("%s: Content-Type %q, want JSON", path, ct)
 		}
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	importDoc(t, srv.DB, fixture(now))
+	importDoc(t, srv.DB, testserver.Fixture(now))
 	impWaitForPage(t, srv, "Acme Status")
-	srv.get("/api/v1/notices/100", 200)
+	srv.Get("/api/v1/notices/100", 200)
 }
 
 func TestExportMissingDB(t *testing.T) {
@@ -343,7 +344,7 @@ const impSubscribers = `[
 func TestImportExportSubscribers(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	importDoc(t, db, doc)
 	// The fixture with subscribers, as export writes it.
 	withSubs := strings.Replace(export(t, db), `"subscribers": []`, `"subscribers": `+impSubscribers, 1)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Black-box tests of bad input (issue 24): NUL characters, keys given
@@ -18,16 +19,16 @@ import (
 
 // inStores serves the fixture from a fresh SQLite database and a fresh
 // PostgreSQL one, each with an admin token, and runs check on both.
-func inStores(t *testing.T, check func(t *testing.T, srv *testServer, tok string)) {
+func inStores(t *testing.T, check func(t *testing.T, srv *testserver.Server, tok string)) {
 	now := time.Now().UTC().Truncate(time.Second)
 	for _, store := range []string{"sqlite", "postgres"} {
 		t.Run(store, func(t *testing.T) {
-			var srv *testServer
+			var srv *testserver.Server
 			if store == "sqlite" {
-				srv = startServer(t, fixture(now))
+				srv = startServer(t, testserver.Fixture(now))
 			} else {
 				db := testenv.Postgres(t)
-				importDoc(t, db, fixture(now))
+				importDoc(t, db, testserver.Fixture(now))
 				srv = serveDB(t, db)
 			}
 			check(t, srv, newToken(t, srv.DB, "ops"))
@@ -38,7 +39,7 @@ func inStores(t *testing.T, check func(t *testing.T, srv *testServer, tok string
 // inImportRefused imports doc over the server's page with --replace and
 // checks that it is refused with each of lines on standard error, and that
 // the page did not change.
-func inImportRefused(t *testing.T, srv *testServer, doc string, lines ...string) {
+func inImportRefused(t *testing.T, srv *testserver.Server, doc string, lines ...string) {
 	t.Helper()
 	before := export(t, srv.DB)
 	_, stderr, err := cli(t, "", "import", "--db", srv.DB, "--replace", writeDoc(t, doc))
@@ -73,7 +74,7 @@ func inChange(old, new string) string { return strings.Replace(inDoc, old, new, 
 // statusd migrate could not copy it).
 func TestInputNUL(t *testing.T) {
 	nul := "holds a NUL character"
-	inStores(t, func(t *testing.T, srv *testServer, tok string) {
+	inStores(t, func(t *testing.T, srv *testserver.Server, tok string) {
 		for _, tc := range []struct{ method, path, body, field string }{
 			{http.MethodPatch, "/page", `{"name": "Acme\u0000"}`, "name"},
 			{http.MethodPatch, "/page", `{"state_texts": {"operational": "\u0000"}}`, "state_texts.operational"},
@@ -84,7 +85,7 @@ func TestInputNUL(t *testing.T) {
 			{http.MethodPost, "/notices/100/updates", `{"content": "Still \u0000"}`, "content"},
 			{http.MethodPost, "/notices/101/reopen", `{"content": "\u0000"}`, "content"},
 		} {
-			admRefuse(srv, tok, tc.method, tc.path, tc.body, 422, "invalid_field", tc.field+": "+nul)
+			srv.Refuse(tok, tc.method, tc.path, tc.body, 422, "invalid_field", tc.field+": "+nul)
 		}
 		inImportRefused(t, srv, inChange(`"Looking."`, `"Looking.\u0000"`),
 			`notices[0].updates[0].content: holds a NUL character (\u0000); remove it`)
@@ -95,15 +96,15 @@ func TestInputNUL(t *testing.T) {
 // refused, naming it; so is a key given again in another case, which
 // encoding/json takes for the same field.
 func TestInputDuplicateKeys(t *testing.T) {
-	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	tok := newToken(t, srv.DB, "ops")
 	twice := "the key is given twice in the object"
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"name": "A", "name": "B"}`, 422, "invalid_field", "name: "+twice)
-	admRefuse(srv, tok, http.MethodPatch, "/page", `{"state_texts": {"degraded": "A", "degraded": "B"}}`, 422, "invalid_field",
+	srv.Refuse(tok, http.MethodPatch, "/page", `{"name": "A", "name": "B"}`, 422, "invalid_field", "name: "+twice)
+	srv.Refuse(tok, http.MethodPatch, "/page", `{"state_texts": {"degraded": "A", "degraded": "B"}}`, 422, "invalid_field",
 		"state_texts.degraded: "+twice)
-	admRefuse(srv, tok, http.MethodPatch, "/notices/100", `{"subject": "A", "Subject": "B"}`, 422, "invalid_field",
+	srv.Refuse(tok, http.MethodPatch, "/notices/100", `{"subject": "A", "Subject": "B"}`, 422, "invalid_field",
 		`Subject: `+twice+`, as "subject" and "Subject"`)
-	admRefuse(srv, tok, http.MethodPost, "/notices/100/updates", `{"content": "A", "state": "resolved", "state": "identified"}`,
+	srv.Refuse(tok, http.MethodPost, "/notices/100/updates", `{"content": "A", "state": "resolved", "state": "identified"}`,
 		422, "invalid_field", "state: "+twice)
 	inImportRefused(t, srv, inChange(`"subject": "Down",`, `"subject": "Down", "subject": "Up",`),
 		"notices[0].subject: "+twice+"; give it once")
@@ -113,26 +114,26 @@ func TestInputDuplicateKeys(t *testing.T) {
 // of 86,400 s); 300 years used to wrap around to a negative impact_time.
 // The most allowed shows as itself.
 func TestInputImpactBound(t *testing.T) {
-	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	tok := newToken(t, srv.DB, "ops")
-	admRefuse(srv, tok, http.MethodPatch, "/notices/100", `{"impact_seconds": 9467280000}`, 422, "invalid_field",
+	srv.Refuse(tok, http.MethodPatch, "/notices/100", `{"impact_seconds": 9467280000}`, 422, "invalid_field",
 		"impact_seconds: must be at most 3155760000 (100 years)")
 	inImportRefused(t, srv, inChange(`"component_ids": [1],`, `"component_ids": [1], "impact_seconds": 9467280000,`),
 		"notices[0].impact_seconds: must be at most 3155760000 (100 years)")
 	_, err := srv.Admin(tok).UpdateNotice(context.Background(), 100, statusd.AdminNoticeRequest{ImpactSeconds: statusd.Some[int64](3155760000)})
-	noErr(t, "PATCH /notices/100", err)
-	assertJSON(t, "impact_time of 100 years", srv.notice(100).ImpactTime, obj{"seconds": 3155760000, "words": "36525 days"})
+	testserver.NoErr(t, "PATCH /notices/100", err)
+	testserver.AssertJSON(t, "impact_time of 100 years", srv.Notice(100).ImpactTime, testserver.Obj{"seconds": 3155760000, "words": "36525 days"})
 }
 
 // TestInputSyntaxError: an import that is not JSON says on which line and
 // column it goes wrong.
 func TestInputSyntaxError(t *testing.T) {
-	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	// Line 2 is `  "page": {"name": "P",}`: the } is its 24th character.
 	inImportRefused(t, srv, "{\n  \"page\": {\"name\": \"P\",}\n}",
 		"not a JSON document: line 2, column 24: invalid character '}' looking for beginning of object key string")
 	// An admin body says it too.
 	tok := newToken(t, srv.DB, "ops")
-	admRefuse(srv, tok, http.MethodPatch, "/page", "{\n\"name\": \"A\"\n\"url\": \"B\"}", 400, "invalid_body",
+	srv.Refuse(tok, http.MethodPatch, "/page", "{\n\"name\": \"A\"\n\"url\": \"B\"}", 400, "invalid_body",
 		"line 3, column 1: invalid character '\"' after object key:value pair")
 }

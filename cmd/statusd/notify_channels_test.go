@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // chatAdd adds a subscriber with the CLI, as an operator does, and
 // returns its id and the rest of what the CLI printed.
-func chatAdd(t *testing.T, srv *testServer, tok, channel, address string, extra ...string) (int64, string) {
+func chatAdd(t *testing.T, srv *testserver.Server, tok, channel, address string, extra ...string) (int64, string) {
 	t.Helper()
 	out := subCLIOK(t, srv, tok, append([]string{"subscriber", "add", "--channel", channel, "--address", address}, extra...)...)
 	m := subMatch(t, "add "+channel, out, `^added `+channel+` subscriber (\d+) \(active\), following [^\n]+: `+regexp.QuoteMeta(address)+`\n((?s).*)$`)
@@ -24,7 +25,7 @@ func chatAdd(t *testing.T, srv *testServer, tok, channel, address string, extra 
 
 // decodeBody decodes a request's JSON body, failing the test unless it is
 // a JSON object.
-func decodeBody(t *testing.T, what string, req received) map[string]any {
+func decodeBody(t *testing.T, what string, req testserver.Received) map[string]any {
 	t.Helper()
 	var body map[string]any
 	if err := json.Unmarshal(req.Body, &body); err != nil {
@@ -76,20 +77,20 @@ func shows(t *testing.T, what string, body any, want ...string) {
 func TestNotifyChannels(t *testing.T) {
 	// --notify-retry-base 1h: the failed delivery is tried again after
 	// the test, and its next attempt is known to within the jitter.
-	srv := startServer(t, subDoc(), "--allow-private-targets", "--notify-retry-base", "1h")
+	srv := startServer(t, testserver.SubDoc(), "--allow-private-targets", "--notify-retry-base", "1h")
 	tok := newToken(t, srv.DB, "ops")
 	channels := []string{"slack", "teams", "discord", "webhook"}
-	recv := map[string]*receiver{}
+	recv := map[string]*testserver.Receiver{}
 	for _, ch := range channels {
-		recv[ch] = startReceiver(t)
+		recv[ch] = testserver.StartReceiver(t)
 	}
 	ids := map[string]int64{}
 	var secret string
 
-	step(t, "the operator adds a Slack, a Teams, a Discord subscriber and a webhook", func(t *testing.T) {
+	testserver.Step(t, "the operator adds a Slack, a Teams, a Discord subscriber and a webhook", func(t *testing.T) {
 		for _, ch := range channels {
 			var rest string
-			ids[ch], rest = chatAdd(t, srv.in(t), tok, ch, recv[ch].URL+"/"+ch)
+			ids[ch], rest = chatAdd(t, srv.In(t), tok, ch, recv[ch].URL+"/"+ch)
 			if ch == "webhook" {
 				secret = subMatch(t, "the webhook's secret", rest, `^secret: (whsec_\S+)\n`)[0]
 			} else if rest != "" {
@@ -98,29 +99,29 @@ func TestNotifyChannels(t *testing.T) {
 		}
 	})
 
-	step(t, "a test message reaches each receiver in its own format", func(t *testing.T) {
+	testserver.Step(t, "a test message reaches each receiver in its own format", func(t *testing.T) {
 		for _, ch := range channels {
-			out := subCLIOK(t, srv.in(t), tok, "subscriber", "test", fmt.Sprint(ids[ch]))
+			out := subCLIOK(t, srv.In(t), tok, "subscriber", "test", fmt.Sprint(ids[ch]))
 			subMatch(t, "test "+ch, out, fmt.Sprintf(`^test message to subscriber %d: delivery \d+ delivered \(status 204\) at \S+Z\n$`, ids[ch]))
-			got := recv[ch].requests()
+			got := recv[ch].Requests()
 			if len(got) != 1 || got[0].Path != "/"+ch {
 				t.Fatalf("the %s receiver got %d requests, want one to /%s", ch, len(got), ch)
 			}
 			body := decodeBody(t, "the "+ch+" test", got[0])
 			switch ch {
 			case "slack":
-				if _, ok := body["text"].(string); !ok || len(body) != 2 || len(at(t, body, "blocks").([]any)) == 0 {
+				if _, ok := body["text"].(string); !ok || len(body) != 2 || len(testserver.At(t, body, "blocks").([]any)) == 0 {
 					t.Errorf("the Slack test is not text and blocks: %s", got[0].Body)
 				}
 			case "teams":
 				checkTeams(t, body)
 			case "discord":
-				if _, ok := body["content"].(string); !ok || len(at(t, body, "embeds").([]any)) != 1 ||
-					at(t, body, "embeds.0.url") != "https://status.sub.test/" {
+				if _, ok := body["content"].(string); !ok || len(testserver.At(t, body, "embeds").([]any)) != 1 ||
+					testserver.At(t, body, "embeds.0.url") != "https://status.sub.test/" {
 					t.Errorf("the Discord test is not content and one embed linking to the page: %s", got[0].Body)
 				}
 			case "webhook":
-				checkSigned(t, "the webhook's test", got[0], secret)
+				testserver.CheckSigned(t, "the webhook's test", got[0], secret)
 				if body["notice"] != nil || body["incident"] != nil {
 					t.Errorf("the webhook's test: notice %v, incident %v; want none", body["notice"], body["incident"])
 				}
@@ -133,19 +134,19 @@ func TestNotifyChannels(t *testing.T) {
 
 	var notice int64
 	var posted time.Time
-	step(t, "an incident reaches each receiver, in its format", func(t *testing.T) {
+	testserver.Step(t, "an incident reaches each receiver, in its format", func(t *testing.T) {
 		// Discord is down from now on: it answers 500.
-		recv["discord"].status.Store(http.StatusInternalServerError)
-		out := subCLIOK(t, srv.in(t), tok, "incident", "open", "--component", "API", "--subject", "Checkout down", "-m", "Payments fail.")
+		recv["discord"].Status.Store(http.StatusInternalServerError)
+		out := subCLIOK(t, srv.In(t), tok, "incident", "open", "--component", "API", "--subject", "Checkout down", "-m", "Payments fail.")
 		notice = subAtoi(t, subMatch(t, "incident open", out, `^opened incident (\d+) `)[0])
 		n, err := srv.Admin(tok).Notice(context.Background(), notice)
-		noErr(t, "the incident", err)
+		testserver.NoErr(t, "the incident", err)
 		posted = n.Updates[0].CreatedAt.Time
 		link := fmt.Sprintf("https://status.sub.test/notices/%d", notice)
 		// CONTRACT C7's one line: [<page name>] <subject>: <state word>.
 		const title = "[Sub Status] Checkout down: Investigating"
 		for _, ch := range channels {
-			got := recv[ch].wait(t, 2)
+			got := recv[ch].Wait(t, 2)
 			if len(got) != 2 {
 				t.Fatalf("the %s receiver got %d requests, want the test and the incident", ch, len(got))
 			}
@@ -156,12 +157,12 @@ func TestNotifyChannels(t *testing.T) {
 				if body["text"] != title || len(body) != 2 {
 					t.Errorf("%s: text %q and %d keys, want %q and blocks", what, body["text"], len(body), title)
 				}
-				blocks := at(t, body, "blocks").([]any)
-				if at(t, blocks, "0.type") != "header" || at(t, blocks, "0.text.text") != "Checkout down" {
+				blocks := testserver.At(t, body, "blocks").([]any)
+				if testserver.At(t, blocks, "0.type") != "header" || testserver.At(t, blocks, "0.text.text") != "Checkout down" {
 					t.Errorf("%s: the first block is not the subject's header: %v", what, blocks[0])
 				}
 				for i, b := range blocks {
-					if typ := at(t, b, "type"); typ != "header" && typ != "section" && typ != "context" {
+					if typ := testserver.At(t, b, "type"); typ != "header" && typ != "section" && typ != "context" {
 						t.Errorf("%s: block %d is a %v", what, i, typ)
 					}
 				}
@@ -169,21 +170,21 @@ func TestNotifyChannels(t *testing.T) {
 			case "teams":
 				card := checkTeams(t, body)
 				shows(t, what, card, "Checkout down", "Investigating", "Payments fail.", "API")
-				if acts := at(t, card, "actions").([]any); len(acts) != 1 || at(t, acts, "0.type") != "Action.OpenUrl" || at(t, acts, "0.url") != link {
+				if acts := testserver.At(t, card, "actions").([]any); len(acts) != 1 || testserver.At(t, acts, "0.type") != "Action.OpenUrl" || testserver.At(t, acts, "0.url") != link {
 					t.Errorf("%s: actions %v, want one that opens %s", what, acts, link)
 				}
 			case "discord":
 				if body["content"] != title {
 					t.Errorf("%s: content %q, want %q", what, body["content"], title)
 				}
-				embeds := at(t, body, "embeds").([]any)
+				embeds := testserver.At(t, body, "embeds").([]any)
 				if len(embeds) != 1 {
 					t.Fatalf("%s: %d embeds, want 1", what, len(embeds))
 				}
 				e := embeds[0].(map[string]any)
-				if e["title"] != "Checkout down" || e["url"] != link || e["description"] != "Payments fail." || e["timestamp"] != ts(posted) {
+				if e["title"] != "Checkout down" || e["url"] != link || e["description"] != "Payments fail." || e["timestamp"] != testserver.TS(posted) {
 					t.Errorf("%s: embed title %q url %q description %q timestamp %q; want the subject, %s, the update and %s",
-						what, e["title"], e["url"], e["description"], e["timestamp"], link, ts(posted))
+						what, e["title"], e["url"], e["description"], e["timestamp"], link, testserver.TS(posted))
 				}
 				// Coloured by state: investigating is an outage, red.
 				c, _ := e["color"].(float64)
@@ -191,69 +192,69 @@ func TestNotifyChannels(t *testing.T) {
 					t.Errorf("%s: colour %06x is not red", what, int(c))
 				}
 				fields := map[string]string{}
-				for _, f := range at(t, e, "fields").([]any) {
-					fields[at(t, f, "value").(string)] = at(t, f, "name").(string)
+				for _, f := range testserver.At(t, e, "fields").([]any) {
+					fields[testserver.At(t, f, "value").(string)] = testserver.At(t, f, "name").(string)
 				}
 				if fields["Investigating"] == "" || fields["API"] == "" || len(fields) != 2 {
 					t.Errorf("%s: fields %v, want the state and the components", what, fields)
 				}
 			case "webhook":
-				checkSigned(t, what, got[1], secret)
-				if body["event"] != "notice.created" || at(t, body, "notice.id") != float64(notice) || at(t, body, "notice.subject") != "Checkout down" ||
-					at(t, body, "incident.name") != "Checkout down" || at(t, body, "incident.status") != "investigating" {
+				testserver.CheckSigned(t, what, got[1], secret)
+				if body["event"] != "notice.created" || testserver.At(t, body, "notice.id") != float64(notice) || testserver.At(t, body, "notice.subject") != "Checkout down" ||
+					testserver.At(t, body, "incident.name") != "Checkout down" || testserver.At(t, body, "incident.status") != "investigating" {
 					t.Errorf("%s: %s", what, got[1].Body)
 				}
-				if u, _ := at(t, body, "meta.unsubscribe").(string); !strings.HasPrefix(u, "https://status.sub.test/subscriptions/unsubscribe?token=") {
+				if u, _ := testserver.At(t, body, "meta.unsubscribe").(string); !strings.HasPrefix(u, "https://status.sub.test/subscriptions/unsubscribe?token=") {
 					t.Errorf("%s: meta.unsubscribe %q", what, u)
 				}
 			}
 		}
 	})
 
-	step(t, "the receiver answering 500 shows in the delivery log", func(t *testing.T) {
+	testserver.Step(t, "the receiver answering 500 shows in the delivery log", func(t *testing.T) {
 		adm := srv.Admin(tok)
-		arrived := recv["discord"].requests()[1].At
+		arrived := recv["discord"].Requests()[1].At
 		id := ids["discord"]
-		ds := subSettled(t, adm, statusd.DeliveryFilter{SubscriberID: id}, func(ds []statusd.AdminDelivery) bool {
+		ds := testserver.SubSettled(t, adm, statusd.DeliveryFilter{SubscriberID: id}, func(ds []statusd.AdminDelivery) bool {
 			return len(ds) == 2 && ds[0].Attempts == 1
 		})
 		// The admin API, newest first: the incident, failed once and
 		// pending, then the test, delivered.
-		r := srv.in(t).adminOK(http.MethodGet, fmt.Sprintf("/deliveries?subscriber_id=%d", id), tok, "", 200)
-		list := at(t, r, "deliveries").([]any)
+		r := srv.In(t).AdminOK(http.MethodGet, fmt.Sprintf("/deliveries?subscriber_id=%d", id), tok, "", 200)
+		list := testserver.At(t, r, "deliveries").([]any)
 		if len(list) != 2 {
 			t.Fatalf("GET /deliveries?subscriber_id=%d: %d deliveries, want 2", id, len(list))
 		}
 		failed, test := list[0], list[1]
-		if at(t, failed, "state") != "pending" || at(t, failed, "attempts") != float64(1) || at(t, failed, "last_status") != float64(500) ||
-			at(t, failed, "last_error") != "HTTP 500" || at(t, failed, "delivered_at") != nil || at(t, failed, "event.kind") != "notice.created" ||
-			at(t, failed, "event.notice_id") != float64(notice) || at(t, failed, "subscriber_id") != float64(id) {
+		if testserver.At(t, failed, "state") != "pending" || testserver.At(t, failed, "attempts") != float64(1) || testserver.At(t, failed, "last_status") != float64(500) ||
+			testserver.At(t, failed, "last_error") != "HTTP 500" || testserver.At(t, failed, "delivered_at") != nil || testserver.At(t, failed, "event.kind") != "notice.created" ||
+			testserver.At(t, failed, "event.notice_id") != float64(notice) || testserver.At(t, failed, "subscriber_id") != float64(id) {
 			t.Errorf("the failed delivery: %v", failed)
 		}
 		// --notify-retry-base 1h: the first retry 1 h after the attempt,
 		// plus up to 20% jitter. The attempt was made after the request
 		// arrived and before the log said so.
-		next := parseTS(t, at(t, failed, "next_attempt_at"))
-		within(t, "next_attempt_at", next, arrived.Add(time.Hour), time.Now().Add(72*time.Minute))
-		if at(t, test, "state") != "delivered" || at(t, test, "attempts") != float64(1) || at(t, test, "last_status") != float64(204) ||
-			at(t, test, "event.kind") != "test" || at(t, test, "next_attempt_at") != nil {
+		next := testserver.ParseTS(t, testserver.At(t, failed, "next_attempt_at"))
+		testserver.Within(t, "next_attempt_at", next, arrived.Add(time.Hour), time.Now().Add(72*time.Minute))
+		if testserver.At(t, test, "state") != "delivered" || testserver.At(t, test, "attempts") != float64(1) || testserver.At(t, test, "last_status") != float64(204) ||
+			testserver.At(t, test, "event.kind") != "test" || testserver.At(t, test, "next_attempt_at") != nil {
 			t.Errorf("the test's delivery: %v", test)
 		}
-		if ds[0].ID != int64(at(t, failed, "id").(float64)) {
+		if ds[0].ID != int64(testserver.At(t, failed, "id").(float64)) {
 			t.Errorf("the SDK and the raw answer differ: %+v, %v", ds[0], failed)
 		}
 
-		out := subCLIOK(t, srv.in(t), tok, "deliveries", "--subscriber", fmt.Sprint(id))
+		out := subCLIOK(t, srv.In(t), tok, "deliveries", "--subscriber", fmt.Sprint(id))
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if len(lines) != 3 {
 			t.Fatalf("statusd deliveries --subscriber %d: %d lines, want the header and 2:\n%s", id, len(lines), out)
 		}
 		m := subMatch(t, "the failed delivery's line", lines[1], fmt.Sprintf(`^%v\s+\S+Z\s+%d\s+notice\.created \(notice %d\)\s+pending\s+1\s+status 500: HTTP 500\s+(\S+)$`,
-			at(t, failed, "id"), id, notice))
+			testserver.At(t, failed, "id"), id, notice))
 		if want := next.UTC().Format(time.RFC3339); m[0] != want {
 			t.Errorf("the CLI's next attempt %s, want the API's %s", m[0], want)
 		}
-		subMatch(t, "the test's line", lines[2], fmt.Sprintf(`^%v\s+\S+Z\s+%d\s+test\s+delivered\s+1\s+status 204\s+\S+Z$`, at(t, test, "id"), id))
+		subMatch(t, "the test's line", lines[2], fmt.Sprintf(`^%v\s+\S+Z\s+%d\s+test\s+delivered\s+1\s+status 204\s+\S+Z$`, testserver.At(t, test, "id"), id))
 	})
 }
 
@@ -265,8 +266,8 @@ func checkTeams(t *testing.T, body map[string]any) map[string]any {
 	if body["type"] != "message" || len(atts) != 1 {
 		t.Fatalf("the Teams message: type %v and %d attachments, want message and 1", body["type"], len(atts))
 	}
-	card, _ := at(t, atts[0], "content").(map[string]any)
-	if at(t, atts[0], "contentType") != "application/vnd.microsoft.card.adaptive" || card["type"] != "AdaptiveCard" {
+	card, _ := testserver.At(t, atts[0], "content").(map[string]any)
+	if testserver.At(t, atts[0], "contentType") != "application/vnd.microsoft.card.adaptive" || card["type"] != "AdaptiveCard" {
 		t.Fatalf("the Teams attachment is not an Adaptive Card: %v", atts[0])
 	}
 	return card
@@ -280,9 +281,9 @@ func checkTeams(t *testing.T, body map[string]any) map[string]any {
 // to another component gets nothing.
 func TestNotifyMaintenance(t *testing.T) {
 	const lead = 3 * time.Second
-	srv := startServer(t, subDoc(), "--allow-private-targets", "--maintenance-reminder", lead.String())
+	srv := startServer(t, testserver.SubDoc(), "--allow-private-targets", "--maintenance-reminder", lead.String())
 	tok := newToken(t, srv.DB, "ops")
-	hook, other := startReceiver(t), startReceiver(t)
+	hook, other := testserver.StartReceiver(t), testserver.StartReceiver(t)
 	_, rest := chatAdd(t, srv, tok, "webhook", hook.URL+"/db", "--component", "Database")
 	secret := subMatch(t, "the webhook's secret", rest, `^secret: (whsec_\S+)\n`)[0]
 	chatAdd(t, srv, tok, "webhook", other.URL+"/web", "--component", "Website")
@@ -291,7 +292,7 @@ func TestNotifyMaintenance(t *testing.T) {
 		"--automate", "--component", "Replica", "-m", "The replica restarts.")
 	id := subAtoi(t, subMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Replica upgrade" \(scheduled, automated\) from `)[0])
 	n, err := srv.Admin(tok).Notice(context.Background(), id)
-	noErr(t, "the maintenance", err)
+	testserver.NoErr(t, "the maintenance", err)
 	begins, ends := n.BeginsAt.Time, n.EndsAt.Time
 
 	// Each event: its kind, the Statuspage status of the maintenance, and
@@ -305,28 +306,28 @@ func TestNotifyMaintenance(t *testing.T) {
 		{"notice.updated", "in_progress", begins},
 		{"notice.updated", "completed", ends},
 	}
-	var got []received
-	step(t, "the scheduling, the reminder, the start and the end arrive, in time", func(t *testing.T) {
+	var got []testserver.Received
+	testserver.Step(t, "the scheduling, the reminder, the start and the end arrive, in time", func(t *testing.T) {
 		deadline := time.Now().Add(time.Until(ends) + 10*time.Second)
-		for got = hook.requests(); len(got) < len(want) && time.Now().Before(deadline); got = hook.requests() {
+		for got = hook.Requests(); len(got) < len(want) && time.Now().Before(deadline); got = hook.Requests() {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if len(got) != len(want) {
-			t.Fatalf("%d webhooks arrived by %s, want %d", len(got), ts(deadline), len(want))
+			t.Fatalf("%d webhooks arrived by %s, want %d", len(got), testserver.TS(deadline), len(want))
 		}
 		ids := map[string]bool{}
 		for i, w := range want {
 			what := fmt.Sprintf("webhook %d (%s)", i+1, w.event)
-			checkSigned(t, what, got[i], secret)
+			testserver.CheckSigned(t, what, got[i], secret)
 			ids[got[i].Header.Get("webhook-id")] = true
 			body := decodeBody(t, what, got[i])
-			if body["event"] != w.event || at(t, body, "incident.status") != w.status || at(t, body, "notice.id") != float64(id) {
+			if body["event"] != w.event || testserver.At(t, body, "incident.status") != w.status || testserver.At(t, body, "notice.id") != float64(id) {
 				t.Errorf("%s: event %v, incident.status %v, notice.id %v; want %s, %s, %d", what, body["event"],
-					at(t, body, "incident.status"), at(t, body, "notice.id"), w.event, w.status, id)
+					testserver.At(t, body, "incident.status"), testserver.At(t, body, "notice.id"), w.event, w.status, id)
 			}
 			// Automation looks every 200 ms: each arrives soon after it
 			// is due.
-			within(t, what+" arrived", got[i].At, w.from, w.from.Add(3*time.Second))
+			testserver.Within(t, what+" arrived", got[i].At, w.from, w.from.Add(3*time.Second))
 			t.Logf("%s arrived %v after it was due", what, got[i].At.Sub(w.from).Round(time.Millisecond))
 		}
 		if len(ids) != len(want) {
@@ -334,12 +335,12 @@ func TestNotifyMaintenance(t *testing.T) {
 		}
 	})
 
-	step(t, "nothing more comes after the next ticks, and nothing to another component", func(t *testing.T) {
+	testserver.Step(t, "nothing more comes after the next ticks, and nothing to another component", func(t *testing.T) {
 		time.Sleep(time.Second) // five ticks of the automation
-		if n := len(hook.requests()); n != len(want) {
+		if n := len(hook.Requests()); n != len(want) {
 			t.Errorf("%d webhooks after the end, want %d: the reminder once", n, len(want))
 		}
-		if n := len(other.requests()); n != 0 {
+		if n := len(other.Requests()); n != 0 {
 			t.Errorf("the subscriber of Website got %d webhooks, want none", n)
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestNotifyLeaseFlag: serve refuses a --notify-lease shorter than the
@@ -34,10 +35,10 @@ type hookLog struct {
 
 // hookLogOf reads what recv got for the notice with id, checking each
 // request's signature with the secret of its path.
-func hookLogOf(t *testing.T, recv *receiver, id int64, secrets map[string]string) hookLog {
+func hookLogOf(t *testing.T, recv *testserver.Receiver, id int64, secrets map[string]string) hookLog {
 	t.Helper()
 	l := hookLog{ids: map[string]map[string][]time.Time{}}
-	for _, req := range recv.requests() {
+	for _, req := range recv.Requests() {
 		var body struct {
 			Event  string `json:"event"`
 			Notice struct {
@@ -53,7 +54,7 @@ func hookLogOf(t *testing.T, recv *receiver, id int64, secrets map[string]string
 		if body.Event != string(statusd.NoticeCreated) {
 			t.Errorf("a webhook of notice %d is a %q", id, body.Event)
 		}
-		checkSigned(t, "the webhook to "+req.Path, req, secrets[req.Path])
+		testserver.CheckSigned(t, "the webhook to "+req.Path, req, secrets[req.Path])
 		l.requests++
 		if l.ids[req.Path] == nil {
 			l.ids[req.Path] = map[string][]time.Time{}
@@ -90,7 +91,7 @@ func (l hookLog) check(t *testing.T, what string, subscribers int) (again [][]ti
 func deliveryCount(t *testing.T, adm *client.Admin, state statusd.DeliveryState) int {
 	t.Helper()
 	r, err := adm.Deliveries(context.Background(), statusd.DeliveryFilter{State: state}, 1)
-	noErr(t, "GET /deliveries?state="+string(state), err)
+	testserver.NoErr(t, "GET /deliveries?state="+string(state), err)
 	return r.Meta.TotalCount
 }
 
@@ -103,17 +104,17 @@ func deliveryCount(t *testing.T, adm *client.Admin, state statusd.DeliveryState)
 // and no delivery is left pending.
 func TestNotifyReplicas(t *testing.T) {
 	db := testenv.Postgres(t)
-	importDoc(t, db, subDoc())
+	importDoc(t, db, testserver.SubDoc())
 	tok := newToken(t, db, "ops")
-	recv := startReceiver(t)
+	recv := testserver.StartReceiver(t)
 	const lease = 30 * time.Second
 	flags := []string{"--allow-private-targets", "--rate-limit", "0", "--notify-lease", lease.String(), "--log-level", "debug"}
 	a, b := startReplica(t, db, flags...), startReplica(t, db, flags...)
 	const subscribers = 300
 	secrets := map[string]string{} // by the path of the subscriber's URL
 
-	step(t, "300 webhook subscribers of one receiver", func(t *testing.T) {
-		adm := b.in(t).Admin(tok)
+	testserver.Step(t, "300 webhook subscribers of one receiver", func(t *testing.T) {
+		adm := b.In(t).Admin(tok)
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		errs := make(chan error, subscribers)
@@ -145,17 +146,17 @@ func TestNotifyReplicas(t *testing.T) {
 	post := func(t *testing.T, subject string) (int64, time.Time) {
 		t.Helper()
 		sent := time.Now()
-		n, err := a.in(t).Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: new("unplanned"),
+		n, err := a.In(t).Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: new("unplanned"),
 			Subject: new(subject), State: new("investigating"), Content: new("Looking into it.")})
-		noErr(t, "POST /notices", err)
+		testserver.NoErr(t, "POST /notices", err)
 		return n.ID, sent
 	}
 	// drained waits up to limit until the receiver got the notice from
 	// every subscriber and the admin API of s shows delivered deliveries
 	// and none pending, and returns how long it took since from.
-	drained := func(t *testing.T, s *testServer, id int64, delivered int, from time.Time, limit time.Duration) time.Duration {
+	drained := func(t *testing.T, s *testserver.Server, id int64, delivered int, from time.Time, limit time.Duration) time.Duration {
 		t.Helper()
-		adm := s.in(t).Admin(tok)
+		adm := s.In(t).Admin(tok)
 		for deadline := time.Now().Add(limit); ; time.Sleep(200 * time.Millisecond) {
 			got := len(hookLogOf(t, recv, id, secrets).ids)
 			pending, done := deliveryCount(t, adm, statusd.DeliveryPending), deliveryCount(t, adm, statusd.DeliveryDelivered)
@@ -169,14 +170,14 @@ func TestNotifyReplicas(t *testing.T) {
 		}
 	}
 	// attempts is how many attempts a replica made, from its debug log.
-	attempts := func(r *replica) int { return strings.Count(r.logs.String(), `msg="notification attempt"`) }
+	attempts := func(r *replica) int { return strings.Count(r.Logs.String(), `msg="notification attempt"`) }
 
-	step(t, "a notice posted through one replica reaches each subscriber exactly once, though both send", func(t *testing.T) {
+	testserver.Step(t, "a notice posted through one replica reaches each subscriber exactly once, though both send", func(t *testing.T) {
 		// Each request takes 100 ms, so that sending takes long enough for
 		// the second replica's poll (every second) to claim some.
-		recv.hold.Store(int64(100 * time.Millisecond))
+		recv.Hold.Store(int64(100 * time.Millisecond))
 		id, from := post(t, "Checkout down")
-		took := drained(t, b.testServer, id, subscribers, from, 30*time.Second)
+		took := drained(t, b.Server, id, subscribers, from, 30*time.Second)
 		l := hookLogOf(t, recv, id, secrets)
 		if again := l.check(t, "the first notice", subscribers); len(again) != 0 {
 			t.Errorf("%d deliveries came more than once; each goes once when no sender dies", len(again))
@@ -189,11 +190,11 @@ func TestNotifyReplicas(t *testing.T) {
 			subscribers, took.Round(time.Millisecond), byA, byB)
 	})
 
-	step(t, "a replica killed in the middle of sending leaves nothing unsent", func(t *testing.T) {
+	testserver.Step(t, "a replica killed in the middle of sending leaves nothing unsent", func(t *testing.T) {
 		// A slow receiver: each request holds a sender for a second, so
 		// that the replica has deliveries claimed, some under way, when
 		// it is killed.
-		recv.hold.Store(int64(time.Second))
+		recv.Hold.Store(int64(time.Second))
 		id, from := post(t, "Checkout down again")
 		for deadline := time.Now().Add(20 * time.Second); hookLogOf(t, recv, id, secrets).requests < 40; time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(deadline) {
@@ -211,7 +212,7 @@ func TestNotifyReplicas(t *testing.T) {
 		sentByKill := hookLogOf(t, recv, id, secrets).requests
 		// What the killed replica claimed goes out once its lease ends:
 		// well within twice the lease.
-		took := drained(t, b.testServer, id, 2*subscribers, killed, 2*lease)
+		took := drained(t, b.Server, id, 2*subscribers, killed, 2*lease)
 		l := hookLogOf(t, recv, id, secrets)
 		again := l.check(t, "the second notice", subscribers)
 		// A request that reached the receiver before the kill, whose

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // opDoc is a small page on which nothing is current, so that every page
@@ -23,39 +24,39 @@ import (
 func opDoc(now time.Time) *statusd.Document {
 	comp := func(id int64, parent *int64, pos int, name string) statusd.Component {
 		return statusd.Component{ID: id, ParentID: parent, Position: pos, Name: name, Description: name + " service",
-			CreatedAt: pageCreated, UpdatedAt: pageCreated}
+			CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated}
 	}
 	d3 := now.Add(-72 * time.Hour)
 	return &statusd.Document{
-		Page: statusd.Page{Name: "Ops Status", URL: "https://status.ops.test", CreatedAt: pageCreated, UpdatedAt: pageCreated},
+		Page: statusd.Page{Name: "Ops Status", URL: "https://status.ops.test", CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated},
 		Components: []statusd.Component{
-			comp(1, nil, 1, "Website"), comp(2, nil, 2, "API"), comp(3, nil, 3, "Database"), comp(4, ptr(int64(3)), 4, "Replica"),
+			comp(1, nil, 1, "Website"), comp(2, nil, 2, "API"), comp(3, nil, 3, "Database"), comp(4, testserver.Ptr(int64(3)), 4, "Replica"),
 		},
 		Notices: []statusd.Notice{
 			{ID: 50, Type: statusd.Unplanned, Subject: "API errors", ComponentIDs: []int64{2}, TagList: []string{},
 				CreatedAt: d3, UpdatedAt: d3.Add(time.Hour), Updates: []statusd.Update{
-					upd(statusd.Investigating, d3, "Errors."), upd(statusd.Resolved, d3.Add(time.Hour), "Fixed.")}},
+					testserver.Upd(statusd.Investigating, d3, "Errors."), testserver.Upd(statusd.Resolved, d3.Add(time.Hour), "Fixed.")}},
 			{ID: 60, Type: statusd.General, Subject: "Welcome", ComponentIDs: []int64{}, TagList: []string{},
-				CreatedAt: d3, UpdatedAt: d3, Updates: []statusd.Update{upd("", d3, "Our status page.")}},
+				CreatedAt: d3, UpdatedAt: d3, Updates: []statusd.Update{testserver.Upd("", d3, "Our status page.")}},
 		},
 	}
 }
 
 // opSetup starts a server with doc and returns it with a fresh admin token.
-func opSetup(t *testing.T, doc any) (*testServer, string) {
+func opSetup(t *testing.T, doc any) (*testserver.Server, string) {
 	t.Helper()
 	srv := startServer(t, doc)
 	return srv, newToken(t, srv.DB, "ops")
 }
 
 // opCLI runs an operator command against srv with token.
-func opCLI(t *testing.T, srv *testServer, token string, args ...string) (string, string, error) {
+func opCLI(t *testing.T, srv *testserver.Server, token string, args ...string) (string, string, error) {
 	t.Helper()
 	return cliEnv(t, nil, append(args, "--url", srv.URL, "--token", token)...)
 }
 
 // opMust runs an operator command that must succeed and returns its stdout.
-func opMust(t *testing.T, srv *testServer, token string, args ...string) string {
+func opMust(t *testing.T, srv *testserver.Server, token string, args ...string) string {
 	t.Helper()
 	out, stderr, err := opCLI(t, srv, token, args...)
 	if err != nil {
@@ -88,17 +89,17 @@ type opPublic struct {
 
 // opRead reads the public API of srv, through the SDK, and the notice
 // noticeID unless it is "".
-func opRead(t *testing.T, srv *testServer, noticeID string) opPublic {
+func opRead(t *testing.T, srv *testserver.Server, noticeID string) opPublic {
 	t.Helper()
-	srv = srv.in(t)
-	status := srv.status()
-	p := opPublic{page: status.State, pageText: status.StateText, comps: srv.componentStates()}
+	srv = srv.In(t)
+	status := srv.Status()
+	p := opPublic{page: status.State, pageText: status.StateText, comps: srv.ComponentStates()}
 	if noticeID != "" {
 		id, err := strconv.ParseInt(noticeID, 10, 64)
 		if err != nil {
 			t.Fatalf("notice id %q: %v", noticeID, err)
 		}
-		p.notice = srv.notice(id)
+		p.notice = srv.Notice(id)
 	}
 	return p
 }
@@ -109,7 +110,7 @@ func opCheckPage(t *testing.T, step string, p opPublic, page, text string, comps
 	if p.page != page || p.pageText != text {
 		t.Errorf("%s: page state %q %q, want %q %q", step, p.page, p.pageText, page, text)
 	}
-	assertJSON(t, step+": component states", p.comps, comps)
+	testserver.AssertJSON(t, step+": component states", p.comps, comps)
 }
 
 // opUpdates returns a notice's updates as [state, content] pairs.
@@ -160,11 +161,11 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 	var id, msg1, msg2 string
 	var opened time.Time
 
-	step(t, "before anything happens, everything is operational", func(t *testing.T) {
+	testserver.Step(t, "before anything happens, everything is operational", func(t *testing.T) {
 		opCheckPage(t, "before", opRead(t, srv, ""), "operational", "All systems operational", allOK)
 	})
 
-	step(t, "an incident opened on a component named in another case is current, its subject the first sentence", func(t *testing.T) {
+	testserver.Step(t, "an incident opened on a component named in another case is current, its subject the first sentence", func(t *testing.T) {
 		msg1 = "Replica lag is growing. We are looking into it."
 		before := time.Now()
 		out := opMust(t, srv, token, "incident", "open", "--component", "replica", "-m", msg1, "--tag", "db")
@@ -177,17 +178,17 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 		opCheckPage(t, "open", p, "degraded", "Some systems are degraded",
 			map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
 		n := p.notice
-		assertJSON(t, "open: notice", obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
+		testserver.AssertJSON(t, "open: notice", testserver.Obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
 			"subject": n.Subject, "ended_at": n.EndedAt, "tag_list": n.TagList, "components": opComponents(n)},
-			obj{"type": "unplanned", "timeline_state": "present", "state": "investigating", "subject": "Replica lag is growing",
+			testserver.Obj{"type": "unplanned", "timeline_state": "present", "state": "investigating", "subject": "Replica lag is growing",
 				"ended_at": nil, "tag_list": []string{"db"}, "components": []string{"Replica"}})
-		assertJSON(t, "open: updates", opUpdates(n), [][2]string{{"investigating", msg1}})
+		testserver.AssertJSON(t, "open: updates", opUpdates(n), [][2]string{{"investigating", msg1}})
 		opened = opUpdateAt(t, n, 0)
-		within(t, "open: first update", opened, before, after)
-		assertJSON(t, "open: began_at and created_at, the first update's time", []any{n.BeganAt, n.CreatedAt}, []string{ts(opened), ts(opened)})
+		testserver.Within(t, "open: first update", opened, before, after)
+		testserver.AssertJSON(t, "open: began_at and created_at, the first update's time", []any{n.BeganAt, n.CreatedAt}, []string{testserver.TS(opened), testserver.TS(opened)})
 	})
 
-	step(t, "identified is still current: only the notice's state changes", func(t *testing.T) {
+	testserver.Step(t, "identified is still current: only the notice's state changes", func(t *testing.T) {
 		msg2 = "A full disk; adding space."
 		before := time.Now()
 		out := opMust(t, srv, token, "incident", "update", id, "--state", "identified", "-m", msg2)
@@ -197,14 +198,14 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 		opCheckPage(t, "identified", p, "degraded", "Some systems are degraded",
 			map[string]string{"1": "operational", "2": "operational", "3": "degraded", "4": "degraded"})
 		n := p.notice
-		assertJSON(t, "identified: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+		testserver.AssertJSON(t, "identified: notice", testserver.Obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
 			"began_at": n.BeganAt},
-			obj{"timeline_state": "present", "state": "identified", "ended_at": nil, "began_at": ts(opened)})
-		assertJSON(t, "identified: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}})
-		within(t, "identified: update", opUpdateAt(t, n, 1), before, after)
+			testserver.Obj{"timeline_state": "present", "state": "identified", "ended_at": nil, "began_at": testserver.TS(opened)})
+		testserver.AssertJSON(t, "identified: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}})
+		testserver.Within(t, "identified: update", opUpdateAt(t, n, 1), before, after)
 	})
 
-	step(t, "once resolved nothing is current, and the notice ended at the resolving update", func(t *testing.T) {
+	testserver.Step(t, "once resolved nothing is current, and the notice ended at the resolving update", func(t *testing.T) {
 		// It is past_recent.
 		msg3 := "Replica caught up."
 		before := time.Now()
@@ -214,15 +215,15 @@ func TestOperatorIncidentLifecycle(t *testing.T) {
 		p := opRead(t, srv, id)
 		opCheckPage(t, "resolved", p, "operational", "All systems operational", allOK)
 		n := p.notice
-		assertJSON(t, "resolved: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}, {"resolved", msg3}})
+		testserver.AssertJSON(t, "resolved: updates", opUpdates(n), [][2]string{{"investigating", msg1}, {"identified", msg2}, {"resolved", msg3}})
 		resolved := opUpdateAt(t, n, 2)
-		within(t, "resolved: update", resolved, before, after)
-		assertJSON(t, "resolved: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+		testserver.Within(t, "resolved: update", resolved, before, after)
+		testserver.AssertJSON(t, "resolved: notice", testserver.Obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
 			"began_at": n.BeganAt, "updated_at": n.UpdatedAt},
-			obj{"timeline_state": "past_recent", "state": "resolved", "ended_at": ts(resolved), "began_at": ts(opened), "updated_at": ts(resolved)})
+			testserver.Obj{"timeline_state": "past_recent", "state": "resolved", "ended_at": testserver.TS(resolved), "began_at": testserver.TS(opened), "updated_at": testserver.TS(resolved)})
 	})
 
-	step(t, "notice show and notice list say the same", func(t *testing.T) {
+	testserver.Step(t, "notice show and notice list say the same", func(t *testing.T) {
 		out := opMust(t, srv, token, "notice", "show", id)
 		for _, want := range []string{"incident " + id, "Replica lag is growing", "resolved (past_recent)", "Replica (4, operational)", "Replica caught up."} {
 			if !strings.Contains(out, want) {
@@ -247,17 +248,17 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 		t.Helper()
 		for {
 			p := opRead(t, srv, id)
-			if value(p.notice.State) != from {
+			if testserver.Value(p.notice.State) != from {
 				return opRead(t, srv, id)
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("notice %s still %s at %s", id, from, ts(time.Now()))
+				t.Fatalf("notice %s still %s at %s", id, from, testserver.TS(time.Now()))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
 
-	step(t, "a scheduled maintenance is in the future, and nothing is under maintenance yet", func(t *testing.T) {
+	testserver.Step(t, "a scheduled maintenance is in the future, and nothing is under maintenance yet", func(t *testing.T) {
 		before := time.Now()
 		out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Database upgrade", "--begins", "+2s", "--ends", "+4s",
 			"--automate", "--component", "database")
@@ -266,43 +267,43 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 		p := opRead(t, srv, id)
 		opCheckPage(t, "scheduled", p, "operational", "All systems operational", allOK)
 		n := p.notice
-		assertJSON(t, "scheduled: notice", obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
+		testserver.AssertJSON(t, "scheduled: notice", testserver.Obj{"type": n.Type, "timeline_state": n.TimelineState, "state": n.State,
 			"began_at": n.BeganAt, "ended_at": n.EndedAt},
-			obj{"type": "planned", "timeline_state": "future", "state": "scheduled", "began_at": nil, "ended_at": nil})
-		assertJSON(t, "scheduled: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."}})
+			testserver.Obj{"type": "planned", "timeline_state": "future", "state": "scheduled", "began_at": nil, "ended_at": nil})
+		testserver.AssertJSON(t, "scheduled: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."}})
 		begins, ends = opTime(t, "begins_at", n.BeginsAt), opTime(t, "ends_at", n.EndsAt)
-		within(t, "begins_at", begins, before.Add(2*time.Second), after.Add(2*time.Second))
-		within(t, "ends_at", ends, before.Add(4*time.Second), after.Add(4*time.Second))
+		testserver.Within(t, "begins_at", begins, before.Add(2*time.Second), after.Add(2*time.Second))
+		testserver.Within(t, "ends_at", ends, before.Add(4*time.Second), after.Add(4*time.Second))
 	})
 
-	step(t, "at begins_at it is underway: Database under maintenance, its child Replica not", func(t *testing.T) {
+	testserver.Step(t, "at begins_at it is underway: Database under maintenance, its child Replica not", func(t *testing.T) {
 		// Within a second; the page is under maintenance.
 		p := poll(t, "scheduled", begins.Add(3*time.Second))
 		opCheckPage(t, "underway", p, "under_maintenance", "Maintenance is underway",
 			map[string]string{"1": "operational", "2": "operational", "3": "under_maintenance", "4": "operational"})
 		n := p.notice
 		began = opTime(t, "began_at", n.BeganAt.Value)
-		within(t, "began_at", began, begins, begins.Add(time.Second))
-		assertJSON(t, "underway: updates", opUpdates(n),
+		testserver.Within(t, "began_at", began, begins, begins.Add(time.Second))
+		testserver.AssertJSON(t, "underway: updates", opUpdates(n),
 			[][2]string{{"scheduled", "Scheduled maintenance."}, {"underway", "The scheduled maintenance has begun."}})
-		assertJSON(t, "underway: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+		testserver.AssertJSON(t, "underway: notice", testserver.Obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
 			"began_at": n.BeganAt},
-			obj{"timeline_state": "present", "state": "underway", "ended_at": nil, "began_at": ts(opUpdateAt(t, n, 1))})
+			testserver.Obj{"timeline_state": "present", "state": "underway", "ended_at": nil, "began_at": testserver.TS(opUpdateAt(t, n, 1))})
 	})
 
-	step(t, "at ends_at it is complete, past_recent, and everything is operational again", func(t *testing.T) {
+	testserver.Step(t, "at ends_at it is complete, past_recent, and everything is operational again", func(t *testing.T) {
 		p := poll(t, "underway", ends.Add(3*time.Second))
 		opCheckPage(t, "complete", p, "operational", "All systems operational", allOK)
 		n := p.notice
-		within(t, "ended_at", opTime(t, "ended_at", n.EndedAt.Value), ends, ends.Add(time.Second))
-		assertJSON(t, "complete: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
+		testserver.Within(t, "ended_at", opTime(t, "ended_at", n.EndedAt.Value), ends, ends.Add(time.Second))
+		testserver.AssertJSON(t, "complete: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
 			{"underway", "The scheduled maintenance has begun."}, {"complete", "The scheduled maintenance is complete."}})
-		assertJSON(t, "complete: notice", obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
+		testserver.AssertJSON(t, "complete: notice", testserver.Obj{"timeline_state": n.TimelineState, "state": n.State, "ended_at": n.EndedAt,
 			"began_at": n.BeganAt},
-			obj{"timeline_state": "past_recent", "state": "complete", "ended_at": ts(opUpdateAt(t, n, 2)), "began_at": ts(began)})
+			testserver.Obj{"timeline_state": "past_recent", "state": "complete", "ended_at": testserver.TS(opUpdateAt(t, n, 2)), "began_at": testserver.TS(began)})
 	})
 
-	step(t, "by hand: scheduled, started, completed, and then cancel is refused", func(t *testing.T) {
+	testserver.Step(t, "by hand: scheduled, started, completed, and then cancel is refused", func(t *testing.T) {
 		out := opMust(t, srv, token, "maintenance", "schedule", "--subject", "Website move", "--begins", "+1h", "--ends", "+2h")
 		id2 := opMatch(t, "schedule", out, `^scheduled maintenance (\d+) "Website move" \(scheduled\) from \S+ to \S+\n$`)
 		opMatch(t, "start", opMust(t, srv, token, "maintenance", "start", id2), `^started maintenance `+id2+` "Website move" \(underway\)\n$`)
@@ -312,7 +313,7 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 			t.Errorf("cancel after complete: exit %d, %v; want 5 saying complete is final", exitCode(err), err)
 		}
 		n := opRead(t, srv, id2).notice
-		assertJSON(t, "by hand: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
+		testserver.AssertJSON(t, "by hand: updates", opUpdates(n), [][2]string{{"scheduled", "Scheduled maintenance."},
 			{"underway", "The scheduled maintenance has begun."}, {"complete", "Moved."}})
 	})
 }
@@ -320,7 +321,7 @@ func TestOperatorMaintenanceLifecycle(t *testing.T) {
 func TestOperatorExitCodes(t *testing.T) {
 	srv, token := opSetup(t, opDoc(time.Now()))
 	var id string
-	step(t, "an incident opened and resolved", func(t *testing.T) {
+	testserver.Step(t, "an incident opened and resolved", func(t *testing.T) {
 		out := opMust(t, srv, token, "incident", "open", "--component", "API", "-m", "Errors!")
 		id = opMatch(t, "open", out, `^opened incident (\d+) "Errors" \(investigating\) on API\n$`)
 		opMust(t, srv, token, "incident", "resolve", id, "-m", "Fixed.")
@@ -384,15 +385,15 @@ func TestOperatorExitCodes(t *testing.T) {
 		})
 	}
 
-	step(t, "the refused update changed nothing; reopen is the way back", func(t *testing.T) {
+	testserver.Step(t, "the refused update changed nothing; reopen is the way back", func(t *testing.T) {
 		n := opRead(t, srv, id).notice
-		if value(n.State) != "resolved" || len(n.Updates) != 2 {
-			t.Fatalf("after the refused update: state %q with %d updates, want resolved with 2", value(n.State), len(n.Updates))
+		if testserver.Value(n.State) != "resolved" || len(n.Updates) != 2 {
+			t.Fatalf("after the refused update: state %q with %d updates, want resolved with 2", testserver.Value(n.State), len(n.Updates))
 		}
 		opMatch(t, "reopen", opMust(t, srv, token, "incident", "reopen", id, "-m", "Back."), `^reopened incident `+id+` "Errors" \(investigating\) on API\n$`)
 	})
 
-	step(t, "--json prints the server's answer for reads and writes", func(t *testing.T) {
+	testserver.Step(t, "--json prints the server's answer for reads and writes", func(t *testing.T) {
 		// Valid JSON; the environment supplies the URL and token.
 		env := map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": token}
 		for _, args := range [][]string{
@@ -415,15 +416,15 @@ func TestOperatorExitCodes(t *testing.T) {
 				if err := json.Unmarshal([]byte(out), &n); err != nil {
 					t.Fatalf("announce --json is not a notice: %v\n%s", err, out)
 				}
-				assertJSON(t, "announce --json", obj{"type": n.Type, "subject": n.Subject, "timeline_state": n.TimelineState},
-					obj{"type": "general", "subject": "New page", "timeline_state": "present"})
+				testserver.AssertJSON(t, "announce --json", testserver.Obj{"type": n.Type, "subject": n.Subject, "timeline_state": n.TimelineState},
+					testserver.Obj{"type": "general", "subject": "New page", "timeline_state": "present"})
 			}
 		}
 		out, _, _ := cliEnv(t, env, "notice", "show", id, "--json")
 		var shown statusd.AdminNotice
 		json.Unmarshal([]byte(out), &shown)
-		if fmt.Sprint(shown.ID) != id || value(shown.State) != "identified" || len(shown.Updates) != 4 {
-			t.Errorf("notice show --json: id %v state %q with %d updates, want %s identified with 4 updates", shown.ID, value(shown.State), len(shown.Updates), id)
+		if fmt.Sprint(shown.ID) != id || testserver.Value(shown.State) != "identified" || len(shown.Updates) != 4 {
+			t.Errorf("notice show --json: id %v state %q with %d updates, want %s identified with 4 updates", shown.ID, testserver.Value(shown.State), len(shown.Updates), id)
 		}
 	})
 }
@@ -434,7 +435,7 @@ func TestOperatorComponents(t *testing.T) {
 	comps := func(t *testing.T) []string {
 		t.Helper()
 		var out []string
-		for _, c := range srv.in(t).components().Components {
+		for _, c := range srv.In(t).Components().Components {
 			parent := "-"
 			if c.ParentID != nil {
 				parent = fmt.Sprint(*c.ParentID)
@@ -445,32 +446,32 @@ func TestOperatorComponents(t *testing.T) {
 	}
 	var cache string
 
-	step(t, "add under a parent named in another case, at a position", func(t *testing.T) {
+	testserver.Step(t, "add under a parent named in another case, at a position", func(t *testing.T) {
 		out := opMust(t, srv, token, "component", "add", "Cache", "--description", "Redis", "--parent", "DATABASE", "--position", "4", "--metrics")
 		cache = opMatch(t, "add", out, `^added component (\d+) "Cache" under "Database" \(3\), position 4\n$`)
-		assertJSON(t, "after add", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
+		testserver.AssertJSON(t, "after add", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
 	})
 
-	step(t, "list shows every component", func(t *testing.T) {
+	testserver.Step(t, "list shows every component", func(t *testing.T) {
 		out := opMust(t, srv, token, "component", "list")
 		opMatch(t, "list", out, `(?m)^ID\s+NAME\s+STATE\s+PARENT\s+POS\s+METRICS\s+DESCRIPTION\n1\s+Website\s+operational\s+-\s+1\s+off\s+Website service$`)
 		opMatch(t, "list", out, `(?m)^`+cache+`\s{3,}Cache\s+operational\s+3\s+4\s+on\s+Redis$`)
 	})
 
-	step(t, "move by name, under a parent and to the top", func(t *testing.T) {
+	testserver.Step(t, "move by name, under a parent and to the top", func(t *testing.T) {
 		// Under Website first (without a position it joins Website's
 		// group, right after it), then to the top at position 1.
 		out := opMust(t, srv, token, "component", "move", "cache", "--parent", "website")
 		opMatch(t, "move", out, `^moved component `+cache+` "Cache" under "Website" \(1\), position 2\n$`)
 		out = opMust(t, srv, token, "component", "move", "Cache", "--top", "--position", "1")
 		opMatch(t, "move", out, `^moved component `+cache+` "Cache" at the top level, position 1\n$`)
-		assertJSON(t, "after move", comps(t), []string{cache + " Cache - 1", "1 Website - 2", "2 API - 3", "3 Database - 4", "4 Replica 3 5"})
+		testserver.AssertJSON(t, "after move", comps(t), []string{cache + " Cache - 1", "1 Website - 2", "2 API - 3", "3 Database - 4", "4 Replica 3 5"})
 		if _, _, err := opCLI(t, srv, token, "component", "move", "Cache", "--top", "--parent", "API"); exitCode(err) != exitCodeUsage {
 			t.Errorf("move with --top and --parent: exit %d, want 2", exitCode(err))
 		}
 	})
 
-	step(t, "an ambiguous name is refused, listing each component it could be; an id never is", func(t *testing.T) {
+	testserver.Step(t, "an ambiguous name is refused, listing each component it could be; an id never is", func(t *testing.T) {
 		// A second "api": the error lists both.
 		out := opMust(t, srv, token, "component", "add", "api", "--parent", "Database")
 		api2 := opMatch(t, "add", out, `^added component (\d+) "api" under "Database" \(3\), position 6\n$`)
@@ -487,20 +488,20 @@ func TestOperatorComponents(t *testing.T) {
 		}
 		opMatch(t, "rm", opMust(t, srv, token, "component", "rm", api2), `^removed component `+api2+` "api"\n$`)
 		opMatch(t, "rm", opMust(t, srv, token, "component", "rm", "cache"), `^removed component `+cache+` "Cache"\n$`)
-		assertJSON(t, "after rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
+		testserver.AssertJSON(t, "after rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
 	})
 
-	step(t, "a parent goes only with --recursive, and takes its subtree along", func(t *testing.T) {
+	testserver.Step(t, "a parent goes only with --recursive, and takes its subtree along", func(t *testing.T) {
 		if _, _, err := opCLI(t, srv, token, "component", "rm", "Database"); exitCode(err) != exitCodeRefused {
 			t.Fatalf("rm Database: exit %d (%v), want 5", exitCode(err), err)
 		}
-		assertJSON(t, "after the refused rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
+		testserver.AssertJSON(t, "after the refused rm", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", "4 Replica 3 4"})
 		out := opMust(t, srv, token, "component", "rm", "database", "--recursive")
 		opMatch(t, "rm --recursive", out, `^removed component 3 "Database" and the 1 component\(s\) below it\n$`)
-		assertJSON(t, "after rm --recursive", comps(t), []string{"1 Website - 1", "2 API - 2"})
+		testserver.AssertJSON(t, "after rm --recursive", comps(t), []string{"1 Website - 1", "2 API - 2"})
 	})
 
-	step(t, "a component listed by a notice goes only with --detach, which takes it out of the notice", func(t *testing.T) {
+	testserver.Step(t, "a component listed by a notice goes only with --detach, which takes it out of the notice", func(t *testing.T) {
 		// API is listed by incident 50.
 		_, _, err := opCLI(t, srv, token, "component", "rm", "API")
 		if exitCode(err) != exitCodeRefused {
@@ -511,11 +512,11 @@ func TestOperatorComponents(t *testing.T) {
 				t.Errorf("rm API: error %q does not say %q", err, want)
 			}
 		}
-		assertJSON(t, "after the refused rm of API", comps(t), []string{"1 Website - 1", "2 API - 2"})
+		testserver.AssertJSON(t, "after the refused rm of API", comps(t), []string{"1 Website - 1", "2 API - 2"})
 		out := opMust(t, srv, token, "component", "rm", "API", "--detach")
 		opMatch(t, "rm --detach", out, `^removed component 2 "API"\n$`)
-		assertJSON(t, "after rm --detach", comps(t), []string{"1 Website - 1"})
-		assertJSON(t, "notice 50 after rm --detach", srv.in(t).notice(50).Components, []any{})
+		testserver.AssertJSON(t, "after rm --detach", comps(t), []string{"1 Website - 1"})
+		testserver.AssertJSON(t, "notice 50 after rm --detach", srv.In(t).Notice(50).Components, []any{})
 	})
 }
 
@@ -535,13 +536,13 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		opMatch(t, "page edit", out, `(?m)^name\s+Ops Status 2$`)
 		opMatch(t, "page edit", out, `(?m)^degraded text\s+Partly down$`)
 		opMatch(t, "page edit", out, `(?m)^operational text\s+All systems operational$`)
-		if p := srv.in(t).status(); p.Name != "Ops Status 2" || p.URL != "https://status.ops.test" {
+		if p := srv.In(t).Status(); p.Name != "Ops Status 2" || p.URL != "https://status.ops.test" {
 			t.Errorf("public page %+v", p)
 		}
 		opMatch(t, "page show", opMust(t, srv, token, "page", "show"), `(?m)^components\s+4$`)
 		// --json is the server's answer, byte for byte.
 		out, _, err := cliEnv(t, env, "page", "show", "--json")
-		if want := srv.in(t).admin("GET", admPrefix+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
+		if want := srv.In(t).Authed("GET", testserver.AdminRoot+"/page", token, "").Body; err != nil || out != string(want)+"\n" {
 			t.Errorf("page show --json: %v\n%s\nwant\n%s", err, out, want)
 		}
 	})
@@ -549,17 +550,17 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 	t.Run("component", func(t *testing.T) {
 		out := opMust(t, srv, token, "component", "edit", "api", "--name", "Public API", "--description", "REST", "--metrics")
 		opMatch(t, "component edit", out, `^changed component 2 "Public API" at the top level, position 2\n$`)
-		c := srv.in(t).component(2)
+		c := srv.In(t).Component(2)
 		if c.Name != "Public API" || c.Description != "REST" || c.MetricsSummary.Value == nil {
-			t.Errorf("public component 2 %+v, want renamed, described, with metrics", normalize(t, c))
+			t.Errorf("public component 2 %+v, want renamed, described, with metrics", testserver.Normalize(t, c))
 		}
 		out = opMust(t, srv, token, "component", "show", "public api")
 		for _, re := range []string{`(?m)^component 2\s+Public API$`, `(?m)^description\s+REST$`, `(?m)^metrics\s+true$`} {
 			opMatch(t, "component show", out, re)
 		}
 		opMust(t, srv, token, "component", "edit", "2", "--metrics=false")
-		if c := srv.in(t).component(2); c.MetricsSummary.Value != nil || c.Name != "Public API" {
-			t.Errorf("after --metrics=false: %+v", normalize(t, c))
+		if c := srv.In(t).Component(2); c.MetricsSummary.Value != nil || c.Name != "Public API" {
+			t.Errorf("after --metrics=false: %+v", testserver.Normalize(t, c))
 		}
 	})
 
@@ -573,12 +574,12 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		for _, c := range n.Components {
 			comps = append(comps, c.ID)
 		}
-		assertJSON(t, "edited incident", obj{"subject": n.Subject, "tag_list": n.TagList, "components": comps},
-			obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "components": []int64{3}})
+		testserver.AssertJSON(t, "edited incident", testserver.Obj{"subject": n.Subject, "tag_list": n.TagList, "components": comps},
+			testserver.Obj{"subject": "Website down", "tag_list": []string{"web", "edge"}, "components": []int64{3}})
 		out, _, err := cliEnv(t, env, "notice", "show", id, "--json")
 		var shown statusd.AdminNotice
 		if err != nil || json.Unmarshal([]byte(out), &shown) != nil || shown.ImpactSeconds.Value == nil || *shown.ImpactSeconds.Value != 600 {
-			t.Errorf("impact_seconds after edit: %v %v", err, normalize(t, shown.ImpactSeconds))
+			t.Errorf("impact_seconds after edit: %v %v", err, testserver.Normalize(t, shown.ImpactSeconds))
 		}
 		opMust(t, srv, token, "incident", "edit", id, "--no-tags", "--no-impact-override")
 		if n := pubNotice(t, id); len(n.TagList) != 0 {
@@ -590,9 +591,9 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 			`^updated incident `+id+` "Website down" \(resolved\) on Database\n$`)
 		opMatch(t, "notice reopen", opMust(t, srv, token, "notice", "reopen", id, "-m", "Down again."),
 			`^reopened incident `+id+` "Website down" \(investigating\) on Database\n$`)
-		assertJSON(t, "reopened", opUpdates(pubNotice(t, id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
+		testserver.AssertJSON(t, "reopened", opUpdates(pubNotice(t, id)), [][2]string{{"investigating", "Down."}, {"resolved", "Up."}, {"investigating", "Down again."}})
 		opMatch(t, "notice rm", opMust(t, srv, token, "notice", "rm", id), `^removed incident `+id+` "Website down"\n$`)
-		assertErrorBody(t, "removed notice", srv.in(t).do("GET", "/api/v1/notices/"+id), 404, "not_found")
+		testserver.AssertErrorBody(t, "removed notice", srv.In(t).Do("GET", "/api/v1/notices/"+id), 404, "not_found")
 		if _, _, err := opCLI(t, srv, token, "notice", "rm", id); exitCode(err) != exitCodeNotFound {
 			t.Errorf("notice rm twice: exit %d (%v), want 4", exitCode(err), err)
 		}
@@ -606,13 +607,13 @@ func TestOperatorCoversTheAdminAPI(t *testing.T) {
 		after := time.Now()
 		opMatch(t, "reschedule", out, `^changed maintenance `+id+` "Upgrade" \(scheduled\)\n  from \S+ to \S+ \(automated: true\)\n$`)
 		n := pubNotice(t, id)
-		within(t, "rescheduled begins_at", opTime(t, "begins_at", n.BeginsAt), before.Add(3*time.Hour), after.Add(3*time.Hour))
-		within(t, "rescheduled ends_at", opTime(t, "ends_at", n.EndsAt), before.Add(4*time.Hour), after.Add(4*time.Hour))
+		testserver.Within(t, "rescheduled begins_at", opTime(t, "begins_at", n.BeginsAt), before.Add(3*time.Hour), after.Add(3*time.Hour))
+		testserver.Within(t, "rescheduled ends_at", opTime(t, "ends_at", n.EndsAt), before.Add(4*time.Hour), after.Add(4*time.Hour))
 		out = opMust(t, srv, token, "maintenance", "update", id, "--state", "underway", "-m", "Started early.")
 		opMatch(t, "maintenance update", out, `^updated maintenance `+id+` "Upgrade" \(underway\)\n$`)
 		n = pubNotice(t, id)
-		if value(n.State) != "underway" || n.TimelineState != "present" {
-			t.Errorf("after maintenance update: %q %q, want underway, present", value(n.State), n.TimelineState)
+		if testserver.Value(n.State) != "underway" || n.TimelineState != "present" {
+			t.Errorf("after maintenance update: %q %q, want underway, present", testserver.Value(n.State), n.TimelineState)
 		}
 	})
 

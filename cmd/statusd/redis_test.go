@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // redisSwitch stands between statusd and a real Redis. While hung, it
@@ -78,9 +79,9 @@ func (s *redisSwitch) accept() {
 
 // redisUpMetric is the value of statusd_ratelimit_redis_up in srv's
 // public /metrics.
-func redisUpMetric(t *testing.T, srv *testServer) float64 {
+func redisUpMetric(t *testing.T, srv *testserver.Server) float64 {
 	t.Helper()
-	v, ok := tmValue(tmScrape(t, srv.URL, ""), "statusd_ratelimit_redis_up")
+	v, ok := testserver.MetricValue(testserver.Scrape(t, srv.URL, ""), "statusd_ratelimit_redis_up")
 	if !ok {
 		t.Fatalf("no statusd_ratelimit_redis_up in /metrics")
 	}
@@ -95,7 +96,7 @@ func TestRedisHung(t *testing.T) {
 	sw := newRedisSwitch(t, strings.TrimPrefix(testenv.Redis(t), "redis://"))
 	flags := []string{"--redis", "redis://" + sw.ln.Addr().String(), "--rate-limit", "2",
 		"--trusted-proxies", "127.0.0.1/32", "--metrics-public"}
-	a := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)), flags...)
+	a := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)), flags...)
 	b := serveDB(t, a.DB, flags...)
 	if v := redisUpMetric(t, a); v != 1 {
 		t.Errorf("before any request: statusd_ratelimit_redis_up %v, want 1", v)
@@ -105,7 +106,7 @@ func TestRedisHung(t *testing.T) {
 	// ms); without the breaker each would, 9 s in all.
 	start := time.Now()
 	for i := range 60 {
-		if r := a.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1)); r.Status != 200 {
+		if r := a.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1)); r.Status != 200 {
 			t.Fatalf("request %d with Redis hung: status %d\n%s", i+1, r.Status, r.Body)
 		}
 	}
@@ -117,7 +118,7 @@ func TestRedisHung(t *testing.T) {
 	}
 	// The local limit holds meanwhile: a burst of 2, then 429.
 	for i, want := range []int{200, 200, 429} {
-		if r := a.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "192.0.2.200"); r.Status != want {
+		if r := a.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "192.0.2.200"); r.Status != want {
 			t.Errorf("local limit, request %d: status %d, want %d", i+1, r.Status, want)
 		}
 	}
@@ -126,11 +127,11 @@ func TestRedisHung(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for redisUpMetric(t, a) != 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("Redis answers again, but statusd_ratelimit_redis_up is still 0 after 10 s\n%s", a.logs)
+			t.Fatalf("Redis answers again, but statusd_ratelimit_redis_up is still 0 after 10 s\n%s", a.Logs)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	logs := a.logs.String()
+	logs := a.Logs.String()
 	if n := strings.Count(logs, "Redis cannot be reached"); n != 1 {
 		t.Errorf("logged the fallback %d times, want once:\n%s", n, logs)
 	}
@@ -142,9 +143,9 @@ func TestRedisHung(t *testing.T) {
 	// on b. The client is new to this Redis, which other runs may share.
 	n := time.Now().UnixNano()
 	client := fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
-	for i, srv := range []*testServer{a, a, b} {
+	for i, srv := range []*testserver.Server{a, a, b} {
 		want := map[bool]int{true: 200, false: 429}[i < 2]
-		if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", client); r.Status != want {
+		if r := srv.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", client); r.Status != want {
 			t.Errorf("shared limit again, request %d: status %d, want %d", i+1, r.Status, want)
 		}
 	}

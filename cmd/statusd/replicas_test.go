@@ -18,17 +18,18 @@ import (
 	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // fromClient sends a GET as the client behind the trusted proxy.
-func (s *testServer) fromClient(path, client string) int {
-	s.t.Helper()
-	return s.do(http.MethodGet, path, "X-Forwarded-For", client).Status
+func fromClient(s *testserver.Server, path, client string) int {
+	s.T().Helper()
+	return s.Do(http.MethodGet, path, "X-Forwarded-For", client).Status
 }
 
 // waitAll polls every replica, seen from t, until check holds on each, or
 // fails after the deadline; it returns how long it took.
-func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string, check func(*testServer) bool) time.Duration {
+func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string, check func(*testserver.Server) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	pending := append([]*replica(nil), reps...)
@@ -38,7 +39,7 @@ func waitAll(t *testing.T, reps []*replica, deadline time.Duration, what string,
 		}
 		var next []*replica
 		for _, r := range pending {
-			if !check(r.in(t)) {
+			if !check(r.In(t)) {
 				next = append(next, r)
 			}
 		}
@@ -60,7 +61,7 @@ func TestReplicas(t *testing.T) {
 	redisURL := testenv.Redis(t)
 	db := cluster.URL
 	now := time.Now().UTC().Truncate(time.Second)
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	token := newToken(t, db, "ops")
 	var reps []*replica
 	for i := 0; i < 3; i++ {
@@ -71,7 +72,7 @@ func TestReplicas(t *testing.T) {
 
 	// rename renames the page through the admin API of s and returns the
 	// status it answered.
-	rename := func(s *testServer, name string) int {
+	rename := func(s *testserver.Server, name string) int {
 		_, err := s.Admin(token).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: &name})
 		var refused *client.Error
 		switch {
@@ -80,29 +81,29 @@ func TestReplicas(t *testing.T) {
 		case errors.As(err, &refused):
 			return refused.Status
 		}
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 		return 0
 	}
 	// hasName reports whether s shows the page named name. Each read comes
 	// from a new client behind the trusted proxy, which the SDK cannot
 	// say, so that polling is not limited.
-	hasName := func(name string) func(*testServer) bool {
-		return func(s *testServer) bool {
-			res := s.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", newClient())
+	hasName := func(name string) func(*testserver.Server) bool {
+		return func(s *testserver.Server) bool {
+			res := s.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", newClient())
 			var st statusd.StatusResponse
 			return res.Status == 200 && json.Unmarshal(res.Body, &st) == nil && st.Page.Name == name
 		}
 	}
 
-	step(t, "a write through one replica is read through all three within a second", func(t *testing.T) {
-		if code := rename(reps[0].in(t), "Renamed once"); code != 200 {
+	testserver.Step(t, "a write through one replica is read through all three within a second", func(t *testing.T) {
+		if code := rename(reps[0].In(t), "Renamed once"); code != 200 {
 			t.Fatalf("PATCH page: %d", code)
 		}
 		took := waitAll(t, reps, time.Second, "write visible", hasName("Renamed once"))
 		t.Logf("a write through one replica was read through all three after %v", took)
 	})
 
-	step(t, "a client over the limit is limited across the replicas", func(t *testing.T) {
+	testserver.Step(t, "a client over the limit is limited across the replicas", func(t *testing.T) {
 		// One client sends 90 requests spread over the replicas: one shared
 		// bucket (burst 20, 20 a second) lets through 20 plus what refilled
 		// while they were sent, and every replica refuses some; three
@@ -112,7 +113,7 @@ func TestReplicas(t *testing.T) {
 		passed := 0
 		refused := make([]int, len(reps))
 		for i := 0; i < 90; i++ {
-			switch code := reps[i%3].in(t).fromClient("/api/v1/status", limited); code {
+			switch code := fromClient(reps[i%3].In(t), "/api/v1/status", limited); code {
 			case 200:
 				passed++
 			case 429:
@@ -130,12 +131,12 @@ func TestReplicas(t *testing.T) {
 				t.Errorf("replica %d never refused the client over the shared limit", i)
 			}
 		}
-		if code := reps[1].in(t).fromClient("/api/v1/status", "203.0.113.78"); code != 200 {
+		if code := fromClient(reps[1].In(t), "/api/v1/status", "203.0.113.78"); code != 200 {
 			t.Errorf("another client was limited: %d", code)
 		}
 	})
 
-	step(t, "a replica killed under load leaves the others answering", func(t *testing.T) {
+	testserver.Step(t, "a replica killed under load leaves the others answering", func(t *testing.T) {
 		// Load on replicas 1 and 2 while replica 0 is killed.
 		var failures, served atomic.Int64
 		stop := make(chan struct{})
@@ -180,26 +181,26 @@ func TestReplicas(t *testing.T) {
 	})
 	alive := reps[1:]
 
-	step(t, "with PostgreSQL stopped, reads answer from the snapshot and writes 503", func(t *testing.T) {
+	testserver.Step(t, "with PostgreSQL stopped, reads answer from the snapshot and writes 503", func(t *testing.T) {
 		if err := cluster.Stop(); err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range alive {
-			if code := r.in(t).fromClient("/api/v1/status", newClient()); code != 200 {
+			if code := fromClient(r.In(t), "/api/v1/status", newClient()); code != 200 {
 				t.Errorf("replica %d with PostgreSQL down: %d, want 200 from the last snapshot", i+1, code)
 			}
 		}
-		if code := rename(alive[0].in(t), "While down"); code != 503 {
+		if code := rename(alive[0].In(t), "While down"); code != 503 {
 			t.Errorf("a write with PostgreSQL down: %d, want 503", code)
 		}
 	})
 
-	step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
+	testserver.Step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
 		if err := cluster.Start(); err != nil {
 			t.Fatal(err)
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		for rename(alive[0].in(t), "Renamed after restart") != 200 {
+		for rename(alive[0].In(t), "Renamed after restart") != 200 {
 			if time.Now().After(deadline) {
 				t.Fatal("writes did not come back after PostgreSQL restarted")
 			}
@@ -216,7 +217,7 @@ func TestReplicas(t *testing.T) {
 func TestMigrateToPostgres(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	sqlite := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, sqlite, fixture(now))
+	importDoc(t, sqlite, testserver.Fixture(now))
 	importDoc(t, sqlite, strings.Replace(export(t, sqlite), `"subscribers": []`, `"subscribers": `+impSubscribers, 1), "--replace")
 	newToken(t, sqlite, "ops")
 	addUsers(t, sqlite, statusd.User{Email: "ann@example.com", Role: statusd.Owner, PasswordHash: "$argon2id$ann", CreatedAt: now, UpdatedAt: now},

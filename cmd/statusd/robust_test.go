@@ -30,6 +30,7 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Tests of issue 8: statusd keeps answering, loses nothing and lets no one
@@ -159,13 +160,13 @@ func TestRobustBackupRestore(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "statusd.db")
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	tok := newToken(t, db, "ops")
 	srv := startReplica(t, db, "--rate-limit", "0")
 	hot, cold := filepath.Join(dir, "hot.db"), filepath.Join(dir, "cold.db")
 	var before, after int64 // notices acknowledged before the backup began, and when it ended
 
-	step(t, "a backup taken while a writer creates notices without pause", func(t *testing.T) {
+	testserver.Step(t, "a backup taken while a writer creates notices without pause", func(t *testing.T) {
 		// The writer gives each notice a second update.
 		var acked atomic.Int64 // notices whose creation was answered 201
 		admin, ctx := srv.Admin(tok), context.Background()
@@ -179,14 +180,14 @@ func TestRobustBackupRestore(t *testing.T) {
 					return
 				default:
 				}
-				n, err := admin.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"),
-					Subject: ptr(fmt.Sprintf("Backup %d", i)), Content: ptr(fmt.Sprintf("first %d", i)), ComponentIDs: &[]int64{10}})
+				n, err := admin.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: testserver.Ptr("unplanned"),
+					Subject: testserver.Ptr(fmt.Sprintf("Backup %d", i)), Content: testserver.Ptr(fmt.Sprintf("first %d", i)), ComponentIDs: &[]int64{10}})
 				if err != nil {
 					done <- fmt.Errorf("create %d: %v", i, err)
 					return
 				}
 				if _, err := admin.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{
-					Content: ptr(fmt.Sprintf("second %d", i)), State: ptr("resolved")}); err != nil {
+					Content: testserver.Ptr(fmt.Sprintf("second %d", i)), State: testserver.Ptr("resolved")}); err != nil {
 					done <- fmt.Errorf("update %d: %v", i, err)
 					return
 				}
@@ -210,7 +211,7 @@ func TestRobustBackupRestore(t *testing.T) {
 		t.Logf("backup while writing took %v; %d notices were acknowledged before it, %d after", took, before, after)
 	})
 
-	step(t, "the copy taken while writing is whole and consistent", func(t *testing.T) {
+	testserver.Step(t, "the copy taken while writing is whole and consistent", func(t *testing.T) {
 		// It passes the integrity check, holds every write acknowledged
 		// before the backup began and none that was not complete: each of
 		// its notices has both updates or, if the second was not yet
@@ -218,7 +219,7 @@ func TestRobustBackupRestore(t *testing.T) {
 		rbIntegrity(t, hot)
 		hotDoc := exportDoc(t, hot)
 		fixtureIDs := map[int64]bool{}
-		for _, n := range fixture(now).Notices {
+		for _, n := range testserver.Fixture(now).Notices {
 			fixtureIDs[n.ID] = true
 		}
 		var written int64
@@ -251,7 +252,7 @@ func TestRobustBackupRestore(t *testing.T) {
 		}
 	})
 
-	step(t, "backup never overwrites a file, sends PostgreSQL to pg_dump, and names a missing database", func(t *testing.T) {
+	testserver.Step(t, "backup never overwrites a file, sends PostgreSQL to pg_dump, and names a missing database", func(t *testing.T) {
 		info, _ := os.Stat(hot)
 		if _, _, err := cli(t, "", "backup", "--db", db, hot); err == nil || !strings.Contains(err.Error(), "exists") {
 			t.Errorf("backup over an existing file: %v, want a refusal", err)
@@ -273,7 +274,7 @@ func TestRobustBackupRestore(t *testing.T) {
 		}
 	})
 
-	step(t, "a copy taken at rest passes the integrity check", func(t *testing.T) {
+	testserver.Step(t, "a copy taken at rest passes the integrity check", func(t *testing.T) {
 		if _, stderr, err := cli(t, "", "backup", "--db", db, cold); err != nil {
 			t.Fatalf("backup at rest: %v\n%s", err, stderr)
 		}
@@ -281,11 +282,11 @@ func TestRobustBackupRestore(t *testing.T) {
 	})
 
 	copied := serveDB(t, cold) // until the end: the restored page is compared with it
-	step(t, "the copy taken at rest answers exactly as the original does", func(t *testing.T) {
-		sameAnswers(t, srv.testServer, copied)
+	testserver.Step(t, "the copy taken at rest answers exactly as the original does", func(t *testing.T) {
+		sameAnswers(t, srv.Server, copied)
 	})
 
-	step(t, "restored by the README's procedure over a database left by SIGKILL, it gives back the page and the token", func(t *testing.T) {
+	testserver.Step(t, "restored by the README's procedure over a database left by SIGKILL, it gives back the page and the token", func(t *testing.T) {
 		wantExport, _, _ := cli(t, "", "export", "--db", db)
 		// Stop, remove the WAL files, copy the backup in place, start.
 		srv.cmd.Process.Kill()
@@ -301,12 +302,12 @@ func TestRobustBackupRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		restored := startReplica(t, db, "--rate-limit", "0")
-		sameAnswers(t, copied, restored.testServer)
+		sameAnswers(t, copied, restored.Server)
 		if got, _, _ := cli(t, "", "export", "--db", db); got != wantExport {
 			t.Errorf("the restored database exports another document than the original")
 		}
 		// The token was restored too, and writes carry on.
-		if _, err := restored.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Restored")}); err != nil {
+		if _, err := restored.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: testserver.Ptr("Restored")}); err != nil {
 			t.Errorf("a write after the restore: %v", err)
 		}
 		rbIntegrity(t, db)
@@ -323,7 +324,7 @@ func TestRobustServeStale(t *testing.T) {
 	cluster := testenv.NewCluster(t)
 	db := cluster.URL
 	now := time.Now().UTC().Truncate(time.Second)
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	tok := newToken(t, db, "ops")
 	srv := serveDB(t, db, "--log-level", "debug")
 	adm, ctx := srv.Admin(tok), context.Background()
@@ -332,15 +333,15 @@ func TestRobustServeStale(t *testing.T) {
 	answers := map[string]string{} // the answers before the outage, byte for byte
 	var auditBefore int
 
-	step(t, "before the outage, a write and the answers", func(t *testing.T) {
-		srv := srv.in(t)
-		_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("Before the outage")})
-		noErr(t, "PATCH /page", err)
-		auditBefore = srv.auditTotal(tok)
+	testserver.Step(t, "before the outage, a write and the answers", func(t *testing.T) {
+		srv := srv.In(t)
+		_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr("Before the outage")})
+		testserver.NoErr(t, "PATCH /page", err)
+		auditBefore = srv.AuditTotal(tok)
 		for _, p := range public {
-			answers[p] = string(srv.get(p, 200).Body)
+			answers[p] = string(srv.Get(p, 200).Body)
 		}
-		srv.get("/", 200)
+		srv.Get("/", 200)
 	})
 
 	stopped, restarted := false, false
@@ -349,8 +350,8 @@ func TestRobustServeStale(t *testing.T) {
 			cluster.Start()
 		}
 	})
-	step(t, "with PostgreSQL stopped, the public API and pages answer from the last snapshot", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "with PostgreSQL stopped, the public API and pages answer from the last snapshot", func(t *testing.T) {
+		srv := srv.In(t)
 		if err := cluster.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -358,25 +359,25 @@ func TestRobustServeStale(t *testing.T) {
 		// Long enough for the watcher to have failed a few times.
 		time.Sleep(time.Second)
 		for _, p := range public {
-			r := srv.get(p, 200)
+			r := srv.Get(p, 200)
 			if p == "/api/v1/status" && string(r.Body) != answers[p] {
 				t.Errorf("%s with the database down: %s, want the last snapshot's %s", p, r.Body, answers[p])
 			}
 		}
-		if r := srv.do("GET", "/"); r.Status != 200 {
+		if r := srv.Do("GET", "/"); r.Status != 200 {
 			t.Errorf("the status page with the database down: %d", r.Status)
 		}
-		if !strings.Contains(srv.logs.String(), "serving the last snapshot") {
-			t.Errorf("the server did not log that the store cannot be read:\n%s", srv.logs)
+		if !strings.Contains(srv.Logs.String(), "serving the last snapshot") {
+			t.Errorf("the server did not log that the store cannot be read:\n%s", srv.Logs)
 		}
-		if r := srv.do("GET", "/readyz"); r.Status != 503 || at(t, r.JSON, "status") != "degraded" ||
-			!strings.Contains(fmt.Sprint(at(t, r.JSON, "reasons")), "the database ") {
+		if r := srv.Do("GET", "/readyz"); r.Status != 503 || testserver.At(t, r.JSON, "status") != "degraded" ||
+			!strings.Contains(fmt.Sprint(testserver.At(t, r.JSON, "reasons")), "the database ") {
 			t.Errorf("/readyz with the database down: %d %s, want 503 degraded for the database", r.Status, r.Body)
 		}
 	})
 
-	step(t, "with PostgreSQL stopped, every write answers 503 at once and changes nothing", func(t *testing.T) {
-		srv := srv.in(t)
+	testserver.Step(t, "with PostgreSQL stopped, every write answers 503 at once and changes nothing", func(t *testing.T) {
+		srv := srv.In(t)
 		writes := []struct{ method, path, body string }{
 			{"PATCH", "/page", `{"name":"Written while down"}`},
 			{"POST", "/notices", `{"type":"general","subject":"Written while down","content":"lost?"}`},
@@ -388,28 +389,28 @@ func TestRobustServeStale(t *testing.T) {
 		}
 		for _, w := range writes {
 			start := time.Now()
-			r := srv.admin(w.method, admPrefix+w.path, tok, w.body)
-			assertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
-			if msg := errorMessage(r); !strings.Contains(msg, "database") {
+			r := srv.Authed(w.method, testserver.AdminRoot+w.path, tok, w.body)
+			testserver.AssertError(t, w.method+" "+w.path+" with the database down", r, 503, "unavailable")
+			if msg := testserver.ErrorMessage(r); !strings.Contains(msg, "database") {
 				t.Errorf("%s %s: message %q does not say the database is the trouble", w.method, w.path, msg)
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("%s %s took %v to fail", w.method, w.path, d)
 			}
 		}
-		if got := string(srv.get("/api/v1/status", 200).Body); got != answers["/api/v1/status"] {
+		if got := string(srv.Get("/api/v1/status", 200).Body); got != answers["/api/v1/status"] {
 			t.Errorf("refused writes changed the public answer: %s", got)
 		}
 	})
 
-	step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
+	testserver.Step(t, "once PostgreSQL is back, writes work again without restarting statusd", func(t *testing.T) {
 		if err := cluster.Start(); err != nil {
 			t.Fatal(err)
 		}
 		restarted = true
 		deadline := time.Now().Add(15 * time.Second)
 		for {
-			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr("After the outage")})
+			_, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr("After the outage")})
 			if err == nil {
 				break
 			}
@@ -418,34 +419,34 @@ func TestRobustServeStale(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if name := srv.in(t).status().Name; name != "After the outage" {
+		if name := srv.In(t).Status().Name; name != "After the outage" {
 			t.Errorf("after the outage the page is named %v", name)
 		}
 	})
 
-	step(t, "nothing of the refused writes landed", func(t *testing.T) {
+	testserver.Step(t, "nothing of the refused writes landed", func(t *testing.T) {
 		// One audit entry more (the write after), no notice, component or
 		// update "Written while down".
-		if got := srv.in(t).auditTotal(tok); got != auditBefore+1 {
+		if got := srv.In(t).AuditTotal(tok); got != auditBefore+1 {
 			t.Errorf("audit entries: %v before the outage, %v after one write, want %v", auditBefore, got, auditBefore+1)
 		}
 		doc := exportDoc(t, db)
-		if strings.Contains(fmt.Sprint(doc), "Written while down") || len(doc.Notices) != len(fixture(now).Notices) ||
+		if strings.Contains(fmt.Sprint(doc), "Written while down") || len(doc.Notices) != len(testserver.Fixture(now).Notices) ||
 			len(doc.Components) != 6 {
 			t.Errorf("a write refused while the database was down landed: %d notices, %d components", len(doc.Notices), len(doc.Components))
 		}
 	})
 
-	step(t, "the store watcher sees the recovery on its next check", func(t *testing.T) {
-		srv := srv.in(t)
-		for wait := time.Now().Add(3 * time.Second); !strings.Contains(srv.logs.String(), "the store can be read again"); {
+	testserver.Step(t, "the store watcher sees the recovery on its next check", func(t *testing.T) {
+		srv := srv.In(t)
+		for wait := time.Now().Add(3 * time.Second); !strings.Contains(srv.Logs.String(), "the store can be read again"); {
 			if time.Now().After(wait) {
 				t.Errorf("the server did not log the recovery")
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		assertJSON(t, "/readyz after the outage", srv.get("/readyz", 200).JSON, obj{"status": "ok"})
+		testserver.AssertJSON(t, "/readyz after the outage", srv.Get("/readyz", 200).JSON, testserver.Obj{"status": "ok"})
 	})
 }
 
@@ -478,7 +479,7 @@ func rbCrashWriter(adm *client.Admin, w, round int, out *[]*rbNotice) error {
 			comps: []int64{10 + int64(i%3), 20}}
 		*out = append(*out, n)
 		first := fmt.Sprintf("%s: first", n.subject)
-		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: &n.subject, Content: &first,
+		got, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: testserver.Ptr("unplanned"), Subject: &n.subject, Content: &first,
 			ComponentIDs: &n.comps, TagList: &n.tags})
 		switch {
 		case refused(err):
@@ -494,7 +495,7 @@ func rbCrashWriter(adm *client.Admin, w, round int, out *[]*rbNotice) error {
 			content := fmt.Sprintf("%s: update %d %s", n.subject, j, strings.Repeat("x", rand.IntN(2000)))
 			u := statusd.AdminUpdateRequest{Content: &content}
 			if j == 0 {
-				u.State = ptr("identified")
+				u.State = testserver.Ptr("identified")
 			}
 			_, err := adm.PostUpdate(ctx, n.id, u)
 			switch {
@@ -517,14 +518,14 @@ func rbCrashWriter(adm *client.Admin, w, round int, out *[]*rbNotice) error {
 func TestRobustCrashSafety(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	tok := newToken(t, db, "ops")
-	fixtureNotices := len(fixture(now).Notices)
+	fixtureNotices := len(testserver.Fixture(now).Notices)
 	var all []*rbNotice
 	srv := startReplica(t, db, "--rate-limit", "0")
-	auditStart := srv.auditTotal(tok)
+	auditStart := srv.AuditTotal(tok)
 	for round := 1; round <= 2; round++ {
-		step(t, fmt.Sprintf("round %d: SIGKILL in the middle of a stream of writes", round), func(t *testing.T) {
+		testserver.Step(t, fmt.Sprintf("round %d: SIGKILL in the middle of a stream of writes", round), func(t *testing.T) {
 			const writers = 3
 			lists := make([][]*rbNotice, writers)
 			errs := make(chan error, writers)
@@ -559,13 +560,13 @@ func TestRobustCrashSafety(t *testing.T) {
 			rbIntegrity(t, db)
 		})
 		srv = startReplica(t, db, "--rate-limit", "0") // until the end: the next round kills it
-		step(t, fmt.Sprintf("round %d: after a restart every acknowledged write is there, and none half there", round), func(t *testing.T) {
-			rbCheckCrash(t, srv.in(t), db, tok, all, fixtureNotices, auditStart)
+		testserver.Step(t, fmt.Sprintf("round %d: after a restart every acknowledged write is there, and none half there", round), func(t *testing.T) {
+			rbCheckCrash(t, srv.In(t), db, tok, all, fixtureNotices, auditStart)
 		})
 	}
-	step(t, "the restarted server takes writes and gives no id twice", func(t *testing.T) {
-		got, err := srv.Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: ptr("general"),
-			Subject: ptr("After"), Content: ptr("After the crashes.")})
+	testserver.Step(t, "the restarted server takes writes and gives no id twice", func(t *testing.T) {
+		got, err := srv.Admin(tok).CreateNotice(context.Background(), statusd.AdminNoticeRequest{Type: testserver.Ptr("general"),
+			Subject: testserver.Ptr("After"), Content: testserver.Ptr("After the crashes.")})
 		if err != nil {
 			t.Fatalf("a write after the restart: %v", err)
 		}
@@ -579,7 +580,7 @@ func TestRobustCrashSafety(t *testing.T) {
 
 // rbCheckCrash checks the database after a restart against what the
 // writers recorded.
-func rbCheckCrash(t *testing.T, srv *testServer, db, tok string, all []*rbNotice, fixtureNotices, auditStart int) {
+func rbCheckCrash(t *testing.T, srv *testserver.Server, db, tok string, all []*rbNotice, fixtureNotices, auditStart int) {
 	t.Helper()
 	doc := exportDoc(t, db)
 	bySubject := map[string][]statusd.Notice{}
@@ -622,7 +623,7 @@ func rbCheckCrash(t *testing.T, srv *testServer, db, tok string, all []*rbNotice
 		present += len(contents)
 		// The restarted server serves it whole.
 		if w.id != 0 {
-			if ups := srv.notice(n.ID).Updates; len(ups) != len(contents) {
+			if ups := srv.Notice(n.ID).Updates; len(ups) != len(contents) {
 				t.Errorf("the API shows %d updates of notice %d, the database %d", len(ups), n.ID, len(contents))
 			}
 		}
@@ -632,7 +633,7 @@ func rbCheckCrash(t *testing.T, srv *testServer, db, tok string, all []*rbNotice
 			len(doc.Notices), fixtureNotices, ours, len(doc.Notices)-fixtureNotices-ours)
 	}
 	// Every write present has its audit entry, and no other entry exists.
-	if got := srv.auditTotal(tok); got != auditStart+present {
+	if got := srv.AuditTotal(tok); got != auditStart+present {
 		t.Errorf("audit log: %v entries, want %v (before) + %d writes present", got, auditStart, present)
 	}
 }
@@ -645,11 +646,11 @@ func rbCheckCrash(t *testing.T, srv *testServer, db, tok string, all []*rbNotice
 func rbLargeServer(t *testing.T) (*replica, string, string) {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	big := strings.Repeat("All work and no play makes a large answer. ", 200_000)
 	doc.Notices = append(doc.Notices, statusd.Notice{ID: 999, Type: statusd.General, Subject: "Large",
 		TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour),
-		Updates: []statusd.Update{upd("", now.Add(-time.Hour), big)}})
+		Updates: []statusd.Update{testserver.Upd("", now.Add(-time.Hour), big)}})
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, doc)
 	return startReplica(t, db, "--rate-limit", "0"), db, big
@@ -735,7 +736,7 @@ func rbTerm(t *testing.T, srv *replica) (time.Time, <-chan rbExit) {
 func TestRobustGracefulShutdown(t *testing.T) {
 	srv, db, big := rbLargeServer(t)
 	tok := newToken(t, db, "ops")
-	addr := hostPort(t, srv.URL)
+	addr := testserver.HostPort(t, srv.URL)
 
 	// The slow reader: about 8 MB/s at most, so a second or so.
 	started := make(chan struct{})
@@ -812,7 +813,7 @@ func TestRobustGracefulShutdown(t *testing.T) {
 	select {
 	case e := <-exited:
 		if e.err != nil {
-			t.Errorf("statusd exited with %v after SIGTERM, want 0\n%s", e.err, srv.logs)
+			t.Errorf("statusd exited with %v after SIGTERM, want 0\n%s", e.err, srv.Logs)
 		}
 		if e.after > 10*time.Second {
 			t.Errorf("statusd took %v to exit, more than the 10 s drain timeout", e.after)
@@ -820,9 +821,9 @@ func TestRobustGracefulShutdown(t *testing.T) {
 		t.Logf("after SIGTERM: new connections refused after %v, %d bytes read slowly, exit 0 after %v",
 			refusedAfter.Round(time.Millisecond), len(r.body), e.after.Round(time.Millisecond))
 	case <-time.After(15 * time.Second):
-		t.Fatalf("statusd did not exit within 15 s of SIGTERM\n%s", srv.logs)
+		t.Fatalf("statusd did not exit within 15 s of SIGTERM\n%s", srv.Logs)
 	}
-	if logs := srv.logs.String(); !strings.Contains(logs, "statusd stopped") || strings.Contains(logs, "cut off") {
+	if logs := srv.Logs.String(); !strings.Contains(logs, "statusd stopped") || strings.Contains(logs, "cut off") {
 		t.Errorf("the log does not show a clean stop:\n%s", logs)
 	}
 	// The write answered during the drain is in the database.
@@ -848,7 +849,7 @@ func TestRobustShutdownDrainTimeout(t *testing.T) {
 	srv, _, _ := rbLargeServer(t)
 	started := make(chan struct{})
 	readerDone := make(chan rbSlowRead, 1)
-	go rbSlowReader(hostPort(t, srv.URL), "/api/v1/notices/999", 16<<10, 0, started, readerDone)
+	go rbSlowReader(testserver.HostPort(t, srv.URL), "/api/v1/notices/999", 16<<10, 0, started, readerDone)
 	select {
 	case <-started:
 	case <-time.After(10 * time.Second):
@@ -858,16 +859,16 @@ func TestRobustShutdownDrainTimeout(t *testing.T) {
 	select {
 	case e := <-exited:
 		if e.err != nil {
-			t.Errorf("statusd exited with %v, want 0\n%s", e.err, srv.logs)
+			t.Errorf("statusd exited with %v, want 0\n%s", e.err, srv.Logs)
 		}
 		if e.after < 9*time.Second || e.after > 12500*time.Millisecond {
 			t.Errorf("statusd exited %v after SIGTERM, want when the 10 s drain timeout ends", e.after)
 		}
 		t.Logf("with a stalled client, statusd exited %v after SIGTERM", e.after.Round(time.Millisecond))
 	case <-time.After(20 * time.Second):
-		t.Fatalf("statusd did not exit within 20 s of SIGTERM\n%s", srv.logs)
+		t.Fatalf("statusd did not exit within 20 s of SIGTERM\n%s", srv.Logs)
 	}
-	if logs := srv.logs.String(); !strings.Contains(logs, "cut off") || !strings.Contains(logs, "statusd stopped") {
+	if logs := srv.Logs.String(); !strings.Contains(logs, "cut off") || !strings.Contains(logs, "statusd stopped") {
 		t.Errorf("the log does not say that a request was cut off:\n%s", logs)
 	}
 }
@@ -881,8 +882,8 @@ func TestRobustSlowLoris(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 7 s; skipped with -short")
 	}
-	srv, _ := fixtureServer(t, "a")
-	addr := hostPort(t, srv.URL)
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	addr := testserver.HostPort(t, srv.URL)
 	const slow, silent = 150, 50
 	type drop struct {
 		after time.Duration
@@ -973,7 +974,7 @@ func TestRobustSlowLoris(t *testing.T) {
 func TestRobustTokensNotLogged(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, fixture(now))
+	importDoc(t, db, testserver.Fixture(now))
 	out, createErr, err := cli(t, "", "token", "create", "--db", db, "--name", "ops")
 	if err != nil {
 		t.Fatal(err)
@@ -993,35 +994,35 @@ func TestRobustTokensNotLogged(t *testing.T) {
 		if auth != "" {
 			header = append(header, "Authorization", auth)
 		}
-		return fetch(t, method, srv.URL+path, body, header...).Status
+		return testserver.Fetch(t, method, srv.URL+path, body, header...).Status
 	}
 	codes := map[int]int{}
 	for _, secret := range []string{valid, wrong, revoked} {
 		for _, auth := range []string{"Bearer " + secret, "bearer  " + secret + " ", "Basic " + secret, secret, "Token " + secret} {
-			codes[send("GET", admPrefix+"/page", auth, "")]++
-			codes[send("PATCH", admPrefix+"/page", auth, `{"name":"Renamed"}`)]++
-			codes[send("POST", admPrefix+"/notices", auth, `{"type":"general","subject":"S","content":"C"}`)]++
-			codes[send("POST", admPrefix+"/notices", auth, `{not json`)]++
-			codes[send("GET", admPrefix+"/nowhere", auth, "")]++
-			codes[send("PUT", admPrefix+"/page", auth, "")]++
+			codes[send("GET", testserver.AdminRoot+"/page", auth, "")]++
+			codes[send("PATCH", testserver.AdminRoot+"/page", auth, `{"name":"Renamed"}`)]++
+			codes[send("POST", testserver.AdminRoot+"/notices", auth, `{"type":"general","subject":"S","content":"C"}`)]++
+			codes[send("POST", testserver.AdminRoot+"/notices", auth, `{not json`)]++
+			codes[send("GET", testserver.AdminRoot+"/nowhere", auth, "")]++
+			codes[send("PUT", testserver.AdminRoot+"/page", auth, "")]++
 			codes[send("GET", "/api/v1/status", auth, "")]++
 		}
-		codes[send("GET", admPrefix+"/page?token="+secret+"&access_token="+secret, "", "")]++
-		codes[send("GET", admPrefix+"/page", "", "", "X-Api-Key", secret, "Cookie", "token="+secret)]++
+		codes[send("GET", testserver.AdminRoot+"/page?token="+secret+"&access_token="+secret, "", "")]++
+		codes[send("GET", testserver.AdminRoot+"/page", "", "", "X-Api-Key", secret, "Cookie", "token="+secret)]++
 		codes[send("GET", "/api/v1/notices?filter[x]="+secret, "", "")]++
 	}
 	// Enough wrong tokens to be limited.
 	for range 15 {
-		codes[send("GET", admPrefix+"/page", "Bearer "+wrong, "")]++
+		codes[send("GET", testserver.AdminRoot+"/page", "Bearer "+wrong, "")]++
 	}
 	if codes[200] == 0 || codes[401] == 0 || codes[429] == 0 {
 		t.Errorf("answers %v: want some 200, 401 and 429", codes)
 	}
-	logs := srv.logs.String()
+	logs := srv.Logs.String()
 	if !strings.Contains(logs, "level=DEBUG") {
 		t.Errorf("the server did not log at debug level; the check means nothing:\n%s", logs)
 	}
-	audit := srv.admin("GET", admPrefix+"/audit", valid, "")
+	audit := srv.Authed("GET", testserver.AdminRoot+"/audit", valid, "")
 	list, _, _ := cli(t, "", "token", "list", "--db", db)
 	_, auditCLI, _ := cli(t, "", "audit", "--db", db)
 	for name, secret := range secrets {
@@ -1065,13 +1066,13 @@ var rbInjections = []string{
 // huge page numbers and invalid UTF-8. Nothing answers 500, no file leaks,
 // stored strings come back verbatim and the tables stay intact.
 func TestRobustBadInput(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	tok := newToken(t, srv.DB, "ops")
 	tables := rbTables(t, srv.DB)
 	notices0 := len(exportDoc(t, srv.DB).Notices)
 
 	// A 5xx, or anything but JSON from the API, fails.
-	check := func(t *testing.T, what string, r response, lo, hi int) {
+	check := func(t *testing.T, what string, r testserver.Response, lo, hi int) {
 		t.Helper()
 		if r.Status < lo || r.Status > hi {
 			t.Errorf("%s: status %d, want %d..%d: %.300s", what, r.Status, lo, hi, r.Body)
@@ -1082,7 +1083,7 @@ func TestRobustBadInput(t *testing.T) {
 	}
 
 	t.Run("sql injection in filters", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		keys := []string{"filter[type_eq]", "filter[type_in][]", "filter[timeline_state_eq]", "filter[timeline_state_in][]",
 			"filter[metrics_component_id]", "filter[impact_timeframe_overlaps][]", "filter[parent_id_eq]",
 			"filter[parent_id_null]", "filter[unknown]", "page", "timeframe_start", "timeframe_end", "show_calculations"}
@@ -1090,49 +1091,49 @@ func TestRobustBadInput(t *testing.T) {
 			for _, key := range keys {
 				q := url.Values{key: {inj}}.Encode()
 				for _, path := range []string{"/api/v1/notices", "/api/v1/components", "/api/v1/components/10/metrics"} {
-					r := srv.do("GET", path+"?"+q)
+					r := srv.Do("GET", path+"?"+q)
 					check(t, path+"?"+q, r, 200, 400)
 				}
-				r := srv.do("GET", "/api/v1/notices?"+url.Values{inj: {"1"}}.Encode())
+				r := srv.Do("GET", "/api/v1/notices?"+url.Values{inj: {"1"}}.Encode())
 				check(t, "injection as a key", r, 200, 400)
 				if r.Status == 200 && r.Header.Get("X-Ignored-Filters") != "" && strings.ContainsAny(r.Header.Get("X-Ignored-Filters"), "\r\n") {
 					t.Errorf("a header carries a line break")
 				}
 			}
 			for _, p := range []string{"/", "/history", "/history.atom", "/notices/100", "/components/10/metrics"} {
-				if r := srv.do("GET", p+"?"+url.Values{"page": {inj}, "filter[type_eq]": {inj}}.Encode()); r.Status >= 500 {
+				if r := srv.Do("GET", p+"?"+url.Values{"page": {inj}, "filter[type_eq]": {inj}}.Encode()); r.Status >= 500 {
 					t.Errorf("%s with injections: %d", p, r.Status)
 				}
 			}
 		}
 		// A header injection through an ignored key.
-		r := srv.do("GET", "/api/v1/notices?filter[a%0d%0aSet-Cookie:%20x=1]=1")
+		r := srv.Do("GET", "/api/v1/notices?filter[a%0d%0aSet-Cookie:%20x=1]=1")
 		if r.Header.Get("Set-Cookie") != "" {
 			t.Errorf("a filter key set a header: %q", r.Header.Get("Set-Cookie"))
 		}
 	})
 
 	t.Run("sql injection in admin bodies", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		adm, ctx := srv.Admin(tok), context.Background()
 		for i, inj := range rbInjections {
 			name := fmt.Sprintf("%s %d", inj, i)
 			c, err := adm.CreateComponent(ctx, statusd.AdminComponentRequest{Name: &name, Description: &inj})
-			noErr(t, "POST /components", err)
+			testserver.NoErr(t, "POST /components", err)
 			if c.Name != name || c.Description != inj {
 				t.Errorf("component: %q %q, want %q %q", c.Name, c.Description, name, inj)
 			}
-			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: &inj, Content: &inj,
+			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: testserver.Ptr("unplanned"), Subject: &inj, Content: &inj,
 				TagList: &[]string{inj}, ComponentIDs: &[]int64{c.ID}})
-			noErr(t, "POST /notices", err)
-			pub := srv.notice(n.ID)
+			testserver.NoErr(t, "POST /notices", err)
+			pub := srv.Notice(n.ID)
 			if pub.Subject != inj || len(pub.Updates) != 1 || pub.Updates[0].Content != inj || !slices.Equal(pub.TagList, []string{inj}) {
-				t.Errorf("notice %d does not give back %q verbatim: %+v", n.ID, inj, normalize(t, pub))
+				t.Errorf("notice %d does not give back %q verbatim: %+v", n.ID, inj, testserver.Normalize(t, pub))
 			}
 			_, err = adm.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{Content: &inj})
-			noErr(t, "POST /notices/{id}/updates", err)
+			testserver.NoErr(t, "POST /notices/{id}/updates", err)
 			p, err := adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: &inj})
-			noErr(t, "PATCH /page", err)
+			testserver.NoErr(t, "PATCH /page", err)
 			if p.Name != inj {
 				t.Errorf("page name %q, want %q", p.Name, inj)
 			}
@@ -1141,9 +1142,9 @@ func TestRobustBadInput(t *testing.T) {
 		for _, body := range []string{`{"type":"unplanned; DROP TABLE notices","subject":"s","content":"c"}`,
 			`{"type":"unplanned","subject":"s","content":"c","component_ids":["1 OR 1=1"]}`,
 			`{"type":"unplanned","subject":"s","content":"c","state":"resolved' --"}`} {
-			assertError(t, "POST "+body, srv.admin("POST", admPrefix+"/notices", tok, body), 422, "invalid_field")
+			testserver.AssertError(t, "POST "+body, srv.Authed("POST", testserver.AdminRoot+"/notices", tok, body), 422, "invalid_field")
 		}
-		assertError(t, "admin id with an injection", srv.admin("GET", admPrefix+"/notices/1%20OR%201=1", tok, ""), 400, "invalid_parameter")
+		testserver.AssertError(t, "admin id with an injection", srv.Authed("GET", testserver.AdminRoot+"/notices/1%20OR%201=1", tok, ""), 400, "invalid_parameter")
 		if got := rbTables(t, srv.DB); !slices.Equal(got, tables) {
 			t.Errorf("tables %v, were %v", got, tables)
 		}
@@ -1155,7 +1156,7 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("path traversal", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		targets := []string{
 			"/api/v1/notices/..%2f..%2fetc%2fpasswd", "/api/v1/notices/..%2F..%2F..%2Fetc%2Fpasswd",
 			"/../../etc/passwd", "/api/v1/../../../etc/passwd", "/assets/..%2f..%2f..%2fetc%2fpasswd",
@@ -1167,14 +1168,14 @@ func TestRobustBadInput(t *testing.T) {
 			"/statusd.db", "/" + filepath.Base(srv.DB), "/api/v1/notices/%00", "/api/v1/components/1%00/metrics",
 		}
 		for _, target := range targets {
-			status, header, body := rawGet(t, srv.URL, target)
+			status, header, body := testserver.RawGet(t, srv.URL, target)
 			for hop := 0; status >= 300 && status < 400 && hop < 3; hop++ {
 				loc := header.Get("Location")
 				if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
 					t.Errorf("%s redirects off the site to %q", target, loc)
 					break
 				}
-				status, header, body = rawGet(t, srv.URL, loc)
+				status, header, body = testserver.RawGet(t, srv.URL, loc)
 			}
 			if status < 400 || status > 499 {
 				t.Errorf("GET %s: %d, want 4xx", target, status)
@@ -1188,97 +1189,97 @@ func TestRobustBadInput(t *testing.T) {
 	})
 
 	t.Run("ids beyond int64", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		for _, id := range []string{"9223372036854775808", "99999999999999999999999999", "18446744073709551616"} {
 			for _, p := range []string{"/api/v1/notices/", "/v1/notices/", "/api/notices/"} {
-				assertErrorBody(t, p+id, srv.do("GET", p+id), 404, "not_found")
+				testserver.AssertErrorBody(t, p+id, srv.Do("GET", p+id), 404, "not_found")
 			}
-			assertErrorBody(t, "metrics of "+id, srv.do("GET", "/api/v1/components/"+id+"/metrics"), 404, "not_found")
+			testserver.AssertErrorBody(t, "metrics of "+id, srv.Do("GET", "/api/v1/components/"+id+"/metrics"), 404, "not_found")
 			for _, m := range []string{"GET", "PATCH", "DELETE"} {
 				for p, body := range map[string]string{"/notices/": `{"subject":"x"}`, "/components/": `{"name":"x"}`} {
-					assertError(t, m+" admin "+p+id, srv.admin(m, admPrefix+p+id, tok, body), 404, "not_found")
+					testserver.AssertError(t, m+" admin "+p+id, srv.Authed(m, testserver.AdminRoot+p+id, tok, body), 404, "not_found")
 				}
 			}
-			assertError(t, "update of "+id, srv.admin("POST", admPrefix+"/notices/"+id+"/updates", tok, `{"content":"x"}`), 404, "not_found")
-			if r := srv.do("GET", "/notices/"+id); r.Status != 404 {
+			testserver.AssertError(t, "update of "+id, srv.Authed("POST", testserver.AdminRoot+"/notices/"+id+"/updates", tok, `{"content":"x"}`), 404, "not_found")
+			if r := srv.Do("GET", "/notices/"+id); r.Status != 404 {
 				t.Errorf("the page of notice %s: %d, want 404", id, r.Status)
 			}
 			// A filter value is not an id of the path: not an integer, 400
 			// (CONTRACT C2); in a body, a field that is not an int64, 422.
-			assertErrorBody(t, "parent_id_eq "+id, srv.do("GET", "/api/v1/components?filter[parent_id_eq]="+id), 400, "invalid_parameter")
-			r := srv.admin("POST", admPrefix+"/notices", tok, `{"type":"general","subject":"s","content":"c","component_ids":[`+id+`]}`)
-			assertError(t, "component_ids "+id, r, 422, "invalid_field")
-			r = srv.admin("POST", admPrefix+"/components", tok, `{"name":"n","parent_id":`+id+`,"position":`+id+`}`)
-			assertError(t, "parent_id "+id, r, 422, "invalid_field")
+			testserver.AssertErrorBody(t, "parent_id_eq "+id, srv.Do("GET", "/api/v1/components?filter[parent_id_eq]="+id), 400, "invalid_parameter")
+			r := srv.Authed("POST", testserver.AdminRoot+"/notices", tok, `{"type":"general","subject":"s","content":"c","component_ids":[`+id+`]}`)
+			testserver.AssertError(t, "component_ids "+id, r, 422, "invalid_field")
+			r = srv.Authed("POST", testserver.AdminRoot+"/components", tok, `{"name":"n","parent_id":`+id+`,"position":`+id+`}`)
+			testserver.AssertError(t, "parent_id "+id, r, 422, "invalid_field")
 		}
 		// Integers no record can have are not found; other text is not an id.
 		for _, id := range []string{"-1", "0", "-9223372036854775808"} {
-			assertErrorBody(t, "notice "+id, srv.do("GET", "/api/v1/notices/"+id), 404, "not_found")
+			testserver.AssertErrorBody(t, "notice "+id, srv.Do("GET", "/api/v1/notices/"+id), 404, "not_found")
 		}
 		for _, id := range []string{"1e3", "0x10", "%2B1", "%20"} {
-			assertErrorBody(t, "notice "+id, srv.do("GET", "/api/v1/notices/"+id), 400, "invalid_parameter")
+			testserver.AssertErrorBody(t, "notice "+id, srv.Do("GET", "/api/v1/notices/"+id), 400, "invalid_parameter")
 		}
 	})
 
 	t.Run("huge page numbers", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		for _, page := range []string{"9223372036854775807", "9223372036854775806", "4611686018427387904", "368934881474191034", "99999999999999999999999"} {
 			for _, p := range []string{"/api/v1/notices", "/api/v1/components", "/v1/notices?filter[type_eq]=general&"} {
 				sep := "?"
 				if strings.HasSuffix(p, "&") {
 					sep = ""
 				}
-				r := srv.get(p+sep+"page="+page, 200)
-				if at(t, r.JSON, "meta.count") != 0.0 || at(t, r.JSON, "meta.next_page") != nil {
+				r := srv.Get(p+sep+"page="+page, 200)
+				if testserver.At(t, r.JSON, "meta.count") != 0.0 || testserver.At(t, r.JSON, "meta.next_page") != nil {
 					t.Errorf("%s page %s: %s", p, page, r.Body)
 				}
 			}
 			for _, p := range []string{"/notices", "/audit"} {
 				// One page rule for both APIs (statusd.ParsePage): past
 				// the end, an empty 200.
-				r := srv.admin("GET", admPrefix+p+"?page="+page, tok, "")
-				if r.Status != 200 || at(t, r.JSON, "meta.count") != 0.0 || at(t, r.JSON, "meta.next_page") != nil {
+				r := srv.Authed("GET", testserver.AdminRoot+p+"?page="+page, tok, "")
+				if r.Status != 200 || testserver.At(t, r.JSON, "meta.count") != 0.0 || testserver.At(t, r.JSON, "meta.next_page") != nil {
 					t.Errorf("admin %s page %s: %d %s, want an empty 200", p, page, r.Status, r.Body)
 				}
 			}
-			if r := srv.do("GET", "/history?page="+page); r.Status >= 500 {
+			if r := srv.Do("GET", "/history?page="+page); r.Status >= 500 {
 				t.Errorf("/history page %s: %d", page, r.Status)
 			}
 		}
 	})
 
 	t.Run("size limits", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		// Headers past MaxHeaderBytes (64 KiB) answer 431; an admin body
 		// past 1 MiB answers 413 too_large and writes nothing.
-		if r := srv.do("GET", "/api/v1/status", "X-Big", strings.Repeat("a", 100<<10)); r.Status != 431 {
+		if r := srv.Do("GET", "/api/v1/status", "X-Big", strings.Repeat("a", 100<<10)); r.Status != 431 {
 			t.Errorf("a 100 KiB header: %d, want 431", r.Status)
 		}
 		body := `{"type":"general","subject":"big","content":"` + strings.Repeat("x", 2<<20) + `"}`
-		assertError(t, "a 2 MiB admin body", srv.admin("POST", admPrefix+"/notices", tok, body), 413, "too_large")
+		testserver.AssertError(t, "a 2 MiB admin body", srv.Authed("POST", testserver.AdminRoot+"/notices", tok, body), 413, "too_large")
 		if n := len(exportDoc(t, srv.DB).Notices); n != notices0+len(rbInjections) {
 			t.Errorf("%d notices after a refused large body", n)
 		}
 	})
 
 	t.Run("invalid utf-8", func(t *testing.T) {
-		srv := srv.in(t)
+		srv := srv.In(t)
 		for _, q := range []string{"filter[type_eq]=%ff", "filter[type_eq]=unplanned%c3%28", "filter[%ff%fe]=1", "page=%ff",
 			"filter[timeline_state_in][]=%ed%a0%80", "timeframe_start=%c0%af", "filter[impact_timeframe_overlaps][]=%ff&filter[impact_timeframe_overlaps][]=%fe",
 			"%ff=%ff", "filter[parent_id_eq]=%c3"} {
 			for _, p := range []string{"/api/v1/notices", "/api/v1/components", "/api/v1/components/10/metrics"} {
-				r := srv.do("GET", p+"?"+q)
+				r := srv.Do("GET", p+"?"+q)
 				check(t, p+"?"+q, r, 200, 400)
 				if !json.Valid(r.Body) {
 					t.Errorf("%s?%s: the answer is not valid JSON", p, q)
 				}
 			}
-			if r := srv.do("GET", "/history?"+q); r.Status >= 500 {
+			if r := srv.Do("GET", "/history?"+q); r.Status >= 500 {
 				t.Errorf("/history?%s: %d", q, r.Status)
 			}
 		}
 		// Raw bytes in the request line.
-		status, _, _ := rawGet(t, srv.URL, "/api/v1/notices?filter[type_eq]=\xff\xfe")
+		status, _, _ := testserver.RawGet(t, srv.URL, "/api/v1/notices?filter[type_eq]=\xff\xfe")
 		if status >= 500 {
 			t.Errorf("raw invalid UTF-8 in the query: %d", status)
 		}
@@ -1301,13 +1302,13 @@ func TestRobustBadInput(t *testing.T) {
 			{"\xff\xfe{}", 400, "invalid_body", "the body is not valid UTF-8"},
 		} {
 			what := fmt.Sprintf("POST %q", c.body)
-			r := srv.admin("POST", admPrefix+"/notices", tok, c.body)
-			assertError(t, what, r, c.status, c.code)
-			if msg := errorMessage(r); !strings.HasPrefix(msg, c.msg) {
+			r := srv.Authed("POST", testserver.AdminRoot+"/notices", tok, c.body)
+			testserver.AssertError(t, what, r, c.status, c.code)
+			if msg := testserver.ErrorMessage(r); !strings.HasPrefix(msg, c.msg) {
 				t.Errorf("%s: message %q, want it to start with %q", what, msg, c.msg)
 			}
 		}
-		r := srv.adminOK("POST", "/notices", tok, "{\"type\":\"general\",\"subject\":\"escaped \\ud800\",\"content\":\"c\"}", 201)
+		r := srv.AdminOK("POST", "/notices", tok, "{\"type\":\"general\",\"subject\":\"escaped \\ud800\",\"content\":\"c\"}", 201)
 		if r["subject"] != "escaped \uFFFD" {
 			t.Errorf("an escaped lone surrogate is stored as %q, want U+FFFD", r["subject"])
 		}
@@ -1427,13 +1428,13 @@ func TestRobustHugeImport(t *testing.T) {
 	startup := time.Since(start)
 	ctx := context.Background()
 	r, err := srv.API.Notices(ctx, client.NoticeQuery{Types: []statusd.NoticeType{statusd.Unplanned}, Page: 3})
-	noErr(t, "GET /api/v1/notices?filter[type_eq]=unplanned&page=3", err)
+	testserver.NoErr(t, "GET /api/v1/notices?filter[type_eq]=unplanned&page=3", err)
 	if total := r.Meta.TotalCount; total != notices {
 		t.Errorf("the server counts %v notices, want %d", total, notices)
 	}
-	srv.notice(int64(notices / 2))
+	srv.Notice(int64(notices / 2))
 	_, err = srv.API.Metrics(ctx, 1, client.MetricsQuery{})
-	noErr(t, "GET /api/v1/components/1/metrics", err)
+	testserver.NoErr(t, "GET /api/v1/components/1/metrics", err)
 	st, _ := rbProc(srv.cmd.Process.Pid)
 	t.Logf("a server on it started in %v and holds %d MB resident", startup.Round(time.Millisecond), st.rssKB/1024)
 }
@@ -1521,16 +1522,16 @@ func TestRobustSoak(t *testing.T) {
 			return true
 		}
 		for i := 0; ctx.Err() == nil; i++ {
-			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: ptr("unplanned"), Subject: ptr(fmt.Sprintf("Soak %d", i)),
-				Content: ptr("Start."), ComponentIDs: &[]int64{11}})
+			n, err := adm.CreateNotice(ctx, statusd.AdminNoticeRequest{Type: testserver.Ptr("unplanned"), Subject: testserver.Ptr(fmt.Sprintf("Soak %d", i)),
+				Content: testserver.Ptr("Start."), ComponentIDs: &[]int64{11}})
 			if !wrote("POST /notices", err) {
 				continue
 			}
-			_, err = adm.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{Content: ptr("Found it."), State: ptr("identified")})
+			_, err = adm.PostUpdate(ctx, n.ID, statusd.AdminUpdateRequest{Content: testserver.Ptr("Found it."), State: testserver.Ptr("identified")})
 			wrote("POST /notices/{id}/updates", err)
-			_, err = adm.UpdateNotice(ctx, n.ID, statusd.AdminNoticeRequest{Subject: ptr(fmt.Sprintf("Soak %d, renamed", i))})
+			_, err = adm.UpdateNotice(ctx, n.ID, statusd.AdminNoticeRequest{Subject: testserver.Ptr(fmt.Sprintf("Soak %d, renamed", i))})
 			wrote("PATCH /notices/{id}", err)
-			_, err = adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: ptr(fmt.Sprintf("Acme Status %d", i%7))})
+			_, err = adm.UpdatePage(ctx, statusd.AdminPageRequest{Name: testserver.Ptr(fmt.Sprintf("Acme Status %d", i%7))})
 			wrote("PATCH /page", err)
 			wrote("DELETE /notices/{id}", adm.DeleteNotice(ctx, n.ID))
 			time.Sleep(20 * time.Millisecond)
@@ -1554,7 +1555,7 @@ func TestRobustSoak(t *testing.T) {
 				t.Fatalf("reading /proc/%d: %v", pid, err)
 			}
 			goroutines := -1
-			if g, ok := tmValue(tmScrape(t, srv.URL, tok), "go_goroutines"); ok {
+			if g, ok := testserver.MetricValue(testserver.Scrape(t, srv.URL, tok), "go_goroutines"); ok {
 				goroutines = int(g)
 			}
 			samples = append(samples, sample{time.Since(start), st, goroutines})

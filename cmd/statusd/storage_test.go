@@ -12,6 +12,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Tests of issue 24 (items 5, 8 and 9): the storage of a running server is
@@ -21,13 +22,13 @@ import (
 // admin API's included. Every helper here starts with sf.
 
 // sfNotice is the write the tests try: a new general notice.
-var sfNotice = statusd.AdminNoticeRequest{Type: ptr("general"), Subject: ptr("Written while broken"), Content: ptr("Is it kept?")}
+var sfNotice = statusd.AdminNoticeRequest{Type: testserver.Ptr("general"), Subject: testserver.Ptr("Written while broken"), Content: testserver.Ptr("Is it kept?")}
 
 // sfServe imports the fixture into db, creates an admin token, and serves
 // db after prepare (when not nil) has run on it.
-func sfServe(t *testing.T, db string, prepare func()) (*testServer, string) {
+func sfServe(t *testing.T, db string, prepare func()) (*testserver.Server, string) {
 	t.Helper()
-	importDoc(t, db, fixture(time.Now().UTC().Truncate(time.Second)))
+	importDoc(t, db, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
 	tok := newToken(t, db, "ops")
 	if prepare != nil {
 		prepare()
@@ -38,10 +39,10 @@ func sfServe(t *testing.T, db string, prepare func()) (*testServer, string) {
 // sfReadsWork checks what does not need a write while writes fail: the
 // public API from the snapshot, admin reads, /metrics with a token and an
 // operator CLI command, all of which check the token.
-func sfReadsWork(t *testing.T, srv *testServer, tok string) {
+func sfReadsWork(t *testing.T, srv *testserver.Server, tok string) {
 	t.Helper()
-	srv = srv.in(t)
-	if name := srv.status().Name; name != "Acme Status" {
+	srv = srv.In(t)
+	if name := srv.Status().Name; name != "Acme Status" {
 		t.Errorf("the public status names the page %v, want Acme Status", name)
 	}
 	adm, ctx := srv.Admin(tok), context.Background()
@@ -55,7 +56,7 @@ func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 			t.Errorf("admin GET %s: %v, want 200", path, err)
 		}
 	}
-	if r := srv.do("GET", "/metrics", "Authorization", "Bearer "+tok); r.Status != 200 {
+	if r := srv.Do("GET", "/metrics", "Authorization", "Bearer "+tok); r.Status != 200 {
 		t.Errorf("/metrics with a token: %d %s, want 200", r.Status, r.Body)
 	}
 	if out, stderr, err := opCLI(t, srv, tok, "component", "list"); err != nil || !strings.Contains(out, "Replica") {
@@ -66,47 +67,47 @@ func sfReadsWork(t *testing.T, srv *testServer, tok string) {
 // sfRefused checks that writes are refused with 503 unavailable and a
 // message that says problem, that /readyz fails with it as its reason, and
 // that the server logged it once at error level.
-func sfRefused(t *testing.T, srv *testServer, tok, problem string) {
+func sfRefused(t *testing.T, srv *testserver.Server, tok, problem string) {
 	t.Helper()
-	srv = srv.in(t)
+	srv = srv.In(t)
 	body, err := json.Marshal(sfNotice)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		r := srv.admin("POST", admPrefix+"/notices", tok, string(body))
-		assertError(t, "a write", r, 503, "unavailable")
-		if msg := errorMessage(r); !strings.Contains(msg, problem) {
+		r := srv.Authed("POST", testserver.AdminRoot+"/notices", tok, string(body))
+		testserver.AssertError(t, "a write", r, 503, "unavailable")
+		if msg := testserver.ErrorMessage(r); !strings.Contains(msg, problem) {
 			t.Errorf("a refused write says %q, want it to say %q", msg, problem)
 		}
 	}
-	r := srv.do("GET", "/readyz")
+	r := srv.Do("GET", "/readyz")
 	if r.Status != 503 || !strings.Contains(string(r.Body), problem) {
 		t.Errorf("/readyz: %d %s, want 503 saying %q", r.Status, r.Body, problem)
 	}
 	errors := 0
-	for _, line := range strings.Split(srv.logs.String(), "\n") {
+	for _, line := range strings.Split(srv.Logs.String(), "\n") {
 		if strings.Contains(line, "level=ERROR") && strings.Contains(line, problem) {
 			errors++
 		}
 	}
 	if errors != 1 {
-		t.Errorf("%d error lines saying %q, want 1:\n%s", errors, problem, srv.logs)
+		t.Errorf("%d error lines saying %q, want 1:\n%s", errors, problem, srv.Logs)
 	}
 }
 
 // sfRecovers checks that once the fault is gone /readyz answers 200 again
 // and writes are acknowledged, without a restart; and that the token's
 // use, which could not be written during the fault, is written now.
-func sfRecovers(t *testing.T, srv *testServer, tok string) {
+func sfRecovers(t *testing.T, srv *testserver.Server, tok string) {
 	t.Helper()
-	srv = srv.in(t)
-	if r := srv.do("GET", "/readyz"); r.Status != 200 {
+	srv = srv.In(t)
+	if r := srv.Do("GET", "/readyz"); r.Status != 200 {
 		t.Errorf("/readyz after the fault went away: %d %s, want 200", r.Status, r.Body)
 	}
 	_, err := srv.Admin(tok).CreateNotice(context.Background(), sfNotice)
-	noErr(t, "POST /notices after the fault went away", err)
-	waitLog(t, srv.logs, "database writes work again")
+	testserver.NoErr(t, "POST /notices after the fault went away", err)
+	testserver.WaitLog(t, srv.Logs, "database writes work again")
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		out, stderr, err := cli(t, "", "token", "list", "--db", srv.DB)
 		if err == nil && strings.Contains(out, "ops") && !strings.Contains(out, "never") {
@@ -137,7 +138,7 @@ func TestStorageFileRemoved(t *testing.T) {
 		}},
 		{"replaced", func(t *testing.T, db string) {
 			other := filepath.Join(t.TempDir(), "other.db")
-			importDoc(t, other, fixture(time.Now().UTC()))
+			importDoc(t, other, testserver.Fixture(time.Now().UTC()))
 			if err := os.Rename(other, db); err != nil {
 				t.Fatal(err)
 			}
@@ -146,8 +147,8 @@ func TestStorageFileRemoved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "statusd.db")
 			srv, tok := sfServe(t, db, nil)
-			_, err := srv.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: ptr("Acme Status")})
-			noErr(t, "PATCH /page before the fault", err)
+			_, err := srv.Admin(tok).UpdatePage(context.Background(), statusd.AdminPageRequest{Name: testserver.Ptr("Acme Status")})
+			testserver.NoErr(t, "PATCH /page before the fault", err)
 			tc.remove(t, db)
 			sfRefused(t, srv, tok, "the database file "+db+" was removed or replaced while statusd ran")
 			sfReadsWork(t, srv, tok)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The subscription commands join the table of every command, whose help
@@ -37,13 +38,13 @@ func init() {
 
 // subCLI runs a command against srv with token and returns its stdout,
 // stderr and exit code.
-func subCLI(t *testing.T, srv *testServer, token string, args ...string) (string, string, int) {
+func subCLI(t *testing.T, srv *testserver.Server, token string, args ...string) (string, string, int) {
 	t.Helper()
 	return cliRun(t, nil, append(args, "--url", srv.URL, "--token", token)...)
 }
 
 // subCLIOK runs a command that must succeed and returns its stdout.
-func subCLIOK(t *testing.T, srv *testServer, token string, args ...string) string {
+func subCLIOK(t *testing.T, srv *testserver.Server, token string, args ...string) string {
 	t.Helper()
 	out, stderr, code := subCLI(t, srv, token, args...)
 	if code != 0 {
@@ -64,19 +65,19 @@ func subMatch(t *testing.T, what, s, re string) []string {
 }
 
 func TestCLISubscribers(t *testing.T) {
-	srv := startServer(t, subDoc(), "--notify-retry-base", "1h")
+	srv := startServer(t, testserver.SubDoc(), "--notify-retry-base", "1h")
 	tok := newToken(t, srv.DB, "ops")
-	st := subStore(t, srv.DB)
+	st := testserver.OpenStore(t, srv.DB)
 	adm := srv.Admin(tok)
 	var hook, ann, bob string
 	var discord int64
 
-	step(t, "subscriber add prints a webhook's secret once, and the server's refusals", func(t *testing.T) {
+	testserver.Step(t, "subscriber add prints a webhook's secret once, and the server's refusals", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "add", "--channel", "webhook", "--address", "https://hooks.example.com/cli", "--component", "api")
 		m := subMatch(t, "add webhook", out, `^added webhook subscriber (\d+) \(active\), following components 2: https://hooks\.example\.com/cli\n`+
 			`secret: (whsec_\S+)\nStore this secret now: it signs every delivery \(the webhook-signature header\), and it is not shown again\.\n$`)
 		hook = m[0]
-		if !secretPattern.MatchString(m[1]) {
+		if !testserver.SecretPattern.MatchString(m[1]) {
 			t.Errorf("secret %q", m[1])
 		}
 		out = subCLIOK(t, srv, tok, "subscriber", "add", "--channel", "email", "--address", "ann@example.com", "--confirmed",
@@ -116,7 +117,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "subscriber list and show, filtered and paged", func(t *testing.T) {
+	testserver.Step(t, "subscriber list and show, filtered and paged", func(t *testing.T) {
 		out, stderr, code := subCLI(t, srv, tok, "subscriber", "list")
 		if code != 0 {
 			t.Fatalf("list: exit %d\n%s", code, stderr)
@@ -157,7 +158,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "subscriber set changes the components and sets it active", func(t *testing.T) {
+	testserver.Step(t, "subscriber set changes the components and sets it active", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "set", hook, "--component", "Replica", "--component", "Website")
 		subMatch(t, "set components", out, `^changed webhook subscriber `+hook+` \(active\), following components 4, 1: https://hooks\.example\.com/cli\n$`)
 		out = subCLIOK(t, srv, tok, "subscriber", "set", hook, "--all-components")
@@ -189,27 +190,27 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "subscriber test sends the message now, and prints its delivery", func(t *testing.T) {
+	testserver.Step(t, "subscriber test sends the message now, and prints its delivery", func(t *testing.T) {
 		// To a receiver on 127.0.0.1: a server of its own, with
 		// --allow-private-targets (this one refuses such addresses).
-		local := startServer(t, subDoc(), "--allow-private-targets").in(t)
+		local := startServer(t, testserver.SubDoc(), "--allow-private-targets").In(t)
 		ltok := newToken(t, local.DB, "ops")
-		recv := startReceiver(t)
+		recv := testserver.StartReceiver(t)
 		out := subCLIOK(t, local, ltok, "subscriber", "add", "--channel", "webhook", "--address", recv.URL+"/cli")
 		m := subMatch(t, "add the local webhook", out, `^added webhook subscriber (\d+) \(active\), following the whole page: \S+\nsecret: (whsec_\S+)\n`)
 		out = subCLIOK(t, local, ltok, "subscriber", "test", m[0])
 		subMatch(t, "test", out, `^test message to subscriber `+m[0]+`: delivery \d+ delivered \(status 204\) at \S+Z\n$`)
-		got := recv.requests()
+		got := recv.Requests()
 		if len(got) != 1 || got[0].Path != "/cli" {
 			t.Fatalf("the receiver got %d requests, want one POST to /cli: %+v", len(got), got)
 		}
-		checkSigned(t, "the test message", got[0], m[1])
+		testserver.CheckSigned(t, "the test message", got[0], m[1])
 		if _, _, code := subCLI(t, srv, tok, "subscriber", "test", "999"); code != exitCodeNotFound {
 			t.Errorf("test 999: exit %d, want 4", code)
 		}
 	})
 
-	step(t, "--no-notify sends nothing for the command's write", func(t *testing.T) {
+	testserver.Step(t, "--no-notify sends nothing for the command's write", func(t *testing.T) {
 		notice := func(out, re string) int64 {
 			t.Helper()
 			return subAtoi(t, subMatch(t, "publish", out, re)[0])
@@ -231,7 +232,7 @@ func TestCLISubscribers(t *testing.T) {
 		subCLIOK(t, srv, tok, "maintenance", "complete", ms, "--no-notify")
 		hush := notice(subCLIOK(t, srv, tok, "announce", "-m", "Hello.", "--no-notify"), `^announced notice (\d+) `)
 		loud := notice(subCLIOK(t, srv, tok, "announce", "-m", "Hello again."), `^announced notice (\d+) `)
-		subExpand(t, st)
+		testserver.SubExpand(t, st)
 
 		n, err := adm.Notice(context.Background(), inc)
 		if err != nil {
@@ -240,28 +241,28 @@ func TestCLISubscribers(t *testing.T) {
 		first, last := n.Updates[0].ID, n.Updates[len(n.Updates)-1].ID
 		// hook and the discord subscriber follow the whole page, ann
 		// Database and Website, bob is pending.
-		all := subDeliveries(t, adm, statusd.DeliveryFilter{})
+		all := testserver.SubDeliveries(t, adm, statusd.DeliveryFilter{})
 		hookID := subAtoi(t, hook)
 		for _, c := range []struct {
 			what   string
 			notice int64
 			want   []string
 		}{
-			{"the incident", inc, subSorted(subLines(statusd.NoticeCreated, first, hookID, discord), subLines(statusd.NoticeUpdated, last, hookID, discord))},
+			{"the incident", inc, testserver.SubSorted(testserver.SubLines(statusd.NoticeCreated, first, hookID, discord), testserver.SubLines(statusd.NoticeUpdated, last, hookID, discord))},
 			{"the quiet incident", quiet, []string{}},
 			{"the maintenance", mnt, []string{}},
 			{"the quiet announcement", hush, []string{}},
-			{"the announcement", loud, subSorted(subLines(statusd.NoticeCreated, subLastUpdate(t, adm, loud), hookID, discord, subAtoi(t, ann)))},
+			{"the announcement", loud, testserver.SubSorted(testserver.SubLines(statusd.NoticeCreated, subLastUpdate(t, adm, loud), hookID, discord, subAtoi(t, ann)))},
 		} {
-			assertJSON(t, "sent for "+c.what, subSent(all, c.notice), c.want)
+			testserver.AssertJSON(t, "sent for "+c.what, testserver.SubSent(all, c.notice), c.want)
 		}
 	})
 
-	step(t, "deliveries lists what was sent, newest first", func(t *testing.T) {
+	testserver.Step(t, "deliveries lists what was sent, newest first", func(t *testing.T) {
 		// The worker tries each once: hooks.example.com does not
 		// resolve, and --notify-retry-base 1h puts the next attempt
 		// after the test.
-		subSettled(t, adm, statusd.DeliveryFilter{SubscriberID: subAtoi(t, hook)}, func(ds []statusd.AdminDelivery) bool {
+		testserver.SubSettled(t, adm, statusd.DeliveryFilter{SubscriberID: subAtoi(t, hook)}, func(ds []statusd.AdminDelivery) bool {
 			return len(ds) == 3 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
 		})
 		out, stderr, code := subCLI(t, srv, tok, "deliveries", "--subscriber", hook)
@@ -292,7 +293,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "subscriber remove takes its deliveries too", func(t *testing.T) {
+	testserver.Step(t, "subscriber remove takes its deliveries too", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "remove", hook)
 		subMatch(t, "remove", out, `^removed webhook subscriber `+hook+`: https://hooks\.example\.com/cli, with its deliveries\n$`)
 		if _, _, code := subCLI(t, srv, tok, "subscriber", "remove", hook); code != exitCodeNotFound {
@@ -303,7 +304,7 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	step(t, "an address is printed escaped", func(t *testing.T) {
+	testserver.Step(t, "an address is printed escaped", func(t *testing.T) {
 		// An email address with a character that reorders text is refused
 		// (statusd.CheckEmail); a URL may hold one in its path, and the CLI
 		// writes it escaped.
@@ -332,16 +333,6 @@ func subAtoi(t *testing.T, s string) int64 {
 		t.Fatalf("id %q: %v", s, err)
 	}
 	return id
-}
-
-// subSorted joins line lists and sorts them.
-func subSorted(lists ...[]string) []string {
-	out := []string{}
-	for _, l := range lists {
-		out = append(out, l...)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // subLastUpdate is the id of a notice's last update.

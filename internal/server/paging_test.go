@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // bigDoc has 30 components (ids 1-30, positions in reverse id order, 2-30
@@ -13,13 +14,13 @@ import (
 // long ago, even ids general and present; notice i was created i hours ago,
 // so the list runs 1, 2, 3, ... 60.
 func bigDoc(now time.Time) *statusd.Document {
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	doc.Components = nil
 	for i := 30; i >= 1; i-- {
 		c := statusd.Component{ID: int64(i), Name: fmt.Sprintf("C%d", i), Position: 31 - i,
-			CreatedAt: pageCreated, UpdatedAt: pageCreated}
+			CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated}
 		if i > 1 {
-			c.ParentID = ptr(int64(1))
+			c.ParentID = testserver.Ptr(int64(1))
 		}
 		doc.Components = append(doc.Components, c)
 	}
@@ -36,20 +37,20 @@ func bigDoc(now time.Time) *statusd.Document {
 		if i%2 == 1 {
 			n.Type = statusd.Unplanned
 			n.ComponentIDs = []int64{2}
-			n.Updates = []statusd.Update{upd(statusd.Investigating, at, "x"), upd(statusd.Resolved, at.Add(time.Minute), "y")}
+			n.Updates = []statusd.Update{testserver.Upd(statusd.Investigating, at, "x"), testserver.Upd(statusd.Resolved, at.Add(time.Minute), "y")}
 		} else {
 			n.Type = statusd.General
-			n.Updates = []statusd.Update{upd("", at, "z")}
+			n.Updates = []statusd.Update{testserver.Upd("", at, "z")}
 		}
 		doc.Notices = append(doc.Notices, n)
 	}
 	return doc
 }
 
-func ids(t *testing.T, r response, key string) []int {
+func ids(t *testing.T, r testserver.Response, key string) []int {
 	t.Helper()
 	var out []int
-	for _, v := range at(t, r.JSON, key).([]any) {
+	for _, v := range testserver.At(t, r.JSON, key).([]any) {
 		out = append(out, int(v.(map[string]any)["id"].(float64)))
 	}
 	return out
@@ -65,7 +66,7 @@ func seq(from, to, step int) []int {
 
 func TestPagination(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, bigDoc(now), "--variant", "b")
+	srv := startServer(t, bigDoc(now), options{variant: statusd.VariantB})
 	// Components: position order is 1, 30, 29, ..., 2.
 	compOrder := append([]int{1}, seq(2, 30, 1)...)
 	for i, j := 1, len(compOrder)-1; i < j; i, j = i+1, j-1 {
@@ -105,15 +106,15 @@ func TestPagination(t *testing.T) {
 			next("/api/v1/notices?filter%5Btimeline_state_eq%5D=present&page=2"), "notices"},
 	}
 	for _, c := range cases {
-		r := srv.get(c.path, 200)
+		r := srv.Get(c.path, 200)
 		if got := ids(t, r, c.collector); fmt.Sprint(got) != fmt.Sprint(c.ids) && !(len(got) == 0 && len(c.ids) == 0) {
 			t.Errorf("%s: ids %v, want %v", c.path, got, c.ids)
 		}
-		assertJSON(t, c.path+" meta", at(t, r.JSON, "meta"), obj{"count": len(c.ids), "total_count": c.total, "next_page": c.nextPage})
+		testserver.AssertJSON(t, c.path+" meta", testserver.At(t, r.JSON, "meta"), testserver.Obj{"count": len(c.ids), "total_count": c.total, "next_page": c.nextPage})
 		// Following next_page on statusd itself gives the next page.
 		if np, ok := c.nextPage.(string); ok {
-			r2 := srv.get(np, 200)
-			if got := at(t, r2.JSON, "meta.total_count"); got != float64(c.total) {
+			r2 := srv.Get(np, 200)
+			if got := testserver.At(t, r2.JSON, "meta.total_count"); got != float64(c.total) {
 				t.Errorf("%s: total_count %v after following next_page", np, got)
 			}
 		}
@@ -125,16 +126,16 @@ func TestPagination(t *testing.T) {
 func TestTimelineMovesWithoutWrite(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	ended := now.Add(-statusd.RecentPeriod + 1500*time.Millisecond)
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	doc.Notices = []statusd.Notice{{ID: 1, Type: statusd.Unplanned, Subject: "Edge", TagList: []string{},
 		ComponentIDs: []int64{}, CreatedAt: ended.Add(-time.Hour), UpdatedAt: ended,
-		Updates: []statusd.Update{upd(statusd.Investigating, ended.Add(-time.Hour), "a"), upd(statusd.Resolved, ended, "b")}},
+		Updates: []statusd.Update{testserver.Upd(statusd.Investigating, ended.Add(-time.Hour), "a"), testserver.Upd(statusd.Resolved, ended, "b")}},
 		{ID: 2, Type: statusd.General, Subject: "Expiring", TagList: []string{}, ComponentIDs: []int64{},
-			ExpiresAt: ptr(now.Add(1500 * time.Millisecond)), CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour),
-			Updates: []statusd.Update{upd("", now.Add(-time.Hour), "c")}}}
-	srv := startServer(t, doc)
+			ExpiresAt: testserver.Ptr(now.Add(1500 * time.Millisecond)), CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour),
+			Updates: []statusd.Update{testserver.Upd("", now.Add(-time.Hour), "c")}}}
+	srv := startServer(t, doc, options{})
 	timeline := func(id int) any {
-		return at(t, srv.get(fmt.Sprintf("/api/v1/notices/%d", id), 200).JSON, "notice.timeline_state")
+		return testserver.At(t, srv.Get(fmt.Sprintf("/api/v1/notices/%d", id), 200).JSON, "notice.timeline_state")
 	}
 	if got := timeline(1); got != "past_recent" {
 		t.Fatalf("notice 1 before the boundary: %v", got)
@@ -149,7 +150,7 @@ func TestTimelineMovesWithoutWrite(t *testing.T) {
 	if got := timeline(2); got != "past_recent" {
 		t.Errorf("notice 2 after it expired: %v, want past_recent", got)
 	}
-	r := srv.get("/api/v1/notices?filter[timeline_state_eq]=past_distant", 200)
+	r := srv.Get("/api/v1/notices?filter[timeline_state_eq]=past_distant", 200)
 	if got := ids(t, r, "notices"); fmt.Sprint(got) != "[1]" {
 		t.Errorf("past_distant list %v, want [1]", got)
 	}

@@ -1,6 +1,7 @@
-package main
+package server_test
 
 import (
+	"github.com/statusd/statusd/internal/testserver"
 	"net/url"
 	"regexp"
 	"strings"
@@ -51,7 +52,7 @@ func outcomeOf(body string) (o outcome, ok bool) {
 // and unless the public API says the same now: /api/v2/status.json's
 // description and indicator, /api/v1/status's state and state_text, and
 // the state of each named component in /api/v1/components.
-func wantOutcome(t *testing.T, srv *testServer, what string, p screen, want outcome) {
+func wantOutcome(t *testing.T, srv *testserver.Server, what string, p screen, want outcome) {
 	t.Helper()
 	got, ok := outcomeOf(p.body)
 	if !ok {
@@ -61,15 +62,15 @@ func wantOutcome(t *testing.T, srv *testServer, what string, p screen, want outc
 		got.State != want.State || got.Text != want.Text {
 		t.Errorf("%s: the answer says %+v, want %+v", what, got, want)
 	}
-	v2 := srv.get("/api/v2/status.json", 200)
-	if d, i := at(t, v2.JSON, "status.description"), at(t, v2.JSON, "status.indicator"); d != got.Text || i != indicators[got.State] {
+	v2 := srv.Get("/api/v2/status.json", 200)
+	if d, i := testserver.At(t, v2.JSON, "status.description"), testserver.At(t, v2.JSON, "status.indicator"); d != got.Text || i != indicators[got.State] {
 		t.Errorf("%s: /api/v2/status.json says %q, %q; the console %q, %s (indicator %q)", what, d, i, got.Text, got.State, indicators[got.State])
 	}
-	if v1 := srv.status(); v1.State != got.State || v1.StateText != got.Text {
+	if v1 := srv.Status(); v1.State != got.State || v1.StateText != got.Text {
 		t.Errorf("%s: /api/v1/status says %s, %q; the console %s, %q", what, v1.State, v1.StateText, got.State, got.Text)
 	}
 	public := map[string]string{}
-	for _, c := range srv.components().Components {
+	for _, c := range srv.Components().Components {
 		public[c.Name] = c.Name + " " + c.State
 	}
 	for _, c := range got.Components {
@@ -94,50 +95,50 @@ func TestConsoleShowsPublicState(t *testing.T) {
 	// 10 identified on API EU, maintenance 11 on Website tomorrow. The page
 	// is degraded, with the text "Some systems are degraded"; the other
 	// texts are the defaults.
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	olga := signedIn(t, srv, adm, "olga@example.com", "owner")
 	const degraded = "Some systems are degraded"
 
-	step(t, "declare an incident on Website: its page says degraded, Website degraded", func(t *testing.T) {
+	testserver.Step(t, "declare an incident on Website: its page says degraded, Website degraded", func(t *testing.T) {
 		p := olga.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"investigating"},
 			"component_ids": {"3"}, "content": {"Sign-in fails."}}, sameSite...)
 		p = follow(t, olga, "declare", p, "/manage/notices/12?done=published&component=3")
-		wantOutcome(t, srv.in(t), "declare", p, outcome{"Published.", "degraded", degraded, []string{"Website degraded"}})
+		wantOutcome(t, srv.In(t), "declare", p, outcome{"Published.", "degraded", degraded, []string{"Website degraded"}})
 	})
 
-	step(t, "resolve incident 10: API EU and its group API operational, the page still degraded by incident 12", func(t *testing.T) {
+	testserver.Step(t, "resolve incident 10: API EU and its group API operational, the page still degraded by incident 12", func(t *testing.T) {
 		p := olga.do("POST", "/manage/notices/10/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {"Fixed."}}, sameSite...)
 		p = follow(t, olga, "resolve", p, "/manage/notices/10?done=resolved&component=2")
-		wantOutcome(t, srv.in(t), "resolve", p, outcome{"Resolved.", "degraded", degraded, []string{"API operational", "API EU operational"}})
+		wantOutcome(t, srv.In(t), "resolve", p, outcome{"Resolved.", "degraded", degraded, []string{"API operational", "API EU operational"}})
 	})
 
-	step(t, "move Website under API: API takes Website's degraded state", func(t *testing.T) {
+	testserver.Step(t, "move Website under API: API takes Website's degraded state", func(t *testing.T) {
 		p := olga.do("POST", "/manage/components/3", url.Values{"name": {"Website"}, "parent_id": {"1"}}, sameSite...)
 		p = follow(t, olga, "move under API", p, "/manage/components?done=component-changed&component=3")
-		wantOutcome(t, srv.in(t), "move under API", p, outcome{"Component changed.", "degraded", degraded, []string{"API degraded", "Website degraded"}})
+		wantOutcome(t, srv.In(t), "move under API", p, outcome{"Component changed.", "degraded", degraded, []string{"API degraded", "Website degraded"}})
 	})
 
-	step(t, "delete Website, out of incident 12: API operational; the page stays degraded (incident 12 is current)", func(t *testing.T) {
+	testserver.Step(t, "delete Website, out of incident 12: API operational; the page stays degraded (incident 12 is current)", func(t *testing.T) {
 		p := olga.do("POST", "/manage/components/3/delete", url.Values{"confirm": {"yes"}, "detach": {"true"}}, sameSite...)
 		p = follow(t, olga, "delete Website", p, "/manage/components?done=component-deleted&component=1")
-		wantOutcome(t, srv.in(t), "delete Website", p, outcome{"Component deleted.", "degraded", degraded, []string{"API operational"}})
+		wantOutcome(t, srv.In(t), "delete Website", p, outcome{"Component deleted.", "degraded", degraded, []string{"API operational"}})
 	})
 
-	step(t, "a new text for degraded: the page says it", func(t *testing.T) {
+	testserver.Step(t, "a new text for degraded: the page says it", func(t *testing.T) {
 		p := olga.do("POST", "/manage/page", url.Values{"name": {"Acme Status"}, "url": {"https://status.acme.test"},
 			"operational": {""}, "degraded": {"Trouble on some systems"}, "under_maintenance": {""}}, sameSite...)
 		p = follow(t, olga, "page settings", p, "/manage/page?done=page-saved")
-		wantOutcome(t, srv.in(t), "page settings", p, outcome{"Page settings saved.", "degraded", "Trouble on some systems", nil})
+		wantOutcome(t, srv.In(t), "page settings", p, outcome{"Page settings saved.", "degraded", "Trouble on some systems", nil})
 	})
 
-	step(t, "delete incident 12, the last current one: operational, with the default text", func(t *testing.T) {
+	testserver.Step(t, "delete incident 12, the last current one: operational, with the default text", func(t *testing.T) {
 		p := olga.do("POST", "/manage/notices/12/delete", url.Values{}, sameSite...)
 		p.want(t, "delete incident 12", 200, "")
-		wantOutcome(t, srv.in(t), "delete incident 12", p, outcome{"Deleted.", "operational", "All systems operational", nil})
+		wantOutcome(t, srv.In(t), "delete incident 12", p, outcome{"Deleted.", "operational", "All systems operational", nil})
 	})
 
-	step(t, "a query that names no action, or no component, shows nothing of it", func(t *testing.T) {
+	testserver.Step(t, "a query that names no action, or no component, shows nothing of it", func(t *testing.T) {
 		p := olga.do("GET", "/manage/components?done=nothing&component=1", nil)
 		p.want(t, "an unknown done", 200, "")
 		if _, ok := outcomeOf(p.body); ok {
@@ -145,6 +146,6 @@ func TestConsoleShowsPublicState(t *testing.T) {
 		}
 		p = olga.do("GET", "/manage/components?done=component-added&component=x&component=99&component=-1", nil)
 		p.want(t, "components that are not", 200, "")
-		wantOutcome(t, srv.in(t), "components that are not", p, outcome{"Component added.", "operational", "All systems operational", nil})
+		wantOutcome(t, srv.In(t), "components that are not", p, outcome{"Component added.", "operational", "All systems operational", nil})
 	})
 }

@@ -1,6 +1,9 @@
-package main
+package server_test
 
 import (
+	"github.com/statusd/statusd/internal/testserver"
+	"net/netip"
+
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,9 +15,9 @@ import (
 // TestBadParameters checks that every malformed parameter of CONTRACT C2
 // answers 400 invalid_parameter naming the parameter, and changes nothing.
 func TestBadParameters(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	// (A list without the open incident, whose impact grows every second.)
-	before := srv.get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body
+	before := srv.Get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body
 	cases := []struct{ path, names string }{
 		{"/api/v1/notices?page=0", "page"},
 		{"/api/v1/notices?page=-1", "page"},
@@ -46,35 +49,35 @@ func TestBadParameters(t *testing.T) {
 		{"/api/v1/components/abc/metrics", "id"},
 	}
 	for _, c := range cases {
-		r := srv.do(http.MethodGet, c.path)
-		assertErrorBody(t, c.path, r, 400, "invalid_parameter")
-		if msg, _ := at(t, r.JSON, "error.message").(string); !strings.Contains(msg, c.names) {
+		r := srv.Do(http.MethodGet, c.path)
+		testserver.AssertErrorBody(t, c.path, r, 400, "invalid_parameter")
+		if msg, _ := testserver.At(t, r.JSON, "error.message").(string); !strings.Contains(msg, c.names) {
 			t.Errorf("%s: message %q does not name %s", c.path, msg, c.names)
 		}
 		if r.Header.Get("Cache-Control") != "no-store" {
 			t.Errorf("%s: errors must not be cacheable", c.path)
 		}
 	}
-	if after := srv.get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body; string(after) != string(before) {
+	if after := srv.Get("/api/v1/notices?filter[timeline_state_eq]=past", 200).Body; string(after) != string(before) {
 		t.Errorf("a refused request changed the notices list")
 	}
 }
 
 func TestNotFound(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	for _, path := range []string{"/api/v1/notices/999", "/v1/notices/0", "/api/notices/-5",
 		"/api/v1/notices/99999999999999999999999", "/api/v1/components/999/metrics"} {
-		r := srv.do(http.MethodGet, path)
-		assertErrorBody(t, path, r, 404, "not_found")
+		r := srv.Do(http.MethodGet, path)
+		testserver.AssertErrorBody(t, path, r, 404, "not_found")
 	}
-	r := srv.do(http.MethodGet, "/api/v1/notices/999")
-	if got := at(t, r.JSON, "error.message"); got != "notice 999 not found" {
+	r := srv.Do(http.MethodGet, "/api/v1/notices/999")
+	if got := testserver.At(t, r.JSON, "error.message"); got != "notice 999 not found" {
 		t.Errorf("message %q", got)
 	}
 	// Component 20 exists with Metrics off.
-	assertErrorBody(t, "metrics off", srv.do(http.MethodGet, "/api/v1/components/20/metrics"), 404, "metrics_disabled")
+	testserver.AssertErrorBody(t, "metrics off", srv.Do(http.MethodGet, "/api/v1/components/20/metrics"), 404, "metrics_disabled")
 	// HTML outside the API.
-	r = srv.do(http.MethodGet, "/no/such/page")
+	r = srv.Do(http.MethodGet, "/no/such/page")
 	if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 		t.Errorf("/no/such/page: %d %s", r.Status, r.Header.Get("Content-Type"))
 	}
@@ -82,9 +85,9 @@ func TestNotFound(t *testing.T) {
 
 // TestVariantBMetrics checks that Variant B has no metrics endpoint at all.
 func TestVariantBMetrics(t *testing.T) {
-	srv, _ := fixtureServer(t, "b")
+	srv, _ := fixtureServer(t, "b", options{})
 	for _, path := range []string{"/api/v1/components/10/metrics", "/v1/components/10/metrics", "/api/v1/components/20/metrics"} {
-		assertErrorBody(t, path, srv.do(http.MethodGet, path), 404, "not_found")
+		testserver.AssertErrorBody(t, path, srv.Do(http.MethodGet, path), 404, "not_found")
 	}
 }
 
@@ -92,11 +95,11 @@ func TestVariantBMetrics(t *testing.T) {
 // per client, burst 10, then 429 with Retry-After, and the RateLimit-*
 // headers on every answer.
 func TestRateLimit(t *testing.T) {
-	srv, _ := fixtureServer(t, "a", "--rate-limit", "10")
+	srv, _ := fixtureServer(t, "a", options{rateLimit: 10})
 	start := time.Now()
-	var last response
+	var last testserver.Response
 	for i := 0; i < 10; i++ {
-		last = srv.do(http.MethodGet, "/api/v1/status")
+		last = srv.Do(http.MethodGet, "/api/v1/status")
 		if last.Status != 200 {
 			t.Fatalf("request %d: status %d", i+1, last.Status)
 		}
@@ -114,13 +117,13 @@ func TestRateLimit(t *testing.T) {
 	if reset, _ := strconv.Atoi(last.Header.Get("RateLimit-Reset")); reset < 1 || reset > 1 {
 		t.Errorf("RateLimit-Reset %q, want 1 (second until the bucket is full)", last.Header.Get("RateLimit-Reset"))
 	}
-	var limited response
+	var limited testserver.Response
 	for i := 0; i < 5; i++ { // the bucket refills while we ask; a few more requests empty it
-		if limited = srv.do(http.MethodGet, "/api/v1/notices/100"); limited.Status == 429 {
+		if limited = srv.Do(http.MethodGet, "/api/v1/notices/100"); limited.Status == 429 {
 			break
 		}
 	}
-	assertErrorBody(t, "over the limit", limited, 429, "rate_limited")
+	testserver.AssertErrorBody(t, "over the limit", limited, 429, "rate_limited")
 	if got := limited.Header.Get("Retry-After"); got != "1" {
 		t.Errorf("Retry-After %q, want 1", got)
 	}
@@ -128,11 +131,11 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("RateLimit-Remaining %q on a 429", got)
 	}
 	// Errors and aliases count too, the HTML page does not.
-	if r := srv.do(http.MethodGet, "/"); r.Status != 200 {
+	if r := srv.Do(http.MethodGet, "/"); r.Status != 200 {
 		t.Errorf("HTML page answered %d while the API is limited", r.Status)
 	}
 	time.Sleep(1100 * time.Millisecond)
-	if r := srv.do(http.MethodGet, "/v1/status"); r.Status != 200 {
+	if r := srv.Do(http.MethodGet, "/v1/status"); r.Status != 200 {
 		t.Errorf("after waiting Retry-After: status %d", r.Status)
 	}
 }
@@ -140,9 +143,9 @@ func TestRateLimit(t *testing.T) {
 // TestRateLimitOff checks that --rate-limit 0 drops the limit and its
 // headers.
 func TestRateLimitOff(t *testing.T) {
-	srv, _ := fixtureServer(t, "a") // the harness passes --rate-limit 0
+	srv, _ := fixtureServer(t, "a", options{}) // the harness turns the rate limit off
 	for i := 0; i < 30; i++ {
-		r := srv.get("/api/v1/status", 200)
+		r := srv.Get("/api/v1/status", 200)
 		if _, ok := r.Header["Ratelimit-Limit"]; ok {
 			t.Fatal("RateLimit-Limit present with the limit off")
 		}
@@ -153,15 +156,15 @@ func TestRateLimitOff(t *testing.T) {
 // trusted proxy.
 func TestRateLimitTrustedProxy(t *testing.T) {
 	// 127.0.0.1 is trusted: clients are told apart by X-Forwarded-For.
-	srv, _ := fixtureServer(t, "a", "--rate-limit", "2", "--trusted-proxies", "127.0.0.0/8")
+	srv, _ := fixtureServer(t, "a", options{rateLimit: 2, trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	for _, client := range []string{"203.0.113.1", "203.0.113.2"} {
 		for i := 0; i < 2; i++ {
-			if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "198.51.100.9, "+client); r.Status != 200 {
+			if r := srv.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "198.51.100.9, "+client); r.Status != 200 {
 				t.Fatalf("%s request %d: %d", client, i+1, r.Status)
 			}
 		}
 	}
-	if r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "203.0.113.1"); r.Status != 429 {
+	if r := srv.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", "203.0.113.1"); r.Status != 429 {
 		t.Errorf("third request of 203.0.113.1: %d, want 429", r.Status)
 	}
 	// A hop written with its port (ip:port, [v6]:port) is the same client
@@ -171,16 +174,16 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 		{"[2001:db8::5]:1111", "[2001:db8::5]:2222", "2001:db8::5"},
 	} {
 		for i, hop := range hops {
-			r := srv.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", hop)
+			r := srv.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", hop)
 			if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
 				t.Errorf("X-Forwarded-For %s (request %d of its client): %d, want %d", hop, i+1, r.Status, want)
 			}
 		}
 	}
 	// Untrusted peer: X-Forwarded-For is ignored, so forging it does not help.
-	srv2, _ := fixtureServer(t, "a", "--rate-limit", "2")
+	srv2, _ := fixtureServer(t, "a", options{rateLimit: 2})
 	for i, xff := range []string{"1.1.1.1", "2.2.2.2", "3.3.3.3"} {
-		r := srv2.do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", xff)
+		r := srv2.Do(http.MethodGet, "/api/v1/status", "X-Forwarded-For", xff)
 		if want := map[bool]int{true: 200, false: 429}[i < 2]; r.Status != want {
 			t.Errorf("forged request %d: %d, want %d", i+1, r.Status, want)
 		}
@@ -198,9 +201,9 @@ func TestRateLimitTrustedProxy(t *testing.T) {
 // id is no id: the path is another, unknown one, 404 on both. Nothing is
 // changed.
 func TestPathIDs(t *testing.T) {
-	srv, _ := fixtureServer(t, "a")
+	srv, _ := fixtureServer(t, "a", options{})
 	tok := newToken(t, srv.DB, "ops")
-	before, audit := export(t, srv.DB), srv.auditTotal(tok)
+	before, audit := export(t, srv.DB), srv.AuditTotal(tok)
 	cases := []struct {
 		id     string // as written in the path
 		status int
@@ -230,38 +233,38 @@ func TestPathIDs(t *testing.T) {
 	}
 	code := map[int]string{400: "invalid_parameter", 404: "not_found"}
 	for _, c := range cases {
-		check := func(what string, r response) {
+		check := func(what string, r testserver.Response) {
 			t.Helper()
-			assertError(t, what, r, c.status, code[c.status])
-			if msg := errorMessage(r); c.status == 400 && !strings.HasPrefix(msg, "id: ") {
+			testserver.AssertError(t, what, r, c.status, code[c.status])
+			if msg := testserver.ErrorMessage(r); c.status == 400 && !strings.HasPrefix(msg, "id: ") {
 				t.Errorf("%s: message %q does not name id", what, msg)
 			}
 		}
 		for _, rt := range public {
 			p := path(rt, c.id)
-			check(rt.method+" "+p, srv.do(rt.method, p))
+			check(rt.method+" "+p, srv.Do(rt.method, p))
 		}
 		for _, rt := range admin {
-			p := admPrefix + path(rt, c.id)
-			check(rt.method+" "+p, srv.admin(rt.method, p, tok, rt.body))
+			p := testserver.AdminRoot + path(rt, c.id)
+			check(rt.method+" "+p, srv.Authed(rt.method, p, tok, rt.body))
 		}
 		for _, rt := range pages {
 			p := path(rt, c.id)
-			if r := srv.do(rt.method, p); r.Status != 404 {
+			if r := srv.Do(rt.method, p); r.Status != 404 {
 				t.Errorf("%s %s: status %d, want 404", rt.method, p, r.Status)
 			}
 		}
 	}
 	for _, p := range []string{"/api/v1/notices/", "/v1/notices/", "/api/notices/", "/api/v1/components//metrics"} {
-		assertErrorBody(t, "GET "+p, srv.do("GET", p), 404, "not_found")
+		testserver.AssertErrorBody(t, "GET "+p, srv.Do("GET", p), 404, "not_found")
 	}
 	for _, p := range []string{"/components/", "/notices/"} {
-		assertError(t, "GET "+admPrefix+p, srv.admin("GET", admPrefix+p, tok, ""), 404, "not_found")
+		testserver.AssertError(t, "GET "+testserver.AdminRoot+p, srv.Authed("GET", testserver.AdminRoot+p, tok, ""), 404, "not_found")
 	}
 	if after := export(t, srv.DB); after != before {
 		t.Errorf("requests with bad ids changed the page")
 	}
-	if got := srv.auditTotal(tok); got != audit {
+	if got := srv.AuditTotal(tok); got != audit {
 		t.Errorf("requests with bad ids wrote %v audit entries", got-audit)
 	}
 }

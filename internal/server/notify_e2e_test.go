@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestNotifyEndToEnd plays CONTRACT C7 through the real server, a real
@@ -23,7 +24,7 @@ import (
 // stops the emails, and a receiver answering 410 is unsubscribed.
 func TestNotifyEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	site := startSubscriptions(t, "--allow-private-targets")
+	site := startSubscriptions(t, options{allowPrivate: true})
 	tok := newToken(t, site.DB, "ops")
 	adm := site.Admin(tok)
 	const addr = "visitor@example.com"
@@ -50,18 +51,18 @@ func TestNotifyEndToEnd(t *testing.T) {
 		return testenv.ParseEmail(t, msgs[n-1].Data)
 	}
 	// quiet checks that nothing more arrives within 1.5 s.
-	quiet := func(t *testing.T, what string, emails int, recv *receiver, posts int) {
+	quiet := func(t *testing.T, what string, emails int, recv *testserver.Receiver, posts int) {
 		t.Helper()
 		time.Sleep(1500 * time.Millisecond)
-		if n, m := len(site.smtp.Messages()), len(recv.requests()); n != emails || m != posts {
+		if n, m := len(site.smtp.Messages()), len(recv.Requests()); n != emails || m != posts {
 			t.Errorf("%s: %d emails and %d webhook POSTs, want %d and %d", what, n, m, emails, posts)
 		}
 	}
 	var subID int64
 	var first testenv.Email // the incident's first notification
 
-	step(t, "a visitor subscribes and confirms by the email's link", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "a visitor subscribes and confirms by the email's link", func(t *testing.T) {
+		s := site.In(t)
 		subSees(t, subPage(t, "POST /subscribe", s.post("/subscribe", url.Values{"email": {addr}, "component_ids": {"2"}}), 200, true),
 			"Check your inbox")
 		m := regexp.MustCompile(`https://status\.shop\.test/subscriptions/confirm\?token=[A-Za-z0-9_-]+`).FindString(email(t, 1).Text)
@@ -69,7 +70,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 			t.Fatalf("the confirmation email has no confirm link")
 		}
 		link := local(t, m)
-		p := subPage(t, "GET the confirm link", s.do(http.MethodGet, link), 200, true)
+		p := subPage(t, "GET the confirm link", s.Do(http.MethodGet, link), 200, true)
 		form := subForm(t, p, "/subscriptions/confirm")
 		list, err := adm.Subscribers(ctx, statusd.SubscriberFilter{Channel: statusd.Email}, 1)
 		if err != nil || len(list.Subscribers) != 1 || list.Subscribers[0].State != "pending" {
@@ -82,13 +83,13 @@ func TestNotifyEndToEnd(t *testing.T) {
 		}
 	})
 
-	hook, gone := startReceiver(t), startReceiver(t)
-	gone.status.Store(http.StatusGone)
+	hook, gone := testserver.StartReceiver(t), testserver.StartReceiver(t)
+	gone.Status.Store(http.StatusGone)
 	var hookSecret string
 	var goneID, incident int64
 
-	step(t, "an incident reaches the email and the webhooks; a 410 unsubscribes", func(t *testing.T) {
-		for _, r := range []*receiver{hook, gone} {
+	testserver.Step(t, "an incident reaches the email and the webhooks; a 410 unsubscribes", func(t *testing.T) {
+		for _, r := range []*testserver.Receiver{hook, gone} {
 			s, err := adm.CreateSubscriber(ctx, statusd.AdminSubscriberRequest{Channel: new("webhook"), Address: new(r.URL + "/hook")})
 			if err != nil || s.State != "active" {
 				t.Fatalf("create the webhook of %s: %+v %v", r.URL, s, err)
@@ -123,8 +124,8 @@ func TestNotifyEndToEnd(t *testing.T) {
 			t.Error("no Message-ID")
 		}
 
-		got := hook.wait(t, 1)
-		checkSigned(t, "the incident's webhook", got[0], hookSecret)
+		got := hook.Wait(t, 1)
+		testserver.CheckSigned(t, "the incident's webhook", got[0], hookSecret)
 		var body struct {
 			Event  string `json:"event"`
 			Notice struct {
@@ -134,7 +135,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 		if err := json.Unmarshal(got[0].Body, &body); err != nil || body.Event != "notice.created" || body.Notice.Subject != "Checkout down" {
 			t.Errorf("webhook body: %v %+v\n%s", err, body, got[0].Body)
 		}
-		gone.wait(t, 1)
+		gone.Wait(t, 1)
 		waitState(t, func() string {
 			s, err := adm.Subscriber(ctx, goneID)
 			if err != nil {
@@ -144,7 +145,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 		}, "unsubscribed")
 	})
 
-	step(t, "an update with notify false sends nothing", func(t *testing.T) {
+	testserver.Step(t, "an update with notify false sends nothing", func(t *testing.T) {
 		if _, err := adm.PostUpdate(ctx, incident, statusd.AdminUpdateRequest{State: new("identified"), Content: new("Found it."),
 			Notify: new(false)}); err != nil {
 			t.Fatal(err)
@@ -152,7 +153,7 @@ func TestNotifyEndToEnd(t *testing.T) {
 		quiet(t, "after notify false", 2, hook, 1)
 	})
 
-	step(t, "an update sends the second email, a reply to the first", func(t *testing.T) {
+	testserver.Step(t, "an update sends the second email, a reply to the first", func(t *testing.T) {
 		if _, err := adm.PostUpdate(ctx, incident, statusd.AdminUpdateRequest{State: new("recovering"), Content: new("Fix deployed.")}); err != nil {
 			t.Fatal(err)
 		}
@@ -164,12 +165,12 @@ func TestNotifyEndToEnd(t *testing.T) {
 			t.Errorf("In-Reply-To %q, Message-ID %q; want In-Reply-To the first's Message-ID %q", second.Header.Get("In-Reply-To"),
 				second.Header.Get("Message-ID"), id)
 		}
-		checkSigned(t, "the update's webhook", hook.wait(t, 2)[1], hookSecret)
+		testserver.CheckSigned(t, "the update's webhook", hook.Wait(t, 2)[1], hookSecret)
 	})
 
-	step(t, "one-click unsubscription stops the emails", func(t *testing.T) {
+	testserver.Step(t, "one-click unsubscription stops the emails", func(t *testing.T) {
 		link := local(t, strings.Trim(first.Header.Get("List-Unsubscribe"), "<>"))
-		r := fetch(t, http.MethodPost, site.URL+link, "List-Unsubscribe=One-Click", "Content-Type", "application/x-www-form-urlencoded")
+		r := testserver.Fetch(t, http.MethodPost, site.URL+link, "List-Unsubscribe=One-Click", "Content-Type", "application/x-www-form-urlencoded")
 		if r.Status != 200 {
 			t.Fatalf("one-click POST: %d\n%s", r.Status, r.Body)
 		}
@@ -179,9 +180,9 @@ func TestNotifyEndToEnd(t *testing.T) {
 		if _, err := adm.PostUpdate(ctx, incident, statusd.AdminUpdateRequest{State: new("resolved"), Content: new("Fixed.")}); err != nil {
 			t.Fatal(err)
 		}
-		hook.wait(t, 3) // the update was sent: to the webhook only
+		hook.Wait(t, 3) // the update was sent: to the webhook only
 		quiet(t, "after the unsubscription", 3, hook, 3)
-		if n := len(gone.requests()); n != 1 {
+		if n := len(gone.Requests()); n != 1 {
 			t.Errorf("the unsubscribed webhook got %d POSTs, want 1", n)
 		}
 	})

@@ -1,6 +1,9 @@
-package main
+package server_test
 
 import (
+	"github.com/statusd/statusd/internal/testserver"
+	"net/netip"
+
 	"fmt"
 	"testing"
 	"time"
@@ -13,8 +16,8 @@ import (
 // that no browser reads a JSON or text answer as HTML or script.
 func TestNoSniffEverywhere(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, fixture(now), "--admin-addr", "127.0.0.1:0",
-		"--rate-limit", "1", "--trusted-proxies", "127.0.0.1/32")
+	srv := startServer(t, testserver.Fixture(now), options{adminListener: true,
+		rateLimit: 1, trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
 	adminURL := srv.AdminURL
 	auth := "Bearer " + newToken(t, srv.DB, "nosniff")
 	// Each request is its own client behind the trusted proxy, so that
@@ -49,9 +52,9 @@ func TestNoSniffEverywhere(t *testing.T) {
 		{"healthz", "GET", srv.URL + "/healthz", 200, nil},
 		{"readyz", "GET", srv.URL + "/readyz", 200, nil},
 		{"admin on the public listener", "GET", srv.URL + "/admin/api/v1/page", 404, nil},
-		{"admin 200", "GET", adminURL + admPrefix + "/page", 200, []string{"Authorization", auth}},
-		{"admin 401", "GET", adminURL + admPrefix + "/page", 401, nil},
-		{"admin 404", "GET", adminURL + admPrefix + "/components/999", 404, []string{"Authorization", auth}},
+		{"admin 200", "GET", adminURL + testserver.AdminRoot + "/page", 200, []string{"Authorization", auth}},
+		{"admin 401", "GET", adminURL + testserver.AdminRoot + "/page", 401, nil},
+		{"admin 404", "GET", adminURL + testserver.AdminRoot + "/components/999", 404, []string{"Authorization", auth}},
 		{"admin listener, other path", "GET", adminURL + "/", 404, nil},
 		{"metrics", "GET", adminURL + "/metrics", 200, []string{"Authorization", auth}},
 		{"metrics 401", "GET", adminURL + "/metrics", 401, nil},

@@ -1,4 +1,4 @@
-package main
+package testserver
 
 import (
 	"crypto/hmac"
@@ -14,59 +14,59 @@ import (
 	"time"
 )
 
-// receiver is a real HTTP server on 127.0.0.1 that takes webhooks (serve
+// Receiver is a real HTTP server on 127.0.0.1 that takes webhooks (serve
 // needs --allow-private-targets to send to it): it keeps every request
-// and answers status (204 unless set), after holding the request for
-// hold (none unless set), as a slow receiver does.
-type receiver struct {
+// and answers Status (204 unless set), after holding the request for
+// Hold (none unless set), as a slow receiver does.
+type Receiver struct {
 	URL    string
-	status atomic.Int32
-	hold   atomic.Int64 // a time.Duration
+	Status atomic.Int32
+	Hold   atomic.Int64 // a time.Duration
 
 	mu  sync.Mutex
-	got []received
+	got []Received
 }
 
-// received is a request as it arrived.
-type received struct {
+// Received is a request as it arrived.
+type Received struct {
 	At     time.Time
 	Path   string
 	Header http.Header
 	Body   []byte
 }
 
-// startReceiver starts a receiver, stopped when the test ends.
-func startReceiver(t testing.TB) *receiver {
+// StartReceiver starts a receiver, stopped when the test ends.
+func StartReceiver(t testing.TB) *Receiver {
 	t.Helper()
-	r := &receiver{}
-	r.status.Store(http.StatusNoContent)
+	r := &Receiver{}
+	r.Status.Store(http.StatusNoContent)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
 		r.mu.Lock()
-		r.got = append(r.got, received{At: time.Now(), Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
+		r.got = append(r.got, Received{At: time.Now(), Path: req.URL.Path, Header: req.Header.Clone(), Body: body})
 		r.mu.Unlock()
-		time.Sleep(time.Duration(r.hold.Load()))
-		w.WriteHeader(int(r.status.Load()))
+		time.Sleep(time.Duration(r.Hold.Load()))
+		w.WriteHeader(int(r.Status.Load()))
 	}))
 	t.Cleanup(srv.Close)
 	r.URL = srv.URL
 	return r
 }
 
-// requests returns what arrived, oldest first.
-func (r *receiver) requests() []received {
+// Requests returns what arrived, oldest first.
+func (r *Receiver) Requests() []Received {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]received(nil), r.got...)
+	return append([]Received(nil), r.got...)
 }
 
-// wait polls up to 10 s until at least n requests arrived, and returns
+// Wait polls up to 10 s until at least n requests arrived, and returns
 // them.
-func (r *receiver) wait(t testing.TB, n int) []received {
+func (r *Receiver) Wait(t testing.TB, n int) []Received {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := r.requests()
+		got := r.Requests()
 		if len(got) >= n {
 			return got
 		}
@@ -77,11 +77,11 @@ func (r *receiver) wait(t testing.TB, n int) []received {
 	}
 }
 
-// checkSigned fails unless req is a signed webhook POST as Standard
+// CheckSigned fails unless req is a signed webhook POST as Standard
 // Webhooks sign them with secret (CONTRACT C7): webhook-id,
 // webhook-timestamp within a minute of now, and webhook-signature
 // v1,<base64 of HMAC-SHA256 over "<id>.<timestamp>.<body>">.
-func checkSigned(t testing.TB, what string, req received, secret string) {
+func CheckSigned(t testing.TB, what string, req Received, secret string) {
 	t.Helper()
 	id, ts, sig := req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), req.Header.Get("webhook-signature")
 	if id == "" || ts == "" || req.Header.Get("Content-Type") != "application/json" {

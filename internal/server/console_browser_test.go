@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestConsoleBrowser: in real Chromium (see web_browser_test.go), with
@@ -20,7 +21,7 @@ import (
 func TestConsoleBrowser(t *testing.T) {
 	shots := webScreenshots(t)
 	now := time.Now().UTC()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	docs := os.Getenv("STATUSD_CONSOLE_DOCS") == "1"
 	browser := webBrowser(t)
@@ -54,8 +55,8 @@ func TestConsoleBrowser(t *testing.T) {
 			// Action 3: send it.
 			b.load("incident-published", 200, subject, "", press(kb.Enter))
 			id := int64(12 + i)
-			n := srv.notice(id)
-			if n.Subject != subject || value(n.State) != "investigating" || len(n.Components) != 1 || n.Components[0].ID != 2 ||
+			n := srv.Notice(id)
+			if n.Subject != subject || testserver.Value(n.State) != "investigating" || len(n.Components) != 1 || n.Components[0].ID != 2 ||
 				len(n.Updates) != 1 || n.Updates[0].Content != "Payments fail for some." {
 				t.Errorf("the API's notice %d: %+v; want %q, investigating, on API EU, with the message", id, n, subject)
 			}

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func TestConsoleBrowserLook(t *testing.T) {
 			{ID: 4, State: statusd.Scheduled, Content: "Planned.", CreatedAt: at(-time.Hour), UpdatedAt: at(-time.Hour)},
 			{ID: 5, State: statusd.Underway, Content: "Started.", CreatedAt: at(-10 * time.Minute), UpdatedAt: at(-10 * time.Minute)},
 		}})
-	srv := startServer(t, doc, "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, doc, options{adminListener: true})
 	signedIn(t, srv, srv.Admin(newToken(t, srv.DB, "alice")), "vic@example.com", "viewer")
 
 	browser, shots := webBrowser(t), webScreenshots(t)

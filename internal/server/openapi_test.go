@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/openapi"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // These tests validate every public answer the real server gives against the
@@ -34,9 +35,9 @@ type oaSpec struct {
 
 // oaLoad fetches the document srv serves, checks that it is the one of the
 // variant, and loads it.
-func oaLoad(t *testing.T, srv *testServer, variant statusd.Variant) *oaSpec {
+func oaLoad(t *testing.T, srv *testserver.Server, variant statusd.Variant) *oaSpec {
 	t.Helper()
-	r := srv.in(t).get("/api/v1/openapi.json", 200)
+	r := srv.In(t).Get("/api/v1/openapi.json", 200)
 	if !bytes.Equal(r.Body, openapi.Document(variant)) {
 		t.Fatalf("the served document is not Variant %s's", variant)
 	}
@@ -106,9 +107,9 @@ func oaValidateResponse(in *openapi3filter.RequestValidationInput, status int, h
 // oaCheck requests path from srv, fails unless the status is want, and
 // validates the exchange; the request is validated too when it is expected
 // to succeed.
-func (s *oaSpec) oaCheck(t *testing.T, srv *testServer, method, path string, want int) response {
+func (s *oaSpec) oaCheck(t *testing.T, srv *testserver.Server, method, path string, want int) testserver.Response {
 	t.Helper()
-	r := srv.in(t).do(method, path)
+	r := srv.In(t).Do(method, path)
 	if r.Status != want {
 		t.Errorf("%s %s: status %d, want %d\n%s", method, path, r.Status, want, r.Body)
 		return r
@@ -122,11 +123,11 @@ func (s *oaSpec) oaCheck(t *testing.T, srv *testServer, method, path string, wan
 // oaDoc is the fixture with enough components and notices for a second page
 // of each collection.
 func oaDoc(now time.Time) *statusd.Document {
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	for i := range 22 {
-		doc.Components = append(doc.Components, statusd.Component{ID: int64(40 + i), ParentID: ptr(int64(20)),
+		doc.Components = append(doc.Components, statusd.Component{ID: int64(40 + i), ParentID: testserver.Ptr(int64(20)),
 			Position: len(doc.Components) + 1, Name: fmt.Sprintf("Edge %d", i), Description: "An edge location",
-			CreatedAt: pageCreated, UpdatedAt: pageCreated})
+			CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated})
 	}
 	for i := range 22 {
 		at := now.Add(-time.Duration(100+i) * 24 * time.Hour)
@@ -135,11 +136,11 @@ func oaDoc(now time.Time) *statusd.Document {
 		if i%2 == 0 {
 			n.Type = statusd.Unplanned
 			n.ComponentIDs = []int64{int64(40 + i)}
-			n.Updates = []statusd.Update{upd(statusd.Investigating, at, "Down."), upd(statusd.Resolved, at.Add(time.Hour), "Up.")}
+			n.Updates = []statusd.Update{testserver.Upd(statusd.Investigating, at, "Down."), testserver.Upd(statusd.Resolved, at.Add(time.Hour), "Up.")}
 		} else {
 			n.Type = statusd.General
-			n.ExpiresAt = ptr(at.Add(24 * time.Hour))
-			n.Updates = []statusd.Update{upd("", at, "News."), upd("", at.Add(time.Hour), "More news.")}
+			n.ExpiresAt = testserver.Ptr(at.Add(24 * time.Hour))
+			n.Updates = []statusd.Update{testserver.Upd("", at, "News."), testserver.Upd("", at.Add(time.Hour), "More news.")}
 		}
 		doc.Notices = append(doc.Notices, n)
 	}
@@ -147,10 +148,11 @@ func oaDoc(now time.Time) *statusd.Document {
 }
 
 // oaServer serves oaDoc in the variant and loads its document.
-func oaServer(t *testing.T, variant statusd.Variant, flags ...string) (*testServer, *oaSpec, time.Time) {
+func oaServer(t *testing.T, variant statusd.Variant, o options) (*testserver.Server, *oaSpec, time.Time) {
 	t.Helper()
+	o.variant = variant
 	now := time.Now().UTC().Truncate(time.Second)
-	srv := startServer(t, oaDoc(now), append([]string{"--variant", string(variant)}, flags...)...)
+	srv := startServer(t, oaDoc(now), o)
 	return srv, oaLoad(t, srv, variant), now
 }
 
@@ -161,7 +163,7 @@ var oaVariants = []statusd.Variant{statusd.VariantA, statusd.VariantB}
 func TestOpenAPIResponses(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, now := oaServer(t, variant)
+			srv, spec, now := oaServer(t, variant, options{})
 			ok := []string{
 				"/api/v1/status", "/v1/status", "/api/v1/openapi.json",
 				"/api/v1/components", "/v1/components", "/api/v1/components?page=2", "/api/v1/components?page=3",
@@ -237,7 +239,7 @@ func TestOpenAPIResponses(t *testing.T) {
 				if err := spec.oaValidate(http.MethodGet, path, 404, nil, nil, false); err == nil {
 					t.Errorf("%s is described", path)
 				}
-				r := srv.do(http.MethodGet, path)
+				r := srv.Do(http.MethodGet, path)
 				if err := spec.oaValidateAs("NotFound", http.MethodGet, path, r.Status, r.Header, r.Body); err != nil {
 					t.Error(err)
 				}
@@ -245,7 +247,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			// Other methods answer the reusable 405.
 			for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 				for _, path := range []string{"/api/v1/status", "/api/v1/notices/100", "/v1/components", "/api/v1/openapi.json"} {
-					r := srv.do(method, path)
+					r := srv.Do(method, path)
 					if err := spec.oaValidateAs("MethodNotAllowed", method, path, r.Status, r.Header, r.Body); err != nil {
 						t.Error(err)
 					}
@@ -286,7 +288,7 @@ func oaEmitted(v any) []string {
 func TestOpenAPIEmittedPaths(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, _ := oaServer(t, variant)
+			srv, spec, _ := oaServer(t, variant, options{})
 			queue := []string{"/api/v1/status", "/api/v1/components", "/api/v1/notices",
 				"/api/v1/notices?filter[timeline_state_eq]=past&filter[type_in][]=general&filter[type_in][]=unplanned"}
 			if variant.HasMetrics() {
@@ -362,7 +364,7 @@ func oaFind(t *testing.T, list any, key string, value any) map[string]any {
 func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 	for _, variant := range oaVariants {
 		t.Run(string(variant), func(t *testing.T) {
-			srv, spec, _ := oaServer(t, variant)
+			srv, spec, _ := oaServer(t, variant, options{})
 			otherMaint := "under-maintenance"
 			if variant == statusd.VariantB {
 				otherMaint = "under_maintenance"
@@ -465,7 +467,7 @@ func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 				)
 			}
 			for _, c := range cases {
-				r := srv.do(http.MethodGet, c.path)
+				r := srv.Do(http.MethodGet, c.path)
 				if err := spec.oaValidate(http.MethodGet, c.path, r.Status, r.Header, r.Body, false); err != nil {
 					t.Errorf("%s: the unbroken answer fails: %v", c.name, err)
 					continue
@@ -476,7 +478,7 @@ func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 				}
 			}
 			// An undocumented status, and a wrong content type, fail too.
-			r := srv.do(http.MethodGet, "/api/v1/status")
+			r := srv.Do(http.MethodGet, "/api/v1/status")
 			if err := spec.oaValidate(http.MethodGet, "/api/v1/status", 418, r.Header, r.Body, false); err == nil {
 				t.Error("status 418 accepted")
 			}
@@ -496,11 +498,11 @@ func TestOpenAPIRejectsWrongBodies(t *testing.T) {
 // TestOpenAPIRateLimitAndUnavailable validates the RateLimit-* headers, the
 // 429 with Retry-After and the 503 before a page is published.
 func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
-	srv, spec, _ := oaServer(t, statusd.VariantA, "--rate-limit", "2")
-	var limited response
+	srv, spec, _ := oaServer(t, statusd.VariantA, options{rateLimit: 2})
+	var limited testserver.Response
 	for i := 0; i < 30 && limited.Status == 0; i++ {
 		path := "/api/v1/notices/100"
-		r := srv.do(http.MethodGet, path)
+		r := srv.Do(http.MethodGet, path)
 		if r.Status == 200 && r.Header.Get("RateLimit-Limit") == "" {
 			t.Error("no RateLimit-Limit on a limited server")
 		}
@@ -520,9 +522,9 @@ func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
 		t.Error("a 429 without Retry-After accepted")
 	}
 
-	empty := startServer(t, nil)
+	empty := startServer(t, nil, options{})
 	for _, path := range []string{"/api/v1/status", "/api/v1/notices?page=2", "/api/notices/1", "/api/v1/openapi.json"} {
-		r := empty.do(http.MethodGet, path)
+		r := empty.Do(http.MethodGet, path)
 		if r.Status != 503 {
 			t.Errorf("%s before an import: %d", path, r.Status)
 		}
@@ -536,14 +538,14 @@ func TestOpenAPIRateLimitAndUnavailable(t *testing.T) {
 // document match requests whose brackets are percent-encoded, as clients
 // built from the document send them.
 func TestOpenAPIQueryEncodings(t *testing.T) {
-	srv, spec, _ := oaServer(t, statusd.VariantA)
+	srv, spec, _ := oaServer(t, statusd.VariantA, options{})
 	q := url.Values{}
 	q.Add("filter[type_in][]", "unplanned")
 	q.Add("filter[type_in][]", "planned")
 	q.Set("filter[timeline_state_eq]", "past")
 	q.Set("page", "1")
 	r := spec.oaCheck(t, srv, http.MethodGet, "/api/v1/notices?"+q.Encode(), 200)
-	if n := len(at(t, r.JSON, "notices").([]any)); n == 0 {
+	if n := len(testserver.At(t, r.JSON, "notices").([]any)); n == 0 {
 		t.Error("no notices")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 // Black-box tests of the Statuspage-compatible v2 endpoints and the badges
 // (issue 9). Helpers here start with tm.
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // tmField is what a key of a Statuspage object holds: a JSON kind
@@ -284,14 +285,14 @@ func tmStates(now time.Time) []struct {
 	doc  *statusd.Document
 } {
 	without := func(ids ...int64) *statusd.Document {
-		d := fixture(now)
+		d := testserver.Fixture(now)
 		d.Notices = slices.DeleteFunc(d.Notices, func(n statusd.Notice) bool { return slices.Contains(ids, n.ID) })
 		return d
 	}
 	return []struct {
 		name string
 		doc  *statusd.Document
-	}{{"degraded", fixture(now)}, {"maintenance", without(100)}, {"operational", without(100, 200)}}
+	}{{"degraded", testserver.Fixture(now)}, {"maintenance", without(100)}, {"operational", without(100, 200)}}
 }
 
 // TestStatuspageV2 checks every v2 endpoint against Statuspage's field
@@ -301,14 +302,14 @@ func tmStates(now time.Time) []struct {
 // answers are checked against the published field lists instead.)
 func TestStatuspageV2(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	h := func(n float64) string { return ts(now.Add(time.Duration(n * float64(time.Hour)))) }
+	h := func(n float64) string { return testserver.TS(now.Add(time.Duration(n * float64(time.Hour)))) }
 	d := func(n float64) time.Time { return now.Add(time.Duration(n * 24 * float64(time.Hour))) }
 	for _, st := range tmStates(now) {
 		t.Run(st.name, func(t *testing.T) {
-			srv := startServer(t, st.doc)
+			srv := startServer(t, st.doc, options{})
 			get := func(path string) map[string]any {
 				t.Helper()
-				r := srv.get(path, 200)
+				r := srv.Get(path, 200)
 				if r.Header.Get("Access-Control-Allow-Origin") != "*" || r.Header.Get("ETag") == "" ||
 					r.Header.Get("Content-Type") != "application/json; charset=utf-8" {
 					t.Errorf("%s headers %v", path, r.Header)
@@ -331,7 +332,7 @@ func TestStatuspageV2(t *testing.T) {
 				if id := tmCheckAnswer(t, path, answers[path], keys...); id != pageID {
 					t.Errorf("%s: page.id %s, summary says %s", path, id, pageID)
 				}
-				assertJSON(t, path+" page", answers[path]["page"], summary["page"])
+				testserver.AssertJSON(t, path+" page", answers[path]["page"], summary["page"])
 			}
 
 			// page: the fixture's name and url; updated_at is the latest
@@ -343,20 +344,20 @@ func TestStatuspageV2(t *testing.T) {
 					latest = n.UpdatedAt
 				}
 			}
-			if v1 := at(t, srv.get("/api/v1/status", 200).JSON, "page.updated_at"); v1 != ts(latest) {
-				t.Errorf("v1 page.updated_at %v, want %s", v1, ts(latest))
+			if v1 := testserver.At(t, srv.Get("/api/v1/status", 200).JSON, "page.updated_at"); v1 != testserver.TS(latest) {
+				t.Errorf("v1 page.updated_at %v, want %s", v1, testserver.TS(latest))
 			}
-			assertJSON(t, "page", summary["page"], obj{"id": pageID, "name": "Acme Status", "url": "https://status.acme.test",
-				"time_zone": "Etc/UTC", "updated_at": ts(latest)})
+			testserver.AssertJSON(t, "page", summary["page"], testserver.Obj{"id": pageID, "name": "Acme Status", "url": "https://status.acme.test",
+				"time_zone": "Etc/UTC", "updated_at": testserver.TS(latest)})
 
 			// status
-			wantStatus := map[string]obj{
+			wantStatus := map[string]testserver.Obj{
 				"degraded":    {"indicator": "major", "description": "Some systems are degraded"},
 				"maintenance": {"indicator": "maintenance", "description": "Maintenance is underway"},
 				"operational": {"indicator": "none", "description": "All systems operational"},
 			}[st.name]
-			assertJSON(t, "summary status", summary["status"], wantStatus)
-			assertJSON(t, "status.json status", answers["/api/v2/status.json"]["status"], wantStatus)
+			testserver.AssertJSON(t, "summary status", summary["status"], wantStatus)
+			testserver.AssertJSON(t, "status.json status", answers["/api/v2/status.json"]["status"], wantStatus)
 
 			// components, in position order. Groups (10 API, 30 Database)
 			// show their worst member, as on Statuspage.
@@ -368,10 +369,10 @@ func TestStatuspageV2(t *testing.T) {
 			if got := tmIDs(t, summary["components"]); got != wantComps {
 				t.Errorf("components %s, want %s", got, wantComps)
 			}
-			assertJSON(t, "components.json", answers["/api/v2/components.json"]["components"], summary["components"])
+			testserver.AssertJSON(t, "components.json", answers["/api/v2/components.json"]["components"], summary["components"])
 			api := tmFind(t, summary["components"], "10")
-			assertJSON(t, "component 10", api, obj{"id": "10", "name": "API", "status": api["status"],
-				"created_at": ts(pageCreated), "updated_at": ts(pageCreated.Add(time.Hour)), "position": 2,
+			testserver.AssertJSON(t, "component 10", api, testserver.Obj{"id": "10", "name": "API", "status": api["status"],
+				"created_at": testserver.TS(testserver.PageCreated), "updated_at": testserver.TS(testserver.PageCreated.Add(time.Hour)), "position": 2,
 				"description": "Public REST API", "showcase": true, "start_date": "2026-01-01", "group_id": nil,
 				"page_id": pageID, "group": true, "only_show_if_degraded": false, "components": []string{"12", "11"}})
 			eu := tmFind(t, summary["components"], "11")
@@ -410,10 +411,10 @@ func TestStatuspageV2(t *testing.T) {
 				components          string
 			}{
 				{"105", "major", h(-5), h(-4), nil, "monitoring investigating", "20:under_maintenance"},
-				{"101", "major", ts(d(-3)), ts(d(-3).Add(30 * time.Minute)), ts(d(-3).Add(time.Hour)), "resolved monitoring investigating", "31:operational"},
-				{"103", "none", ts(d(-10)), nil, ts(d(-10).Add(20 * time.Minute)), "resolved investigating", "12:operational"},
-				{"104", "major", ts(d(-20)), nil, ts(d(-20).Add(4 * time.Hour)), "resolved investigating", ""},
-				{"102", "major", ts(d(-40)), nil, ts(d(-40).Add(3 * time.Hour)), "resolved resolved identified investigating resolved investigating", ""},
+				{"101", "major", testserver.TS(d(-3)), testserver.TS(d(-3).Add(30 * time.Minute)), testserver.TS(d(-3).Add(time.Hour)), "resolved monitoring investigating", "31:operational"},
+				{"103", "none", testserver.TS(d(-10)), nil, testserver.TS(d(-10).Add(20 * time.Minute)), "resolved investigating", "12:operational"},
+				{"104", "major", testserver.TS(d(-20)), nil, testserver.TS(d(-20).Add(4 * time.Hour)), "resolved investigating", ""},
+				{"102", "major", testserver.TS(d(-40)), nil, testserver.TS(d(-40).Add(3 * time.Hour)), "resolved resolved identified investigating resolved investigating", ""},
 			} {
 				in := tmFind(t, incidents, w.id)
 				if in["impact"] != w.impact || in["started_at"] != w.started || in["monitoring_at"] != w.monitoring || in["resolved_at"] != w.resolved {
@@ -446,7 +447,7 @@ func TestStatuspageV2(t *testing.T) {
 			}
 			if st.name == "degraded" {
 				in := tmFind(t, incidents, "100")
-				assertJSON(t, "incident 100 update", in["incident_updates"].([]any)[0], obj{
+				testserver.AssertJSON(t, "incident 100 update", in["incident_updates"].([]any)[0], testserver.Obj{
 					"id": in["incident_updates"].([]any)[0].(map[string]any)["id"], "status": "identified", "body": "A bad deploy; rolling back.",
 					"incident_id": "100", "created_at": h(-1), "updated_at": h(-1), "display_at": h(-1),
 					"affected_components": nil, "deliver_notifications": false, "custom_tweet": nil, "tweet_id": nil})
@@ -479,12 +480,12 @@ func TestStatuspageV2(t *testing.T) {
 				t.Errorf("summary maintenances %s, want %s", got, wantSummary)
 			}
 			m := tmFind(t, all, "201")
-			if m["scheduled_for"] != ts(d(2)) || m["scheduled_until"] != ts(d(2).Add(2*time.Hour)) || m["impact"] != "maintenance" ||
-				m["started_at"] != ts(d(-1)) || m["resolved_at"] != nil || tmIDs(t, m["components"]) != "10:"+api["status"].(string) {
+			if m["scheduled_for"] != testserver.TS(d(2)) || m["scheduled_until"] != testserver.TS(d(2).Add(2*time.Hour)) || m["impact"] != "maintenance" ||
+				m["started_at"] != testserver.TS(d(-1)) || m["resolved_at"] != nil || tmIDs(t, m["components"]) != "10:"+api["status"].(string) {
 				t.Errorf("maintenance 201: %v", m)
 			}
 			m = tmFind(t, all, "204")
-			if m["started_at"] != ts(d(-50)) || m["resolved_at"] != ts(d(-49).Add(time.Hour)) {
+			if m["started_at"] != testserver.TS(d(-50)) || m["resolved_at"] != testserver.TS(d(-49).Add(time.Hour)) {
 				t.Errorf("maintenance 204: started %v resolved %v", m["started_at"], m["resolved_at"])
 			}
 		})
@@ -494,22 +495,22 @@ func TestStatuspageV2(t *testing.T) {
 // TestStatuspageV2Errors: the v2 endpoints answer like the v1 API when
 // there is no page, for other methods and for unknown paths.
 func TestStatuspageV2Errors(t *testing.T) {
-	empty := startServer(t, nil)
-	r := empty.get("/api/v2/summary.json", 503)
-	assertJSON(t, "no page", at(t, r.JSON, "error.code"), "unavailable")
-	srv := startServer(t, fixture(time.Now().UTC().Truncate(time.Second)))
-	r = srv.do(http.MethodPost, "/api/v2/status.json")
-	if r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, OPTIONS" || at(t, r.JSON, "error.code") != "method_not_allowed" {
+	empty := startServer(t, nil, options{})
+	r := empty.Get("/api/v2/summary.json", 503)
+	testserver.AssertJSON(t, "no page", testserver.At(t, r.JSON, "error.code"), "unavailable")
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)), options{})
+	r = srv.Do(http.MethodPost, "/api/v2/status.json")
+	if r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, OPTIONS" || testserver.At(t, r.JSON, "error.code") != "method_not_allowed" {
 		t.Errorf("POST: %d %v %s", r.Status, r.Header, r.Body)
 	}
-	r = srv.get("/api/v2/pages.json", 404)
-	assertJSON(t, "unknown path", at(t, r.JSON, "error.code"), "not_found")
-	r = srv.do(http.MethodOptions, "/api/v2/components.json", "Origin", "https://dash.test", "Access-Control-Request-Method", "GET")
+	r = srv.Get("/api/v2/pages.json", 404)
+	testserver.AssertJSON(t, "unknown path", testserver.At(t, r.JSON, "error.code"), "not_found")
+	r = srv.Do(http.MethodOptions, "/api/v2/components.json", "Origin", "https://dash.test", "Access-Control-Request-Method", "GET")
 	if r.Status != 204 || r.Header.Get("Access-Control-Allow-Origin") != "*" {
 		t.Errorf("preflight: %d %v", r.Status, r.Header)
 	}
-	etag := srv.get("/api/v2/summary.json", 200).Header.Get("ETag")
-	if r := srv.do(http.MethodGet, "/api/v2/summary.json", "If-None-Match", etag); r.Status != 304 {
+	etag := srv.Get("/api/v2/summary.json", 200).Header.Get("ETag")
+	if r := srv.Do(http.MethodGet, "/api/v2/summary.json", "If-None-Match", etag); r.Status != 304 {
 		t.Errorf("If-None-Match: %d", r.Status)
 	}
 }
@@ -523,7 +524,7 @@ type tmSVG struct {
 	Texts     []string `xml:"g>text"`
 }
 
-func tmParseSVG(t *testing.T, r response) tmSVG {
+func tmParseSVG(t *testing.T, r testserver.Response) tmSVG {
 	t.Helper()
 	if ct := r.Header.Get("Content-Type"); ct != "image/svg+xml; charset=utf-8" {
 		t.Errorf("badge Content-Type %q", ct)
@@ -546,21 +547,21 @@ func TestBadges(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	for _, st := range tmStates(now) {
 		t.Run(st.name, func(t *testing.T) {
-			srv := startServer(t, st.doc)
+			srv := startServer(t, st.doc, options{})
 			word := map[string]string{"degraded": "degraded", "maintenance": "under maintenance", "operational": "operational"}[st.name]
 			color := map[string]string{"degraded": "orange", "maintenance": "blue", "operational": "brightgreen"}[st.name]
-			r := srv.get("/badge/status.json", 200)
-			assertJSON(t, "status.json", r.JSON, obj{"schemaVersion": 1, "label": "status", "message": word, "color": color})
+			r := srv.Get("/badge/status.json", 200)
+			testserver.AssertJSON(t, "status.json", r.JSON, testserver.Obj{"schemaVersion": 1, "label": "status", "message": word, "color": color})
 			if r.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.HasPrefix(r.Header.Get("Cache-Control"), "public, max-age=") {
 				t.Errorf("headers %v", r.Header)
 			}
-			svg := tmParseSVG(t, srv.get("/badge/status.svg", 200))
+			svg := tmParseSVG(t, srv.Get("/badge/status.svg", 200))
 			if svg.Title != "status: "+word || !slices.Contains(svg.Texts, word) || !slices.Contains(svg.Texts, "status") {
 				t.Errorf("status.svg %+v", svg)
 			}
 		})
 	}
-	srv := startServer(t, fixture(now))
+	srv := startServer(t, testserver.Fixture(now), options{})
 	for _, tc := range []struct {
 		id, label, message, color string
 	}{
@@ -571,30 +572,30 @@ func TestBadges(t *testing.T) {
 		// (CONTRACT C3): 10 with its child 11.
 		{"10", "API", "degraded", "orange"},
 	} {
-		r := srv.get("/badge/components/"+tc.id+".json", 200)
-		assertJSON(t, tc.id+".json", r.JSON, obj{"schemaVersion": 1, "label": tc.label, "message": tc.message, "color": tc.color})
-		svg := tmParseSVG(t, srv.get("/badge/components/"+tc.id+".svg", 200))
+		r := srv.Get("/badge/components/"+tc.id+".json", 200)
+		testserver.AssertJSON(t, tc.id+".json", r.JSON, testserver.Obj{"schemaVersion": 1, "label": tc.label, "message": tc.message, "color": tc.color})
+		svg := tmParseSVG(t, srv.Get("/badge/components/"+tc.id+".svg", 200))
 		if svg.Title != tc.label+": "+tc.message || !slices.Contains(svg.Texts, tc.label) || !slices.Contains(svg.Texts, tc.message) {
 			t.Errorf("%s.svg %+v", tc.id, svg)
 		}
 	}
 	for _, path := range []string{"/badge/components/999.json", "/badge/components/abc.json", "/badge/components/11"} {
-		r := srv.get(path, 404)
-		assertJSON(t, path, at(t, r.JSON, "message"), "not found")
+		r := srv.Get(path, 404)
+		testserver.AssertJSON(t, path, testserver.At(t, r.JSON, "message"), "not found")
 	}
-	tmParseSVG(t, srv.get("/badge/components/999.svg", 404))
+	tmParseSVG(t, srv.Get("/badge/components/999.svg", 404))
 
 	// A name with markup in it is escaped, and reads back as it was.
 	tok := newToken(t, srv.DB, "ops")
 	name := `Auth <SSO> & "Co" 'n'`
-	created := srv.adminOK(http.MethodPost, "/components", tok, fmt.Sprintf(`{"name": %q}`, name), http.StatusCreated)
+	created := srv.AdminOK(http.MethodPost, "/components", tok, fmt.Sprintf(`{"name": %q}`, name), http.StatusCreated)
 	id := fmt.Sprint(created["id"])
-	r := srv.get("/badge/components/"+id+".svg", 200)
+	r := srv.Get("/badge/components/"+id+".svg", 200)
 	if strings.Contains(string(r.Body), "<SSO>") {
 		t.Errorf("unescaped name in the SVG: %s", r.Body)
 	}
 	if svg := tmParseSVG(t, r); svg.Title != name+": operational" || !slices.Contains(svg.Texts, name) {
 		t.Errorf("escaped badge reads %+v", svg)
 	}
-	assertJSON(t, "escaped json", at(t, srv.get("/badge/components/"+id+".json", 200).JSON, "label"), name)
+	testserver.AssertJSON(t, "escaped json", testserver.At(t, srv.Get("/badge/components/"+id+".json", 200).JSON, "label"), name)
 }

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // Email subscription, black-box (CONTRACT C7): the real server with
@@ -26,44 +26,38 @@ import (
 // subSite is a server with email subscription on, its store, and the
 // SMTP server its emails go to.
 type subSite struct {
-	*testServer
+	*testserver.Server
 	subs statusd.SubscriberStore
 	smtp *testenv.SMTPServer
 }
 
 // startSubscriptions serves webStateDoc with email subscription on, its
 // emails sent to a real SMTP server started for the test.
-func startSubscriptions(t *testing.T, flags ...string) *subSite {
+func startSubscriptions(t *testing.T, o options) *subSite {
 	t.Helper()
-	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
-	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"),
-		append([]string{"--smtp-url", "smtp://" + smtpd.Addr, "--mail-from", "Acme Status <status@acme.test>"}, flags...)...)
-	store, err := sqlstore.Open(context.Background(), srv.DB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	return &subSite{testServer: srv, subs: store.Subscribers(), smtp: smtpd}
+	o.smtp = testenv.StartSMTP(t, testenv.SMTPOptions{})
+	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"), o)
+	return &subSite{Server: srv, subs: testserver.OpenStore(t, srv.DB).Subscribers(), smtp: o.smtp}
 }
 
-// in is the site seen from t, a step of the test that started it.
-func (s *subSite) in(t *testing.T) *subSite {
-	return &subSite{testServer: s.testServer.in(t), subs: s.subs, smtp: s.smtp}
+// In is the site seen from t, a step of the test that started it.
+func (s *subSite) In(t *testing.T) *subSite {
+	return &subSite{Server: s.Server.In(t), subs: s.subs, smtp: s.smtp}
 }
 
 // post sends a form to path with the extra headers, as name, value pairs.
-func (s *subSite) post(path string, form url.Values, header ...string) response {
-	s.t.Helper()
-	return fetch(s.t, http.MethodPost, s.URL+path, form.Encode(),
+func (s *subSite) post(path string, form url.Values, header ...string) testserver.Response {
+	s.T().Helper()
+	return testserver.Fetch(s.T(), http.MethodPost, s.URL+path, form.Encode(),
 		append([]string{"Content-Type", "application/x-www-form-urlencoded"}, header...)...)
 }
 
 // subscriber is the email subscriber of address, or nil.
 func (s *subSite) subscriber(address string) *statusd.Subscriber {
-	s.t.Helper()
+	s.T().Helper()
 	list, _, err := s.subs.List(context.Background(), statusd.SubscriberFilter{Channel: statusd.Email}, 1, 1000)
 	if err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	for _, sub := range list {
 		if sub.Address == address {
@@ -77,14 +71,14 @@ func (s *subSite) subscriber(address string) *statusd.Subscriber {
 // subscriber, and every delivery (events are expanded into deliveries
 // first, so that a stored event shows).
 func (s *subSite) state() string {
-	s.t.Helper()
+	s.T().Helper()
 	ctx := context.Background()
 	if _, err := s.subs.Expand(ctx, time.Now(), 1000); err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	list, _, err := s.subs.List(ctx, statusd.SubscriberFilter{}, 1, 1000)
 	if err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	var b strings.Builder
 	for _, sub := range list {
@@ -93,7 +87,7 @@ func (s *subSite) state() string {
 	}
 	_, n, err := s.subs.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1)
 	if err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	fmt.Fprintf(&b, "%d deliveries\n", n)
 	return b.String()
@@ -101,14 +95,14 @@ func (s *subSite) state() string {
 
 // confirmations are the SubscriptionConfirm deliveries of a subscriber.
 func (s *subSite) confirmations(id int64) int {
-	s.t.Helper()
+	s.T().Helper()
 	ctx := context.Background()
 	if _, err := s.subs.Expand(ctx, time.Now(), 1000); err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	list, _, err := s.subs.Deliveries(ctx, statusd.DeliveryFilter{SubscriberID: id}, 1, 100)
 	if err != nil {
-		s.t.Fatal(err)
+		s.T().Fatal(err)
 	}
 	n := 0
 	for _, d := range list {
@@ -123,7 +117,7 @@ func (s *subSite) confirmations(id int64) int {
 // page well formed with the security headers, and, for a page that
 // carries a token or answers a POST (private), Cache-Control: no-store and
 // Referrer-Policy: no-referrer.
-func subPage(t *testing.T, what string, r response, status int, private bool) webPage {
+func subPage(t *testing.T, what string, r testserver.Response, status int, private bool) webPage {
 	t.Helper()
 	p := webParse(t, what, r, status)
 	if private && (r.Header.Get("Cache-Control") != "no-store" || r.Header.Get("Referrer-Policy") != "no-referrer") {
@@ -181,27 +175,27 @@ func subForm(t *testing.T, p webPage, action string) url.Values {
 // that confirms, the manage page that changes the components, and the
 // one-click unsubscription a mail provider sends.
 func TestSubscribeFlow(t *testing.T) {
-	site := startSubscriptions(t, "--log-level", "debug")
+	site := startSubscriptions(t, options{debug: true})
 	var confirmToken, manageToken string
 	const addr = "ann@example.com"
 
-	step(t, "every HTML page links to /subscribe, error pages too; /subscribe takes GET, HEAD and POST", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "every HTML page links to /subscribe, error pages too; /subscribe takes GET, HEAD and POST", func(t *testing.T) {
+		s := site.In(t)
 		for _, path := range []string{"/", "/history", "/notices/10", "/components/2/metrics"} {
-			if p := webGet(t, s.testServer, path, 200); !slices.Contains(webLinks(p.Doc), "/subscribe") {
+			if p := webGet(t, s.Server, path, 200); !slices.Contains(webLinks(p.Doc), "/subscribe") {
 				t.Errorf("%s does not link to /subscribe", path)
 			}
 		}
-		if p := webGet(t, s.testServer, "/no/such/page", 404); !slices.Contains(webLinks(p.Doc), "/subscribe") {
+		if p := webGet(t, s.Server, "/no/such/page", 404); !slices.Contains(webLinks(p.Doc), "/subscribe") {
 			t.Error("the 404 page does not link to /subscribe")
 		}
-		if r := s.do("PUT", "/subscribe"); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, POST" {
+		if r := s.Do("PUT", "/subscribe"); r.Status != 405 || r.Header.Get("Allow") != "GET, HEAD, POST" {
 			t.Errorf("PUT /subscribe: %d, Allow %q; want 405, GET, HEAD, POST", r.Status, r.Header.Get("Allow"))
 		}
 	})
 
-	step(t, "the form has the address and the component tree, nested, none checked", func(t *testing.T) {
-		form := webGet(t, site.testServer, "/subscribe", 200)
+	testserver.Step(t, "the form has the address and the component tree, nested, none checked", func(t *testing.T) {
+		form := webGet(t, site.Server, "/subscribe", 200)
 		subSees(t, form, "Email address", "Components", "Check none to hear about the whole page", "Website", "Checkout", "Email")
 		subForm(t, form, "/subscribe")
 		// Checkout (2) is in Website's (1) item, in a fieldset.
@@ -214,8 +208,8 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 	})
 
-	step(t, "subscribing stores a pending subscriber, confirmable for 48 hours, and its confirmation email", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "subscribing stores a pending subscriber, confirmable for 48 hours, and its confirmation email", func(t *testing.T) {
+		s := site.In(t)
 		before := time.Now()
 		r := s.post("/subscribe", url.Values{"email": {addr}, "component_ids": {"2"}})
 		after := time.Now()
@@ -238,10 +232,10 @@ func TestSubscribeFlow(t *testing.T) {
 		confirmToken, manageToken = sub.ConfirmToken, sub.Token
 	})
 
-	step(t, "the link of the email shows a Confirm button and changes nothing", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "the link of the email shows a Confirm button and changes nothing", func(t *testing.T) {
+		s := site.In(t)
 		stored := s.state()
-		p := subPage(t, "GET confirm", s.do("GET", "/subscriptions/confirm?token="+confirmToken), 200, true)
+		p := subPage(t, "GET confirm", s.Do("GET", "/subscriptions/confirm?token="+confirmToken), 200, true)
 		subSees(t, p, "Confirm your subscription", addr, "Checkout")
 		if f := subForm(t, p, "/subscriptions/confirm"); f.Get("token") != confirmToken {
 			t.Errorf("the confirm form carries token %q, want the link's", f.Get("token"))
@@ -251,8 +245,8 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 	})
 
-	step(t, "the button confirms: active, the confirmation used up, the manage link shown", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "the button confirms: active, the confirmation used up, the manage link shown", func(t *testing.T) {
+		s := site.In(t)
 		p := subPage(t, "POST confirm", s.post("/subscriptions/confirm", url.Values{"token": {confirmToken}}), 200, true)
 		subSees(t, p, "You are subscribed", addr, "Checkout")
 		if !slices.Contains(webLinks(p.Doc), "/subscriptions/manage?token="+manageToken) {
@@ -271,10 +265,10 @@ func TestSubscribeFlow(t *testing.T) {
 	})
 
 	manage := func() string { return "/subscriptions/manage?token=" + manageToken }
-	step(t, "the manage page shows the components as they are, and saves others", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "the manage page shows the components as they are, and saves others", func(t *testing.T) {
+		s := site.In(t)
 		stored := s.state()
-		p := subPage(t, "GET manage", s.do("GET", manage()), 200, true)
+		p := subPage(t, "GET manage", s.Do("GET", manage()), 200, true)
 		subSees(t, p, "Your subscription", addr, "Subscribed")
 		if got := subChecked(p); !slices.Equal(got, []string{"2"}) {
 			t.Errorf("manage page: checked %v, want [2]", got)
@@ -294,8 +288,8 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 	})
 
-	step(t, "a component not on the page is 422 and changes nothing; none checked is the whole page", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "a component not on the page is 422 and changes nothing; none checked is the whole page", func(t *testing.T) {
+		s := site.In(t)
 		stored := s.state()
 		p := subPage(t, "POST manage, component 99", s.post("/subscriptions/manage", url.Values{"token": {manageToken},
 			"component_ids": {"2", "99"}, "action": {"save"}}), 422, true)
@@ -309,11 +303,11 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 	})
 
-	step(t, "the unsubscribe link shows a button that POSTs to itself, and changes nothing", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "the unsubscribe link shows a button that POSTs to itself, and changes nothing", func(t *testing.T) {
+		s := site.In(t)
 		unsubscribe := "/subscriptions/unsubscribe?token=" + manageToken
 		stored := s.state()
-		p := subPage(t, "GET unsubscribe", s.do("GET", unsubscribe), 200, true)
+		p := subPage(t, "GET unsubscribe", s.Do("GET", unsubscribe), 200, true)
 		subSees(t, p, "Unsubscribe", addr)
 		if f := subForm(t, p, unsubscribe); f.Get("List-Unsubscribe") != "One-Click" {
 			t.Errorf("the unsubscribe form sends %v, want List-Unsubscribe=One-Click", f)
@@ -323,23 +317,23 @@ func TestSubscribeFlow(t *testing.T) {
 		}
 	})
 
-	step(t, "RFC 8058: the mail provider's POST, cross-site and without cookies, unsubscribes and answers 200, twice", func(t *testing.T) {
-		s := site.in(t)
+	testserver.Step(t, "RFC 8058: the mail provider's POST, cross-site and without cookies, unsubscribes and answers 200, twice", func(t *testing.T) {
+		s := site.In(t)
 		for range 2 {
-			r := fetch(t, http.MethodPost, s.URL+"/subscriptions/unsubscribe?token="+manageToken, "List-Unsubscribe=One-Click",
+			r := testserver.Fetch(t, http.MethodPost, s.URL+"/subscriptions/unsubscribe?token="+manageToken, "List-Unsubscribe=One-Click",
 				"Content-Type", "application/x-www-form-urlencoded", "Sec-Fetch-Site", "cross-site", "Origin", "https://mail.example.net")
 			subSees(t, subPage(t, "POST unsubscribe", r, 200, true), "You are unsubscribed")
 			if sub := s.subscriber(addr); sub.State != statusd.SubscriberUnsubscribed {
 				t.Errorf("after the one-click POST: %s, want unsubscribed", sub.State)
 			}
 		}
-		subSees(t, subPage(t, "GET manage, unsubscribed", s.do("GET", manage()), 200, true), "Unsubscribed", "Subscribe again")
+		subSees(t, subPage(t, "GET manage, unsubscribed", s.Do("GET", manage()), 200, true), "Unsubscribed", "Subscribe again")
 	})
 
-	step(t, "no token is in the logs, at debug level either", func(t *testing.T) {
+	testserver.Step(t, "no token is in the logs, at debug level either", func(t *testing.T) {
 		for _, token := range []string{confirmToken, manageToken} {
-			if strings.Contains(site.logs.String(), token) {
-				t.Errorf("a token is in the logs:\n%s", site.logs)
+			if strings.Contains(site.Logs.String(), token) {
+				t.Errorf("a token is in the logs:\n%s", site.Logs)
 			}
 		}
 	})
@@ -349,7 +343,7 @@ func TestSubscribeFlow(t *testing.T) {
 // address get the same answer, byte for byte, which names none of them;
 // and no address is in the logs.
 func TestSubscribeSamePage(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	ctx := context.Background()
 	s.post("/subscribe", url.Values{"email": {"pending@example.com"}})
 	s.post("/subscribe", url.Values{"email": {"active@example.com"}})
@@ -363,7 +357,7 @@ func TestSubscribeSamePage(t *testing.T) {
 	}
 	want := map[string]statusd.SubscriberState{"new@example.com": statusd.SubscriberPending, "pending@example.com": statusd.SubscriberPending,
 		"active@example.com": statusd.SubscriberActive, "quarantined@example.com": statusd.SubscriberQuarantined}
-	var first response
+	var first testserver.Response
 	for i, addr := range []string{"new@example.com", "pending@example.com", "active@example.com", "quarantined@example.com"} {
 		r := s.post("/subscribe", url.Values{"email": {addr}, "component_ids": {"3"}})
 		subPage(t, "POST /subscribe "+addr, r, 200, true)
@@ -380,8 +374,8 @@ func TestSubscribeSamePage(t *testing.T) {
 		}
 	}
 	for addr := range want {
-		if strings.Contains(s.logs.String(), addr) {
-			t.Errorf("%s is in the logs:\n%s", addr, s.logs)
+		if strings.Contains(s.Logs.String(), addr) {
+			t.Errorf("%s is in the logs:\n%s", addr, s.Logs)
 		}
 	}
 }
@@ -390,7 +384,7 @@ func TestSubscribeSamePage(t *testing.T) {
 // again, 422, saying what to correct and keeping what was right; a form
 // too large is 413; none of them changes anything.
 func TestSubscribeInvalid(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	stored := s.state()
 	for _, c := range []struct {
 		name    string
@@ -413,7 +407,7 @@ func TestSubscribeInvalid(t *testing.T) {
 		{"too large", url.Values{"email": {"ann@example.com"}, "pad": {strings.Repeat("x", 70<<10)}}, 413, "larger than 64 KiB", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := s.in(t)
+			s := s.In(t)
 			p := subPage(t, "POST /subscribe", s.post("/subscribe", c.form), c.status, true)
 			subSees(t, p, c.message)
 			if c.status != 422 {
@@ -439,7 +433,7 @@ func TestSubscribeInvalid(t *testing.T) {
 // 20 per client an hour, then a 429 page that changes nothing; and the §8
 // limit, which subscribing costs while reading pages does not.
 func TestSubscribeLimits(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	for i := 1; i <= 5; i++ {
 		subPage(t, "POST /subscribe "+strconv.Itoa(i), s.post("/subscribe", url.Values{"email": {"five@example.com"}}), 200, true)
 	}
@@ -469,9 +463,9 @@ func TestSubscribeLimits(t *testing.T) {
 
 	// §8 (--rate-limit 1: one request a second, a bucket of 1): a second
 	// subscription request at once is refused; pages are not counted.
-	s8 := startSubscriptions(t, "--rate-limit", "1")
+	s8 := startSubscriptions(t, options{rateLimit: 1})
 	for range 3 {
-		webGet(t, s8.testServer, "/subscribe", 200)
+		webGet(t, s8.Server, "/subscribe", 200)
 	}
 	r := s8.post("/subscribe", url.Values{"email": {"ann@example.com"}})
 	subPage(t, "POST /subscribe", r, 200, true)
@@ -489,7 +483,7 @@ func TestSubscribeLimits(t *testing.T) {
 // TestSubscribeLinks: an expired, used or unknown token answers a page
 // that says so, 404, with a link to subscribe again, and changes nothing.
 func TestSubscribeLinks(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	s.post("/subscribe", url.Values{"email": {"late@example.com"}})
 	sub := s.subscriber("late@example.com")
 	// The link was mailed 49 hours ago.
@@ -503,24 +497,24 @@ func TestSubscribeLinks(t *testing.T) {
 	stored := s.state()
 	for _, c := range []struct {
 		name string
-		do   func() response
+		do   func() testserver.Response
 	}{
-		{"GET confirm, expired", func() response { return s.do("GET", "/subscriptions/confirm?token="+sub.ConfirmToken) }},
-		{"POST confirm, expired", func() response {
+		{"GET confirm, expired", func() testserver.Response { return s.Do("GET", "/subscriptions/confirm?token="+sub.ConfirmToken) }},
+		{"POST confirm, expired", func() testserver.Response {
 			return s.post("/subscriptions/confirm", url.Values{"token": {sub.ConfirmToken}})
 		}},
-		{"GET confirm, the manage token", func() response { return s.do("GET", "/subscriptions/confirm?token="+sub.Token) }},
-		{"GET confirm, no token", func() response { return s.do("GET", "/subscriptions/confirm") }},
-		{"GET manage, unknown", func() response { return s.do("GET", "/subscriptions/manage?token=nope") }},
-		{"GET manage, the confirm token", func() response { return s.do("GET", "/subscriptions/manage?token="+sub.ConfirmToken) }},
-		{"POST manage, unknown", func() response {
+		{"GET confirm, the manage token", func() testserver.Response { return s.Do("GET", "/subscriptions/confirm?token="+sub.Token) }},
+		{"GET confirm, no token", func() testserver.Response { return s.Do("GET", "/subscriptions/confirm") }},
+		{"GET manage, unknown", func() testserver.Response { return s.Do("GET", "/subscriptions/manage?token=nope") }},
+		{"GET manage, the confirm token", func() testserver.Response { return s.Do("GET", "/subscriptions/manage?token="+sub.ConfirmToken) }},
+		{"POST manage, unknown", func() testserver.Response {
 			return s.post("/subscriptions/manage", url.Values{"token": {"nope"}, "action": {"unsubscribe"}})
 		}},
-		{"GET unsubscribe, empty", func() response { return s.do("GET", "/subscriptions/unsubscribe?token=") }},
-		{"POST unsubscribe, unknown", func() response {
+		{"GET unsubscribe, empty", func() testserver.Response { return s.Do("GET", "/subscriptions/unsubscribe?token=") }},
+		{"POST unsubscribe, unknown", func() testserver.Response {
 			return s.post("/subscriptions/unsubscribe?token=nope", url.Values{"List-Unsubscribe": {"One-Click"}})
 		}},
-		{"POST unsubscribe, too long", func() response {
+		{"POST unsubscribe, too long", func() testserver.Response {
 			return s.post("/subscriptions/unsubscribe?token="+strings.Repeat("a", 4000), nil)
 		}},
 	} {
@@ -544,7 +538,7 @@ func TestSubscribeLinks(t *testing.T) {
 // changing nothing; the same forms from the page itself, or from a
 // program (no Origin, no Sec-Fetch-Site), pass.
 func TestSubscribeCrossOrigin(t *testing.T) {
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	s.post("/subscribe", url.Values{"email": {"ann@example.com"}})
 	sub := s.subscriber("ann@example.com")
 	stored := s.state()
@@ -576,7 +570,7 @@ func TestSubscribeCrossOrigin(t *testing.T) {
 // TestSubscriptionsOff: without --smtp-url no page links to /subscribe,
 // and the subscription paths are the HTML 404 page.
 func TestSubscriptionsOff(t *testing.T) {
-	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"))
+	srv := startServer(t, webStateDoc(time.Now().UTC(), "operational"), options{})
 	for _, path := range []string{"/", "/history", "/no/such/page"} {
 		want := 200
 		if path == "/no/such/page" {
@@ -590,7 +584,7 @@ func TestSubscriptionsOff(t *testing.T) {
 		{"GET", "/subscribe"}, {"POST", "/subscribe"}, {"GET", "/subscriptions/confirm?token=x"},
 		{"POST", "/subscriptions/manage"}, {"POST", "/subscriptions/unsubscribe?token=x"},
 	} {
-		p := webParse(t, c.method+" "+c.path, srv.do(c.method, c.path), 404)
+		p := webParse(t, c.method+" "+c.path, srv.Do(c.method, c.path), 404)
 		if !strings.Contains(webText(p.Doc), "Page not found") {
 			t.Errorf("%s %s: not the 404 page", c.method, c.path)
 		}

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -108,7 +108,7 @@ func press(keys ...string) chromedp.Action[chromedp.Void] {
 func TestSubscribeBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	s := startSubscriptions(t)
+	s := startSubscriptions(t, options{})
 	for _, vp := range webViewports {
 		for _, script := range []bool{true, false} {
 			name := vp.name
@@ -120,7 +120,7 @@ func TestSubscribeBrowser(t *testing.T) {
 				defer cancel()
 				ctx, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)
 				defer cancelTimeout()
-				b := &subBrowser{t: t, ctx: ctx, s: s.in(t), problems: webListen(t, tab, s.URL), shots: shots, name: name}
+				b := &subBrowser{t: t, ctx: ctx, s: s.In(t), problems: webListen(t, tab, s.URL), shots: shots, name: name}
 				opts := []chromedp.EmulateViewportOption{chromedp.EmulateScale(1)}
 				if vp.mobile {
 					opts = append(opts, chromedp.EmulateMobile)

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The operator console (CONTRACT C8): users, setup links, sign-in,
@@ -121,43 +122,26 @@ func (p screen) want(t *testing.T, what string, status int, location string) {
 	}
 }
 
-// consoleURL is the --console-url of the tests that give one.
-const consoleURL = "https://admin.acme.test"
-
-// setupToken is the token of a setup link, checked to be under the
-// console's URL: consoleURL (--console-url), the page's url (the console
-// on the public listener) or none (--admin-addr alone: the path).
-func setupToken(t *testing.T, link string) string {
-	t.Helper()
-	for _, base := range []string{consoleURL, "https://status.acme.test", ""} {
-		if token, ok := strings.CutPrefix(link, base+"/manage/setup?token="); ok && len(token) == 43 {
-			return token
-		}
-	}
-	t.Fatalf("setup link %q: want %s, https://status.acme.test or nothing, then /manage/setup?token= and a 43-character token", link, consoleURL)
-	return ""
-}
-
 const goodPassword = "correct horse battery"
 
 func TestConsoleSignInAndHome(t *testing.T) {
 	now := time.Now().UTC()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0", "--console-url", consoleURL)
+	srv := startServer(t, consoleDoc(now), options{adminListener: true, consoleURL: testserver.ConsoleURL})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	ctx := context.Background()
 	b := newBrowser(t, srv.AdminURL)
 	var link string
 
-	step(t, "an owner adds a publisher and gets a setup link", func(t *testing.T) {
+	testserver.Step(t, "an owner adds a publisher and gets a setup link", func(t *testing.T) {
 		u, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("Pat@Example.com"), Role: new("publisher")})
-		noErr(t, "CreateUser", err)
+		testserver.NoErr(t, "CreateUser", err)
 		if u.ID != 1 || u.Email != "pat@example.com" || u.Role != "publisher" || u.State != "pending" {
 			t.Errorf("user %+v: want user 1, pat@example.com, publisher, pending", u)
 		}
 		link = u.SetupURL
-		if !strings.HasPrefix(link, consoleURL+"/manage/setup?token=") {
-			t.Errorf("setup link %q: want it under --console-url %s", link, consoleURL)
+		if !strings.HasPrefix(link, testserver.ConsoleURL+"/manage/setup?token=") {
+			t.Errorf("setup link %q: want it under --console-url %s", link, testserver.ConsoleURL)
 		}
 		_, err = adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("PAT@example.com"), Role: new("viewer")})
 		if e, ok := errors.AsType[*client.Error](err); !ok || e.Status != http.StatusConflict {
@@ -169,8 +153,8 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		}
 	})
 
-	step(t, "the setup link sets a password, given twice, of 12 characters or more, and signs in", func(t *testing.T) {
-		tok := setupToken(t, link)
+	testserver.Step(t, "the setup link sets a password, given twice, of 12 characters or more, and signs in", func(t *testing.T) {
+		tok := testserver.SetupToken(t, link)
 		p := b.do("GET", "/manage/setup?token="+url.QueryEscape(tok), nil)
 		p.want(t, "the setup form", 200, "")
 		if !strings.Contains(p.body, "pat@example.com") || !strings.Contains(p.body, `minlength="12"`) || p.header.Get("Cache-Control") != "no-store" {
@@ -197,13 +181,13 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		// The link works once.
 		newBrowser(t, srv.AdminURL).do("GET", "/manage/setup?token="+url.QueryEscape(tok), nil).want(t, "the used link", 404, "")
 		users, err := adm.Users(ctx)
-		noErr(t, "Users", err)
+		testserver.NoErr(t, "Users", err)
 		if len(users) != 1 || users[0].State != "active" {
 			t.Errorf("users %+v: want pat, active", users)
 		}
 	})
 
-	step(t, "home shows the page state, the component tree, the open incident and what comes", func(t *testing.T) {
+	testserver.Step(t, "home shows the page state, the component tree, the open incident and what comes", func(t *testing.T) {
 		p := b.do("GET", "/manage", nil)
 		p.want(t, "home", 200, "")
 		// API EU has an identified incident: it is degraded, and so are
@@ -233,7 +217,7 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		}
 	})
 
-	step(t, "a cross-site sign-out is refused and changes nothing", func(t *testing.T) {
+	testserver.Step(t, "a cross-site sign-out is refused and changes nothing", func(t *testing.T) {
 		p := b.do("POST", "/manage/logout", url.Values{}, "Sec-Fetch-Site", "cross-site")
 		p.want(t, "a cross-site sign-out", 403, "")
 		if !strings.HasPrefix(p.header.Get("Content-Type"), "text/html") {
@@ -244,14 +228,14 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		b.do("GET", "/manage", nil).want(t, "home after the refusals", 200, "")
 	})
 
-	step(t, "sign out ends the session; home then sends to the sign-in page", func(t *testing.T) {
+	testserver.Step(t, "sign out ends the session; home then sends to the sign-in page", func(t *testing.T) {
 		old := b.session
 		b.do("POST", "/manage/logout", url.Values{}, "Sec-Fetch-Site", "same-origin").want(t, "sign out", 303, "/manage/login")
 		b.session = old // the cookie, kept by someone who copied it
 		b.do("GET", "/manage", nil).want(t, "home after sign-out", 303, "/manage/login")
 	})
 
-	step(t, "sign in with the password, the email in any case", func(t *testing.T) {
+	testserver.Step(t, "sign in with the password, the email in any case", func(t *testing.T) {
 		b.session = ""
 		b.do("GET", "/manage/login", nil).want(t, "the sign-in form", 200, "")
 		b.do("POST", "/manage/login", url.Values{"email": {"PAT@example.com"}, "password": {goodPassword}}).want(t, "sign in", 303, "/manage")
@@ -259,23 +243,23 @@ func TestConsoleSignInAndHome(t *testing.T) {
 		b.do("GET", "/manage/login", nil).want(t, "the sign-in form, signed in", 303, "/manage")
 	})
 
-	step(t, "reset ends the session and gives a new link", func(t *testing.T) {
+	testserver.Step(t, "reset ends the session and gives a new link", func(t *testing.T) {
 		u, err := adm.ResetUser(ctx, 1)
-		noErr(t, "ResetUser", err)
-		if u.State != "pending" || setupToken(t, u.SetupURL) == setupToken(t, link) {
+		testserver.NoErr(t, "ResetUser", err)
+		if u.State != "pending" || testserver.SetupToken(t, u.SetupURL) == testserver.SetupToken(t, link) {
 			t.Errorf("reset: %+v; want pending with a new link", u)
 		}
 		b.do("GET", "/manage", nil).want(t, "home after the reset", 303, "/manage/login")
 		b.do("POST", "/manage/login", url.Values{"email": {"pat@example.com"}, "password": {goodPassword}}).want(t, "the old password", 401, "")
 	})
 
-	step(t, "remove deletes the user; both are in the audit log", func(t *testing.T) {
-		noErr(t, "DeleteUser", adm.DeleteUser(ctx, 1))
+	testserver.Step(t, "remove deletes the user; both are in the audit log", func(t *testing.T) {
+		testserver.NoErr(t, "DeleteUser", adm.DeleteUser(ctx, 1))
 		if err := adm.DeleteUser(ctx, 1); !client.IsNotFound(err) {
 			t.Errorf("removing again: %v, want 404", err)
 		}
 		a, err := adm.Audit(ctx, 1)
-		noErr(t, "Audit", err)
+		testserver.NoErr(t, "Audit", err)
 		var got []string
 		for _, e := range a.Audit {
 			got = append(got, e.Actor+" "+e.Action+" "+e.Target)
@@ -292,21 +276,21 @@ func TestConsoleSignInAndHome(t *testing.T) {
 // cross-site sign-in is refused before it counts; on the public
 // listener, /manage says where the console is.
 func TestConsoleLoginRefusals(t *testing.T) {
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	ctx := context.Background()
 	u, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("ann@example.com"), Role: new("viewer")})
-	noErr(t, "CreateUser", err)
+	testserver.NoErr(t, "CreateUser", err)
 	b := newBrowser(t, srv.AdminURL)
-	b.do("POST", "/manage/setup", url.Values{"token": {setupToken(t, u.SetupURL)}, "password": {goodPassword}, "password2": {goodPassword}}).
+	b.do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, u.SetupURL)}, "password": {goodPassword}, "password2": {goodPassword}}).
 		want(t, "setup", 303, "/manage")
 
 	login := func(email, password string, header ...string) screen {
 		t.Helper()
 		return newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {email}, "password": {password}}, header...)
 	}
-	step(t, "a wrong email and a wrong password get the same answer", func(t *testing.T) {
+	testserver.Step(t, "a wrong email and a wrong password get the same answer", func(t *testing.T) {
 		wrongPassword := login("ann@example.com", "not the password")
 		wrongEmail := login("bob@example.com", "not the password")
 		wrongPassword.want(t, "a wrong password", 401, "")
@@ -319,7 +303,7 @@ func TestConsoleLoginRefusals(t *testing.T) {
 		}
 	})
 
-	step(t, "a cross-site sign-in is refused, even with the right password", func(t *testing.T) {
+	testserver.Step(t, "a cross-site sign-in is refused, even with the right password", func(t *testing.T) {
 		login("ann@example.com", goodPassword, "Sec-Fetch-Site", "cross-site").want(t, "cross-site", 403, "")
 		p := login("ann@example.com", goodPassword, "Origin", "https://evil.example")
 		p.want(t, "a foreign origin", 403, "")
@@ -328,7 +312,7 @@ func TestConsoleLoginRefusals(t *testing.T) {
 		}
 	})
 
-	step(t, "five attempts per account in 15 minutes, the right password too", func(t *testing.T) {
+	testserver.Step(t, "five attempts per account in 15 minutes, the right password too", func(t *testing.T) {
 		// ann had one wrong attempt; three more, then the right one is
 		// the fifth; the sixth is refused whatever it says.
 		for range 3 {
@@ -344,7 +328,7 @@ func TestConsoleLoginRefusals(t *testing.T) {
 		login("ANN@example.com", goodPassword).want(t, "the same account in capitals", 429, "")
 	})
 
-	step(t, "twenty attempts per client in 15 minutes", func(t *testing.T) {
+	testserver.Step(t, "twenty attempts per client in 15 minutes", func(t *testing.T) {
 		// So far this client made 6 counted attempts: ann's wrong one and
 		// bob's, then ann's four (the refused ones did not count). 14
 		// more, each for another account, then one is refused.
@@ -354,9 +338,9 @@ func TestConsoleLoginRefusals(t *testing.T) {
 		login("zed@example.com", "not the password").want(t, "the 21st attempt", 429, "")
 	})
 
-	step(t, "the public listener says where the console is", func(t *testing.T) {
+	testserver.Step(t, "the public listener says where the console is", func(t *testing.T) {
 		for _, path := range []string{"/manage", "/manage/login"} {
-			r := srv.in(t).do("GET", path)
+			r := srv.In(t).Do("GET", path)
 			if r.Status != 404 || !strings.Contains(string(r.Body), "the console is on the admin API&#39;s listener") {
 				t.Errorf("GET %s on the public listener: %d\n%s", path, r.Status, r.Body)
 			}
@@ -364,41 +348,25 @@ func TestConsoleLoginRefusals(t *testing.T) {
 	})
 }
 
-// TestUserCLI: statusd user add prints the setup link; list, reset and
-// remove work by id and say what to do when the id is unknown.
-func TestUserCLI(t *testing.T) {
-	srv := startServer(t, consoleDoc(time.Now().UTC()))
+// TestConsoleURLUnknown: with --admin-addr and no --console-url statusd
+// does not know where people reach the console: a setup link is its path,
+// and the session cookie is not Secure (the page's https url does not say
+// the admin listener's scheme). That the CLI says to open the link on the
+// admin listener is checked in cmd/statusd.
+func TestConsoleURLUnknown(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	token := newToken(t, srv.DB, "alice")
-	out := opMust(t, srv, token, "user", "add", "--email", "Vic@Example.com", "--role", "viewer")
-	lines := strings.Split(out, "\n")
-	if lines[0] != "added user 1 vic@example.com (viewer)" || !strings.HasPrefix(lines[1], "setup link: ") {
-		t.Fatalf("user add:\n%s", out)
+	u, err := srv.Admin(token).CreateUser(context.Background(), statusd.AdminUserRequest{Email: new("ann@example.com"), Role: new("viewer")})
+	testserver.NoErr(t, "CreateUser", err)
+	link := u.SetupURL
+	if !strings.HasPrefix(link, "/manage/setup?token=") {
+		t.Fatalf("setup link %q, want its path", link)
 	}
-	first := setupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
-
-	out = opMust(t, srv, token, "user", "list")
-	if !regexp.MustCompile(`(?m)^ID +ROLE +STATE +CREATED +EMAIL\n1 +viewer +pending +\S+ +vic@example.com\n$`).MatchString(out) {
-		t.Errorf("user list:\n%s", out)
-	}
-	out = opMust(t, srv, token, "user", "reset", "1")
-	lines = strings.Split(out, "\n")
-	if lines[0] != "reset user 1 vic@example.com (viewer)" || setupToken(t, strings.TrimPrefix(lines[1], "setup link: ")) == first {
-		t.Errorf("user reset:\n%s", out)
-	}
-	if out := opMust(t, srv, token, "user", "remove", "1"); out != "removed user 1, and ended its sessions\n" {
-		t.Errorf("user remove: %q", out)
-	}
-	_, stderr, err := opCLI(t, srv, token, "user", "remove", "1")
-	if exitCode(err) != exitCodeNotFound || !strings.Contains(err.Error()+stderr, "statusd user list shows the users") {
-		t.Errorf("removing again: exit %d, %v %s", exitCode(err), err, stderr)
-	}
-	_, _, err = opCLI(t, srv, token, "user", "add", "--email", "x@example.com")
-	if exitCode(err) != exitCodeUsage || !strings.Contains(err.Error(), "--role viewer, publisher or owner") {
-		t.Errorf("add without a role: exit %d, %v", exitCode(err), err)
-	}
-	_, _, err = opCLI(t, srv, token, "user", "add", "--email", "not an address", "--role", "owner")
-	if exitCode(err) != exitCodeRefused || !strings.Contains(err.Error(), `email: "not an address" is not an email address`) {
-		t.Errorf("add of a bad address: exit %d, %v", exitCode(err), err)
+	b := newBrowser(t, srv.AdminURL)
+	p := b.do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
+	p.want(t, "setup", 303, "/manage")
+	if c := p.header.Get("Set-Cookie"); !strings.Contains(c, "HttpOnly") || strings.Contains(c, "Secure") {
+		t.Errorf("Set-Cookie %q: want HttpOnly, not Secure", c)
 	}
 }
 
@@ -417,7 +385,7 @@ func badge(class, word string) string {
 // and five minutes without it. The public page's URL and caching are
 // unchanged.
 func TestConsolePageStylesheet(t *testing.T) {
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	public := newBrowser(t, srv.URL).do("GET", "/assets/style.css", nil)
 	public.want(t, "the public stylesheet", 200, "")
 	sum := sha256.Sum256([]byte(public.body))

@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 func TestConsoleOwnerBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	signIn(t, srv, adm, "olga@example.com", "owner")
 	signIn(t, srv, adm, "vic@example.com", "viewer")
@@ -51,13 +51,13 @@ func TestConsoleOwnerBrowser(t *testing.T) {
 			signInTab("olga@example.com")
 			b.load("console-components", 200, "Components", "", chromedp.Click(chromedp.CSS(`nav.screens a[href="/manage/components"]`)))
 			b.load("console-added", 200, "Components", "", chromedp.Focus(chromedp.CSS("#name")), press(name, kb.Enter))
-			if c := srv.in(t).component(id); c.Name != name || c.ParentID != nil {
+			if c := srv.In(t).Component(id); c.Name != name || c.ParentID != nil {
 				t.Fatalf("component %d %+v: want %s at the top", id, c, name)
 			}
 			b.load("console-component", 200, name, "", chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/manage/components/%d"]`, id))))
 			b.load("console-renamed", 200, "Components", "", chromedp.SetValue(chromedp.CSS("#name"), name+" renamed"),
 				chromedp.Click(chromedp.CSS(fmt.Sprintf(`form[action="/manage/components/%d"] button`, id))))
-			if c := srv.in(t).component(id); c.Name != name+" renamed" {
+			if c := srv.In(t).Component(id); c.Name != name+" renamed" {
 				t.Errorf("component %d is named %q, want %q", id, c.Name, name+" renamed")
 			}
 			b.load("console-signed-out", 200, "Sign in", "", chromedp.Click(chromedp.CSS(".signout button")))
@@ -106,10 +106,10 @@ func TestConsoleOwnerActionsBrowser(t *testing.T) {
 			b.load("website", 200, "Website", "", chromedp.Click(chromedp.CSS(`a[href="/manage/components/3"]`)))
 			b.load("changed", 200, "Components", "", chromedp.SetValue(chromedp.CSS("#parent_id"), "1"),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/components/3"] button`)))
-			if c := srv.in(t).component(3); c.ParentID == nil || *c.ParentID != 1 {
+			if c := srv.In(t).Component(3); c.ParentID == nil || *c.ParentID != 1 {
 				t.Errorf("component 3's parent %v, want API (1)", c.ParentID)
 			}
-			if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "operational"}) {
+			if got := srv.In(t).ComponentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "operational"}) {
 				t.Errorf("the API's component states after the move: %v, want API and API EU degraded, Website operational", got)
 			}
 			b.says("the change", "Component changed.", "API Degraded", "Website Operational")
@@ -135,7 +135,7 @@ func TestConsoleOwnerActionsBrowser(t *testing.T) {
 			b.load("page-saved", 200, "Page settings", "", chromedp.SetValue(chromedp.CSS("#name"), "Acme Cloud Status"),
 				chromedp.SetValue(chromedp.CSS("#degraded"), "Partly down"),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/page"] button`)))
-			if p := srv.in(t).status(); p.State != "degraded" || p.StateText != "Partly down" {
+			if p := srv.In(t).Status(); p.State != "degraded" || p.StateText != "Partly down" {
 				t.Errorf("the API's page: %s, %q; want degraded, Partly down", p.State, p.StateText)
 			}
 			b.says("the settings", "Page settings saved. The public page is now Degraded: “Partly down”.")

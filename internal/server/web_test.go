@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"encoding/json"
@@ -15,10 +15,11 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
-// The status page, black-box: the real server on the fixture of
-// fixture_test.go. Expectations are worked out by hand from the fixture;
+// The status page, black-box: the real server on testserver.Fixture.
+// Expectations are worked out by hand from the fixture;
 // comments give the reasoning.
 
 // webPage is an HTML answer, parsed.
@@ -32,14 +33,14 @@ type webPage struct {
 
 // webGet fetches an HTML page and fails unless the status is want; it
 // checks the security headers and that the page is well formed.
-func webGet(t *testing.T, srv *testServer, path string, want int) webPage {
+func webGet(t *testing.T, srv *testserver.Server, path string, want int) webPage {
 	t.Helper()
-	return webParse(t, path, srv.in(t).do(http.MethodGet, path), want)
+	return webParse(t, path, srv.In(t).Do(http.MethodGet, path), want)
 }
 
 // webParse is webGet for an answer already fetched, of path (which names
 // the request in messages: "POST /subscribe").
-func webParse(t *testing.T, path string, r response, want int) webPage {
+func webParse(t *testing.T, path string, r testserver.Response, want int) webPage {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("%s: status %d, want %d\n%s", path, r.Status, want, r.Body)
@@ -278,7 +279,7 @@ func webLinks(n *html.Node) []string {
 func TestWebLinksResolve(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, _ := fixtureServer(t, variant)
+			srv, _ := fixtureServer(t, variant, options{})
 			pages := map[string]webPage{}
 			checked := map[string]bool{}
 			queue := []string{"/", "/history"}
@@ -317,7 +318,7 @@ func TestWebLinksResolve(t *testing.T) {
 						continue
 					}
 					checked[target] = true
-					r := srv.do(http.MethodGet, target)
+					r := srv.Do(http.MethodGet, target)
 					if r.Status != 200 {
 						t.Errorf("%s: link %s answers %d", path, link, r.Status)
 					}
@@ -359,7 +360,7 @@ func webIsPage(p string) bool {
 func TestWebStatusPage(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			p := webGet(t, srv, "/", 200)
 			// Incident 100 is identified: degraded, even with 200 underway.
 			banner := webSection(t, p, "banner-title")
@@ -573,7 +574,7 @@ func webOwner(n *html.Node) *html.Node {
 func TestWebNoticePage(t *testing.T) {
 	for _, variant := range []string{"a", "b"} {
 		t.Run(variant, func(t *testing.T) {
-			srv, now := fixtureServer(t, variant)
+			srv, now := fixtureServer(t, variant, options{})
 			d := func(n float64) time.Time { return now.Add(time.Duration(n * 24 * float64(time.Hour))) }
 			h := func(n float64) time.Time { return now.Add(time.Duration(n * float64(time.Hour))) }
 			p := webGet(t, srv, "/notices/102", 200)
@@ -599,7 +600,7 @@ func TestWebNoticePage(t *testing.T) {
 			var want []string
 			for _, m := range []int{190, 180, 150, 120, 60, 0} {
 				tm := t0.Add(time.Duration(m) * time.Minute)
-				want = append(want, ts(tm)+" "+tm.UTC().Format("2 Jan 2006, 15:04 UTC"))
+				want = append(want, testserver.TS(tm)+" "+tm.UTC().Format("2 Jan 2006, 15:04 UTC"))
 			}
 			if !slices.Equal(times, want) {
 				t.Errorf("update times %v, want %v", times, want)
@@ -644,7 +645,7 @@ func TestWebNoticePage(t *testing.T) {
 // TestWebHistory checks that the archive holds every notice but the future
 // one (201), each under the month it began, scheduled or was posted.
 func TestWebHistory(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	h := func(n float64) time.Time { return now.Add(time.Duration(n * float64(time.Hour))) }
 	d := func(n float64) time.Time { return h(24 * n) }
 	dates := map[string]time.Time{
@@ -681,7 +682,7 @@ func TestWebHistory(t *testing.T) {
 			t.Errorf("notice %s under %q, want %s", id, found[id], want)
 		}
 	}
-	if r := srv.do(http.MethodGet, "/history?page=x"); r.Status != 400 {
+	if r := srv.Do(http.MethodGet, "/history?page=x"); r.Status != 400 {
 		t.Errorf("page=x: %d", r.Status)
 	}
 }
@@ -691,7 +692,7 @@ func TestWebHistory(t *testing.T) {
 // s) and 102 (7,200 s), so 99.70%, MTTR 1 hour 5 minutes, MTBF 15 days 10
 // hours 55 minutes; and that the figures are the API's.
 func TestWebMetricsPage(t *testing.T) {
-	srv, now := fixtureServer(t, "a")
+	srv, now := fixtureServer(t, "a", options{})
 	start, end := day(now.AddDate(0, 0, -45)), day(now.AddDate(0, 0, -15))
 	path := fmt.Sprintf("/components/10/metrics?timeframe_start=%s&timeframe_end=%s", start, end)
 	p := webGet(t, srv, path, 200)
@@ -709,10 +710,10 @@ func TestWebMetricsPage(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, figures[k], v)
 		}
 	}
-	api := srv.get("/api/v1"+path+"&show_calculations=true", 200)
+	api := srv.Get("/api/v1"+path+"&show_calculations=true", 200)
 	for k, key := range map[string]string{"Uptime": "percentage_uptime.words", "Mean time to recovery": "mean_time_to_recovery.words",
 		"Mean time between failures": "mean_time_between_failures.words", "Downtime": "calculation_data_in_timeframe.total_impact_time.words"} {
-		if got := at(t, api.JSON, key); got != figures[k] {
+		if got := testserver.At(t, api.JSON, key); got != figures[k] {
 			t.Errorf("%s: page %q, API %q", k, figures[k], got)
 		}
 	}
@@ -722,7 +723,7 @@ func TestWebMetricsPage(t *testing.T) {
 	if got := webNoticeLinks(counted); !slices.Equal(got, []string{"104", "102"}) {
 		t.Errorf("counted %v", got)
 	}
-	href := at(t, api.JSON, "calculation_data_in_timeframe.notices.href").(string)
+	href := testserver.At(t, api.JSON, "calculation_data_in_timeframe.notices.href").(string)
 	var apiLink string
 	webWalk(counted, func(n *html.Node) {
 		if h := webAttr(n, "href"); strings.HasPrefix(h, "/api/") {
@@ -735,7 +736,7 @@ func TestWebMetricsPage(t *testing.T) {
 	var listed struct {
 		Notices []struct{ ID int64 } `json:"notices"`
 	}
-	if err := json.Unmarshal(srv.get(apiLink, 200).Body, &listed); err != nil || len(listed.Notices) != 2 || listed.Notices[0].ID != 104 || listed.Notices[1].ID != 102 {
+	if err := json.Unmarshal(srv.Get(apiLink, 200).Body, &listed); err != nil || len(listed.Notices) != 2 || listed.Notices[0].ID != 104 || listed.Notices[1].ID != 102 {
 		t.Errorf("the page's API link lists %+v (%v)", listed, err)
 	}
 	// The day-by-day chart covers the 31 days; the two days of 102 and the
@@ -773,7 +774,7 @@ func TestWebMetricsPage(t *testing.T) {
 	}
 	webGet(t, srv, "/components/20/metrics", 404)
 	webGet(t, srv, "/components/999/metrics", 404)
-	srvB, _ := fixtureServer(t, "b")
+	srvB, _ := fixtureServer(t, "b", options{})
 	webGet(t, srvB, "/components/10/metrics", 404)
 }
 
@@ -859,18 +860,18 @@ func TestWebFeeds(t *testing.T) {
 		variant, base string
 	}{{"a", "https://status.acme.test"}, {"b", "https://status.example.org/acme"}} {
 		t.Run(tc.variant, func(t *testing.T) {
-			flags := []string{}
+			o := options{}
 			if tc.variant == "b" {
-				flags = []string{"--base-url", tc.base}
+				o.baseURL = tc.base
 			}
-			srv, now := fixtureServer(t, tc.variant, flags...)
+			srv, now := fixtureServer(t, tc.variant, o)
 			want := map[int64]noticeWant{}
 			for _, n := range fixtureWant(now) {
 				want[n.id] = n
 			}
 			latest := map[int64]string{100: "A bad deploy; rolling back.", 201: "Planned.", 300: "Our new status page.", 102: "Post-mortem follows."}
 
-			r := srv.get("/history.atom", 200)
+			r := srv.Get("/history.atom", 200)
 			if ct := r.Header.Get("Content-Type"); ct != "application/atom+xml; charset=utf-8" {
 				t.Errorf("Atom Content-Type %q", ct)
 			}
@@ -882,8 +883,8 @@ func TestWebFeeds(t *testing.T) {
 				t.Errorf("Atom feed id %q, title %q, author %q", atom.ID, atom.Title, atom.Author.Name)
 			}
 			// The newest update: 100's and 200's, an hour ago.
-			if atom.Updated != ts(now.Add(-time.Hour)) {
-				t.Errorf("Atom updated %q, want %q", atom.Updated, ts(now.Add(-time.Hour)))
+			if atom.Updated != testserver.TS(now.Add(-time.Hour)) {
+				t.Errorf("Atom updated %q, want %q", atom.Updated, testserver.TS(now.Add(-time.Hour)))
 			}
 			links := map[string]string{}
 			for _, l := range atom.Links {
@@ -899,8 +900,8 @@ func TestWebFeeds(t *testing.T) {
 				e, n := atom.Entries[i], want[id]
 				u := fmt.Sprintf("%s/notices/%d", tc.base, id)
 				if e.ID != u || e.Link.Href != u || e.Link.Rel != "alternate" || e.Title != n.subject ||
-					e.Published != ts(n.created) || e.Updated != ts(n.updated) || e.Content.Type != "html" {
-					t.Errorf("Atom entry %d: %+v, want notice %d %q created %s updated %s", i, e, id, n.subject, ts(n.created), ts(n.updated))
+					e.Published != testserver.TS(n.created) || e.Updated != testserver.TS(n.updated) || e.Content.Type != "html" {
+					t.Errorf("Atom entry %d: %+v, want notice %d %q created %s updated %s", i, e, id, n.subject, testserver.TS(n.created), testserver.TS(n.updated))
 				}
 				if s, ok := latest[id]; ok && !strings.HasSuffix(e.Summary, s) {
 					t.Errorf("Atom entry %d: summary %q, want the latest update %q", id, e.Summary, s)
@@ -910,7 +911,7 @@ func TestWebFeeds(t *testing.T) {
 				}
 			}
 
-			r = srv.get("/history.rss", 200)
+			r = srv.Get("/history.rss", 200)
 			if ct := r.Header.Get("Content-Type"); ct != "application/rss+xml; charset=utf-8" {
 				t.Errorf("RSS Content-Type %q", ct)
 			}
@@ -959,14 +960,14 @@ func TestWebFeeds(t *testing.T) {
 // ago have no data, the day it was added and the two after have figures.
 func TestWebNoDataBeforeCreated(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
-	doc := fixture(now)
+	doc := testserver.Fixture(now)
 	added := now.AddDate(0, 0, -2)
 	for i := range doc.Components {
 		if c := &doc.Components[i]; c.ID == 11 {
 			c.CreatedAt, c.UpdatedAt = added, added
 		}
 	}
-	srv := startServer(t, doc)
+	srv := startServer(t, doc, options{})
 	today := statusd.Day(now)
 	has := func(n *html.Node, key string) bool {
 		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
@@ -1022,8 +1023,8 @@ func TestWebNoDataBeforeCreated(t *testing.T) {
 	if table := webText(chart); strings.Contains(table, "Slow EU responses") || !strings.Contains(table, "API errors") {
 		t.Errorf("days with downtime or incidents: %q, want today's API errors only", table)
 	}
-	api := srv.get("/api/v1/components/11/metrics?show_calculations=true", 200)
-	if got := at(t, api.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
+	api := srv.Get("/api/v1/components/11/metrics?show_calculations=true", 200)
+	if got := testserver.At(t, api.JSON, "calculation_data_in_timeframe.notices.count"); got != float64(2) {
 		t.Errorf("API notices.count %v, want 2 (100 and 104): the API keeps its equations", got)
 	}
 	if !strings.Contains(webText(webSection(t, p, "figures-title")), "Incidents counted 2") {

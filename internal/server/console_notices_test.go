@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The console's notice screens (CONTRACT C8, issue 27 item 3): each action
@@ -19,12 +20,12 @@ var sameSite = []string{"Sec-Fetch-Site", "same-origin"}
 
 // signedIn adds a user of role through the admin API and returns their
 // browser, signed in through the setup link.
-func signedIn(t *testing.T, srv *testServer, adm *client.Admin, email, role string) *browser {
+func signedIn(t *testing.T, srv *testserver.Server, adm *client.Admin, email, role string) *browser {
 	t.Helper()
 	u, err := adm.CreateUser(context.Background(), statusd.AdminUserRequest{Email: new(email), Role: new(role)})
-	noErr(t, "CreateUser "+email, err)
+	testserver.NoErr(t, "CreateUser "+email, err)
 	b := newBrowser(t, srv.AdminURL)
-	b.do("POST", "/manage/setup", url.Values{"token": {setupToken(t, u.SetupURL)}, "password": {goodPassword}, "password2": {goodPassword}},
+	b.do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, u.SetupURL)}, "password": {goodPassword}, "password2": {goodPassword}},
 		sameSite...).want(t, "setup of "+email, 303, "/manage")
 	return b
 }
@@ -41,19 +42,19 @@ func (p screen) has(t *testing.T, what string, want ...string) {
 
 func TestConsoleNotices(t *testing.T) {
 	now := time.Now().UTC()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0", "--allow-private-targets")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true, allowPrivate: true})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	ctx := context.Background()
 	pat := signedIn(t, srv, adm, "pat@example.com", "publisher")
 	vic := signedIn(t, srv, adm, "vic@example.com", "viewer")
-	hook := startReceiver(t)
+	hook := testserver.StartReceiver(t)
 	_, err := adm.CreateSubscriber(ctx, statusd.AdminSubscriberRequest{Channel: new("webhook"), Address: new(hook.URL + "/hook")})
-	noErr(t, "CreateSubscriber", err)
+	testserver.NoErr(t, "CreateSubscriber", err)
 	// The document has notices 10 and 11: the next is 12.
 	const inc, mnt, ann = 12, 13, 14
 
-	step(t, "home links a publisher to the three forms, a viewer to none", func(t *testing.T) {
+	testserver.Step(t, "home links a publisher to the three forms, a viewer to none", func(t *testing.T) {
 		home := pat.do("GET", "/manage", nil)
 		home.want(t, "pat's home", 200, "")
 		home.has(t, "pat's home", `<a href="/manage/incidents/new">Declare an incident</a>`,
@@ -67,7 +68,7 @@ func TestConsoleNotices(t *testing.T) {
 		}
 	})
 
-	step(t, "the incident form: the component tree as checkboxes, notify on", func(t *testing.T) {
+	testserver.Step(t, "the incident form: the component tree as checkboxes, notify on", func(t *testing.T) {
 		p := pat.do("GET", "/manage/incidents/new", nil)
 		p.want(t, "the incident form", 200, "")
 		p.has(t, "the incident form", `<option value="investigating" selected>Investigating</option>`,
@@ -76,7 +77,7 @@ func TestConsoleNotices(t *testing.T) {
 			`<input type="checkbox" name="notify" checked> Notify subscribers`)
 	})
 
-	step(t, "invalid input: the form again, 422, the problem by its field, what was typed kept; nothing published", func(t *testing.T) {
+	testserver.Step(t, "invalid input: the form again, 422, the problem by its field, what was typed kept; nothing published", func(t *testing.T) {
 		p := pat.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"identified"},
 			"component_ids": {"3"}, "content": {"  "}}, sameSite...)
 		p.want(t, "an empty message", 422, "")
@@ -94,16 +95,16 @@ func TestConsoleNotices(t *testing.T) {
 		}
 	})
 
-	step(t, "declare an incident, notify off: 303 to its page, which shows the public page's state; the API has it", func(t *testing.T) {
+	testserver.Step(t, "declare an incident, notify off: 303 to its page, which shows the public page's state; the API has it", func(t *testing.T) {
 		p := pat.do("POST", "/manage/incidents/new", url.Values{"subject": {"Login failures"}, "state": {"identified"},
 			"component_ids": {"3"}, "content": {"Sign-in fails for some."}}, sameSite...)
 		p.want(t, "declare", 303, "/manage/notices/12?done=published&component=3")
-		n := srv.notice(inc)
-		if n.Type != "unplanned" || n.Subject != "Login failures" || value(n.State) != "identified" || len(n.Components) != 1 || n.Components[0].ID != 3 {
+		n := srv.Notice(inc)
+		if n.Type != "unplanned" || n.Subject != "Login failures" || testserver.Value(n.State) != "identified" || len(n.Components) != 1 || n.Components[0].ID != 3 {
 			t.Errorf("the API's notice 12: %+v", n)
 		}
 		// Website (3) has an identified incident now: degraded.
-		if got := srv.componentStates(); got[3] != "degraded" {
+		if got := srv.ComponentStates(); got[3] != "degraded" {
 			t.Errorf("component states %v: want Website degraded", got)
 		}
 		p = pat.do("GET", "/manage/notices/12?done=published&component=3", nil)
@@ -113,19 +114,19 @@ func TestConsoleNotices(t *testing.T) {
 			`Sign-in fails for some.`, `<dd>Website</dd>`)
 	})
 
-	step(t, "post an update, notify on: the API has it, the subscriber hears of it and of nothing else", func(t *testing.T) {
+	testserver.Step(t, "post an update, notify on: the API has it, the subscriber hears of it and of nothing else", func(t *testing.T) {
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"update"}, "state": {"recovering"}, "content": {"Fix deployed."},
 			"notify": {"on"}}, sameSite...).want(t, "update", 303, "/manage/notices/12?done=updated&component=3")
-		n := srv.notice(inc)
-		if value(n.State) != "recovering" || len(n.Updates) != 2 {
-			t.Errorf("the API's notice 12: state %q, %d updates; want recovering, 2", value(n.State), len(n.Updates))
+		n := srv.Notice(inc)
+		if testserver.Value(n.State) != "recovering" || len(n.Updates) != 2 {
+			t.Errorf("the API's notice 12: state %q, %d updates; want recovering, 2", testserver.Value(n.State), len(n.Updates))
 		}
-		got := hook.wait(t, 1)
+		got := hook.Wait(t, 1)
 		if !strings.Contains(string(got[0].Body), "Fix deployed.") {
 			t.Errorf("the webhook is not of the update: %s", got[0].Body)
 		}
 		d, err := adm.Deliveries(ctx, statusd.DeliveryFilter{}, 1)
-		noErr(t, "Deliveries", err)
+		testserver.NoErr(t, "Deliveries", err)
 		if d.Meta.TotalCount != 1 {
 			t.Errorf("%d deliveries: want 1, the update's (the incident was declared with notify off)", d.Meta.TotalCount)
 		}
@@ -136,44 +137,44 @@ func TestConsoleNotices(t *testing.T) {
 		}
 	})
 
-	step(t, "resolve needs a message; then the incident is resolved and Website operational", func(t *testing.T) {
+	testserver.Step(t, "resolve needs a message; then the incident is resolved and Website operational", func(t *testing.T) {
 		p := pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {""}}, sameSite...)
 		p.want(t, "resolve without a message", 422, "")
 		p.has(t, "resolve without a message", `<p class="problem" id="content-problem" role="alert">must not be empty</p>`)
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"form": {"resolve"}, "state": {"resolved"}, "content": {"All fine."}}, sameSite...).
 			want(t, "resolve", 303, "/manage/notices/12?done=resolved&component=3")
-		if n := srv.notice(inc); value(n.State) != "resolved" {
-			t.Errorf("state %q, want resolved", value(n.State))
+		if n := srv.Notice(inc); testserver.Value(n.State) != "resolved" {
+			t.Errorf("state %q, want resolved", testserver.Value(n.State))
 		}
-		if got := srv.componentStates(); got[3] != "operational" {
+		if got := srv.ComponentStates(); got[3] != "operational" {
 			t.Errorf("component states %v: want Website operational", got)
 		}
 		p = pat.do("GET", "/manage/notices/12", nil)
 		p.has(t, "a resolved incident's page", `action="/manage/notices/12/reopen"`)
 	})
 
-	step(t, "reopen: investigating again", func(t *testing.T) {
+	testserver.Step(t, "reopen: investigating again", func(t *testing.T) {
 		pat.do("POST", "/manage/notices/12/reopen", url.Values{"form": {"reopen"}, "content": {"It is back."}}, sameSite...).
 			want(t, "reopen", 303, "/manage/notices/12?done=reopened&component=3")
-		if n := srv.notice(inc); value(n.State) != "investigating" || len(n.Updates) != 4 {
-			t.Errorf("state %q, %d updates; want investigating, 4", value(n.State), len(n.Updates))
+		if n := srv.Notice(inc); testserver.Value(n.State) != "investigating" || len(n.Updates) != 4 {
+			t.Errorf("state %q, %d updates; want investigating, 4", testserver.Value(n.State), len(n.Updates))
 		}
 	})
 
-	step(t, "edit the subject and the components", func(t *testing.T) {
+	testserver.Step(t, "edit the subject and the components", func(t *testing.T) {
 		p := pat.do("GET", "/manage/notices/12/edit", nil)
 		p.want(t, "the edit form", 200, "")
 		p.has(t, "the edit form", `value="Login failures"`, `value="3" checked> Website`)
 		pat.do("POST", "/manage/notices/12/edit", url.Values{"subject": {"Login and signup failures"}, "component_ids": {"2", "3"}}, sameSite...).
 			want(t, "edit", 303, "/manage/notices/12?done=edited&component=3&component=2")
-		n := srv.notice(inc)
+		n := srv.Notice(inc)
 		if n.Subject != "Login and signup failures" || len(n.Components) != 2 || n.Components[0].ID != 2 || n.Components[1].ID != 3 {
 			t.Errorf("the API's notice 12: %q on %+v", n.Subject, n.Components)
 		}
 	})
 
 	begins := now.Add(2 * time.Hour).Truncate(time.Minute)
-	step(t, "schedule maintenance: times in UTC, automated, the reminder said", func(t *testing.T) {
+	testserver.Step(t, "schedule maintenance: times in UTC, automated, the reminder said", func(t *testing.T) {
 		p := pat.do("GET", "/manage/maintenance/new", nil)
 		p.want(t, "the maintenance form", 200, "")
 		p.has(t, "the maintenance form", "Subscribers are reminded 1 hour before it begins.", "Begins at (UTC)")
@@ -185,20 +186,20 @@ func TestConsoleNotices(t *testing.T) {
 		form.Set("begins_at", begins.Format("2006-01-02T15:04"))
 		pat.do("POST", "/manage/maintenance/new", form, sameSite...).want(t, "schedule", 303, "/manage/notices/13?done=published&component=1")
 		n, err := adm.Notice(ctx, mnt)
-		noErr(t, "Notice 13", err)
-		if n.Type != "planned" || value(n.State) != "scheduled" || n.BeginsAt == nil || !n.BeginsAt.Equal(begins) ||
+		testserver.NoErr(t, "Notice 13", err)
+		if n.Type != "planned" || testserver.Value(n.State) != "scheduled" || n.BeginsAt == nil || !n.BeginsAt.Equal(begins) ||
 			n.EndsAt == nil || !n.EndsAt.Equal(begins.Add(time.Hour)) || n.Automate == nil || !*n.Automate {
 			t.Errorf("notice 13: %+v; want planned, scheduled, %v to an hour later, automated", n, begins)
 		}
 	})
 
-	step(t, "announce, with an expiry", func(t *testing.T) {
+	testserver.Step(t, "announce, with an expiry", func(t *testing.T) {
 		expires := now.Add(48 * time.Hour).Truncate(time.Minute)
 		pat.do("POST", "/manage/announcements/new", url.Values{"subject": {"New region"}, "content": {"EU-West opens."},
 			"expires_at": {expires.Format("2006-01-02T15:04")}}, sameSite...).want(t, "announce", 303, "/manage/notices/14?done=published")
 		n, err := adm.Notice(ctx, ann)
-		noErr(t, "Notice 14", err)
-		if n.Type != "general" || n.Subject != "New region" || !value(n.ExpiresAt).Equal(expires) {
+		testserver.NoErr(t, "Notice 14", err)
+		if n.Type != "general" || n.Subject != "New region" || !testserver.Value(n.ExpiresAt).Equal(expires) {
 			t.Errorf("notice 14: %+v; want general, New region, expiring %v", n, expires)
 		}
 		if _, err := srv.API.Notice(ctx, ann); err != nil {
@@ -206,7 +207,7 @@ func TestConsoleNotices(t *testing.T) {
 		}
 	})
 
-	step(t, "delete: a confirmation says what goes; the POST deletes", func(t *testing.T) {
+	testserver.Step(t, "delete: a confirmation says what goes; the POST deletes", func(t *testing.T) {
 		p := pat.do("GET", "/manage/notices/14/delete", nil)
 		p.want(t, "the confirmation", 200, "")
 		p.has(t, "the confirmation", "Delete “New region”?", "This deletes Announcement 14 and its 1 update from")
@@ -222,14 +223,14 @@ func TestConsoleNotices(t *testing.T) {
 		pat.do("GET", "/manage/notices/14", nil).want(t, "the deleted notice's page", 404, "")
 	})
 
-	step(t, "a viewer reads a notice without forms; each POST is 403 and changes nothing", func(t *testing.T) {
+	testserver.Step(t, "a viewer reads a notice without forms; each POST is 403 and changes nothing", func(t *testing.T) {
 		p := vic.do("GET", "/manage/notices/12", nil)
 		p.want(t, "vic reads notice 12", 200, "")
 		if strings.Contains(p.body, "<form method=\"post\" action=\"/manage/notices/12") {
 			t.Errorf("a viewer is shown a form:\n%s", p.body)
 		}
 		vic.do("GET", "/manage/incidents/new", nil).want(t, "vic's incident form", 403, "")
-		before := srv.notice(inc)
+		before := srv.Notice(inc)
 		for path, form := range map[string]url.Values{
 			"/manage/incidents/new":      {"subject": {"Vic's"}, "content": {"x"}},
 			"/manage/maintenance/new":    {"subject": {"Vic's"}, "content": {"x"}},
@@ -241,7 +242,7 @@ func TestConsoleNotices(t *testing.T) {
 		} {
 			vic.do("POST", path, form, sameSite...).want(t, "vic's POST "+path, 403, "")
 		}
-		after := srv.notice(inc)
+		after := srv.Notice(inc)
 		if after.Subject != before.Subject || len(after.Updates) != len(before.Updates) {
 			t.Errorf("notice 12 changed: %q, %d updates; was %q, %d", after.Subject, len(after.Updates), before.Subject, len(before.Updates))
 		}
@@ -250,18 +251,18 @@ func TestConsoleNotices(t *testing.T) {
 		}
 	})
 
-	step(t, "a cross-site update is 403 and changes nothing", func(t *testing.T) {
+	testserver.Step(t, "a cross-site update is 403 and changes nothing", func(t *testing.T) {
 		pat.do("POST", "/manage/notices/12/updates", url.Values{"content": {"Forged."}}, "Sec-Fetch-Site", "cross-site").
 			want(t, "a cross-site update", 403, "")
-		if n := srv.notice(inc); len(n.Updates) != 4 {
+		if n := srv.Notice(inc); len(n.Updates) != 4 {
 			t.Errorf("%d updates, want 4", len(n.Updates))
 		}
 		pat.do("GET", "/manage/notices/999", nil).want(t, "a notice that never was", 404, "")
 	})
 
-	step(t, "the audit log names the person", func(t *testing.T) {
+	testserver.Step(t, "the audit log names the person", func(t *testing.T) {
 		a, err := adm.Audit(ctx, 1)
-		noErr(t, "Audit", err)
+		testserver.NoErr(t, "Audit", err)
 		var got []string
 		for _, e := range a.Audit[:8] {
 			got = append(got, e.Actor+" "+e.Action+" "+e.Target)

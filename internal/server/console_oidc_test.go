@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,6 +25,8 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc/oidctest"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/console"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The console's sign-in with OpenID Connect (issue 27 item 6), against a
@@ -106,20 +107,16 @@ func ssoSignIn(t *testing.T, c *http.Client, prov *testProvider, email string, v
 func TestConsoleOIDC(t *testing.T) {
 	prov := startProvider(t)
 	prov.setDown(true)
-	db := filepath.Join(t.TempDir(), "statusd.db")
-	importDoc(t, db, consoleDoc(time.Now().UTC()))
-	// The secret comes from the environment, as an operator would give it.
-	srv := serveEnv(t, db, map[string]string{"STATUSD_OIDC_CLIENT_SECRET": prov.secret},
-		"--admin-addr", "127.0.0.1:0", "--console-url", "http://console.test",
-		"--oidc-issuer", prov.URL, "--oidc-client-id", prov.clientID)
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true, consoleURL: "http://console.test",
+		oidc: &console.OIDC{Issuer: prov.URL, ClientID: prov.clientID, ClientSecret: prov.secret}})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	ctx := context.Background()
 	pat, err := adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("pat@example.com"), Role: new("publisher")})
-	noErr(t, "CreateUser", err)
+	testserver.NoErr(t, "CreateUser", err)
 	host := strings.TrimPrefix(prov.URL, "http://")
 
-	step(t, "discovery fails at start: serve starts, warns, and the button says sign-in with the provider is unavailable", func(t *testing.T) {
-		waitLog(t, srv.logs, "OpenID Connect discovery failed", prov.URL)
+	testserver.Step(t, "discovery fails at start: serve starts, warns, and the button says sign-in with the provider is unavailable", func(t *testing.T) {
+		testserver.WaitLog(t, srv.Logs, "OpenID Connect discovery failed", prov.URL)
 		c := ssoBrowser(t, srv.AdminURL)
 		p := browse(t, c, "GET", "http://console.test/manage/login", nil)
 		if p.status != 200 || !strings.Contains(p.body, `<a class="sso" href="/manage/oidc/login">Sign in with `+host+`</a>`) {
@@ -133,7 +130,7 @@ func TestConsoleOIDC(t *testing.T) {
 	})
 
 	prov.setDown(false)
-	step(t, "once the provider answers, its verified email signs in the user who has it, in any case", func(t *testing.T) {
+	testserver.Step(t, "once the provider answers, its verified email signs in the user who has it, in any case", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		p := ssoSignIn(t, c, prov, "PAT@Example.COM", true, nil)
 		if p.status != 200 || p.url != "http://console.test/manage" || !strings.Contains(p.body, "pat@example.com (publisher)") {
@@ -164,7 +161,7 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 	})
 
-	step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
+	testserver.Step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
 		unverified := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "pat@example.com", false, nil)
 		unknown := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "zed@example.com", true, nil)
 		if unverified.status != 401 || !strings.Contains(unverified.body, "The email or the password is not right.") {
@@ -178,13 +175,13 @@ func TestConsoleOIDC(t *testing.T) {
 			t.Errorf("a wrong password: %d, the SSO refusal %d; want the same page\n%s\n%s", password.status, unverified.status, password.body, unverified.body)
 		}
 		users, err := adm.Users(ctx)
-		noErr(t, "Users", err)
+		testserver.NoErr(t, "Users", err)
 		if len(users) != 1 {
 			t.Errorf("users %+v: want pat alone", users)
 		}
 	})
 
-	step(t, "a wrong state, or a callback this browser did not start, is refused", func(t *testing.T) {
+	testserver.Step(t, "a wrong state, or a callback this browser did not start, is refused", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		p := ssoSignIn(t, c, prov, "pat@example.com", true, func(f url.Values) { f.Set("state", "forged") })
 		if p.status != 400 || !strings.Contains(p.body, "not started from this browser") {
@@ -235,7 +232,7 @@ func TestConsoleOIDC(t *testing.T) {
 	stateOf := func(t *testing.T, email string) string {
 		t.Helper()
 		users, err := adm.Users(ctx)
-		noErr(t, "Users", err)
+		testserver.NoErr(t, "Users", err)
 		for _, u := range users {
 			if u.Email == email {
 				return u.State
@@ -246,7 +243,7 @@ func TestConsoleOIDC(t *testing.T) {
 	setUp := func(t *testing.T, link string) screen {
 		t.Helper()
 		u, err := url.Parse(link)
-		noErr(t, "the setup link "+link, err)
+		testserver.NoErr(t, "the setup link "+link, err)
 		tok := u.Query().Get("token")
 		return newBrowser(t, srv.AdminURL).do("POST", "/manage/setup", url.Values{"token": {tok}, "password": {goodPassword}, "password2": {goodPassword}})
 	}
@@ -255,7 +252,7 @@ func TestConsoleOIDC(t *testing.T) {
 		return newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {email}, "password": {goodPassword}})
 	}
 
-	step(t, "a pending account signs in with the provider; its setup link still sets a password", func(t *testing.T) {
+	testserver.Step(t, "a pending account signs in with the provider; its setup link still sets a password", func(t *testing.T) {
 		if st := stateOf(t, "pat@example.com"); st != "pending" {
 			t.Fatalf("pat is %s, want pending (no password yet)", st)
 		}
@@ -270,13 +267,13 @@ func TestConsoleOIDC(t *testing.T) {
 	})
 
 	var val *statusd.AdminUser
-	step(t, "after a reset, the provider signs the account in; the password does not, until the new link sets one", func(t *testing.T) {
+	testserver.Step(t, "after a reset, the provider signs the account in; the password does not, until the new link sets one", func(t *testing.T) {
 		var err error
 		val, err = adm.CreateUser(ctx, statusd.AdminUserRequest{Email: new("val@example.com"), Role: new("viewer")})
-		noErr(t, "CreateUser val", err)
+		testserver.NoErr(t, "CreateUser val", err)
 		setUp(t, val.SetupURL).want(t, "val's setup", 303, "/manage")
 		reset, err := adm.ResetUser(ctx, val.ID)
-		noErr(t, "ResetUser val", err)
+		testserver.NoErr(t, "ResetUser val", err)
 		if p := passwordSignIn(t, "val@example.com"); p.status != 401 {
 			t.Errorf("val's old password after the reset: %d, want 401", p.status)
 		}
@@ -287,12 +284,12 @@ func TestConsoleOIDC(t *testing.T) {
 		passwordSignIn(t, "val@example.com").want(t, "val's new password", 303, "/manage")
 	})
 
-	step(t, "a removed account cannot sign in with the provider: the refusal of an unknown one; its session ends", func(t *testing.T) {
+	testserver.Step(t, "a removed account cannot sign in with the provider: the refusal of an unknown one; its session ends", func(t *testing.T) {
 		c := ssoBrowser(t, srv.AdminURL)
 		if p := verified(t, c, "val@example.com"); !signedInAs(p, "val@example.com (viewer)") {
 			t.Fatalf("val with the provider: %d at %s", p.status, p.url)
 		}
-		noErr(t, "DeleteUser val", adm.DeleteUser(ctx, val.ID))
+		testserver.NoErr(t, "DeleteUser val", adm.DeleteUser(ctx, val.ID))
 		if p := browse(t, c, "GET", "http://console.test/manage", nil); p.url != "http://console.test/manage/login" {
 			t.Errorf("val's session after the removal: at %s, want the sign-in page", p.url)
 		}
@@ -306,61 +303,8 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 	})
 
-	if strings.Contains(srv.logs.String(), prov.secret) {
-		t.Errorf("the client secret is in the logs:\n%s", srv.logs)
-	}
-}
-
-// TestConsoleOIDCFlags: the three flags go together, the issuer is https
-// or loopback, and with --admin-addr the redirect URI needs --console-url;
-// each refusal is a usage error that says what to give.
-func TestConsoleOIDCFlags(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "statusd.db")
-	for _, tc := range []struct {
-		env  map[string]string
-		args []string
-		want string
-	}{
-		{nil, []string{"--oidc-issuer", "https://id.acme.test"}, "needs --oidc-issuer, --oidc-client-id and --oidc-client-secret together; missing --oidc-client-id, --oidc-client-secret"},
-		{map[string]string{"STATUSD_OIDC_CLIENT_ID": "c", "STATUSD_OIDC_CLIENT_SECRET": "hush-hush"}, nil, "missing --oidc-issuer"},
-		{nil, []string{"--oidc-issuer", "http://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, `--oidc-issuer: "http://id.acme.test" must be https`},
-		{nil, []string{"--oidc-issuer", "id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "is not an absolute https URL"},
-		{nil, []string{"--admin-addr", "127.0.0.1:0", "--oidc-issuer", "https://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "with --admin-addr needs --console-url"},
-		{nil, []string{"--console-url", "admin.acme.test"}, "--console-url: \"admin.acme.test\" must be an absolute http or https URL"},
-	} {
-		args := append([]string{"serve", "--db", db}, tc.args...)
-		_, stderr, err := cliEnv(t, tc.env, args...)
-		if exitCode(err) != exitCodeUsage || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v %v: exit %d, %v; want 2 and %q", tc.env, tc.args, exitCode(err), err, tc.want)
-		}
-		if strings.Contains(err.Error()+stderr, "hush-hush") {
-			t.Errorf("%v %v: the secret is shown: %v\n%s", tc.env, tc.args, err, stderr)
-		}
-	}
-}
-
-// TestConsoleURLUnknown: with --admin-addr and no --console-url statusd
-// does not know where people reach the console: a setup link is its path,
-// which the CLI says to open on the admin listener, and the session
-// cookie is not Secure (the page's https url does not say the admin
-// listener's scheme).
-func TestConsoleURLUnknown(t *testing.T) {
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-	token := newToken(t, srv.DB, "alice")
-	out, stderr, err := cli(t, "", "user", "add", "--email", "ann@example.com", "--role", "viewer", "--url", srv.AdminURL, "--token", token)
-	if err != nil {
-		t.Fatalf("user add: %v\n%s", err, stderr)
-	}
-	lines := strings.Split(out, "\n")
-	link, _ := strings.CutPrefix(lines[1], "setup link: ")
-	if !strings.HasPrefix(link, "/manage/setup?token=") || !strings.Contains(out, "open it on the admin listener") {
-		t.Fatalf("user add:\n%s", out)
-	}
-	b := newBrowser(t, srv.AdminURL)
-	p := b.do("POST", "/manage/setup", url.Values{"token": {setupToken(t, link)}, "password": {goodPassword}, "password2": {goodPassword}})
-	p.want(t, "setup", 303, "/manage")
-	if c := p.header.Get("Set-Cookie"); !strings.Contains(c, "HttpOnly") || strings.Contains(c, "Secure") {
-		t.Errorf("Set-Cookie %q: want HttpOnly, not Secure", c)
+	if strings.Contains(srv.Logs.String(), prov.secret) {
+		t.Errorf("the client secret is in the logs:\n%s", srv.Logs)
 	}
 }
 

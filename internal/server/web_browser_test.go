@@ -1,4 +1,4 @@
-package main
+package server_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The status page in a real browser: headless Chromium (Debian's chromium
@@ -192,34 +193,34 @@ func webStateDoc(now time.Time, state string) *statusd.Document {
 	d := func(n float64) time.Time { return h(24 * n) }
 	comp := func(id int64, parent *int64, pos int, name string, metrics bool) statusd.Component {
 		return statusd.Component{ID: id, ParentID: parent, Position: pos, Name: name, Description: name + " of Shop",
-			MetricsEnabled: metrics, CreatedAt: pageCreated, UpdatedAt: pageCreated}
+			MetricsEnabled: metrics, CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated}
 	}
 	notice := func(id int64, typ statusd.NoticeType, subject string, comps []int64, ups ...statusd.Update) statusd.Notice {
 		return statusd.Notice{ID: id, Type: typ, Subject: subject, ComponentIDs: comps, TagList: []string{},
 			CreatedAt: ups[0].CreatedAt, UpdatedAt: ups[len(ups)-1].CreatedAt, Updates: ups}
 	}
 	doc := &statusd.Document{
-		Page: statusd.Page{Name: "Shop Status", URL: "https://status.shop.test", CreatedAt: pageCreated, UpdatedAt: pageCreated},
+		Page: statusd.Page{Name: "Shop Status", URL: "https://status.shop.test", CreatedAt: testserver.PageCreated, UpdatedAt: testserver.PageCreated},
 		Components: []statusd.Component{
 			comp(1, nil, 1, "Website", true),
-			comp(2, ptr(int64(1)), 2, "Checkout", true),
+			comp(2, testserver.Ptr(int64(1)), 2, "Checkout", true),
 			comp(3, nil, 3, "Email", false),
 		},
 		Notices: []statusd.Notice{
 			notice(10, statusd.Unplanned, "Checkout errors", []int64{2},
-				upd(statusd.Investigating, d(-4), "We see errors at checkout."),
-				upd(statusd.Resolved, d(-4).Add(45*time.Minute), "Fixed.")),
-			notice(20, statusd.General, "Welcome to our status page", nil, upd("", d(-2), "Follow our status here.")),
+				testserver.Upd(statusd.Investigating, d(-4), "We see errors at checkout."),
+				testserver.Upd(statusd.Resolved, d(-4).Add(45*time.Minute), "Fixed.")),
+			notice(20, statusd.General, "Welcome to our status page", nil, testserver.Upd("", d(-2), "Follow our status here.")),
 		},
 	}
 	switch state {
 	case "degraded":
 		doc.Notices = append(doc.Notices, notice(30, statusd.Unplanned, "Checkout is failing", []int64{2},
-			upd(statusd.Investigating, h(-1), "Payments fail; we are on it.")))
+			testserver.Upd(statusd.Investigating, h(-1), "Payments fail; we are on it.")))
 	case "maintenance":
 		n := notice(40, statusd.Planned, "Email server upgrade", []int64{3},
-			upd(statusd.Scheduled, d(-1), "We will upgrade the mail servers."),
-			upd(statusd.Underway, h(-1), "The upgrade has started."))
+			testserver.Upd(statusd.Scheduled, d(-1), "We will upgrade the mail servers."),
+			testserver.Upd(statusd.Underway, h(-1), "The upgrade has started."))
 		begins, ends := h(-1), h(2)
 		n.BeginsAt, n.EndsAt = &begins, &ends
 		doc.Notices = append(doc.Notices, n)
@@ -259,7 +260,7 @@ func TestWebBrowser(t *testing.T) {
 	for _, st := range states {
 		t.Run(st.state, func(t *testing.T) {
 			now := time.Now().UTC().Truncate(time.Second)
-			srv := startServer(t, webStateDoc(now, st.state), "--variant", "a")
+			srv := startServer(t, webStateDoc(now, st.state), options{variant: statusd.VariantA})
 			tab, cancel := chromedp.NewContext(browser)
 			defer cancel()
 			ctx, cancelTimeout := context.WithTimeout(tab, 2*time.Minute)
@@ -482,9 +483,9 @@ func webInteract(t *testing.T, ctx context.Context, base string, now time.Time, 
 	title := eval(`document.querySelector("time[data-local]").title`)
 	datetime := eval(`document.querySelector("time[data-local]").getAttribute("datetime")`)
 	tokyo := began.Add(9 * time.Hour)
-	if datetime != ts(began) || title != began.Format("2 Jan 2006, 15:04 UTC") ||
+	if datetime != testserver.TS(began) || title != began.Format("2 Jan 2006, 15:04 UTC") ||
 		!strings.Contains(local, "GMT+9") || !strings.Contains(local, tokyo.Format(":04")) || !strings.Contains(local, tokyo.Format("2006")) {
-		t.Errorf("first time: datetime %q, title %q, text %q; want %s in Tokyo time", datetime, title, local, ts(began))
+		t.Errorf("first time: datetime %q, title %q, text %q; want %s in Tokyo time", datetime, title, local, testserver.TS(began))
 	}
 	if got := eval(`document.getElementById("tz-note").textContent`); !strings.Contains(got, "Asia/Tokyo") {
 		t.Errorf("time zone note %q", got)

@@ -1,9 +1,8 @@
-package main
+package server_test
 
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // The console's flows of issue 27 in real Chromium (see
@@ -47,9 +47,9 @@ func consoleTab(t *testing.T, browser context.Context, origin, shots, name strin
 // adds email with role (its password set), and signs the person in by
 // keyboard in a tab of its own at vp's size, named name: home is shown.
 // It returns the server, the tab and an admin client.
-func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testServer, *subBrowser, *client.Admin) {
+func consoleVisit(t *testing.T, browser context.Context, shots, name string, vp webViewport, now time.Time, email, role string) (*testserver.Server, *subBrowser, *client.Admin) {
 	t.Helper()
-	srv := startServer(t, consoleDoc(now), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(now), options{adminListener: true})
 	adm := srv.Admin(newToken(t, srv.DB, "alice"))
 	signedIn(t, srv, adm, email, role)
 	b := consoleTab(t, browser, srv.AdminURL, shots, name+"-"+vp.name, vp.width, vp.height, vp.mobile)
@@ -77,8 +77,9 @@ func (b *subBrowser) says(step string, want ...string) {
 	}
 }
 
-// TestConsoleSetupBrowser: an owner adds a publisher with the CLI, which
-// prints a one-time setup link; the person opens it in Chromium, meets
+// TestConsoleSetupBrowser: an owner adds a publisher through the admin
+// API (as statusd user add does), which answers a one-time setup link;
+// the person opens it in Chromium, meets
 // the refusals of a short password (the browser's, and the server's
 // when the browser does not check) and of two different ones, each
 // changing nothing, sets a good one and is signed in; signs out and in
@@ -87,7 +88,7 @@ func (b *subBrowser) says(step string, want ...string) {
 func TestConsoleSetupBrowser(t *testing.T) {
 	browser := webBrowser(t)
 	shots := webScreenshots(t)
-	srv := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
 	token := newToken(t, srv.DB, "alice")
 	adm := srv.Admin(token)
 	for _, vp := range webViewports {
@@ -95,22 +96,19 @@ func TestConsoleSetupBrowser(t *testing.T) {
 			b := consoleTab(t, browser, srv.AdminURL, shots, "setup-"+vp.name, vp.width, vp.height, vp.mobile)
 			email := "pat-" + vp.name + "@example.com"
 			// The console has a listener of its own and no --console-url:
-			// the link is its path, to be opened there.
-			out, stderr, err := cliEnv(t, nil, "user", "add", "--email", email, "--role", "publisher", "--url", srv.AdminURL, "--token", token)
-			if err != nil {
-				t.Fatalf("statusd user add: %v\n%s", err, stderr)
+			// the link is its path, to be opened there. (The user is added
+			// through the admin API, which statusd user add calls.)
+			u, err := adm.CreateUser(context.Background(), statusd.AdminUserRequest{Email: new(email), Role: new("publisher")})
+			testserver.NoErr(t, "CreateUser", err)
+			if u.Email != email || u.Role != "publisher" || !strings.HasPrefix(u.SetupURL, "/manage/setup?token=") {
+				t.Fatalf("the user added: %+v\nwant %s (publisher), and the setup link's path", u, email)
 			}
-			lines := strings.Split(out, "\n")
-			added := regexp.MustCompile(`^added user \d+ ` + regexp.QuoteMeta(email) + ` \(publisher\)$`)
-			if !added.MatchString(lines[0]) || len(lines) < 2 || !strings.HasPrefix(lines[1], "setup link: /manage/setup?token=") {
-				t.Fatalf("statusd user add printed:\n%s\nwant added user N %s (publisher), then the setup link", out, email)
-			}
-			link := srv.AdminURL + "/manage/setup?token=" + setupToken(t, strings.TrimPrefix(lines[1], "setup link: "))
+			link := srv.AdminURL + "/manage/setup?token=" + testserver.SetupToken(t, u.SetupURL)
 			// state checks the user's state in the admin API.
 			state := func(what, want string) {
 				t.Helper()
 				users, err := adm.Users(context.Background())
-				noErr(t, "Users", err)
+				testserver.NoErr(t, "Users", err)
 				for _, u := range users {
 					if u.Email == email && u.State == want {
 						return
@@ -202,18 +200,18 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				t.Helper()
 				before := time.Now()
 				b.load(step, 200, "EU errors", "", actions...)
-				n := srv.in(t).notice(10)
-				if len(n.Updates) != updates || !value(n.BeganAt).Equal(began) {
-					t.Fatalf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), value(n.BeganAt), updates, ts(began))
+				n := srv.In(t).Notice(10)
+				if len(n.Updates) != updates || !testserver.Value(n.BeganAt).Equal(began) {
+					t.Fatalf("%s: the API's notice 10 has %d updates, began at %v; want %d, %s", step, len(n.Updates), testserver.Value(n.BeganAt), updates, testserver.TS(began))
 				}
 				u := n.Updates[len(n.Updates)-1]
-				within(t, step+": the newest update's time", u.CreatedAt.Time, before, time.Now())
+				testserver.Within(t, step+": the newest update's time", u.CreatedAt.Time, before, time.Now())
 				got := "none"
 				if u.State != nil {
 					got = *u.State
 				}
-				if value(n.State) != state || got != state || u.Content != content {
-					t.Errorf("%s: the API's notice 10 is %s, its newest update %s, %q; want %s, %s, %q", step, value(n.State), got, u.Content, state, state, content)
+				if testserver.Value(n.State) != state || got != state || u.Content != content {
+					t.Errorf("%s: the API's notice 10 is %s, its newest update %s, %q; want %s, %s, %q", step, testserver.Value(n.State), got, u.Content, state, state, content)
 				}
 				if n.TimelineState != timeline || !n.EndedAt.Set || (n.EndedAt.Value != nil) != ended || ended && !n.EndedAt.Value.Equal(u.CreatedAt.Time) {
 					t.Errorf("%s: timeline %q, ended_at %+v; want %s, ended %v (at the newest update's time)", step, n.TimelineState, n.EndedAt, timeline, ended)
@@ -225,11 +223,11 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 			// stays operational.
 			public := func(step, page string) {
 				t.Helper()
-				if p := srv.in(t).status(); p.State != page {
+				if p := srv.In(t).Status(); p.State != page {
 					t.Errorf("%s: the API's page state %q, want %s", step, p.State, page)
 				}
 				want := map[int64]string{1: page, 2: page, 3: "operational"}
-				if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(want) {
+				if got := srv.In(t).ComponentStates(); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("%s: the API's component states %v, want %v", step, got, want)
 				}
 			}
@@ -280,14 +278,14 @@ func TestConsoleIncidentBrowser(t *testing.T) {
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.SendKeys(chromedp.CSS("#content"), "The site is read-only for an hour and a half."),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/maintenance/new"] button`)))
-			m := srv.in(t).notice(12) // the document has 10 and 11
-			if m.Type != "planned" || m.Subject != "Database move" || value(m.State) != "scheduled" || m.TimelineState != "future" ||
+			m := srv.In(t).Notice(12) // the document has 10 and 11
+			if m.Type != "planned" || m.Subject != "Database move" || testserver.Value(m.State) != "scheduled" || m.TimelineState != "future" ||
 				!m.BeganAt.Set || m.BeganAt.Value != nil || !m.EndedAt.Set || m.EndedAt.Value != nil ||
 				m.BeginsAt == nil || !m.BeginsAt.Equal(begins) || m.EndsAt == nil || !m.EndsAt.Equal(ends) ||
 				len(m.Components) != 1 || m.Components[0].ID != 3 ||
 				len(m.Updates) != 1 || m.Updates[0].Content != "The site is read-only for an hour and a half." {
 				t.Errorf("the API's notice 12: %+v\nwant planned, Database move, scheduled, future, not begun, from %s to %s, on Website, with the message",
-					m, ts(begins), ts(ends))
+					m, testserver.TS(begins), testserver.TS(ends))
 			}
 			public("maintenance", "degraded")
 			b.says("the maintenance", "Published. The public page is now Degraded: “Some systems are degraded”. Website Operational",
@@ -306,8 +304,8 @@ func TestConsoleErrorScreen(t *testing.T) {
 	const used = "/manage/setup?token=no-such-token"
 	const message = "this setup link is not valid (any more); ask an owner for a new one (statusd user reset)"
 	screen := []string{`<h1>Not found</h1>`, message, `href="/manage/assets/console.css?v=`, `<a href="/manage">Back to the console</a>`}
-	own := startServer(t, consoleDoc(time.Now().UTC()), "--admin-addr", "127.0.0.1:0")
-	shared := startServer(t, consoleDoc(time.Now().UTC()))
+	own := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
+	shared := startServer(t, consoleDoc(time.Now().UTC()), options{})
 	for _, c := range []struct {
 		name, url string
 		want      []string
@@ -316,7 +314,7 @@ func TestConsoleErrorScreen(t *testing.T) {
 		{"the shared listener", shared.URL + used, screen},
 		{"the public listener beside it", own.URL + "/manage", []string{"the console is on the admin API&#39;s listener", `href="/assets/style.css?v=`}},
 	} {
-		r := fetch(t, "GET", c.url, "")
+		r := testserver.Fetch(t, "GET", c.url, "")
 		if r.Status != 404 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
 			t.Errorf("%s: %d %s, want a 404 page", c.name, r.Status, r.Header.Get("Content-Type"))
 		}
@@ -350,7 +348,7 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.SendKeys(chromedp.CSS("#content"), "We move on Friday."),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/announcements/new"] button`)))
-			n := srv.in(t).notice(12)
+			n := srv.In(t).Notice(12)
 			if n.Type != "general" || n.Subject != "Office move" || len(n.Components) != 1 || n.Components[0].ID != 3 ||
 				len(n.Updates) != 1 || n.Updates[0].Content != "We move on Friday." {
 				t.Errorf("the API's notice 12: %+v; want general, Office move, on Website, with the message", n)
@@ -372,11 +370,11 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 				chromedp.SetValue(chromedp.CSS("#subject"), "EU and US errors"),
 				chromedp.Click(chromedp.CSS(`input[name="component_ids"][value="3"]`)),
 				chromedp.Click(chromedp.CSS(`form[action="/manage/notices/10/edit"] button`)))
-			n = srv.in(t).notice(10)
+			n = srv.In(t).Notice(10)
 			if n.Subject != "EU and US errors" || len(n.Components) != 2 || n.Components[0].ID != 2 || n.Components[1].ID != 3 || len(n.Updates) != 2 {
 				t.Errorf("the API's notice 10: %q on %+v with %d updates; want EU and US errors on API EU and Website, 2 updates", n.Subject, n.Components, len(n.Updates))
 			}
-			if got := srv.in(t).componentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "degraded"}) {
+			if got := srv.In(t).ComponentStates(); fmt.Sprint(got) != fmt.Sprint(map[int64]string{1: "degraded", 2: "degraded", 3: "degraded"}) {
 				t.Errorf("the API's component states after the edit: %v, want all three degraded", got)
 			}
 			b.says("the edit", "Changes saved. The public page is now Degraded: “Some systems are degraded”. API Degraded API EU Degraded Website Degraded")
@@ -386,7 +384,7 @@ func TestConsoleNoticesBrowser(t *testing.T) {
 			b.load("maintenance", 200, "Website move", srv.AdminURL+"/manage/notices/11")
 			b.load("delete-confirm", 200, "Delete “Website move”?", "", chromedp.Click(chromedp.CSS(`a[href="/manage/notices/11/delete"]`)))
 			b.says("the confirmation", "This deletes Maintenance 11 and its 1 update from the public page, the API and the history, for good.")
-			srv.in(t).notice(11) // still there
+			srv.In(t).Notice(11) // still there
 			b.load("deleted", 200, "Deleted", "", chromedp.Click(chromedp.CSS(`form[action="/manage/notices/11/delete"] button`)))
 			b.says("the deletion", "Maintenance 11, “Website move”, and its updates are deleted.")
 			if _, err := srv.API.Notice(context.Background(), 11); !client.IsNotFound(err) {

@@ -59,15 +59,14 @@ func TestMatchesETag(t *testing.T) {
 func TestServe(t *testing.T) {
 	body := []byte(`{"hello":"world"}`)
 	tag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(body)) // the body's 64-bit xxHash, 16 hex digits
-	e := NewEntry(body, http.Header{"Content-Type": {"application/json"}}, time.Time{})
-	cc := CacheControl("public, max-age=5")
+	e := NewEntry(body, http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"public, max-age=5"}}, time.Time{})
 	serve := func(header ...string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, "/x", nil)
 		for i := 0; i+1 < len(header); i += 2 {
 			r.Header.Set(header[i], header[i+1])
 		}
 		w := httptest.NewRecorder()
-		Serve(w, r, e, cc)
+		Serve(w, r, e)
 		return w
 	}
 
@@ -113,7 +112,7 @@ func TestServeHeaders(t *testing.T) {
 	tag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(body))
 	// As a page of internal/web keeps it: its recorder's headers.
 	e := NewEntry(body, http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9"},
-		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"no-cache"}}, time.Time{})
+		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"max-age=1"}}, time.Time{})
 	serve := func(inm string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)
 		if inm != "" {
@@ -122,7 +121,7 @@ func TestServeHeaders(t *testing.T) {
 		w := httptest.NewRecorder()
 		w.Header().Set("X-Before", "1")
 		w.Header().Set("Content-Type", "text/plain") // set by a handler before: not for a 304
-		Serve(w, r, e, CacheControl("max-age=1"))
+		Serve(w, r, e)
 		return w
 	}
 	want200 := http.Header{"X-Before": {"1"}, "Content-Type": {"text/html"}, "Content-Length": {"9"},
@@ -143,12 +142,12 @@ func TestServeHeaders(t *testing.T) {
 // allocates nothing: seven headers fit the map's first group, where
 // setting the body's two and taking them out grew it each time. Nor does
 // it range over a map of the entry's headers: it has none but its
-// Content-Type.
+// Content-Type and Cache-Control.
 func TestServeNotModifiedAllocs(t *testing.T) {
-	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"}}, time.Time{})
+	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"},
+		"Cache-Control": {"public, max-age=5"}}, time.Time{})
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
 	r.Header.Set("If-None-Match", e.identity.etag())
-	cc := CacheControl("public, max-age=5")
 	const runs = 100
 	writers := make([]*headerOnly, runs+1) // AllocsPerRun calls once more to warm up
 	for i := range writers {
@@ -157,7 +156,7 @@ func TestServeNotModifiedAllocs(t *testing.T) {
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(runs, func() {
-		Serve(writers[i], r, e, cc)
+		Serve(writers[i], r, e)
 		i++
 	})
 	if w := writers[0]; w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
@@ -339,7 +338,7 @@ func TestComputeLent(t *testing.T) {
 	}
 	serve := func(e *Entry) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
-		Serve(w, httptest.NewRequest(http.MethodGet, "/x", nil), e, nil)
+		Serve(w, httptest.NewRequest(http.MethodGet, "/x", nil), e)
 		return w
 	}
 

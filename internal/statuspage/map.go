@@ -332,20 +332,26 @@ func withStatus(statuses ...string) func(Maintenance) bool {
 	}
 }
 
-// answers are the bodies of every endpoint, by path.
-func (v *view) answers() map[string]any {
-	upcoming := keep(v.maintenances, withStatus(MaintenanceScheduled))
-	active := keep(v.maintenances, withStatus(MaintenanceInProgress))
-	open := keep(v.incidents, unresolved)
-	return map[string]any{
-		"/api/v2/summary.json": SummaryResponse{Page: v.page, Components: v.components, Incidents: open,
-			ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress)), Status: v.status},
-		"/api/v2/status.json":                          StatusResponse{Page: v.page, Status: v.status},
-		"/api/v2/components.json":                      ComponentsResponse{Page: v.page, Components: v.components},
-		"/api/v2/incidents.json":                       IncidentsResponse{Page: v.page, Incidents: first(v.incidents, MaxListed)},
-		"/api/v2/incidents/unresolved.json":            IncidentsResponse{Page: v.page, Incidents: open},
-		"/api/v2/scheduled-maintenances.json":          MaintenancesResponse{Page: v.page, ScheduledMaintenances: first(v.maintenances, MaxListed)},
-		"/api/v2/scheduled-maintenances/upcoming.json": MaintenancesResponse{Page: v.page, ScheduledMaintenances: upcoming},
-		"/api/v2/scheduled-maintenances/active.json":   MaintenancesResponse{Page: v.page, ScheduledMaintenances: active},
+// answer is the body of the endpoint at path, one of Paths.
+func (v *view) answer(path string) any {
+	switch path {
+	case "/api/v2/summary.json":
+		return SummaryResponse{Page: v.page, Components: v.components, Incidents: keep(v.incidents, unresolved),
+			ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress)), Status: v.status}
+	case "/api/v2/status.json":
+		return StatusResponse{Page: v.page, Status: v.status}
+	case "/api/v2/components.json":
+		return ComponentsResponse{Page: v.page, Components: v.components}
+	case "/api/v2/incidents.json":
+		return IncidentsResponse{Page: v.page, Incidents: first(v.incidents, MaxListed)}
+	case "/api/v2/incidents/unresolved.json":
+		return IncidentsResponse{Page: v.page, Incidents: keep(v.incidents, unresolved)}
+	case "/api/v2/scheduled-maintenances.json":
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: first(v.maintenances, MaxListed)}
+	case "/api/v2/scheduled-maintenances/upcoming.json":
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled))}
+	case "/api/v2/scheduled-maintenances/active.json":
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceInProgress))}
 	}
+	panic("statuspage: no endpoint " + path)
 }

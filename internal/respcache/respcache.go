@@ -414,7 +414,8 @@ func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 // A 304 gets the entry's headers but those of the body (bodyHeaders),
 // which are never set rather than set and taken out: an API answer's 304
 // then has seven headers, which a map holds without growing, where
-// setting nine grew it on every request.
+// setting nine grew it on every request; a 200 of a small body has eight
+// (see autoLength).
 func Serve(w http.ResponseWriter, r *http.Request, e *Entry) {
 	if e.owned {
 		defer e.release()
@@ -440,9 +441,21 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry) {
 		notModified(w)
 		return
 	}
-	h["Content-Length"] = f.values[1:2:2]
+	// net/http adds the Content-Length of a body under a few KB written at
+	// once, without a Flush (http.ResponseWriter's Write), at no cost to
+	// the header map: set here, it would be an API answer's ninth header,
+	// which grows the map, and net/http's copy of it, on every request. A
+	// HEAD writes no body: it gets its Content-Length here.
+	if len(f.body) > autoLength || r.Method == http.MethodHead {
+		h["Content-Length"] = f.values[1:2:2]
+	}
 	writeBody(w, r, f.body) // the body written out, or copied, when it returns
 }
+
+// autoLength is the largest body whose Content-Length Serve leaves to
+// net/http: "under a few KB", half of the buffer net/http writes through
+// (2 KB in Go 1.26). TestServeContentLength checks it on the wire.
+const autoLength = 1024
 
 // ServeConditional is the one conditional GET of statusd, for every
 // cached answer: it ends an answer whose headers are set (its ETag, etag,

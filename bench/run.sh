@@ -41,9 +41,11 @@ WRK_C=32 MAX_IN_FLIGHT=512 SEED=1
 # baselines) and of the generators (wrk, bench/load): one core each, or
 # (--unpinned) nothing, as a deployment runs: the Go runtime takes every
 # core (GOMAXPROCS unset), and the generator shares them.
-SERVER=(env GOMAXPROCS=1 taskset -c 0) CLIENT=(taskset -c 1) PLACEMENT="statusd and the baselines on core 0 with GOMAXPROCS=1, the generators on core 1"
+SERVER=(env GOMAXPROCS=1 taskset -c 0) CLIENT=(taskset -c 1)
+PLACEMENT='statusd and the baselines `GOMAXPROCS=1 taskset -c 0`; wrk and bench/load `taskset -c 1`'
 if [ $UNPINNED = 1 ]; then
-	SERVER=(env -u GOMAXPROCS) CLIENT=() PLACEMENT="unpinned: GOMAXPROCS = $(nproc) cores, the generators on the same cores"
+	SERVER=(env -u GOMAXPROCS) CLIENT=()
+	PLACEMENT="unpinned (--unpinned): statusd and the baselines with GOMAXPROCS unset ($(nproc) cores), wrk and bench/load on the same cores"
 fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -357,7 +359,8 @@ META=$(
 "max_in_flight":"$MAX_IN_FLIGHT",
 "notices_short":"$((NOTICES / 1000))k",
 "dataset":"bench/gen -seed $SEED: $NOTICES notices ($UNPLANNED unplanned, $PLANNED planned, $GENERAL general; one open incident), $COMPONENTS components two levels deep, a year of history; notice $NOTICE_ID, metrics of component $METRICS_PARENT_ID from $START to $YESTERDAY (after a write: to $TODAY)",
-"throughput_method":"wrk -t1 -c$WRK_C -d${WRK_D}s (the HTML page: -c4 --timeout 10s), $ROUNDS rounds, statusd and the baseline interleaved (which goes first alternates); $PLACEMENT",
+"throughput_method":"wrk -t1 -c$WRK_C -d${WRK_D}s (the HTML page: -c4 --timeout 10s), $ROUNDS rounds, statusd and the baseline interleaved (which goes first alternates)",
+"placement":"$(json_str "$PLACEMENT")",
 "latency_method":"bench/load, open loop, ${LAT_D}s at 5,000 req/s per JSON request, ${LAT20_D}s at 20,000 req/s, ${OVER_D}s at 2x capacity; latency from the intended send time"
 }}
 EOF

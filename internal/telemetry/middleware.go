@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -187,22 +188,30 @@ type requestSeries struct {
 }
 
 // series returns the instruments of a route, method and status, looked up
-// in the vectors once and kept, so that a request pays one map read.
+// in the vectors once and kept, so that a request pays one map read, and
+// takes no lock: the map is never changed once published, but replaced by
+// a copy with one more series (they are few: routes, methods, statuses).
+// A read lock would be a write to memory that every core shares, on
+// every request.
 func (m *Metrics) series(route, method string, status int) requestSeries {
 	k := seriesKey{route, method, status}
-	m.seriesMu.RLock()
-	s, ok := m.seriesOf[k]
-	m.seriesMu.RUnlock()
-	if ok {
+	if s, ok := (*m.seriesOf.Load())[k]; ok {
 		return s
 	}
-	s = requestSeries{
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	old := *m.seriesOf.Load()
+	if s, ok := old[k]; ok {
+		return s
+	}
+	s := requestSeries{
 		requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
 		duration: m.duration.WithLabelValues(route, method),
 	}
-	m.seriesMu.Lock()
-	m.seriesOf[k] = s
-	m.seriesMu.Unlock()
+	next := make(map[seriesKey]requestSeries, len(old)+1)
+	maps.Copy(next, old)
+	next[k] = s
+	m.seriesOf.Store(&next)
 	return s
 }
 

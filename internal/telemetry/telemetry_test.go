@@ -352,3 +352,30 @@ func TestPageCollector(t *testing.T) {
 		t.Errorf("%d notice series, want 12 (3 types x 4 timelines)", n)
 	}
 }
+
+// TestSeries: the instruments of a route, method and status are made
+// once, whoever asks first among goroutines at once, and found again
+// without allocating; the series made before a new one are kept.
+func TestSeries(t *testing.T) {
+	m := New(Config{})
+	var wg sync.WaitGroup
+	got := make([]requestSeries, 8)
+	for i := range got {
+		wg.Go(func() {
+			m.series("/api/v1/status", http.MethodGet, 200)
+			got[i] = m.series("/api/v1/notices", http.MethodGet, 200+i%2)
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[i%2] {
+			t.Errorf("goroutine %d got other instruments for the same series", i)
+		}
+	}
+	if n := len(*m.seriesOf.Load()); n != 3 {
+		t.Errorf("%d series kept, want 3", n)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { m.series("/api/v1/status", http.MethodGet, 200) }); allocs != 0 {
+		t.Errorf("a known series: %v allocations, want none", allocs)
+	}
+}

@@ -100,7 +100,7 @@ func (s *Server) Serve(path string) route.Handler {
 		}
 		cache := s.cache.For(snap)
 		e, err := cache.Get(path, s.now(), func(time.Time) (*respcache.Entry, error) {
-			v := newView(snap).answer(path)
+			v := answer(snap, path)
 			return respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, s.header, time.Time{})
 		})
 		if err != nil {

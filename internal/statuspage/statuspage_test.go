@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/bench/large"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
@@ -97,7 +99,7 @@ func TestMappings(t *testing.T) {
 
 func TestView(t *testing.T) {
 	snap := snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})
-	v := newView(snap)
+	v := newView(snap, nil, 0)
 	// The latest change to the page, a component or a notice, as in the v1
 	// API: general notice 30's updated_at, a minute before t0.
 	if v.page.UpdatedAt != "2026-03-01T11:59:00.000Z" {
@@ -178,7 +180,7 @@ func TestView(t *testing.T) {
 		t.Errorf("maintenance 23 resolved_at %v", *m.ResolvedAt)
 	}
 
-	a := answers(v)
+	a := answers(snap)
 	if s := a["/api/v2/summary.json"].(SummaryResponse); ids(s.Incidents) != "10:identified:major" || ms(s.ScheduledMaintenances) != "20:in_progress:maintenance 21:scheduled:maintenance" {
 		t.Errorf("summary %s / %s", ids(s.Incidents), ms(s.ScheduledMaintenances))
 	}
@@ -193,20 +195,51 @@ func TestView(t *testing.T) {
 	}
 }
 
-// answers are the bodies of every endpoint of v, by path.
-func answers(v *view) map[string]any {
+// answers are the bodies of every endpoint of snap, by path.
+func answers(snap *snapshot.Snapshot) map[string]any {
 	a := map[string]any{}
 	for _, p := range Paths {
-		a[p] = v.answer(p)
+		a[p] = answer(snap, p)
 	}
 	return a
+}
+
+// TestAnswersMapWhatTheyList: each endpoint, which maps only the notices
+// it lists, answers what it would from the whole mapping of the snapshot.
+func TestAnswersMapWhatTheyList(t *testing.T) {
+	for _, snap := range []*snapshot.Snapshot{
+		snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA}),
+		snapshot.Build(large.Document(20, 3000, t0), 1, t0, snapshot.Options{Variant: statusd.VariantA}),
+	} {
+		all := newView(snap, nil, 0)
+		summary := answer(snap, "/api/v2/summary.json").(SummaryResponse)
+		for name, c := range map[string]struct{ got, want any }{
+			"summary incidents":      {summary.Incidents, keep(all.incidents, unresolved)},
+			"summary maintenances":   {summary.ScheduledMaintenances, keep(all.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress))},
+			"summary components":     {summary.Components, all.components},
+			"incidents":              {answer(snap, "/api/v2/incidents.json").(IncidentsResponse).Incidents, first(all.incidents, MaxListed)},
+			"unresolved":             {answer(snap, "/api/v2/incidents/unresolved.json").(IncidentsResponse).Incidents, keep(all.incidents, unresolved)},
+			"scheduled-maintenances": {answer(snap, "/api/v2/scheduled-maintenances.json").(MaintenancesResponse).ScheduledMaintenances, first(all.maintenances, MaxListed)},
+			"upcoming":               {answer(snap, "/api/v2/scheduled-maintenances/upcoming.json").(MaintenancesResponse).ScheduledMaintenances, keep(all.maintenances, withStatus(MaintenanceScheduled))},
+			"active":                 {answer(snap, "/api/v2/scheduled-maintenances/active.json").(MaintenancesResponse).ScheduledMaintenances, keep(all.maintenances, withStatus(MaintenanceInProgress))},
+			"status":                 {answer(snap, "/api/v2/status.json").(StatusResponse).Status, all.status},
+			"components":             {answer(snap, "/api/v2/components.json").(ComponentsResponse).Components, all.components},
+		} {
+			if !reflect.DeepEqual(c.got, c.want) {
+				t.Errorf("%d notices, %s: %+v\nwant %+v", snap.NoticeCount(), name, c.got, c.want)
+			}
+		}
+		if n := len(all.incidents); n <= MaxListed && snap.NoticeCount() > 1000 {
+			t.Errorf("%d incidents: the list bound is not tried", n)
+		}
+	}
 }
 
 // TestNotice: one notice mapped alone is the one the lists hold, to the
 // byte; the notices the lists leave out are nil.
 func TestNotice(t *testing.T) {
 	snap := snapshot.Build(doc(), 3, t0, snapshot.Options{Variant: statusd.VariantA})
-	v := newView(snap)
+	v := newView(snap, nil, 0)
 	tests := []struct {
 		name string
 		id   int64
@@ -248,7 +281,7 @@ func TestMaxListed(t *testing.T) {
 		d.Notices = append(d.Notices, statusd.Notice{ID: i, Type: statusd.Unplanned, Subject: "n", CreatedAt: at, UpdatedAt: at,
 			Updates: []statusd.Update{upd(i, statusd.Resolved, at)}})
 	}
-	a := answers(newView(snapshot.Build(d, 1, t0.Add(2*time.Hour), snapshot.Options{Variant: statusd.VariantA})))
+	a := answers(snapshot.Build(d, 1, t0.Add(2*time.Hour), snapshot.Options{Variant: statusd.VariantA}))
 	list := a["/api/v2/incidents.json"].(IncidentsResponse).Incidents
 	if len(list) != 50 || list[0].ID != "60" || list[49].ID != "11" {
 		t.Errorf("%d incidents, first %s, last %s", len(list), list[0].ID, list[len(list)-1].ID)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testenv/gcshape"
 )
 
@@ -100,16 +101,8 @@ func TestServe(t *testing.T) {
 func wire(t *testing.T, e *Entry, header ...string) *httptest.ResponseRecorder {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { Serve(w, r, e) }))
 	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
-	req.Header.Set("Accept-Encoding", "identity") // so that the client leaves the body as sent
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
+	// Identity unless told: the client leaves the body as sent.
+	res, body := testenv.Fetch(t, http.MethodGet, srv.URL+"/x", append([]string{"Accept-Encoding", "identity"}, header...)...)
 	w := httptest.NewRecorder()
 	for k, v := range res.Header {
 		if k != "Date" {
@@ -117,7 +110,7 @@ func wire(t *testing.T, e *Entry, header ...string) *httptest.ResponseRecorder {
 		}
 	}
 	w.WriteHeader(res.StatusCode)
-	io.Copy(w.Body, res.Body)
+	w.Body.WriteString(body)
 	return w
 }
 
@@ -139,19 +132,9 @@ func TestServeHeaders(t *testing.T) {
 	}))
 	defer srv.Close()
 	serve := func(inm string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
-		req.Header.Set("Accept-Encoding", "identity")
-		if inm != "" {
-			req.Header.Set("If-None-Match", inm)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
+		res, b := testenv.Fetch(t, http.MethodGet, srv.URL, "Accept-Encoding", "identity", "If-None-Match", inm)
 		res.Header.Del("Date")
-		return res, string(b)
+		return res, b
 	}
 	want200 := http.Header{"X-Before": {"1"}, "Content-Type": {"text/html"}, "Content-Length": {"9"},
 		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"max-age=1"}, "Etag": {tag},
@@ -177,14 +160,7 @@ func TestServeContentLength(t *testing.T) {
 		e := NewEntry(bytes.Repeat([]byte("x"), size), http.Header{"Content-Type": {"text/plain"}}, time.Time{})
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { Serve(w, r, e) }))
 		for _, method := range []string{http.MethodGet, http.MethodHead} {
-			req, _ := http.NewRequest(method, srv.URL, nil)
-			req.Header.Set("Accept-Encoding", "identity")
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(res.Body)
-			res.Body.Close()
+			res, b := testenv.Fetch(t, method, srv.URL, "Accept-Encoding", "identity")
 			want := size
 			if method == http.MethodHead {
 				want = 0
@@ -198,21 +174,8 @@ func TestServeContentLength(t *testing.T) {
 		srv.Close()
 	}
 
-	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"},
-		"Cache-Control": {"public, max-age=5"}}, time.Time{})
-	r := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
-	const runs = 100
-	writers := make([]*headerOnly, runs+1) // AllocsPerRun calls once more to warm up
-	for i := range writers {
-		writers[i] = &headerOnly{h: http.Header{"X-Content-Type-Options": {"nosniff"}, "X-Request-Id": {"1"},
-			"Access-Control-Allow-Origin": {"*"}, "Access-Control-Expose-Headers": {"ETag"}}}
-	}
-	i := 0
-	allocs := testing.AllocsPerRun(runs, func() {
-		Serve(writers[i], r, e)
-		i++
-	})
-	if w := writers[0]; w.status != http.StatusOK || len(w.h) != 8 || allocs != 0 {
+	w, allocs := apiAllocs(apiEntry(), httptest.NewRequest(http.MethodGet, "/api/v1/status", nil))
+	if w.status != http.StatusOK || len(w.h) != 8 || allocs != 0 {
 		t.Errorf("%d with %d headers, %v allocations a request; want 200 with 8, none", w.status, len(w.h), allocs)
 	}
 }
@@ -224,10 +187,28 @@ func TestServeContentLength(t *testing.T) {
 // it range over a map of the entry's headers: it has none but its
 // Content-Type and Cache-Control.
 func TestServeNotModifiedAllocs(t *testing.T) {
-	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"},
-		"Cache-Control": {"public, max-age=5"}}, time.Time{})
+	e := apiEntry()
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
 	r.Header.Set("If-None-Match", e.identity.etag())
+	w, allocs := apiAllocs(e, r)
+	if w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
+		t.Errorf("%d with %d headers, %v allocations a request; want 304 with 7, none", w.status, len(w.h), allocs)
+	}
+	if e.header != nil {
+		t.Errorf("an entry with only a Content-Type keeps the other headers %v, want none (no map to range over)", e.header)
+	}
+}
+
+// apiEntry is a small answer of the API, with its two headers.
+func apiEntry() *Entry {
+	return NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"},
+		"Cache-Control": {"public, max-age=5"}}, time.Time{})
+}
+
+// apiAllocs serves e to r behind the four headers that the public chain
+// sets first (nosniff, the request id, CORS), and returns one of the
+// writers and the allocations of a request.
+func apiAllocs(e *Entry, r *http.Request) (*headerOnly, float64) {
 	const runs = 100
 	writers := make([]*headerOnly, runs+1) // AllocsPerRun calls once more to warm up
 	for i := range writers {
@@ -239,12 +220,7 @@ func TestServeNotModifiedAllocs(t *testing.T) {
 		Serve(writers[i], r, e)
 		i++
 	})
-	if w := writers[0]; w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
-		t.Errorf("%d with %d headers, %v allocations a request; want 304 with 7, none", w.status, len(w.h), allocs)
-	}
-	if e.header != nil {
-		t.Errorf("an entry with only a Content-Type keeps the other headers %v, want none (no map to range over)", e.header)
-	}
+	return writers[0], allocs
 }
 
 // headerOnly is a ResponseWriter that keeps the headers and the status.

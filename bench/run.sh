@@ -5,20 +5,23 @@
 #   bash bench/run.sh --quick         a smoke test (~2 minutes): 10,000 notices, 100 components
 #   options: --wait-quiet             first wait (up to 10 minutes) for a 1-minute load average below 1.5
 #            --keep                   keep the working folder (binaries, database, logs, raw results)
+#            --unpinned               as a deployment runs: nothing pinned, GOMAXPROCS = every core
 #
 # Needs Go, wrk, curl and taskset (util-linux), and 2 cores: statusd and the
-# baselines run on core 0 with GOMAXPROCS=1, wrk and bench/load on core 1.
+# baselines run on core 0 with GOMAXPROCS=1, wrk and bench/load on core 1
+# (--unpinned: everything on every core, the generator beside the server).
 # Every process it starts is stopped by PID when it ends, however it ends.
 set -euo pipefail
 
-MODE=full KEEP=0 WAIT_QUIET=0
+MODE=full KEEP=0 WAIT_QUIET=0 UNPINNED=0
 for arg in "$@"; do
 	case $arg in
 	--quick) MODE=quick ;;
 	--keep) KEEP=1 ;;
 	--wait-quiet) WAIT_QUIET=1 ;;
+	--unpinned) UNPINNED=1 ;;
 	-h | --help)
-		sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -34,6 +37,16 @@ else
 	NOTICES=10000 COMPONENTS=100 ROUNDS=2 WRK_D=1 LAT_D=2 LAT20_D=3 OVER_D=3 TRIALS=2 LIMIT=300
 fi
 WRK_C=32 MAX_IN_FLIGHT=512 SEED=1
+# SERVER and CLIENT prefix the commands of the servers (statusd, the
+# baselines) and of the generators (wrk, bench/load): one core each, or
+# (--unpinned) nothing, as a deployment runs: the Go runtime takes every
+# core (GOMAXPROCS unset), and the generator shares them.
+SERVER=(env GOMAXPROCS=1 taskset -c 0) CLIENT=(taskset -c 1)
+PLACEMENT='statusd and the baselines `GOMAXPROCS=1 taskset -c 0`; wrk and bench/load `taskset -c 1`'
+if [ $UNPINNED = 1 ]; then
+	SERVER=(env -u GOMAXPROCS) CLIENT=()
+	PLACEMENT="unpinned (--unpinned): statusd and the baselines with GOMAXPROCS unset ($(nproc) cores), wrk and bench/load on the same cores"
+fi
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BENCH=$ROOT/bench
@@ -166,7 +179,7 @@ T0=$(date +%s%N)
 # to 1,024 connections) is one client, 127.0.0.1, by design; the cap per
 # client (256 by default) would refuse most of the overload's connections
 # and measure the cap, not the server.
-GOMAXPROCS=1 taskset -c 0 "$BIN/statusd" serve --db "$DB" --addr 127.0.0.1:$PORT --rate-limit 0 --variant a \
+"${SERVER[@]}" "$BIN/statusd" serve --db "$DB" --addr 127.0.0.1:$PORT --rate-limit 0 --variant a \
 	--max-in-flight $MAX_IN_FLIGHT --max-conns-per-client 0 2>"$WORK/statusd.log" 9>&- &
 SPID=$!
 PIDS+=($SPID)
@@ -194,7 +207,7 @@ log "warming up the JSON API, then resident memory"
 while IFS=$'\t' read -r name path; do
 	[ "$name" = html ] && continue
 	for h in "" "Accept-Encoding: gzip"; do
-		timeout 30 taskset -c 1 wrk -t1 -c8 -d1s ${h:+-H "$h"} "$S$path" >/dev/null
+		timeout 30 "${CLIENT[@]}" wrk -t1 -c8 -d1s ${h:+-H "$h"} "$S$path" >/dev/null
 	done
 done <"$WORK/requests.tsv"
 settle $SPID
@@ -216,7 +229,7 @@ fi
 start_baseline() {
 	local port pid
 	port=$("$BIN/probe" freeport)
-	GOMAXPROCS=1 taskset -c 0 "$BIN/baseline" serve -capture "$WORK/capture.json" -addr 127.0.0.1:$port \
+	"${SERVER[@]}" "$BIN/baseline" serve -capture "$WORK/capture.json" -addr 127.0.0.1:$port \
 		>/dev/null 2>"$WORK/$1.log" 9>&- &
 	pid=$!
 	PIDS+=($pid)
@@ -237,7 +250,7 @@ run_wrk() {
 	local args=(-t1 -c$WRK_C -d${WRK_D}s)
 	# The HTML page is large and slow: fewer connections, a longer timeout.
 	[ "$name" = html ] && args=(-t1 -c4 -d${WRK_D}s --timeout 10s)
-	out=$(timeout $((WRK_D + 30)) taskset -c 1 wrk "${args[@]}" ${header:+-H "$header"} "$(server_url "$server")$path" 2>&1) || true
+	out=$(timeout $((WRK_D + 30)) "${CLIENT[@]}" wrk "${args[@]}" ${header:+-H "$header"} "$(server_url "$server")$path" 2>&1) || true
 	rps=$(awk '/^Requests\/sec:/ {print $2}' <<<"$out")
 	non2xx=$(awk '/Non-2xx or 3xx responses:/ {print $NF}' <<<"$out")
 	errs=$(grep -o 'Socket errors:.*' <<<"$out" || true)
@@ -289,7 +302,7 @@ done
 run_load() {
 	local name=$1 url=$2 out
 	shift 2
-	out=$(timeout 120 taskset -c 1 "$BIN/load" -url "$url" -json -label "$name" "$@") || {
+	out=$(timeout 120 "${CLIENT[@]}" "$BIN/load" -url "$url" -json -label "$name" "$@") || {
 		note "bench/load failed for $name"
 		return 0
 	}
@@ -347,6 +360,7 @@ META=$(
 "notices_short":"$((NOTICES / 1000))k",
 "dataset":"bench/gen -seed $SEED: $NOTICES notices ($UNPLANNED unplanned, $PLANNED planned, $GENERAL general; one open incident), $COMPONENTS components two levels deep, a year of history; notice $NOTICE_ID, metrics of component $METRICS_PARENT_ID from $START to $YESTERDAY (after a write: to $TODAY)",
 "throughput_method":"wrk -t1 -c$WRK_C -d${WRK_D}s (the HTML page: -c4 --timeout 10s), $ROUNDS rounds, statusd and the baseline interleaved (which goes first alternates)",
+"placement":"$(json_str "$PLACEMENT")",
 "latency_method":"bench/load, open loop, ${LAT_D}s at 5,000 req/s per JSON request, ${LAT20_D}s at 20,000 req/s, ${OVER_D}s at 2x capacity; latency from the intended send time"
 }}
 EOF
@@ -356,8 +370,10 @@ record "$(tr -d '\n' <<<"$META")"
 log "stopping the servers"
 for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
 
-OUT=$BENCH/results.md
-[ "$MODE" = quick ] && OUT=$BENCH/results-quick.md
+OUT=$BENCH/results
+[ "$MODE" = quick ] && OUT=$OUT-quick
+[ $UNPINNED = 1 ] && OUT=$OUT-unpinned
+OUT=$OUT.md
 "$BIN/report" -results "$RESULTS" -o "$OUT"
 cp "$RESULTS" "${OUT%.md}.jsonl"
 echo >&2

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -114,7 +115,9 @@ func render(rs *results) string {
 		{"Go, wrk", m["go"] + ", " + m["wrk"]},
 		{"load average before / after", m["loadavg_before"] + " / " + m["loadavg_after"]},
 		{"data set", m["dataset"]},
-		{"placement", "statusd and the baselines `GOMAXPROCS=1 taskset -c 0`; wrk and bench/load `taskset -c 1`; rate limit off, `--max-in-flight " + m["max_in_flight"] + "`"},
+		// Runs before run.sh --unpinned were all pinned, and did not say.
+		{"placement", cmp.Or(m["placement"], "statusd and the baselines `GOMAXPROCS=1 taskset -c 0`; wrk and bench/load `taskset -c 1`") +
+			"; rate limit off, `--max-in-flight " + m["max_in_flight"] + "`"},
 		{"throughput", m["throughput_method"]},
 		{"latency", m["latency_method"]},
 	} {

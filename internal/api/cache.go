@@ -12,9 +12,6 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// jsonHeader is sent with every cached JSON answer.
-var jsonHeader = http.Header{"Content-Type": {"application/json; charset=utf-8"}}
-
 // builder computes an answer at now, and until when it holds (zero: as
 // long as the snapshot).
 type builder func(now time.Time) (v any, until time.Time, err error)
@@ -68,14 +65,14 @@ func (p pooledNotices) release() {
 	noticePages.Put(p.room)
 }
 
-// entry marshals what build computes into a cache entry.
-func entry(build builder) func(now time.Time) (*respcache.Entry, error) {
+// entry marshals what build computes into a cache entry, sent with header.
+func entry(header http.Header, build builder) func(now time.Time) (*respcache.Entry, error) {
 	return func(now time.Time) (*respcache.Entry, error) {
 		v, until, err := build(now)
 		if err != nil {
 			return nil, err
 		}
-		e, err := respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, jsonHeader, until)
+		e, err := respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, header, until)
 		if r, ok := v.(releaser); ok {
 			r.release()
 		}

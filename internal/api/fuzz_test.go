@@ -1,13 +1,10 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
-	"github.com/statusd/statusd/internal/sqlstore"
 )
 
 // FuzzQuery feeds arbitrary query strings to the query and filter parsers
@@ -64,12 +60,12 @@ func FuzzQuery(f *testing.F) {
 
 // fuzzServer serves the demo page from a real SQLite store.
 func fuzzServer(f *testing.F) http.Handler {
-	return routes(demoServer(f, nil))
+	return routes(demoServer())
 }
 
 // routes serves the API's routes, as internal/server registers them.
 func routes(s *Server) *route.Mux {
-	mux := route.NewMux(http.NewServeMux(), testErrors).With(s.Public)
+	mux := route.NewMux(http.NewServeMux(), testErrors)
 	read := func(path string, h Handler) { mux.Read(path, s.Read(h), httpjson.Preflight) }
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
 		read(root, s.Index)
@@ -90,26 +86,10 @@ func routes(s *Server) *route.Mux {
 // writer does.
 var testErrors = route.NewErrors(nil, nil)
 
-// demoServer is the API over the demo page in a real SQLite store; set,
-// if not nil, changes its Config.
-func demoServer(tb testing.TB, set func(*Config)) *Server {
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(tb.TempDir(), "demo.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	if err := store.Import(ctx, demo.Document(time.Now()), false); err != nil {
-		tb.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, time.Now, log)
-	if err := holder.Refresh(ctx); err != nil {
-		tb.Fatal(err)
-	}
-	cfg := Config{Snapshots: holder, Variant: statusd.VariantA, Now: time.Now, Log: log}
-	if set != nil {
-		set(&cfg)
-	}
-	return New(cfg)
+// demoServer is the API over the snapshot of the demo page.
+func demoServer() *Server {
+	now := time.Now()
+	snap := snapshot.Build(demo.Document(now), 1, now, snapshot.Options{Variant: statusd.VariantA})
+	return New(Config{Snapshots: snapshot.Fixed{Snapshot: snap}, Variant: statusd.VariantA, Now: time.Now,
+		Log: slog.New(slog.DiscardHandler)})
 }

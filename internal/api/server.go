@@ -7,51 +7,56 @@ package api
 import (
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/httpjson"
-	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
+// Snapshots is where answers come from; *snapshot.Holder is one, and
+// snapshot.Fixed.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
 // Config configures a Server.
 type Config struct {
-	Snapshots *snapshot.Holder
+	Snapshots Snapshots
 	Variant   statusd.Variant
-	// Limiter is the §8 limit per client; nil turns it off.
-	Limiter ratelimit.Allower
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
-	TrustedProxies []netip.Prefix
 	// Cache are the caching directives of successful answers.
 	Cache CacheControl
-	Now   func() time.Time
-	Log   *slog.Logger
+	// Answers keeps the answers of the current snapshot, shared with what
+	// serves them before routing (internal/server); nil: a cache of its
+	// own.
+	Answers *respcache.PerSource
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // Server is the public API. It is safe for concurrent use.
 type Server struct {
-	snaps   *snapshot.Holder
+	snaps   Snapshots
 	variant statusd.Variant
-	limiter ratelimit.Allower
-	trusted []netip.Prefix
 	now     func() time.Time
 	log     *slog.Logger
 
-	cacheControl []string
-	cache        respcache.PerSource // the answers of the current snapshot
+	header http.Header          // of every answer: Content-Type, Cache-Control
+	cache  *respcache.PerSource // the answers of the current snapshot
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{snaps: cfg.Snapshots, variant: cfg.Variant, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
-		now: cfg.Now, log: cfg.Log, cacheControl: respcache.CacheControl(cfg.Cache.header())}
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log, cache: cfg.Answers,
+		header: http.Header{"Content-Type": {"application/json; charset=utf-8"}, "Cache-Control": {cfg.Cache.header()}}}
+	if s.cache == nil {
+		s.cache = new(respcache.PerSource)
+	}
+	return s
 }
 
 // Handler answers a request from a snapshot, or returns the error to
@@ -59,8 +64,8 @@ func New(cfg Config) *Server {
 type Handler func(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot) error
 
 // Read adapts a Handler to the API's common behaviour: a snapshot to
-// answer from; the error it returns is the one to answer with. Its routes
-// are registered through Public.
+// answer from; the error it returns is the one to answer with. CORS and
+// the rate limit are the assembly's, before routing (internal/server).
 func (s *Server) Read(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
@@ -71,53 +76,7 @@ func (s *Server) Read(h Handler) route.Handler {
 	}
 }
 
-// lookup returns the cached answer to r's target (path and raw query), when
-// a GET or HEAD for it was answered from the current snapshot before and
-// the answer still holds, and the route that answered it.
-func (s *Server) lookup(r *http.Request) (*respcache.Entry, string) {
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || r.RequestURI == "" {
-		return nil, ""
-	}
-	now := s.now()
-	snap := s.snaps.At(now)
-	if snap == nil {
-		return nil, ""
-	}
-	return s.cache.For(snap).Lookup(r.RequestURI, now)
-}
-
-// Front answers the requests whose answers are cached (see lookup)
-// before next, the ServeMux of the routes, is asked: the route of a target
-// was found when it was first answered, and is set as the request's
-// Pattern, as the ServeMux would, for telemetry. Such an answer gets all
-// that the route would give it (CORS, the rate limit, Cache-Control, the
-// ETag and 304, the encodings) but routing. Every other request goes to
-// next. A refusal of the rate limit is answered by fail.
-func (s *Server) Front(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e, route := s.lookup(r)
-		if e == nil {
-			next.ServeHTTP(w, r)
-			return
-		}
-		r.Pattern = route
-		httpjson.AllowAnyOrigin(w)
-		if err := ratelimit.Check(s.limiter, s.trusted, w, r); err != nil {
-			fail(w, r, err)
-			return
-		}
-		respcache.Serve(w, r, e, s.cacheControl)
-	})
-}
-
-// Public adds what every answer of the API gets, errors included: CORS
-// and the rate limit.
-func (s *Server) Public(h route.Handler) route.Handler {
-	return ratelimit.Public(s.limiter, s.trusted, h)
-}
-
-// NotFound answers the paths under the API's roots that no route claims
-// (through Public, as every route).
+// NotFound answers the paths under the API's roots that no route claims.
 func NotFound(w http.ResponseWriter, r *http.Request) error {
 	return statusd.Errorf(statusd.ENotFound, "no such endpoint: %s", r.URL.Path)
 }
@@ -223,17 +182,18 @@ func (s *Server) Metrics(w http.ResponseWriter, r *http.Request, snap *snapshot.
 // answer serves the answer under key from the snapshot's cache, computing
 // it when needed. When the request's target (path and raw query) always
 // gets this answer, with no header of its own, aliasable says so: the
-// next request for the same target is then served without parsing it.
+// next request for the same target is then served before routing
+// (respcache.Cache.Lookup).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, snap *snapshot.Snapshot, key string, aliasable bool, build builder) error {
 	cache := s.cache.For(snap)
-	e, err := cache.Get(key, s.now(), entry(build))
+	e, err := cache.Get(key, s.now(), entry(s.header, build))
 	if err != nil {
 		return err
 	}
 	if aliasable && r.RequestURI != "" {
 		cache.Alias(r.RequestURI, key, r.Pattern)
 	}
-	respcache.Serve(w, r, e, s.cacheControl)
+	respcache.Serve(w, r, e)
 	return nil
 }
 

@@ -3,7 +3,8 @@
 // use up the process's file descriptors and leave new clients unserved.
 //
 // A Limiter wraps the listeners (Listen) and follows each connection's
-// state through http.Server.ConnState. Near the cap (three quarters of it)
+// state through http.Server.ConnState: a request's start takes no lock
+// (see follow). Near the cap (three quarters of it)
 // the idle timeout is shortened: a new connection first closes those idle
 // for longer than ShortIdle. At the cap it closes the connection idle for
 // the longest, and refuses the new one (closes it at once) when none is
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,8 +33,11 @@ type Limiter struct {
 	log            *slog.Logger
 	now            func() time.Time // the clock, which tests move
 
-	mu     sync.Mutex
-	conns  map[net.Conn]*conn
+	mu    sync.Mutex
+	conns map[net.Conn]*conn
+	// byConn holds what conns holds, for the state changes that take no
+	// lock: a request's start.
+	byConn sync.Map
 	per    map[netip.Addr]int
 	idle   idleList  // idle for the longest first
 	logged time.Time // of the last log line
@@ -44,10 +49,23 @@ type conn struct {
 	nc   net.Conn
 	peer netip.Addr // invalid when not an IP connection
 	from time.Time  // when it became idle
-	// idle says that it is in Limiter.idle, between prev and next.
+	// state is stateBusy, stateIdle or stateClosing: an idle connection
+	// is closed (closeIdle) only by moving it from idle to closing, and
+	// becomes busy only by moving it from idle to busy, so that the two
+	// never both happen.
+	state atomic.Int32
+	// idle says that it is in Limiter.idle, between prev and next: idle,
+	// or busy since it was last idle (taken out by the next look).
 	idle       bool
 	prev, next *conn
 }
+
+// The states of a conn.
+const (
+	stateBusy int32 = iota
+	stateIdle
+	stateClosing
+)
 
 // idleList is a list of connections linked through their own prev and
 // next: a connection goes idle after every answer, and the element of a
@@ -150,7 +168,9 @@ func (l *Limiter) admit(c net.Conn) bool {
 			return false
 		}
 	}
-	l.conns[c] = &conn{nc: c, peer: peer}
+	cn := &conn{nc: c, peer: peer}
+	l.conns[c] = cn
+	l.byConn.Store(c, cn)
 	l.per[peer]++
 	return true
 }
@@ -165,17 +185,39 @@ func (l *Limiter) exempted(peer netip.Addr) bool {
 }
 
 // closeIdle closes the idle connections, idle for the longest first, while
-// more reports true of the next one.
+// more reports true of the next one; those of the list that have become
+// busy since are taken out of it.
 func (l *Limiter) closeIdle(more func(*conn) bool) {
-	for cn := l.idle.head; cn != nil && more(cn); cn = l.idle.head {
+	for cn := l.idle.head; cn != nil; cn = l.idle.head {
+		if cn.state.Load() != stateIdle {
+			l.idle.remove(cn)
+			continue
+		}
+		if !more(cn) {
+			return
+		}
+		if !cn.state.CompareAndSwap(stateIdle, stateClosing) {
+			l.idle.remove(cn) // it has just become busy
+			continue
+		}
 		l.forget(cn)
 		cn.nc.Close()
 		l.note("an idle connection was closed to make room (--max-conns)", cn.peer)
 	}
 }
 
-// follow keeps track of a connection's state, told by net/http.
+// follow keeps track of a connection's state, told by net/http. A
+// request's start (new or active) takes no lock, as it comes on every
+// request: the connection is only marked busy, and stays in the idle list
+// until it is idle again or closeIdle looks at it. Idle and closed take
+// the lock.
 func (l *Limiter) follow(c net.Conn, s http.ConnState) {
+	if s == http.StateNew || s == http.StateActive {
+		if v, ok := l.byConn.Load(c); ok {
+			v.(*conn).state.CompareAndSwap(stateIdle, stateBusy)
+		}
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cn := l.conns[c]
@@ -186,6 +228,7 @@ func (l *Limiter) follow(c net.Conn, s http.ConnState) {
 	switch s {
 	case http.StateIdle:
 		cn.from = l.now()
+		cn.state.Store(stateIdle)
 		l.idle.pushBack(cn)
 	case http.StateClosed, http.StateHijacked:
 		l.forget(cn)
@@ -196,6 +239,7 @@ func (l *Limiter) follow(c net.Conn, s http.ConnState) {
 func (l *Limiter) forget(cn *conn) {
 	l.idle.remove(cn)
 	delete(l.conns, cn.nc)
+	l.byConn.Delete(cn.nc)
 	if l.per[cn.peer]--; l.per[cn.peer] == 0 {
 		delete(l.per, cn.peer)
 	}

@@ -253,17 +253,23 @@ func TestIdleOrder(t *testing.T) {
 	}
 }
 
-// TestFollowAllocs checks that following a keep-alive request (its
-// connection active, then idle again) allocates nothing.
-func TestFollowAllocs(t *testing.T) {
-	l := New(10, 0, nil, quiet())
+// newPipe is one end of a new pipe that l admitted, its state new; both
+// ends are closed when t ends.
+func newPipe(t *testing.T, l *Limiter) net.Conn {
 	a, b := net.Pipe()
-	defer a.Close()
-	defer b.Close()
+	t.Cleanup(func() { a.Close(); b.Close() })
 	if !l.admit(a) {
 		t.Fatal("a first connection was refused")
 	}
 	l.follow(a, http.StateNew)
+	return a
+}
+
+// TestFollowAllocs checks that following a keep-alive request (its
+// connection active, then idle again) allocates nothing.
+func TestFollowAllocs(t *testing.T) {
+	l := New(10, 0, nil, quiet())
+	a := newPipe(t, l)
 	allocs := testing.AllocsPerRun(100, func() {
 		l.follow(a, http.StateActive)
 		l.follow(a, http.StateIdle)
@@ -287,4 +293,57 @@ func BenchmarkFollow(b *testing.B) {
 		l.follow(c1, http.StateActive)
 		l.follow(c1, http.StateIdle)
 	}
+}
+
+// TestActiveTakesNoLock: a request's start (StateActive) is followed
+// without the limiter's lock, which every request would otherwise take
+// twice; the connection, busy, stays in the idle list until a look at it
+// takes it out, and is never closed as idle.
+func TestActiveTakesNoLock(t *testing.T) {
+	l := New(10, 0, nil, quiet())
+	a := newPipe(t, l)
+	l.follow(a, http.StateIdle)
+	l.mu.Lock()
+	done := make(chan struct{})
+	go func() {
+		l.follow(a, http.StateActive)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("StateActive waited for the limiter's lock")
+	}
+	cn := l.conns[a]
+	if cn.state.Load() != stateBusy || !cn.idle {
+		t.Errorf("after StateActive: state %d, in the idle list %v; want busy, still listed", cn.state.Load(), cn.idle)
+	}
+	l.closeIdle(func(*conn) bool { return true })
+	if l.conns[a] == nil || cn.idle || l.idle.head != nil {
+		t.Errorf("closeIdle closed a busy connection (%v), or left it listed (%v)", l.conns[a] == nil, cn.idle)
+	}
+	l.mu.Unlock()
+	l.follow(a, http.StateIdle)
+	if cn.state.Load() != stateIdle || l.idle.head != cn {
+		t.Errorf("idle again: state %d, head of the idle list %v", cn.state.Load(), l.idle.head == cn)
+	}
+}
+
+// BenchmarkFollowParallel is BenchmarkFollow on every core at once, each
+// goroutine a keep-alive connection of its own, as a busy server's are:
+// what the limiter's shared state costs across cores.
+func BenchmarkFollowParallel(b *testing.B) {
+	l := New(1<<20, 0, nil, quiet())
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		c1, c2 := net.Pipe()
+		defer c1.Close()
+		defer c2.Close()
+		l.admit(c1)
+		l.follow(c1, http.StateNew)
+		for pb.Next() {
+			l.follow(c1, http.StateActive)
+			l.follow(c1, http.StateIdle)
+		}
+	})
 }

@@ -42,11 +42,17 @@ func Path(p string) bool { return p == Root || strings.HasPrefix(p, Root+"/") }
 // CookieName is the name of the session cookie.
 const CookieName = "statusd_session"
 
+// Snapshots is where the screens read the current page; *snapshot.Holder
+// is one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
 // Config configures a Server.
 type Config struct {
 	Users       statusd.UserStore
 	Subscribers statusd.SubscriberStore
-	Snapshots   *snapshot.Holder
+	Snapshots   Snapshots
 	// TrustedProxies are the peers whose X-Forwarded-For tells the client,
 	// for the limit of sign-in attempts.
 	TrustedProxies []netip.Prefix
@@ -73,7 +79,7 @@ type Config struct {
 type Server struct {
 	users     statusd.UserStore
 	subs      statusd.SubscriberStore
-	snaps     *snapshot.Holder
+	snaps     Snapshots
 	trusted   []netip.Prefix
 	now       func() time.Time
 	log       *slog.Logger

@@ -14,7 +14,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/statusd/statusd"
-	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/route"
 )
 
@@ -171,20 +170,4 @@ func Check(l Allower, trusted []netip.Prefix, w http.ResponseWriter, r *http.Req
 		return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many requests; retry in %d second(s)", res.Retry), res.Retry)
 	}
 	return nil
-}
-
-// Public is the policy of the public JSON APIs around h: any origin may
-// read them (CORS: they carry no credentials), and every request but a
-// CORS preflight (OPTIONS) counts against the limit l.
-func Public(l Allower, trusted []netip.Prefix, h route.Handler) route.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		httpjson.AllowAnyOrigin(w)
-		if r.Method == http.MethodOptions {
-			return h(w, r)
-		}
-		if err := Check(l, trusted, w, r); err != nil {
-			return err
-		}
-		return h(w, r)
-	}
 }

@@ -54,12 +54,13 @@ type Entry struct {
 	identity form
 	gz, zst  lazyForm
 	until    int64 // Unix nanoseconds; 0: valid as long as its cache
-	// contentType is the Content-Type of the body, and header the other
-	// headers to send with it, nil when there are none (an API answer),
-	// so that serving it ranges over no map.
-	contentType []string
-	header      http.Header
-	key         string // the key under which a cache keeps it, once kept
+	// contentType is the Content-Type of the body, cacheControl its
+	// Cache-Control, and header the other headers to send with it, nil
+	// when there are none (an API answer), so that serving it ranges over
+	// no map.
+	contentType, cacheControl []string
+	header                    http.Header
+	key                       string // the key under which a cache keeps it, once kept
 	// room, when not nil, is the lent buffer that holds the identity body
 	// (see Compute); owned says that the caller of Get alone holds the
 	// entry, so that Serve gives room back once it has written it.
@@ -89,11 +90,12 @@ func newForm(body []byte, tag, suffix string, encoding []string) form {
 func (f *form) etag() string { return f.values[0] }
 
 // NewEntry makes an answer of body, with the headers to send with it
-// (Content-Type at least), kept until the given moment (zero: as long as
-// its cache).
+// (Content-Type and Cache-Control at least), kept until the given moment
+// (zero: as long as its cache). header is kept, not copied: it is not to
+// change.
 func NewEntry(body []byte, header http.Header, until time.Time) *Entry {
 	e := &Entry{identity: newForm(body, contentTag(body), "", nil), contentType: header["Content-Type"],
-		header: withoutBodyHeaders(header)}
+		cacheControl: header["Cache-Control"], header: otherHeaders(header)}
 	if !until.IsZero() {
 		e.until = until.UnixNano()
 	}
@@ -406,15 +408,15 @@ func gzipped(b []byte) []byte {
 func zstded(b []byte) []byte { return zstdEncoder.EncodeAll(b, nil) }
 
 // Serve answers with the entry in the best encoding the client accepts, or
-// 304 when the client's copy is current. cacheControl is the
-// Cache-Control header (see CacheControl). It is the last use of an entry
+// 304 when the client's copy is current. It is the last use of an entry
 // that Get returned: the body of an answer not kept is given back.
 //
 // A 304 gets the entry's headers but those of the body (bodyHeaders),
 // which are never set rather than set and taken out: an API answer's 304
 // then has seven headers, which a map holds without growing, where
-// setting nine grew it on every request.
-func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []string) {
+// setting nine grew it on every request; a 200 of a small body has eight
+// (see autoLength).
+func Serve(w http.ResponseWriter, r *http.Request, e *Entry) {
 	if e.owned {
 		defer e.release()
 	}
@@ -430,7 +432,7 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 	// The header values are slices of the form's own array: no allocation,
 	// and nothing that net/http changes.
 	h["Etag"] = f.values[0:1:1]
-	h["Cache-Control"] = cacheControl
+	h["Cache-Control"] = e.cacheControl
 	h["Vary"] = varyH
 	if f.encoding != nil {
 		h["Content-Encoding"] = f.encoding
@@ -439,9 +441,21 @@ func Serve(w http.ResponseWriter, r *http.Request, e *Entry, cacheControl []stri
 		notModified(w)
 		return
 	}
-	h["Content-Length"] = f.values[1:2:2]
+	// net/http adds the Content-Length of a body under a few KB written at
+	// once, without a Flush (http.ResponseWriter's Write), at no cost to
+	// the header map: set here, it would be an API answer's ninth header,
+	// which grows the map, and net/http's copy of it, on every request. A
+	// HEAD writes no body: it gets its Content-Length here.
+	if len(f.body) > autoLength || r.Method == http.MethodHead {
+		h["Content-Length"] = f.values[1:2:2]
+	}
 	writeBody(w, r, f.body) // the body written out, or copied, when it returns
 }
+
+// autoLength is the largest body whose Content-Length Serve leaves to
+// net/http: "under a few KB", half of the buffer net/http writes through
+// (2 KB in Go 1.26). TestServeContentLength checks it on the wire.
+const autoLength = 1024
 
 // ServeConditional is the one conditional GET of statusd, for every
 // cached answer: it ends an answer whose headers are set (its ETag, etag,
@@ -471,12 +485,12 @@ func get(r *http.Request, k string) string {
 // have.
 var bodyHeaders = [...]string{"Content-Type", "Content-Length"}
 
-// withoutBodyHeaders is header without bodyHeaders (Serve sets them from
-// the entry), or nil when nothing else is left.
-func withoutBodyHeaders(header http.Header) http.Header {
+// otherHeaders is header without bodyHeaders and Cache-Control (Serve
+// sets them from the entry's fields), or nil when nothing else is left.
+func otherHeaders(header http.Header) http.Header {
 	var rest http.Header
 	for k, v := range header {
-		if !slices.Contains(bodyHeaders[:], k) {
+		if !slices.Contains(bodyHeaders[:], k) && k != "Cache-Control" {
 			if rest == nil {
 				rest = make(http.Header, len(header))
 			}
@@ -511,9 +525,6 @@ func (e *Entry) release() {
 	giveBack(e.room)
 	e.room = nil
 }
-
-// CacheControl makes a Cache-Control header value for Serve, once.
-func CacheControl(directives string) []string { return []string{directives} }
 
 // AcceptEncoding picks zstd, gzip or identity ("") from an Accept-Encoding
 // header, honouring q=0.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testenv/gcshape"
 )
 
@@ -59,17 +60,8 @@ func TestMatchesETag(t *testing.T) {
 func TestServe(t *testing.T) {
 	body := []byte(`{"hello":"world"}`)
 	tag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(body)) // the body's 64-bit xxHash, 16 hex digits
-	e := NewEntry(body, http.Header{"Content-Type": {"application/json"}}, time.Time{})
-	cc := CacheControl("public, max-age=5")
-	serve := func(header ...string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(http.MethodGet, "/x", nil)
-		for i := 0; i+1 < len(header); i += 2 {
-			r.Header.Set(header[i], header[i+1])
-		}
-		w := httptest.NewRecorder()
-		Serve(w, r, e, cc)
-		return w
-	}
+	e := NewEntry(body, http.Header{"Content-Type": {"application/json"}, "Cache-Control": {"public, max-age=5"}}, time.Time{})
+	serve := func(header ...string) *httptest.ResponseRecorder { return wire(t, e, header...) }
 
 	w := serve()
 	if w.Code != 200 || w.Body.String() != string(body) || w.Header().Get("ETag") != tag ||
@@ -103,38 +95,88 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// wire serves e to a GET with the given headers through a real server,
+// and returns what the client got, as a recorder holds it (the Date
+// header aside): the Content-Length of a small body is net/http's.
+func wire(t *testing.T, e *Entry, header ...string) *httptest.ResponseRecorder {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { Serve(w, r, e) }))
+	defer srv.Close()
+	// Identity unless told: the client leaves the body as sent.
+	res, body := testenv.Fetch(t, http.MethodGet, srv.URL+"/x", append([]string{"Accept-Encoding", "identity"}, header...)...)
+	w := httptest.NewRecorder()
+	for k, v := range res.Header {
+		if k != "Date" {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(res.StatusCode)
+	w.Body.WriteString(body)
+	return w
+}
+
 // TestServeHeaders checks which of an entry's headers each answer
-// carries: a 200 all of them, with the entry's ETag, Content-Length,
-// Cache-Control and Vary; a 304 all but those of the body (Content-Type
-// and Content-Length, the entry's own included), and none that a handler
-// before it set for the body.
+// carries, on the wire: a 200 all of them, with the entry's ETag,
+// Content-Length, Cache-Control and Vary; a 304 all but those of the body
+// (Content-Type and Content-Length, the entry's own included), and none
+// that a handler before it set for the body.
 func TestServeHeaders(t *testing.T) {
 	body := []byte("<p>hi</p>")
 	tag := fmt.Sprintf(`"%016x"`, xxhash.Sum64(body))
 	// As a page of internal/web keeps it: its recorder's headers.
 	e := NewEntry(body, http.Header{"Content-Type": {"text/html"}, "Content-Length": {"9"},
-		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"no-cache"}}, time.Time{})
-	serve := func(inm string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		if inm != "" {
-			r.Header.Set("If-None-Match", inm)
-		}
-		w := httptest.NewRecorder()
+		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"max-age=1"}}, time.Time{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Before", "1")
 		w.Header().Set("Content-Type", "text/plain") // set by a handler before: not for a 304
-		Serve(w, r, e, CacheControl("max-age=1"))
-		return w
+		Serve(w, r, e)
+	}))
+	defer srv.Close()
+	serve := func(inm string) (*http.Response, string) {
+		res, b := testenv.Fetch(t, http.MethodGet, srv.URL, "Accept-Encoding", "identity", "If-None-Match", inm)
+		res.Header.Del("Date")
+		return res, b
 	}
 	want200 := http.Header{"X-Before": {"1"}, "Content-Type": {"text/html"}, "Content-Length": {"9"},
 		"Content-Security-Policy": {"default-src 'self'"}, "Cache-Control": {"max-age=1"}, "Etag": {tag},
 		"Vary": {"Accept-Encoding"}}
-	if w := serve(""); w.Code != 200 || w.Body.String() != string(body) || !reflect.DeepEqual(w.Header(), want200) {
-		t.Errorf("200: %d %q, headers\n%v\nwant\n%v", w.Code, w.Body, w.Header(), want200)
+	if res, got := serve(""); res.StatusCode != 200 || got != string(body) || !reflect.DeepEqual(res.Header, want200) {
+		t.Errorf("200: %d %q, headers\n%v\nwant\n%v", res.StatusCode, got, res.Header, want200)
 	}
 	want304 := http.Header{"X-Before": {"1"}, "Content-Security-Policy": {"default-src 'self'"},
 		"Cache-Control": {"max-age=1"}, "Etag": {tag}, "Vary": {"Accept-Encoding"}}
-	if w := serve(tag); w.Code != 304 || w.Body.Len() != 0 || !reflect.DeepEqual(w.Header(), want304) {
-		t.Errorf("304: %d %q, headers\n%v\nwant\n%v", w.Code, w.Body, w.Header(), want304)
+	if res, got := serve(tag); res.StatusCode != 304 || got != "" || !reflect.DeepEqual(res.Header, want304) {
+		t.Errorf("304: %d %q, headers\n%v\nwant\n%v", res.StatusCode, got, res.Header, want304)
+	}
+}
+
+// TestServeContentLength: every 200 carries its body's Content-Length on
+// the wire, not chunked, whether Serve sets it or leaves it to net/http
+// (a body up to autoLength, written at once), GET and HEAD alike; and an
+// API answer of a small body, behind the four headers that the public
+// chain sets first, has eight headers, which the map holds without
+// growing: it allocates nothing.
+func TestServeContentLength(t *testing.T) {
+	for _, size := range []int{0, 1, autoLength - 1, autoLength, autoLength + 1, 64 << 10} {
+		e := NewEntry(bytes.Repeat([]byte("x"), size), http.Header{"Content-Type": {"text/plain"}}, time.Time{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { Serve(w, r, e) }))
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			res, b := testenv.Fetch(t, method, srv.URL, "Accept-Encoding", "identity")
+			want := size
+			if method == http.MethodHead {
+				want = 0
+			}
+			if res.StatusCode != 200 || res.ContentLength != int64(size) || res.Header.Get("Content-Length") != strconv.Itoa(size) ||
+				len(res.TransferEncoding) != 0 || len(b) != want {
+				t.Errorf("%s of %d bytes: %d, Content-Length %d (%q), Transfer-Encoding %v, %d bytes read",
+					method, size, res.StatusCode, res.ContentLength, res.Header.Get("Content-Length"), res.TransferEncoding, len(b))
+			}
+		}
+		srv.Close()
+	}
+
+	w, allocs := apiAllocs(apiEntry(), httptest.NewRequest(http.MethodGet, "/api/v1/status", nil))
+	if w.status != http.StatusOK || len(w.h) != 8 || allocs != 0 {
+		t.Errorf("%d with %d headers, %v allocations a request; want 200 with 8, none", w.status, len(w.h), allocs)
 	}
 }
 
@@ -143,12 +185,30 @@ func TestServeHeaders(t *testing.T) {
 // allocates nothing: seven headers fit the map's first group, where
 // setting the body's two and taking them out grew it each time. Nor does
 // it range over a map of the entry's headers: it has none but its
-// Content-Type.
+// Content-Type and Cache-Control.
 func TestServeNotModifiedAllocs(t *testing.T) {
-	e := NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"}}, time.Time{})
+	e := apiEntry()
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
 	r.Header.Set("If-None-Match", e.identity.etag())
-	cc := CacheControl("public, max-age=5")
+	w, allocs := apiAllocs(e, r)
+	if w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
+		t.Errorf("%d with %d headers, %v allocations a request; want 304 with 7, none", w.status, len(w.h), allocs)
+	}
+	if e.header != nil {
+		t.Errorf("an entry with only a Content-Type keeps the other headers %v, want none (no map to range over)", e.header)
+	}
+}
+
+// apiEntry is a small answer of the API, with its two headers.
+func apiEntry() *Entry {
+	return NewEntry([]byte(`{"a":1}`), http.Header{"Content-Type": {"application/json; charset=utf-8"},
+		"Cache-Control": {"public, max-age=5"}}, time.Time{})
+}
+
+// apiAllocs serves e to r behind the four headers that the public chain
+// sets first (nosniff, the request id, CORS), and returns one of the
+// writers and the allocations of a request.
+func apiAllocs(e *Entry, r *http.Request) (*headerOnly, float64) {
 	const runs = 100
 	writers := make([]*headerOnly, runs+1) // AllocsPerRun calls once more to warm up
 	for i := range writers {
@@ -157,15 +217,10 @@ func TestServeNotModifiedAllocs(t *testing.T) {
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(runs, func() {
-		Serve(writers[i], r, e, cc)
+		Serve(writers[i], r, e)
 		i++
 	})
-	if w := writers[0]; w.status != http.StatusNotModified || len(w.h) != 7 || allocs != 0 {
-		t.Errorf("%d with %d headers, %v allocations a request; want 304 with 7, none", w.status, len(w.h), allocs)
-	}
-	if e.header != nil {
-		t.Errorf("an entry with only a Content-Type keeps the other headers %v, want none (no map to range over)", e.header)
-	}
+	return writers[0], allocs
 }
 
 // headerOnly is a ResponseWriter that keeps the headers and the status.
@@ -339,7 +394,7 @@ func TestComputeLent(t *testing.T) {
 	}
 	serve := func(e *Entry) *httptest.ResponseRecorder {
 		w := httptest.NewRecorder()
-		Serve(w, httptest.NewRequest(http.MethodGet, "/x", nil), e, nil)
+		Serve(w, httptest.NewRequest(http.MethodGet, "/x", nil), e)
 		return w
 	}
 

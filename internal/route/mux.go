@@ -16,16 +16,27 @@ type Mux struct {
 	mux     *http.ServeMux
 	errs    *Errors
 	allowed map[string][]string // the methods of each path, as registered
+	names   map[string]string   // the names of the patterns registered with one
 	wrap    func(Handler) Handler
 }
 
 // NewMux returns a Mux on mux whose errors errs answers.
 func NewMux(mux *http.ServeMux, errs *Errors) *Mux {
-	return &Mux{mux: mux, errs: errs, allowed: map[string][]string{}}
+	return &Mux{mux: mux, errs: errs, allowed: map[string][]string{}, names: map[string]string{}}
 }
 
 // ServeHTTP serves r with the route of its method and path.
 func (m *Mux) ServeHTTP(w http.ResponseWriter, r *http.Request) { m.mux.ServeHTTP(w, r) }
+
+// Route is the name of the route that would serve r, as routing would set
+// its Pattern, without serving it: for a request answered before routing.
+func (m *Mux) Route(r *http.Request) string {
+	_, pattern := m.mux.Handler(r)
+	if name, ok := m.names[pattern]; ok {
+		return name
+	}
+	return pattern
+}
 
 // Errors is the error writer of m's routes.
 func (m *Mux) Errors() *Errors { return m.errs }
@@ -62,6 +73,7 @@ func (m *Mux) handle(pattern, name string, h Handler) {
 		h = m.wrap(h)
 	}
 	if name != "" {
+		m.names[pattern] = name
 		named := h
 		h = func(w http.ResponseWriter, r *http.Request) error {
 			r.Pattern = name

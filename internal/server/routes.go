@@ -22,12 +22,15 @@ import (
 var ungated = []string{"/admin/", console.Root, "/healthz", "/readyz", "/metrics"}
 
 // publicChain is the middleware of the public listener, outermost first:
-// nosniff; the request id, metrics and log line; panics answered 500; the
-// API answers already cached, served before routing (api.Server.Front,
-// which pays for itself: see BenchmarkRequest); the gate; the routes.
+// nosniff; the request id, metrics and log line; the readers counted
+// (Pressure); panics answered 500; the JSON APIs' CORS and rate limit,
+// and their answers already cached, served before routing (front, which
+// pays for itself: see BenchmarkFront); the gate; the routes.
 func (s *assembly) publicChain(mux *route.Mux) http.Handler {
 	errs := mux.Errors()
-	return noSniff(s.cfg.Metrics.Middleware(s.cfg.Pressure.Wrap(errs.Recover(s.api.Front(s.cfg.Gate.Wrap(mux, errs.Write), errs.Write)))))
+	f := &front{snaps: s.cfg.Snapshots, answers: &s.answers, limiter: s.cfg.Limiter, trusted: s.cfg.TrustedProxies,
+		now: s.cfg.Now, mux: mux}
+	return noSniff(s.cfg.Metrics.Middleware(s.cfg.Pressure.Wrap(errs.Recover(f.wrap(s.cfg.Gate.Wrap(mux, errs.Write), errs.Write)))))
 }
 
 // adminChain is the middleware of the admin listener (--admin-addr).
@@ -48,10 +51,9 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
 
 	// The public v1 JSON API (SPEC.md), at /api/v1 and its alias /v1
-	// (CONTRACT C1): GET HEAD OPTIONS, CORS and the rate limit on every
-	// answer.
-	v1 := pub.With(a.Public)
-	read := func(path string, h api.Handler) { v1.Read(path, a.Read(h), httpjson.Preflight) }
+	// (CONTRACT C1): GET HEAD OPTIONS; CORS and the rate limit on every
+	// answer under /api/ and /v1 are the front's (publicChain).
+	read := func(path string, h api.Handler) { pub.Read(path, a.Read(h), httpjson.Preflight) }
 	for _, root := range []string{statusd.APIRoot, "/v1"} {
 		read(root, a.Index)
 		read(root+"/status", a.Status)
@@ -62,12 +64,11 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 	read("/api/notices/{id}", a.Notice)
 	read("/api/v1/openapi.json", a.OpenAPI)
-	v1.Handle("/api/", api.NotFound) // any: JSON 404
-	v1.Handle("/v1/", api.NotFound)  // any: JSON 404
+	pub.Handle("/api/", api.NotFound) // any: JSON 404
+	pub.Handle("/v1/", api.NotFound)  // any: JSON 404
 
 	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage),
 	// with CORS and the rate limit as the v1 API.
-	v2r := pub.With(v2.Public)
 	for _, path := range []string{
 		"/api/v2/summary.json",                         // GET HEAD OPTIONS
 		"/api/v2/status.json",                          // GET HEAD OPTIONS
@@ -78,7 +79,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		"/api/v2/scheduled-maintenances/upcoming.json", // GET HEAD OPTIONS
 		"/api/v2/scheduled-maintenances/active.json",   // GET HEAD OPTIONS
 	} {
-		v2r.Read(path, v2.Serve(path), httpjson.Preflight)
+		pub.Read(path, v2.Serve(path), httpjson.Preflight)
 	}
 
 	// The status page: HTML, feeds and its assets (internal/web); GET HEAD.

@@ -1,8 +1,8 @@
 // Package server is the one HTTP assembly of statusd: New builds the
 // handlers of both listeners from a Config, routes.go shows every route of
-// the process, and a request goes one way: listener, middleware (request
-// id and metrics, nosniff, panics, the cache lookup, the gate), route,
-// handler, error writer (route.Errors, built here with the status page's
+// the process, and a request goes one way: listener, middleware (nosniff,
+// request id and metrics, panics, the JSON APIs' CORS, rate limit and
+// cached answers (front.go), the gate), route, handler, error writer (route.Errors, built here with the status page's
 // HTML error page).
 package server
 
@@ -21,6 +21,7 @@ import (
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/health"
 	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/statuspage"
@@ -86,6 +87,9 @@ type assembly struct {
 	cfg   Config
 	api   *api.Server
 	pages *web.Server
+	// answers are the API's and Statuspage's answers of the current
+	// snapshot, which the front serves before routing.
+	answers respcache.PerSource
 	// console is the operator console's, set by routes.
 	console *console.Server
 }
@@ -94,12 +98,12 @@ type assembly struct {
 // Config.AdminListener, that of the admin listener (nil otherwise).
 func New(cfg Config) (public, adminH http.Handler) {
 	s := &assembly{cfg: cfg,
-		api: api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Limiter: cfg.Limiter,
-			TrustedProxies: cfg.TrustedProxies, Cache: cfg.Cache, Now: cfg.Now, Log: cfg.Log}),
 		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
 			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
 			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
 	}
+	s.api = api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Cache: cfg.Cache, Answers: &s.answers,
+		Now: cfg.Now, Log: cfg.Log})
 	// The console's errors are its screens, on the listener it is on.
 	pages := s.errorPage
 	if cfg.AdminListener {
@@ -184,8 +188,8 @@ func (s *assembly) newConsole() *console.Server {
 
 // newStatuspage, newBadges and newHealth return the other handler groups.
 func (s *assembly) newStatuspage() *statuspage.Server {
-	return statuspage.New(statuspage.Config{Snapshots: s.cfg.Snapshots, Limiter: s.cfg.Limiter,
-		TrustedProxies: s.cfg.TrustedProxies, MaxAge: s.cfg.Cache.MaxAge})
+	return statuspage.New(statuspage.Config{Snapshots: s.cfg.Snapshots, MaxAge: s.cfg.Cache.MaxAge, Answers: &s.answers,
+		Now: s.cfg.Now})
 }
 
 func (s *assembly) newBadges() *badge.Server {

@@ -113,10 +113,10 @@ func demoPage(t testing.TB) (*sqlstore.Store, *snapshot.Holder) {
 
 // TestCachedHeaders: the headers of an API answer through New's public
 // handler, on a real HTTP server, the first time (routed) and from the
-// cache (api.Server.Front): a 200 with the body's headers, and a 304 to
-// its ETag with the same headers but those of the body (the 304 the
-// benchmark's If-None-Match rows ask for). The request id differs from
-// answer to answer; Date is net/http's.
+// cache (served by the front, before routing): a 200 with the body's
+// headers, and a 304 to its ETag with the same headers but those of the
+// body (the 304 the benchmark's If-None-Match rows ask for). The request
+// id differs from answer to answer; Date is net/http's.
 func TestCachedHeaders(t *testing.T) {
 	store, holder := demoPage(t)
 	log := slog.New(slog.DiscardHandler)

@@ -193,3 +193,13 @@ func (h *Holder) follow(ctx context.Context) error {
 	h.with(cur, w, "snapshot followed the store")
 	return nil
 }
+
+// Fixed is a snapshot that never changes, where a Holder's methods are
+// asked for (Current, At): what a handler's tests serve, without a store.
+type Fixed struct{ Snapshot *Snapshot }
+
+// Current returns the snapshot.
+func (f Fixed) Current() *Snapshot { return f.Snapshot }
+
+// At returns the snapshot, whatever the time.
+func (f Fixed) At(time.Time) *Snapshot { return f.Snapshot }

@@ -3,6 +3,7 @@ package statuspage
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -125,8 +126,11 @@ func optTS(t *time.Time) *string {
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 
-// newView maps the snapshot.
-func newView(snap *snapshot.Snapshot) *view {
+// newView maps the snapshot's page and components and, newest first, the
+// notices that want keeps (nil: every one), until max incidents and
+// maintenances are mapped (0: no bound): mapping a notice is most of an
+// answer's cost, and most answers need few of them.
+func newView(snap *snapshot.Snapshot, want func(*snapshot.Notice) bool, max int) *view {
 	m := newMapper(snap)
 	v := &view{
 		status: Status{Indicator: Indicator(snap.PageState), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
@@ -139,6 +143,12 @@ func newView(snap *snapshot.Snapshot) *view {
 		v.components = append(v.components, m.component(c))
 	}
 	for _, n := range snap.AllNotices() {
+		if max > 0 && len(v.incidents)+len(v.maintenances) >= max {
+			break
+		}
+		if want != nil && !want(n) {
+			continue
+		}
 		switch in, mt := m.notice(n); {
 		case in != nil:
 			v.incidents = append(v.incidents, *in)
@@ -332,20 +342,58 @@ func withStatus(statuses ...string) func(Maintenance) bool {
 	}
 }
 
-// answers are the bodies of every endpoint, by path.
-func (v *view) answers() map[string]any {
-	upcoming := keep(v.maintenances, withStatus(MaintenanceScheduled))
-	active := keep(v.maintenances, withStatus(MaintenanceInProgress))
-	open := keep(v.incidents, unresolved)
-	return map[string]any{
-		"/api/v2/summary.json": SummaryResponse{Page: v.page, Components: v.components, Incidents: open,
-			ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress)), Status: v.status},
-		"/api/v2/status.json":                          StatusResponse{Page: v.page, Status: v.status},
-		"/api/v2/components.json":                      ComponentsResponse{Page: v.page, Components: v.components},
-		"/api/v2/incidents.json":                       IncidentsResponse{Page: v.page, Incidents: first(v.incidents, MaxListed)},
-		"/api/v2/incidents/unresolved.json":            IncidentsResponse{Page: v.page, Incidents: open},
-		"/api/v2/scheduled-maintenances.json":          MaintenancesResponse{Page: v.page, ScheduledMaintenances: first(v.maintenances, MaxListed)},
-		"/api/v2/scheduled-maintenances/upcoming.json": MaintenancesResponse{Page: v.page, ScheduledMaintenances: upcoming},
-		"/api/v2/scheduled-maintenances/active.json":   MaintenancesResponse{Page: v.page, ScheduledMaintenances: active},
+// answer is the body of the endpoint at path, one of Paths, mapped from
+// snap: the notices it lists, each kept again by the rule of its list,
+// are mapped alone (see newView).
+func answer(snap *snapshot.Snapshot, path string) any {
+	switch path {
+	case "/api/v2/summary.json":
+		v := newView(snap, func(n *snapshot.Notice) bool {
+			return openIncident(n) || plannedIn(n, MaintenanceScheduled, MaintenanceInProgress)
+		}, 0)
+		return SummaryResponse{Page: v.page, Components: v.components, Incidents: keep(v.incidents, unresolved),
+			ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled, MaintenanceInProgress)), Status: v.status}
+	case "/api/v2/status.json":
+		v := newView(snap, noNotice, 0)
+		return StatusResponse{Page: v.page, Status: v.status}
+	case "/api/v2/components.json":
+		v := newView(snap, noNotice, 0)
+		return ComponentsResponse{Page: v.page, Components: v.components}
+	case "/api/v2/incidents.json":
+		v := newView(snap, ofType(statusd.Unplanned), MaxListed)
+		return IncidentsResponse{Page: v.page, Incidents: first(v.incidents, MaxListed)}
+	case "/api/v2/incidents/unresolved.json":
+		v := newView(snap, openIncident, 0)
+		return IncidentsResponse{Page: v.page, Incidents: keep(v.incidents, unresolved)}
+	case "/api/v2/scheduled-maintenances.json":
+		v := newView(snap, ofType(statusd.Planned), MaxListed)
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: first(v.maintenances, MaxListed)}
+	case "/api/v2/scheduled-maintenances/upcoming.json":
+		v := newView(snap, func(n *snapshot.Notice) bool { return plannedIn(n, MaintenanceScheduled) }, 0)
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceScheduled))}
+	case "/api/v2/scheduled-maintenances/active.json":
+		v := newView(snap, func(n *snapshot.Notice) bool { return plannedIn(n, MaintenanceInProgress) }, 0)
+		return MaintenancesResponse{Page: v.page, ScheduledMaintenances: keep(v.maintenances, withStatus(MaintenanceInProgress))}
 	}
+	panic("statuspage: no endpoint " + path)
+}
+
+// noNotice keeps no notice: an answer without notices.
+func noNotice(*snapshot.Notice) bool { return false }
+
+// ofType keeps the notices of type t.
+func ofType(t statusd.NoticeType) func(*snapshot.Notice) bool {
+	return func(n *snapshot.Notice) bool { return n.Type() == t }
+}
+
+// openIncident keeps the incidents whose status is not resolved, as
+// unresolved keeps them once mapped.
+func openIncident(n *snapshot.Notice) bool {
+	return n.Type() == statusd.Unplanned && IncidentStatus(n.State()) != IncidentResolved
+}
+
+// plannedIn keeps the maintenances whose status is one of statuses, as
+// withStatus keeps them once mapped.
+func plannedIn(n *snapshot.Notice, statuses ...string) bool {
+	return n.Type() == statusd.Planned && slices.Contains(statuses, MaintenanceStatus(n.State()))
 }

@@ -14,31 +14,27 @@
 // Unplanned notices are incidents, planned notices are scheduled
 // maintenances; general notices have no counterpart and are left out. See
 // the mapping functions for each value. The answers depend on the snapshot
-// alone, so they are marshalled once per snapshot.
+// alone, so they are marshalled once per snapshot (respcache).
 //
-// Like the v1 API, these endpoints answer GET and HEAD, any origin (CORS
-// *), JSON errors, and count toward the same per-client rate limit.
+// Like the v1 API, these endpoints answer GET and HEAD, JSON errors, and
+// (the assembly's, internal/server) any origin (CORS *) and the same
+// per-client rate limit.
 package statuspage
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"net/http"
-	"net/netip"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
-	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// Snapshots is where answers come from; *snapshot.Holder is one.
+// Snapshots is where answers come from; *snapshot.Holder is one, and
+// snapshot.Fixed.
 type Snapshots interface {
 	Current() *snapshot.Snapshot
 }
@@ -46,41 +42,36 @@ type Snapshots interface {
 // Config configures a Server.
 type Config struct {
 	Snapshots Snapshots
-	// Limiter is the per-client limit shared with the v1 API; nil turns it
-	// off.
-	Limiter ratelimit.Allower
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
-	TrustedProxies []netip.Prefix
 	// MaxAge is how long clients may reuse an answer (Cache-Control).
 	MaxAge time.Duration
+	// Answers keeps the answers of the current snapshot, shared with what
+	// serves them before routing (internal/server); nil: a cache of its
+	// own.
+	Answers *respcache.PerSource
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
 }
 
 // Server serves the endpoints. It is safe for concurrent use.
 type Server struct {
-	snaps        Snapshots
-	limiter      ratelimit.Allower
-	trusted      []netip.Prefix
-	cacheControl string
-
-	mu    sync.Mutex // serialises building answers
-	cache atomic.Pointer[answers]
-}
-
-// answers are the marshalled bodies of one snapshot.
-type answers struct {
-	snap   *snapshot.Snapshot
-	bodies map[string]body
-}
-
-type body struct {
-	data []byte
-	etag string
+	snaps  Snapshots
+	header http.Header // of every answer: Content-Type, Cache-Control
+	cache  *respcache.PerSource
+	now    func() time.Time
 }
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	return &Server{snaps: cfg.Snapshots, limiter: cfg.Limiter, trusted: cfg.TrustedProxies,
-		cacheControl: "public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}
+	s := &Server{snaps: cfg.Snapshots, cache: cfg.Answers, now: cfg.Now,
+		header: http.Header{"Content-Type": {"application/json; charset=utf-8"},
+			"Cache-Control": {"public, max-age=" + strconv.Itoa(int(cfg.MaxAge/time.Second))}}}
+	if s.cache == nil {
+		s.cache = new(respcache.PerSource)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
 }
 
 // Paths are the endpoints, in the order of the package documentation.
@@ -95,55 +86,30 @@ var Paths = []string{
 	"/api/v2/scheduled-maintenances/active.json",
 }
 
-// Public adds what every answer of these endpoints gets, errors included:
-// CORS and the rate limit.
-func (s *Server) Public(h route.Handler) route.Handler {
-	return ratelimit.Public(s.limiter, s.trusted, h)
-}
-
-// Serve answers the endpoint at path, one of Paths. Its routes are
-// registered through Public.
+// Serve answers the endpoint at path, one of Paths, from the snapshot's
+// cache (respcache), under the key path: marshalled once per snapshot,
+// with its ETag, 304 and encodings. The answer does not depend on the
+// query, so that every target of the path is aliased to it and served
+// before routing next time. CORS and the rate limit are the assembly's,
+// before routing (internal/server).
 func (s *Server) Serve(path string) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
 			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
 		}
-		b, err := s.answersFor(snap)
+		cache := s.cache.For(snap)
+		e, err := cache.Get(path, s.now(), func(time.Time) (*respcache.Entry, error) {
+			v := answer(snap, path)
+			return respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, s.header, time.Time{})
+		})
 		if err != nil {
 			return err
 		}
-		e := b.bodies[path]
-		h := w.Header()
-		h.Set("Cache-Control", s.cacheControl)
-		h.Set("ETag", e.etag)
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Content-Length", strconv.Itoa(len(e.data)))
-		respcache.ServeConditional(w, r, e.etag, e.data)
+		if r.RequestURI != "" {
+			cache.Alias(r.RequestURI, path, r.Pattern)
+		}
+		respcache.Serve(w, r, e)
 		return nil
 	}
-}
-
-// answersFor returns the snapshot's answers, marshalling them the first
-// time.
-func (s *Server) answersFor(snap *snapshot.Snapshot) (*answers, error) {
-	if a := s.cache.Load(); a != nil && a.snap == snap {
-		return a, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if a := s.cache.Load(); a != nil && a.snap == snap {
-		return a, nil
-	}
-	a := &answers{snap: snap, bodies: map[string]body{}}
-	for path, v := range newView(snap).answers() {
-		data, err := httpjson.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(data)
-		a.bodies[path] = body{data: data, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
-	}
-	s.cache.Store(a)
-	return a, nil
 }

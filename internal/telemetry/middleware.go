@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,15 +50,58 @@ var idPrefix = func() string {
 
 var idCounter atomic.Uint64
 
-// newRequestID returns 32 hex digits: the process's prefix and a counter,
-// unique without a system call per request.
-func newRequestID() string {
-	var b [32]byte
-	copy(b[:16], idPrefix)
+// idsPerBatch is how many request ids are made at once.
+const idsPerBatch = 64
+
+// idBatch is request ids made at once, each 32 hex digits: the process's
+// prefix and a counter, unique without a system call per request. Their
+// digits are one string and their header values one array, so that an
+// answer's id costs no allocation of its own: a batch allocates two
+// objects for 64 answers, where an id made alone allocated two for each
+// (its string and its header value).
+type idBatch struct {
+	values []string // values[i:i+1:i+1] is the header value of id i
+	next   int      // the next id to give
+}
+
+// idBatches are the batches being given out, one for each processor at
+// most; the counter hands out each batch's range whole, so that no id is
+// given twice, though not in order across batches.
+var idBatches = sync.Pool{New: func() any { return new(idBatch) }}
+
+// newRequestID returns the header value of a new request id, to keep as
+// it is (its capacity is its length: an append copies it).
+func newRequestID() []string {
+	b := idBatches.Get().(*idBatch)
+	if b.next == len(b.values) {
+		b.fill()
+	}
+	v := b.values[b.next : b.next+1 : b.next+1]
+	b.next++
+	idBatches.Put(b)
+	return v
+}
+
+// fill makes idsPerBatch new ids.
+func (b *idBatch) fill() {
+	const size = 32
+	first := idCounter.Add(idsPerBatch) - idsPerBatch + 1
+	var digits strings.Builder
+	digits.Grow(size * idsPerBatch)
 	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], idCounter.Add(1))
-	hex.Encode(b[16:], n[:])
-	return string(b[:])
+	var hx [16]byte
+	for i := range uint64(idsPerBatch) {
+		digits.WriteString(idPrefix)
+		binary.BigEndian.PutUint64(n[:], first+i)
+		hex.Encode(hx[:], n[:])
+		digits.Write(hx[:])
+	}
+	all := digits.String()
+	b.values = make([]string, idsPerBatch)
+	for i := range b.values {
+		b.values[i] = all[i*size : (i+1)*size]
+	}
+	b.next = 0
 }
 
 // Middleware wraps the handler of a listener (around its ServeMux, and
@@ -79,10 +124,13 @@ func (m *Metrics) Middleware(next http.Handler) http.Handler {
 		if v := r.Header[RequestIDHeader]; len(v) > 0 { // as Get does, the key being canonical already
 			id = v[0]
 		}
-		if !saneRequestID(id) {
-			id = newRequestID()
+		if saneRequestID(id) {
+			w.Header()[RequestIDHeader] = []string{id}
+		} else {
+			v := newRequestID()
+			id = v[0]
+			w.Header()[RequestIDHeader] = v
 		}
-		w.Header()[RequestIDHeader] = []string{id}
 		rec := recorders.Get().(*recorder)
 		rec.ResponseWriter = w
 		m.inFlight.Add(1)
@@ -140,22 +188,30 @@ type requestSeries struct {
 }
 
 // series returns the instruments of a route, method and status, looked up
-// in the vectors once and kept, so that a request pays one map read.
+// in the vectors once and kept, so that a request pays one map read, and
+// takes no lock: the map is never changed once published, but replaced by
+// a copy with one more series (they are few: routes, methods, statuses).
+// A read lock would be a write to memory that every core shares, on
+// every request.
 func (m *Metrics) series(route, method string, status int) requestSeries {
 	k := seriesKey{route, method, status}
-	m.seriesMu.RLock()
-	s, ok := m.seriesOf[k]
-	m.seriesMu.RUnlock()
-	if ok {
+	if s, ok := (*m.seriesOf.Load())[k]; ok {
 		return s
 	}
-	s = requestSeries{
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	old := *m.seriesOf.Load()
+	if s, ok := old[k]; ok {
+		return s
+	}
+	s := requestSeries{
 		requests: m.requests.WithLabelValues(route, method, strconv.Itoa(status)),
 		duration: m.duration.WithLabelValues(route, method),
 	}
-	m.seriesMu.Lock()
-	m.seriesOf[k] = s
-	m.seriesMu.Unlock()
+	next := make(map[seriesKey]requestSeries, len(old)+1)
+	maps.Copy(next, old)
+	next[k] = s
+	m.seriesOf.Store(&next)
 	return s
 }
 

@@ -78,8 +78,10 @@ type Metrics struct {
 	rateLimited prometheus.Counter
 	rebuild     prometheus.Histogram
 
-	seriesMu sync.RWMutex
-	seriesOf map[seriesKey]requestSeries
+	// seriesOf are the instruments of the series seen so far (see
+	// series); seriesMu serialises adding one.
+	seriesMu sync.Mutex
+	seriesOf atomic.Pointer[map[seriesKey]requestSeries]
 }
 
 // requestBuckets spread from half a millisecond (a snapshot read) to ten
@@ -93,9 +95,8 @@ func New(cfg Config) *Metrics {
 		log = slog.New(slog.DiscardHandler)
 	}
 	m := &Metrics{
-		reg:      prometheus.NewRegistry(),
-		log:      log,
-		seriesOf: map[seriesKey]requestSeries{},
+		reg: prometheus.NewRegistry(),
+		log: log,
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "statusd_http_requests_total",
 			Help: "HTTP requests answered, by route pattern, method and status code.",
@@ -115,6 +116,7 @@ func New(cfg Config) *Metrics {
 			Buckets: []float64{.0001, .0005, .001, .005, .01, .05, .1, .5, 1, 5},
 		}),
 	}
+	m.seriesOf.Store(&map[seriesKey]requestSeries{})
 	m.reg.MustRegister(m.requests, m.duration, m.rateLimited, m.rebuild,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "statusd_http_requests_in_flight",

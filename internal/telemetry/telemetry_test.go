@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,6 +74,39 @@ next:
 	return 0, false
 }
 
+// TestNewRequestIDs: request ids made at once, from goroutines at once,
+// are each given once, 32 hex digits of which the first 16 are the
+// process's, each a header value of its own (an append copies it); and
+// making one allocates almost nothing: two objects for a batch.
+func TestNewRequestIDs(t *testing.T) {
+	const goroutines, each = 8, 3 * idsPerBatch
+	ids := make(chan string, goroutines*each)
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for range each {
+				v := newRequestID()
+				if len(v) != 1 || cap(v) != 1 {
+					t.Errorf("header value %q of capacity %d", v, cap(v))
+				}
+				ids <- v[0]
+			}
+		})
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		if seen[id] || len(id) != 32 || !saneRequestID(id) || id[:16] != idPrefix {
+			t.Errorf("id %q: given before %v, or not 32 hex digits after the prefix %s", id, seen[id], idPrefix)
+		}
+		seen[id] = true
+	}
+	if allocs := testing.AllocsPerRun(10*idsPerBatch, func() { newRequestID() }); allocs > 3.0/idsPerBatch {
+		t.Errorf("%v allocations an id, want at most %v (a batch's two)", allocs, 3.0/idsPerBatch)
+	}
+}
+
 func TestSaneRequestID(t *testing.T) {
 	for _, tc := range []struct {
 		id   string
@@ -93,7 +127,7 @@ func TestSaneRequestID(t *testing.T) {
 			t.Errorf("saneRequestID(%q) = %v, want %v", tc.id, got, tc.sane)
 		}
 	}
-	a, b := newRequestID(), newRequestID()
+	a, b := newRequestID()[0], newRequestID()[0]
 	if !saneRequestID(a) || len(a) != 32 || a == b {
 		t.Errorf("newRequestID gave %q and %q", a, b)
 	}
@@ -316,5 +350,32 @@ func TestPageCollector(t *testing.T) {
 	}
 	if n := len(fams["statusd_notices"].Metric); n != 12 {
 		t.Errorf("%d notice series, want 12 (3 types x 4 timelines)", n)
+	}
+}
+
+// TestSeries: the instruments of a route, method and status are made
+// once, whoever asks first among goroutines at once, and found again
+// without allocating; the series made before a new one are kept.
+func TestSeries(t *testing.T) {
+	m := New(Config{})
+	var wg sync.WaitGroup
+	got := make([]requestSeries, 8)
+	for i := range got {
+		wg.Go(func() {
+			m.series("/api/v1/status", http.MethodGet, 200)
+			got[i] = m.series("/api/v1/notices", http.MethodGet, 200+i%2)
+		})
+	}
+	wg.Wait()
+	for i := range got {
+		if got[i] != got[i%2] {
+			t.Errorf("goroutine %d got other instruments for the same series", i)
+		}
+	}
+	if n := len(*m.seriesOf.Load()); n != 3 {
+		t.Errorf("%d series kept, want 3", n)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { m.series("/api/v1/status", http.MethodGet, 200) }); allocs != 0 {
+		t.Errorf("a known series: %v allocations, want none", allocs)
 	}
 }

@@ -33,10 +33,16 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
+// Snapshots is where the pages come from; *snapshot.Holder is one, and
+// snapshot.Fixed.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
 // Config configures a Server.
 type Config struct {
 	// Snapshots is where the pages read the current page from.
-	Snapshots *snapshot.Holder
+	Snapshots Snapshots
 	// Variant decides whether component metrics are shown (Variant A).
 	Variant statusd.Variant
 	// Now is the clock; nil means time.Now.
@@ -59,7 +65,7 @@ type Config struct {
 
 // Server renders the status page. It is safe for concurrent use.
 type Server struct {
-	snaps   *snapshot.Holder
+	snaps   Snapshots
 	variant statusd.Variant
 	now     func() time.Time
 	pages   respcache.PerSource // rendered pages of the current snapshot
@@ -112,6 +118,7 @@ func (s *Server) Page(h Handler) route.Handler {
 			if rec.status != http.StatusOK {
 				return nil, rec
 			}
+			rec.header["Cache-Control"] = noCache
 			return respcache.NewEntry(rec.body.Bytes(), rec.header, now.Add(PageTTL)), nil
 		})
 		var rec *recorder
@@ -121,7 +128,7 @@ func (s *Server) Page(h Handler) route.Handler {
 		case err != nil:
 			return err
 		default:
-			respcache.Serve(w, r, e, noCache)
+			respcache.Serve(w, r, e)
 		}
 		return nil
 	}
@@ -134,7 +141,7 @@ var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been publish
 func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }
 
 // noCache makes browsers revalidate each page (with its ETag).
-var noCache = respcache.CacheControl("no-cache")
+var noCache = []string{"no-cache"}
 
 // PageTTL is how long a rendered page is kept for other readers of the same
 // snapshot: pages also move with the clock (durations, the last 7 days).

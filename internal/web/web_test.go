@@ -2,12 +2,10 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +19,6 @@ import (
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -41,17 +38,14 @@ func up(t *testing.T, st statusd.State, when string) statusd.Update {
 	return statusd.Update{State: st, Content: "Update " + string(st) + " at " + when, CreatedAt: at(t, when), UpdatedAt: at(t, when)}
 }
 
-// site serves doc (nil: an empty store) with the web pages only, on a real
-// SQLite store, with the clock fixed at testNow. extra registers more
-// routes on the same mux.
+// site serves doc (nil: no page yet) with the web pages only, from its
+// snapshot, with the clock fixed at testNow. extra registers more routes
+// on the same mux.
 func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ...func(*Server, func(string, route.Handler))) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "web.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	now := func() time.Time { return testNow }
+	log := slog.New(slog.DiscardHandler)
+	var h snapshot.Fixed
 	if doc != nil {
 		// Through the import document, as statusd import does: validated,
 		// with update ids given.
@@ -63,15 +57,7 @@ func site(t *testing.T, doc *statusd.Document, variant statusd.Variant, extra ..
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.Import(ctx, doc, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	now := func() time.Time { return testNow }
-	log := slog.New(slog.DiscardHandler)
-	h := snapshot.NewHolder(store, snapshot.Options{Variant: variant}, now, log)
-	if err := h.Refresh(ctx); err != nil {
-		t.Fatal(err)
+		h.Snapshot = snapshot.Build(doc, 1, now(), snapshot.Options{Variant: variant})
 	}
 	s := New(Config{Snapshots: h, Variant: variant, Now: now, Log: log})
 	// The page's routes, as internal/server registers them.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The statusd fan-out benchmark (issue 26). See bench/README.md.
+# The statusd fan-out benchmark. See bench/README.md.
 #
 #   bash bench/fanout.sh              10,000 subscribers of each channel, 1 + 3 rounds per database (~16 minutes)
 #   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 1 + 2 rounds (~2 minutes)

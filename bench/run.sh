@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The statusd benchmark harness (issue 7). See bench/README.md.
+# The statusd benchmark harness. See bench/README.md.
 #
 #   bash bench/run.sh                 the full run (~12 minutes): 100,000 notices, 1,000 components
 #   bash bench/run.sh --quick         a smoke test (~2 minutes): 10,000 notices, 100 components

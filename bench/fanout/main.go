@@ -1,4 +1,4 @@
-// Command fanout measures issue 26's fan-out targets against the real
+// Command fanout measures the fan-out targets against the real
 // statusd binary: a page with N active subscribers of each channel (email,
 // webhook, Slack, Teams, Discord; whole page), one triggering write per
 // round, the time until each channel's N messages arrived at the local

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Issue 26's targets.
+// The fan-out targets.
 const (
 	targetAckMs   = 50
 	targetWebhook = 15
@@ -27,7 +27,7 @@ type report struct {
 func (rep report) write(path string) error {
 	var b strings.Builder
 	m, c := rep.machine, rep.cfg
-	fmt.Fprintf(&b, "# statusd fan-out benchmark (issue 26)\n\n")
+	fmt.Fprintf(&b, "# statusd fan-out benchmark\n\n")
 	fmt.Fprintf(&b, "Written by `bash bench/fanout.sh` (bench/fanout; see bench/README.md). %s UTC, commit %s, %s, wrk %s.\n\n",
 		m.date, m.commit, m.goVersion, m.wrk)
 	fmt.Fprintf(&b, "Machine: %d cores, %s. Load average before %s, after %s.\n\n", m.nproc, m.cpu, m.loadBefore, m.loadAfter)

@@ -12,7 +12,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// Black-box tests of bad input (issue 24): NUL characters, keys given
+// Black-box tests of bad input: NUL characters, keys given
 // twice, impacts too long to represent and JSON syntax errors, refused the
 // same way by the admin API and by statusd import, on SQLite and on
 // PostgreSQL. Every helper here starts with in.

@@ -33,7 +33,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// Tests of issue 8: statusd keeps answering, loses nothing and lets no one
+// Robustness tests: statusd keeps answering, loses nothing and lets no one
 // in, when the database goes away, when it is killed or stopped, under slow
 // and hostile clients, and over a long run. Every helper here starts with rb.
 

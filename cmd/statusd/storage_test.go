@@ -15,7 +15,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// Tests of issue 24 (items 5, 8 and 9): the storage of a running server is
+// Storage faults: the storage of a running server is
 // broken for real (its file removed, its disk full, the database read-only)
 // and statusd refuses writes with a 503 that names the fault, logs it once,
 // fails /readyz until writes work again, and keeps answering reads, the

@@ -1,6 +1,6 @@
 package main
 
-// What statusd tells its operators (issue 9) where it needs run: the
+// What statusd tells its operators where it needs run: the
 // readiness probe on a stopped PostgreSQL, the JSON log format, statusd
 // version. The metrics, the probes and the request log are tested in
 // internal/server.

@@ -22,7 +22,7 @@ import (
 // Defaults of MailConfig.
 const (
 	// DefaultMailRate is how many messages a second the mailer sends at
-	// most: 10,000 subscribers in 40 s, within issue 26's minute with room
+	// most: 10,000 subscribers in 40 s, within the fan-out target's minute with room
 	// for the rest of the work.
 	DefaultMailRate = 250
 	// DefaultMailConns is how many connections it sends on at once.

@@ -16,7 +16,7 @@ import (
 	"github.com/statusd/statusd/internal/testenv"
 )
 
-// BenchmarkWorker measures issue 26's targets end to end: one update of
+// BenchmarkWorker measures the fan-out targets end to end: one update of
 // a notice, sent to 10,000 subscribers by the worker over the real store
 // (SQLite, and PostgreSQL), to a local HTTP receiver (target: 15 s) or to
 // the in-test SMTP server at the default rate (target: 60 s). An op is the

@@ -15,7 +15,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// Black-box tests of the admin API (CONTRACT C6, issue 4) through the real
+// Black-box tests of the admin API (CONTRACT C6) through the real
 // server: every operation, every refusal, and that a refused write changed
 // nothing. Expected values are worked out by hand from the fixture
 // (testserver.Fixture, fixtureWant) and the rules; comments give the

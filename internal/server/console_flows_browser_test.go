@@ -16,7 +16,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// The console's flows of issue 27 in real Chromium (see
+// The console's flows in real Chromium (see
 // web_browser_test.go), at phone and desktop widths, with JavaScript off:
 // a new person's setup link (item 1) and an incident's life (item 3).
 

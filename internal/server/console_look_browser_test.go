@@ -13,7 +13,7 @@ import (
 )
 
 // TestConsoleBrowserLook: in real Chromium (see web_browser_test.go), in
-// light and in dark, the console has the public page's look (issue 27): a
+// light and in dark, the console has the public page's look: a
 // component's state badge has the same computed colours in the console's
 // component tree as in the public page's, and they are those of the
 // public stylesheet (internal/htmlkit/assets/style.css) for the state; the

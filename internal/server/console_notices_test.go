@@ -12,7 +12,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// The console's notice screens (CONTRACT C8, issue 27 item 3): each action
+// The console's notice screens (CONTRACT C8): each action
 // through an HTTP form with a session cookie, then the public API.
 
 // sameSite is the header a browser sends with a form of the console's own.

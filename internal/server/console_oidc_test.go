@@ -29,7 +29,7 @@ import (
 	"github.com/statusd/statusd/internal/testserver"
 )
 
-// The console's sign-in with OpenID Connect (issue 27 item 6), against a
+// The console's sign-in with OpenID Connect, against a
 // provider started in the test (testProvider, below), and where the
 // console is reached (--console-url).
 

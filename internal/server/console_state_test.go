@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// CONTRACT C8, issue 27: "After each action the console shows the public
+// CONTRACT C8: "After each action the console shows the public
 // page's new state; the public API shows it before the console answers."
 
 // outcome is what a console answer says of the public page after an

@@ -378,7 +378,7 @@ func badge(class, word string) string {
 }
 
 // TestConsolePageStylesheet: every screen links the status page's
-// stylesheet, then the console's own (issue 27: the same look). The console
+// stylesheet, then the console's own (the same look). The console
 // has a listener of its own here, so it serves the page's stylesheet
 // itself: the bytes the public listener serves at /assets/style.css,
 // versioned by their hash and cached as there, for good under the version

@@ -1,7 +1,7 @@
 package server_test
 
-// Black-box tests of the Statuspage-compatible v2 endpoints and the badges
-// (issue 9). Helpers here start with tm.
+// Black-box tests of the Statuspage-compatible v2 endpoints and the badges.
+// Helpers here start with tm.
 
 import (
 	"encoding/xml"

@@ -1,6 +1,6 @@
 package server_test
 
-// Black-box tests of what statusd tells its operators (issue 9): the
+// Black-box tests of what statusd tells its operators: the
 // Prometheus metrics, the health probes and the request log. Helpers here
 // start with tm.
 

@@ -26,7 +26,7 @@ import (
 // single pointer each several times faster than one whose structs hold a
 // second, even a nil one.
 //
-// Kept because measured (issue 25, the 100,000 notices of bench/run.sh):
+// Kept because measured (the 100,000 notices of bench/run.sh):
 // with a Notice holding its statusd.Notice instead, the resident memory
 // after warm-up was 319 MB against 165 (bench/run.sh; target 300 MB), the
 // live heap 131 MB against 88 (GODEBUG=gctrace=1), one whole collection

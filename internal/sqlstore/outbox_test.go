@@ -207,7 +207,7 @@ func benchStores(b *testing.B, fn func(b *testing.B, s *Store)) {
 }
 
 // BenchmarkExpand measures Expand of one event to 50,000 subscribers: a
-// few hundred milliseconds at most (issue 26).
+// few hundred milliseconds at most (the fan-out targets).
 func BenchmarkExpand(b *testing.B) {
 	benchStores(b, func(b *testing.B, s *Store) {
 		withSubscribers(b, s, 50000)

@@ -113,6 +113,9 @@ type Config struct {
 	// Poll and Lease (0: DefaultPoll, DefaultLease; a lease is at least
 	// MinLease).
 	Poll, Lease time.Duration
+	// Keep is how long delivered and dropped deliveries are kept
+	// (--notify-keep; 0: statusd.DeliveryRetention).
+	Keep time.Duration
 	// TLSConfig, when not nil, is the TLS configuration of HTTP
 	// deliveries (tests trust their receivers' certificates with it).
 	TLSConfig *tls.Config
@@ -135,6 +138,7 @@ type Worker struct {
 	retryBase     time.Duration
 	documentation string
 	poll, lease   time.Duration
+	keep          time.Duration
 	now           func() time.Time
 	busy          func() bool
 	log           *slog.Logger
@@ -213,7 +217,7 @@ func New(cfg Config) *Worker {
 	w := &Worker{
 		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
 		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
-		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
+		poll: cfg.Poll, lease: cfg.Lease, keep: cfg.Keep, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
 		wake:  make(chan struct{}, 1),
 		freed: make(chan struct{}, 1),
 		http:  make(chan struct{}, maxHTTP),
@@ -240,6 +244,9 @@ func New(cfg Config) *Worker {
 		w.lease = DefaultLease
 	}
 	w.lease = max(w.lease, MinLease)
+	if w.keep <= 0 {
+		w.keep = statusd.DeliveryRetention
+	}
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -395,11 +402,11 @@ func (w *Worker) pruneLoop(ctx context.Context) {
 	}
 }
 
-// prune removes the ended deliveries, and the events without deliveries,
-// made more than statusd.DeliveryRetention ago: one pass, of at most
+// prune removes the delivered and dropped deliveries, and the events
+// without deliveries, made more than w.keep ago: one pass, of at most
 // pruneRounds transactions.
 func (w *Worker) prune(ctx context.Context) {
-	before := w.now().Add(-statusd.DeliveryRetention)
+	before := w.now().Add(-w.keep)
 	var deliveries, events int
 	for range pruneRounds {
 		d, e, err := w.store.Prune(ctx, before, pruneLimit)

@@ -443,8 +443,9 @@ func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*st
 	}
 }
 
-// TestPrune: when Run starts, the worker prunes the delivery made 31 days
-// ago; the one made 29 days ago stays. (What Prune removes, events
+// TestPrune: when Run starts, the worker keeping deliveries 7 days
+// (--notify-keep) prunes the delivery made 8 days ago; the one made 6
+// days ago stays. (What Prune removes, events
 // included, is the conformance suite's: PruneEndedDeliveriesAndTheirEvents.)
 func TestPrune(t *testing.T) {
 	ctx := context.Background()
@@ -462,7 +463,7 @@ func TestPrune(t *testing.T) {
 	}
 	// One delivery made and delivered at each age.
 	day := 24 * time.Hour
-	for _, age := range []time.Duration{31 * day, 29 * day} {
+	for _, age := range []time.Duration{8 * day, 6 * day} {
 		at := now.Add(-age)
 		if _, err := ss.Emit(ctx, statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{}, CreatedAt: at}); err != nil {
 			t.Fatal(err)
@@ -478,11 +479,11 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kept, _, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1) // the newest: 29 days old
+	kept, _, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1) // the newest: 6 days old
 	if err != nil || len(kept) != 1 {
 		t.Fatal(kept, err)
 	}
-	w, _ := newTestWorker(Config{Store: ss, Now: time.Now, Poll: time.Hour})
+	w, _ := newTestWorker(Config{Store: ss, Now: time.Now, Poll: time.Hour, Keep: 7 * day})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -501,7 +502,7 @@ func TestPrune(t *testing.T) {
 		}
 		if total == 1 {
 			if left[0].ID != kept[0].ID {
-				t.Errorf("the delivery left is %+v, want the one made 29 days ago %+v", left[0], kept[0])
+				t.Errorf("the delivery left is %+v, want the one made 6 days ago %+v", left[0], kept[0])
 			}
 			break
 		}

@@ -208,6 +208,15 @@ func (c *serveConfig) Run(ctx context.Context) error {
 		}
 		defer mailer.Close()
 	}
+	var notes func() []string // the mail relay's trouble, on /readyz
+	if mailer != nil {
+		notes = func() []string {
+			if trouble := mailer.Trouble(); trouble != "" {
+				return []string{trouble}
+			}
+			return nil
+		}
+	}
 	pressure := server.NewPressure(time.Now)
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
@@ -219,7 +228,7 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	holder.OnBuild = metrics.ObserveRebuild
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate})
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
-		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
+		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
 		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})

@@ -149,6 +149,8 @@ type Worker struct {
 	http  chan struct{} // one per HTTP request under way (maxHTTP)
 	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
 	msgs  messages
+	// relayLogged is the mail relay's trouble as last logged (logRelay).
+	relayLogged string
 }
 
 // lane is a part of the outbox that the worker claims and sends on its
@@ -160,6 +162,9 @@ type Worker struct {
 type lane struct {
 	channels []statusd.Channel
 	slots    chan struct{} // one per delivery under way, until recorded
+	// relay, on the email lane with a mailer, is the relay's trouble and
+	// until when email rests for it (relayWatch.state).
+	relay func() (trouble string, until time.Time)
 
 	mu      sync.Mutex
 	claimed time.Time // when the lane last claimed deliveries
@@ -223,14 +228,12 @@ func New(cfg Config) *Worker {
 		http:  make(chan struct{}, maxHTTP),
 		made:  make(chan made, 2*maxInFlight),
 	}
-	mailSlots := batch // without a mailer, emails are dropped at once
+	email := &lane{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, batch)} // without a mailer, emails are dropped at once
 	if cfg.Mailer != nil {
-		mailSlots = min(max(int(cfg.Mailer.rate()*mailAhead.Seconds()), 1), maxInFlight)
+		email.slots = make(chan struct{}, min(max(int(cfg.Mailer.rate()*mailAhead.Seconds()), 1), maxInFlight))
+		email.relay = cfg.Mailer.relay.state
 	}
-	w.lanes = []*lane{
-		{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, mailSlots)},
-		{channels: statusd.HTTPChannels, slots: make(chan struct{}, maxInFlight)},
-	}
+	w.lanes = []*lane{email, {channels: statusd.HTTPChannels, slots: make(chan struct{}, maxInFlight)}}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
 	}
@@ -454,7 +457,20 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 			continue // w.freed, or the rest's end, ends the wait
 		}
 		free := min(cap(l.slots)-len(l.slots), batch)
-		if free == 0 {
+		if l.relay != nil {
+			// The relay is in trouble: email rests, then tries it with one
+			// message at a time until one is taken.
+			if trouble, until := l.relay(); trouble != "" {
+				if now.Before(until) {
+					if rest.IsZero() || until.Before(rest) {
+						rest = until
+					}
+					continue
+				}
+				free = min(free, 1-len(l.slots))
+			}
+		}
+		if free <= 0 {
 			continue // w.freed ends the wait
 		}
 		claimed, err := w.store.Claim(ctx, now, w.lease, free, l.channels)
@@ -551,6 +567,26 @@ func (w *Worker) record(ctx context.Context, ms []made) {
 	for i := range ms {
 		w.logAttempt(&ms[i].c, ms[i].a, ds[i])
 	}
+	w.logRelay()
+}
+
+// logRelay logs the mail relay's trouble when it begins or changes, and
+// its end, naming the relay. Only recordLoop calls it.
+func (w *Worker) logRelay() {
+	if w.mailer == nil {
+		return
+	}
+	trouble, _ := w.mailer.relay.state()
+	switch {
+	case trouble == w.relayLogged:
+		return
+	case trouble != "":
+		w.log.Warn("notifications: the mail relay is in trouble; email rests and is retried, no subscriber is blamed",
+			"relay", w.mailer.relay.name, "trouble", trouble)
+	default:
+		w.log.Info("notifications: the mail relay takes email again", "relay", w.mailer.relay.name)
+	}
+	w.relayLogged = trouble
 }
 
 // attempt makes one attempt of the delivery, started by startBy. ok is
@@ -619,7 +655,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 		if err != nil {
 			return failed(err)
 		}
-		return w.mailer.send(ctx, wait, msg)
+		return w.mailer.send(ctx, wait, msg, s.Address)
 	case statusd.Webhook:
 		body, h, err = w.webhookRequest(m, c, w.now())
 	case statusd.Slack:

@@ -61,7 +61,7 @@ func TestPaced(t *testing.T) {
 			for i := range subs {
 				subs[i] = statusd.Subscriber{Channel: statusd.Webhook, Address: fmt.Sprintf("%s/%d", rcv.URL, i), Secret: statusd.NewWebhookSecret()}
 			}
-			start := startFanOut(t, Config{Busy: func() bool { return busy }}, subs)
+			start, _ := startFanOut(t, Config{Busy: func() bool { return busy }}, subs)
 			for received.Load() < hooks && time.Since(start) < 30*time.Second {
 				time.Sleep(5 * time.Millisecond)
 			}

@@ -534,7 +534,7 @@ func TestLanes(t *testing.T) {
 		subs = append(subs, s)
 	}
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Rate: rate})
-	start := startFanOut(t, Config{Mailer: mailer}, subs)
+	start, _ := startFanOut(t, Config{Mailer: mailer}, subs)
 	for received.Load() < hooks && time.Since(start) < 30*time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -555,8 +555,8 @@ func TestLanes(t *testing.T) {
 // worker of cfg (with a store, snapshots and Statuspage of its own, and
 // private targets allowed) until the test ends, and stores an update of
 // notice 41, which every subscriber hears of. It returns when it woke the
-// worker.
-func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time) {
+// worker, and the worker's store.
+func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time, ss statusd.SubscriberStore) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "fanout.db"))
@@ -587,7 +587,7 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 	updateIncident(t, store, h)
 	woken = time.Now()
 	w.Wake()
-	return woken
+	return woken, cfg.Store
 }
 
 // updateIncident writes an update of incident 41 with its event, as a

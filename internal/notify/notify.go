@@ -50,8 +50,18 @@ const (
 )
 
 const (
-	// maxHTTP is how many HTTP deliveries are under way at once.
+	// maxHTTP is how many HTTP deliveries are under way at once in their
+	// first slowAfter (the fast places).
 	maxHTTP = 16
+	// slowAfter and maxSlow: an HTTP request not answered within
+	// slowAfter gives up its fast place, and its lane's slot, for one of
+	// maxSlow places of the slow (a receiver that accepts and never
+	// answers holds one up to statusd.AttemptTimeout): waiting costs
+	// nothing but a connection, and receivers that hang must not hold the
+	// healthy ones back. 100 ms is far above a local answer and a short
+	// wait for a distant one; a request over it still has its 10 s.
+	slowAfter = 100 * time.Millisecond
+	maxSlow   = 128
 	// maxInFlight is how many claimed deliveries are being sent at once
 	// in a lane: 128 HTTP deliveries that all time out end within 80 s,
 	// inside the default lease (with a shorter one, those that cannot
@@ -146,8 +156,9 @@ type Worker struct {
 	wake  chan struct{} // Wake's signal
 	freed chan struct{} // half a batch of a lane's slots is free again (release)
 	lanes []*lane       // email, then HTTP
-	http  chan struct{} // one per HTTP request under way (maxHTTP)
-	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
+	http  chan struct{} // one per HTTP request under way in its first slowAfter (maxHTTP)
+	slow  chan struct{} // one per HTTP request under way for longer (maxSlow)
+	made  chan made     // attempts to record (recordLoop); never full, as each holds a lane's slot or a slow place
 	msgs  messages
 	// relayLogged is the mail relay's trouble as last logged (logRelay).
 	relayLogged string
@@ -210,11 +221,22 @@ func (l *lane) emptied(now time.Time) {
 	l.mu.Unlock()
 }
 
-// made is an attempt made, waiting to be recorded, and its lane.
+// made is an attempt made, waiting to be recorded, and what it holds.
 type made struct {
 	c statusd.Claimed
 	a statusd.Attempt
+	h *holding
+}
+
+// holding is what a delivery under way holds: its lane's slot, until it
+// is recorded, and, while its HTTP request waits for an answer, a fast
+// place (Worker.http) or, after slowAfter, a slow one (Worker.slow) in
+// place of both (Worker.slowDown).
+type holding struct {
 	l *lane
+
+	mu                     sync.Mutex
+	lane, fast, slow, done bool
 }
 
 // New returns a Worker for the configuration.
@@ -226,7 +248,8 @@ func New(cfg Config) *Worker {
 		wake:  make(chan struct{}, 1),
 		freed: make(chan struct{}, 1),
 		http:  make(chan struct{}, maxHTTP),
-		made:  make(chan made, 2*maxInFlight),
+		slow:  make(chan struct{}, maxSlow),
+		made:  make(chan made, 2*maxInFlight+maxSlow),
 	}
 	email := &lane{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, batch)} // without a mailer, emails are dropped at once
 	if cfg.Mailer != nil {
@@ -510,12 +533,62 @@ func (w *Worker) release(l *lane) {
 // to recordLoop, which frees its slot; an attempt that cannot start by
 // startBy is not made, and the slot is freed at once.
 func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, l *lane, startBy time.Time) {
-	a, ok := w.attempt(ctx, &c, startBy)
+	h := &holding{l: l, lane: true}
+	a, ok := w.attempt(ctx, &c, startBy, h)
 	if !ok || ctx.Err() != nil {
-		w.release(l)
+		w.free(h)
 		return // left to the lease, no attempt counted
 	}
-	w.made <- made{c, a, l}
+	w.made <- made{c, a, h}
+}
+
+// slowDown moves a request not answered within slowAfter from its fast
+// place and its lane's slot to a slow place, when one is free (otherwise
+// it keeps them), so that other deliveries take them.
+func (w *Worker) slowDown(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done || !h.fast {
+		return
+	}
+	select {
+	case w.slow <- struct{}{}:
+	default:
+		return
+	}
+	h.slow, h.fast = true, false
+	<-w.http
+	if h.lane {
+		h.lane = false
+		w.release(h.l)
+	}
+}
+
+// answered frees the fast place of a request that was answered (or
+// failed) in it.
+func (w *Worker) answered(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	if h.fast {
+		h.fast = false
+		<-w.http
+	}
+}
+
+// free frees what a delivery still holds once it is recorded (or left
+// unattempted): its lane's slot, or its slow place.
+func (w *Worker) free(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lane {
+		h.lane = false
+		w.release(h.l)
+	}
+	if h.slow {
+		h.slow = false
+		<-w.slow
+	}
 }
 
 // recordLoop records the attempts made, until ctx is done: each time, all
@@ -549,7 +622,7 @@ func (w *Worker) recordLoop(ctx context.Context) {
 func (w *Worker) record(ctx context.Context, ms []made) {
 	defer func() {
 		for _, m := range ms {
-			w.release(m.l)
+			w.free(m.h)
 		}
 	}()
 	attempts := make([]statusd.DeliveryAttempt, len(ms))
@@ -594,7 +667,7 @@ func (w *Worker) logRelay() {
 // after waiting a little, or its turn (a free connection, the mail rate)
 // did not come by startBy, or ctx ended. The delivery is then left for
 // later, without an attempt counted.
-func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time) (a statusd.Attempt, ok bool) {
+func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time, h *holding) (a statusd.Attempt, ok bool) {
 	wait, cancel := context.WithDeadline(ctx, startBy)
 	defer cancel()
 	e := c.Delivery.Event
@@ -605,7 +678,7 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 		m, err := w.msgs.get(snap, e, func() (*message, error) { return w.compose(snap, e, now) })
 		switch {
 		case err == nil:
-			return w.send(ctx, wait, m, c)
+			return w.send(ctx, wait, m, c, h)
 		case !errors.Is(err, errNotYet): // a voidError: nothing to send
 			return dropped(now, err.Error())
 		case now.After(deadline):
@@ -626,8 +699,9 @@ func dropped(at time.Time, why string) (statusd.Attempt, bool) {
 }
 
 // send renders m for the subscriber's channel and sends it, once its turn
-// comes, unless wait ends first (ok false: no attempt made).
-func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
+// comes, unless wait ends first (ok false: no attempt made). An HTTP
+// request takes a fast place, and a slow one after slowAfter (h).
+func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed, h *holding) (a statusd.Attempt, ok bool) {
 	s := &c.Subscriber
 	failed := func(err error) (statusd.Attempt, bool) {
 		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
@@ -640,7 +714,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	var body []byte
 	var err error
-	var h map[string][]string
+	var header map[string][]string
 	switch s.Channel {
 	case statusd.Email:
 		if w.mailer == nil {
@@ -657,7 +731,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 		}
 		return w.mailer.send(ctx, wait, msg, s.Address)
 	case statusd.Webhook:
-		body, h, err = w.webhookRequest(m, c, w.now())
+		body, header, err = w.webhookRequest(m, c, w.now())
 	case statusd.Slack:
 		body, err = slack(m)
 	case statusd.Teams:
@@ -675,11 +749,17 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	select {
 	case w.http <- struct{}{}:
-		defer func() { <-w.http }()
 	case <-wait.Done():
 		return statusd.Attempt{}, false
 	}
-	return w.poster.post(ctx, s.Address, body, h), true
+	h.mu.Lock()
+	h.fast = true
+	h.mu.Unlock()
+	slow := time.AfterFunc(slowAfter, func() { w.slowDown(h) })
+	a = w.poster.post(ctx, s.Address, body, header)
+	slow.Stop()
+	w.answered(h)
+	return a, true
 }
 
 // logAttempt logs what became of an attempt: delivered at debug level,

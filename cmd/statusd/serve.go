@@ -217,10 +217,16 @@ func (c *serveConfig) Run(ctx context.Context) error {
 			return nil
 		}
 	}
-	pressure := server.NewPressure(time.Now)
+	// The sender gives way to readers when they are many and actually
+	// slowed: goroutines wait for a processor.
+	pressure, contention := server.NewPressure(time.Now), server.NewContention(time.Now)
+	busy := func() bool {
+		many, slowed := pressure.Busy(), contention.Contended()
+		return many && slowed
+	}
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
-		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Keep: c.keep, Busy: pressure.Busy, Log: log})
+		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Keep: c.keep, Busy: busy, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})

@@ -92,8 +92,9 @@ const (
 	pruneLimit  = 1000
 	// restFactor and maxRest pace a lane while readers are busy (see
 	// lane.hold): after each batch it rests restFactor times the batch's
-	// wall time, at most maxRest.
-	restFactor = 8
+	// wall time, at most maxRest. 4: the sender is under way at most a
+	// fifth of the time, so that readers keep at least 0.8 of their rate.
+	restFactor = 4
 	maxRest    = time.Second
 )
 
@@ -129,9 +130,10 @@ type Config struct {
 	// TLSConfig, when not nil, is the TLS configuration of HTTP
 	// deliveries (tests trust their receivers' certificates with it).
 	TLSConfig *tls.Config
-	// Busy, when set, reports whether the public listener is busy
-	// answering readers (server.Pressure.Busy): sending then gives way
-	// (lane.hold). nil: never busy.
+	// Busy, when set, reports whether readers contend with the sender
+	// for the processors (serve: many requests, server.Pressure, and
+	// goroutines waiting to run, server.Contention): sending then gives
+	// way (lane.hold). nil: never busy.
 	Busy func() bool
 	Now  func() time.Time // nil: time.Now
 	Log  *slog.Logger
@@ -187,7 +189,7 @@ type lane struct {
 // lane works in batches, one at a time, and after each rests restFactor
 // times the batch's wall time (from its claim to its last record), at
 // most maxRest. Its sending is then under way at most 1/(1+restFactor)
-// of the time (a ninth; a batch over maxRest/restFactor, 125 ms, is one
+// of the time (a fifth; a batch over maxRest/restFactor, 250 ms, is one
 // mostly waiting, for slow receivers or the mail rate, and rests
 // maxRest), and less of the CPU, which the readers share;
 // a fan-out still goes on, slower, however long the readers stay. The

@@ -299,9 +299,10 @@ const (
 	QuarantineSpan     = time.Hour
 	// AttemptTimeout is how long a receiver has to answer.
 	AttemptTimeout = 10 * time.Second
-	// DeliveryRetention is how long the delivery log keeps an ended
-	// delivery, counted from its making, and the outbox an event once it
-	// has no delivery left; the notification worker prunes older ones.
+	// DeliveryRetention is how long, by default (serve --notify-keep),
+	// the delivery log keeps a delivered or dropped delivery, counted from
+	// its making, and the outbox an event once it has no delivery left;
+	// the notification worker prunes older ones.
 	DeliveryRetention = 30 * 24 * time.Hour
 )
 
@@ -490,10 +491,10 @@ type SubscriberStore interface {
 	// in one transaction, by Record's rules, and returns each delivery as
 	// it left it (nil for one that no longer exists).
 	RecordMany(ctx context.Context, attempts []DeliveryAttempt, retryBase time.Duration) ([]*Delivery, error)
-	// Prune removes, in one transaction, up to limit ended (delivered or
-	// failed) deliveries made before before, then up to limit expanded
-	// events made before before that have no delivery left, and returns
-	// how many of each it removed (DeliveryRetention).
+	// Prune removes, in one transaction, up to limit delivered or dropped
+	// deliveries made before before (failed ones stay), then up to limit
+	// expanded events made before before that have no delivery left, and
+	// returns how many of each it removed (DeliveryRetention).
 	Prune(ctx context.Context, before time.Time, limit int) (deliveries, events int, err error)
 	// Delivery returns one delivery; an *Error ENotFound when there is none.
 	Delivery(ctx context.Context, id int64) (*Delivery, error)

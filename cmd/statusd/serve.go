@@ -46,7 +46,7 @@ type serveConfig struct {
 	demo, metricsPublic, allowPrivate                      bool
 	smtpURL, mailFrom                                      string
 	smtpRate                                               float64
-	retryBase, reminder, lease                             time.Duration
+	retryBase, reminder, lease, keep                       time.Duration
 	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret string
 	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag  string // parse reads them into the fields below
 
@@ -97,6 +97,7 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.Float64(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, "emails sent a second at most (hosted relays often allow fewer)")
 	fs.Duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
 	fs.Duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
+	fs.Duration(&c.keep, "notify-keep", statusd.DeliveryRetention, "how long delivered and dropped deliveries stay in the delivery log, counted from their making (failed ones stay until their subscriber is deleted)")
 	fs.Duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
 	fs.Bool(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
 	fs.String(&c.consoleURL, "console-url", "", "the `URL` people reach the console's listener at (scheme and host; the console is its /manage): the base of setup links and of the OpenID Connect redirect URI, and https makes the session cookie Secure (default: the page's url, or unknown with --admin-addr)")
@@ -138,8 +139,8 @@ func (c *serveConfig) parse(cmd *cobra.Command, args []string, stderr io.Writer)
 	if c.smtpURL != "" && c.mailFrom == "" {
 		return commands.UsageError(cmd, "--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
 	}
-	if c.smtpRate <= 0 || c.retryBase <= 0 || c.reminder < 0 {
-		return commands.UsageError(cmd, "--smtp-rate and --notify-retry-base must be > 0, and --maintenance-reminder >= 0")
+	if c.smtpRate <= 0 || c.retryBase <= 0 || c.keep <= 0 || c.reminder < 0 {
+		return commands.UsageError(cmd, "--smtp-rate, --notify-retry-base and --notify-keep must be > 0, and --maintenance-reminder >= 0")
 	}
 	if c.lease < notify.MinLease {
 		return commands.UsageError(cmd, "--notify-lease: %v is too short; give at least %v", c.lease, notify.MinLease)
@@ -207,10 +208,25 @@ func (c *serveConfig) Run(ctx context.Context) error {
 		}
 		defer mailer.Close()
 	}
-	pressure := server.NewPressure(time.Now)
+	var notes func() []string // the mail relay's trouble, on /readyz
+	if mailer != nil {
+		notes = func() []string {
+			if trouble := mailer.Trouble(); trouble != "" {
+				return []string{trouble}
+			}
+			return nil
+		}
+	}
+	// The sender gives way to readers when they are many and actually
+	// slowed: goroutines wait for a processor.
+	pressure, contention := server.NewPressure(time.Now), server.NewContention(time.Now)
+	busy := func() bool {
+		many, slowed := pressure.Busy(), contention.Contended()
+		return many && slowed
+	}
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
-		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Busy: pressure.Busy, Log: log})
+		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Keep: c.keep, Busy: busy, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
@@ -218,7 +234,7 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	holder.OnBuild = metrics.ObserveRebuild
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate})
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
-		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
+		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
 		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
 		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})

@@ -40,7 +40,8 @@ type Checker struct {
 	store   Store
 	timeout time.Duration
 	log     *slog.Logger
-	failing atomic.Bool // the last /readyz was degraded: log changes only
+	notes   func() []string // nil: none
+	failing atomic.Bool     // the last /readyz was degraded: log changes only
 }
 
 // New returns a Checker; a timeout of 0 means DefaultTimeout.
@@ -54,10 +55,22 @@ func New(snaps Snapshots, store Store, timeout time.Duration, log *slog.Logger) 
 	return &Checker{snaps: snaps, store: store, timeout: timeout, log: log}
 }
 
+// WithNotes has /readyz name, in its notes, the trouble that notes
+// reports of background work (the mail relay's, notify.Mailer.Trouble):
+// worth an operator's look, but no reason to stop sending readers to the
+// process, which serves them as well. It returns c.
+func (c *Checker) WithNotes(notes func() []string) *Checker {
+	c.notes = notes
+	return c
+}
+
 // Answer is the body of both probes.
 type Answer struct {
 	Status  string   `json:"status"` // "ok" or "degraded"
 	Reasons []string `json:"reasons,omitempty"`
+	// Notes name background trouble that leaves the process ready
+	// (WithNotes).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Healthz answers 200 {"status":"ok"} while the process can answer at all.
@@ -68,7 +81,8 @@ func (c *Checker) Healthz(w http.ResponseWriter, r *http.Request) error {
 
 // Readyz answers 200 {"status":"ok"} when a snapshot of the page is loaded,
 // the database answers a version query within the timeout and its writes
-// work; otherwise 503 {"status":"degraded","reasons":[...]}. While
+// work; otherwise 503 {"status":"degraded","reasons":[...]}. Either
+// carries "notes" while background work is in trouble (WithNotes). While
 // degraded, the public pages and API keep serving the last snapshot. The
 // reasons never carry the database's own error, which may name hosts and
 // users: that is logged, once when the probe turns degraded.
@@ -92,14 +106,18 @@ func (c *Checker) Readyz(w http.ResponseWriter, r *http.Request) error {
 		reasons = append(reasons, "the database cannot be read")
 	}
 	cancel()
+	var notes []string
+	if c.notes != nil {
+		notes = c.notes()
+	}
 	if len(reasons) > 0 {
 		if !c.failing.Swap(true) {
 			c.log.Warn("not ready", "reasons", reasons, "err", err)
 		}
-		return httpjson.Write(w, r, http.StatusServiceUnavailable, Answer{Status: "degraded", Reasons: reasons})
+		return httpjson.Write(w, r, http.StatusServiceUnavailable, Answer{Status: "degraded", Reasons: reasons, Notes: notes})
 	}
 	if c.failing.Swap(false) {
 		c.log.Info("ready again")
 	}
-	return httpjson.Write(w, r, http.StatusOK, Answer{Status: "ok"})
+	return httpjson.Write(w, r, http.StatusOK, Answer{Status: "ok", Notes: notes})
 }

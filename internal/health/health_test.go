@@ -113,3 +113,28 @@ func TestProbes(t *testing.T) {
 		})
 	}
 }
+
+// TestNotes: background trouble (the mail relay's) is named in /readyz's
+// notes, ready or not, without making the process unready.
+func TestNotes(t *testing.T) {
+	relay := "the mail relay 127.0.0.1:25: refuses recipients at several domains alike"
+	for _, tc := range []struct {
+		name   string
+		snaps  snaps
+		status int
+		want   Answer
+	}{
+		{"ready", snaps{page()}, 200, Answer{Status: "ok", Notes: []string{relay}}},
+		{"no page", snaps{}, 503, Answer{Status: "degraded", Reasons: []string{"no page has been published yet: nothing to serve"}, Notes: []string{relay}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(tc.snaps, store{}, 50*time.Millisecond, nil).WithNotes(func() []string { return []string{relay} })
+			rec := httptest.NewRecorder()
+			route.NewErrors(nil, nil).Serve(c.Readyz).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+			var got Answer
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != tc.status || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("/readyz: %d %s (%v), want %d %+v", rec.Code, rec.Body, err, tc.status, tc.want)
+			}
+		})
+	}
+}

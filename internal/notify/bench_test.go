@@ -85,7 +85,7 @@ func benchSend(b *testing.B, w *Worker, sub statusd.Subscriber) {
 	b.RunParallel(func(pb *testing.PB) {
 		c := claimed(1, updated, sub)
 		for pb.Next() {
-			if a, ok := w.attempt(context.Background(), &c, later); !ok || a.Outcome != statusd.Delivered {
+			if a, ok := w.attempt(context.Background(), &c, later, &holding{}); !ok || a.Outcome != statusd.Delivered {
 				b.Error(a)
 				return
 			}

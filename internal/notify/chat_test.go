@@ -17,7 +17,7 @@ import (
 func sendChat(t *testing.T, w *Worker, rcv *receiver, ch statusd.Channel, e statusd.Event) map[string]any {
 	t.Helper()
 	c := claimed(1, e, statusd.Subscriber{ID: 5, Channel: ch, Address: rcv.URL + "/chat", Token: "tok", State: statusd.SubscriberActive})
-	a, ok := w.attempt(context.Background(), &c, later)
+	a, ok := w.attempt(context.Background(), &c, later, &holding{})
 	if !ok || a.Outcome != statusd.Delivered {
 		t.Fatalf("attempt %+v", a)
 	}

@@ -71,7 +71,7 @@ func TestEmailContent(t *testing.T) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := claimed(int64(100+i), tc.event, tc.sub)
-			a, ok := w.attempt(context.Background(), &c, later)
+			a, ok := w.attempt(context.Background(), &c, later, &holding{})
 			if !ok || a.Outcome != statusd.Delivered || a.Status != 250 {
 				t.Fatalf("attempt %+v (ok %v), want delivered", a, ok)
 			}
@@ -128,7 +128,7 @@ func TestConfirmWithoutToken(t *testing.T) {
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + srv.Addr, From: "status@acme.test"})
 	w, _ := newTestWorker(Config{Mailer: mailer})
 	c := claimed(1, confirm, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: "ann@example.test", State: statusd.SubscriberPending, Token: "tok"})
-	if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Dropped || !strings.Contains(a.Error, "confirmation token") {
+	if a, _ := w.attempt(context.Background(), &c, later, &holding{}); a.Outcome != statusd.Dropped || !strings.Contains(a.Error, "confirmation token") {
 		t.Errorf("attempt %+v, want dropped", a)
 	}
 	if n := len(srv.Messages()); n != 0 {
@@ -157,7 +157,7 @@ func TestNothingToSend(t *testing.T) {
 		{"a deleted notice", claimed(3, deleted, hook), "the notice was deleted"},
 		{"a moved maintenance", claimed(4, moved, hook), "the maintenance was rescheduled"},
 	} {
-		if a, ok := w.attempt(context.Background(), &tc.c, later); !ok || a.Outcome != statusd.Dropped || !strings.HasPrefix(a.Error, tc.why) {
+		if a, ok := w.attempt(context.Background(), &tc.c, later, &holding{}); !ok || a.Outcome != statusd.Dropped || !strings.HasPrefix(a.Error, tc.why) {
 			t.Errorf("%s: attempt %+v (made %v), want dropped: %s", tc.name, a, ok, tc.why)
 		}
 	}
@@ -213,7 +213,7 @@ func sendTest(t *testing.T, m *Mailer, addr string) statusd.Attempt {
 	t.Helper()
 	w, _ := newTestWorker(Config{Mailer: m})
 	c := claimed(1, test, statusd.Subscriber{ID: 5, Channel: statusd.Email, Address: addr, State: statusd.SubscriberActive, Token: "tok"})
-	a, ok := w.attempt(context.Background(), &c, later)
+	a, ok := w.attempt(context.Background(), &c, later, &holding{})
 	if !ok {
 		t.Fatal("the attempt was not made")
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	netmail "net/mail"
 	"net/url"
 	"strconv"
@@ -67,6 +68,9 @@ type Mailer struct {
 	busy chan struct{}
 	mu   sync.Mutex
 	idle []*smtpConn
+	// relay tells the relay's refusals from a mailbox's, and keeps its
+	// trouble.
+	relay *relayWatch
 }
 
 // smtpConn is one connection, made when first needed and again after it
@@ -121,6 +125,7 @@ func NewMailer(cfg MailConfig) (*Mailer, error) {
 	if m.now == nil {
 		m.now = time.Now
 	}
+	m.relay = newRelayWatch(net.JoinHostPort(host, strconv.Itoa(port)), m.now)
 	if m.client, err = mail.NewClient(host, opts...); err != nil {
 		return nil, fmt.Errorf("the SMTP URL: %w", err)
 	}
@@ -165,15 +170,56 @@ func (m *Mailer) Close() error {
 	return errors.Join(errs...)
 }
 
-// send sends msg, waiting for its turn (the rate, a free connection)
-// until wait ends (ok false: not sent), and tells how it went: delivered
-// when the server accepts it; rejected when it refuses the recipient for
-// good (5xx to RCPT TO); failed when it refuses the recipient for now (4xx
-// to RCPT TO); deferred, the relay's trouble and not the recipient's
-// (statusd.Deferred), otherwise: no connection, TLS or login refused, 421,
-// no answer, a refusal of MAIL FROM (statusd's own sender) or of DATA (the
-// message, the same for every subscriber but for its links).
-func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attempt, ok bool) {
+// Trouble says what is wrong with the SMTP relay, naming it, or "" when
+// nothing is known to be: it could not be reached, refused statusd's
+// login, sender or message, or refuses recipients at several domains
+// alike. Email rests meanwhile and is retried (Worker); no subscriber is
+// blamed. The next message the relay takes ends it.
+func (m *Mailer) Trouble() string {
+	trouble, _ := m.relay.state()
+	if trouble == "" {
+		return ""
+	}
+	return "the mail relay " + m.relay.name + ": " + trouble + "; email rests and is retried, no subscriber is blamed"
+}
+
+// send sends msg to the address to, waiting for its turn (the rate, a
+// free connection) until wait ends (ok false: not sent), and tells how it
+// went: delivered when the relay accepts it; deferred, the relay's
+// trouble and not the recipient's (statusd.Deferred), when it cannot be
+// reached, refuses TLS or the login, answers 421 or nothing, or refuses
+// MAIL FROM (statusd's own sender) or DATA (the message, the same for
+// every subscriber but for its links). A refused recipient (RCPT TO) is
+// judged against the relay's other answers (relayWatch): the relay's
+// fault when it refuses recipients at several domains alike (deferred);
+// the mailbox's when it takes others (rejected for a 5xx, failed for a
+// 4xx); deferred, blaming no one, when it cannot yet be told.
+func (m *Mailer) send(ctx, wait context.Context, msg *mail.Msg, to string) (a statusd.Attempt, ok bool) {
+	a, ok = m.transmit(ctx, wait, msg)
+	if !ok {
+		return a, ok
+	}
+	switch a.Outcome {
+	case statusd.Delivered:
+		m.relay.accept(domainOf(to))
+	case statusd.Deferred:
+		m.relay.fail(a.Error)
+	case statusd.Rejected, statusd.Failed:
+		switch m.relay.judge(ctx, domainOf(to), replyKey(a.Status, a.Error)) {
+		case relayFault:
+			a.Outcome = statusd.Deferred
+			a.Error = clip("the relay refuses recipients at several domains alike: "+a.Error, maxErrorText, nil)
+		case undecided:
+			a.Outcome = statusd.Deferred
+			a.Error = clip("not counted against the address (the relay's refusal could not be told from the mailbox's): "+a.Error, maxErrorText, nil)
+		}
+	}
+	return a, true
+}
+
+// transmit sends msg, as send does, telling a refused recipient by the
+// reply alone: rejected for a 5xx, failed for a 4xx.
+func (m *Mailer) transmit(ctx, wait context.Context, msg *mail.Msg) (a statusd.Attempt, ok bool) {
 	if wait.Err() != nil || m.limiter.Wait(wait) != nil {
 		return statusd.Attempt{}, false
 	}

@@ -50,8 +50,18 @@ const (
 )
 
 const (
-	// maxHTTP is how many HTTP deliveries are under way at once.
+	// maxHTTP is how many HTTP deliveries are under way at once in their
+	// first slowAfter (the fast places).
 	maxHTTP = 16
+	// slowAfter and maxSlow: an HTTP request not answered within
+	// slowAfter gives up its fast place, and its lane's slot, for one of
+	// maxSlow places of the slow (a receiver that accepts and never
+	// answers holds one up to statusd.AttemptTimeout): waiting costs
+	// nothing but a connection, and receivers that hang must not hold the
+	// healthy ones back. 100 ms is far above a local answer and a short
+	// wait for a distant one; a request over it still has its 10 s.
+	slowAfter = 100 * time.Millisecond
+	maxSlow   = 128
 	// maxInFlight is how many claimed deliveries are being sent at once
 	// in a lane: 128 HTTP deliveries that all time out end within 80 s,
 	// inside the default lease (with a shorter one, those that cannot
@@ -82,8 +92,9 @@ const (
 	pruneLimit  = 1000
 	// restFactor and maxRest pace a lane while readers are busy (see
 	// lane.hold): after each batch it rests restFactor times the batch's
-	// wall time, at most maxRest.
-	restFactor = 8
+	// wall time, at most maxRest. 4: the sender is under way at most a
+	// fifth of the time, so that readers keep at least 0.8 of their rate.
+	restFactor = 4
 	maxRest    = time.Second
 )
 
@@ -113,12 +124,16 @@ type Config struct {
 	// Poll and Lease (0: DefaultPoll, DefaultLease; a lease is at least
 	// MinLease).
 	Poll, Lease time.Duration
+	// Keep is how long delivered and dropped deliveries are kept
+	// (--notify-keep; 0: statusd.DeliveryRetention).
+	Keep time.Duration
 	// TLSConfig, when not nil, is the TLS configuration of HTTP
 	// deliveries (tests trust their receivers' certificates with it).
 	TLSConfig *tls.Config
-	// Busy, when set, reports whether the public listener is busy
-	// answering readers (server.Pressure.Busy): sending then gives way
-	// (lane.hold). nil: never busy.
+	// Busy, when set, reports whether readers contend with the sender
+	// for the processors (serve: many requests, server.Pressure, and
+	// goroutines waiting to run, server.Contention): sending then gives
+	// way (lane.hold). nil: never busy.
 	Busy func() bool
 	Now  func() time.Time // nil: time.Now
 	Log  *slog.Logger
@@ -135,6 +150,7 @@ type Worker struct {
 	retryBase     time.Duration
 	documentation string
 	poll, lease   time.Duration
+	keep          time.Duration
 	now           func() time.Time
 	busy          func() bool
 	log           *slog.Logger
@@ -142,9 +158,12 @@ type Worker struct {
 	wake  chan struct{} // Wake's signal
 	freed chan struct{} // half a batch of a lane's slots is free again (release)
 	lanes []*lane       // email, then HTTP
-	http  chan struct{} // one per HTTP request under way (maxHTTP)
-	made  chan made     // attempts to record (recordLoop); never full, as each holds a slot
+	http  chan struct{} // one per HTTP request under way in its first slowAfter (maxHTTP)
+	slow  chan struct{} // one per HTTP request under way for longer (maxSlow)
+	made  chan made     // attempts to record (recordLoop); never full, as each holds a lane's slot or a slow place
 	msgs  messages
+	// relayLogged is the mail relay's trouble as last logged (logRelay).
+	relayLogged string
 }
 
 // lane is a part of the outbox that the worker claims and sends on its
@@ -156,6 +175,9 @@ type Worker struct {
 type lane struct {
 	channels []statusd.Channel
 	slots    chan struct{} // one per delivery under way, until recorded
+	// relay, on the email lane with a mailer, is the relay's trouble and
+	// until when email rests for it (relayWatch.state).
+	relay func() (trouble string, until time.Time)
 
 	mu      sync.Mutex
 	claimed time.Time // when the lane last claimed deliveries
@@ -167,7 +189,7 @@ type lane struct {
 // lane works in batches, one at a time, and after each rests restFactor
 // times the batch's wall time (from its claim to its last record), at
 // most maxRest. Its sending is then under way at most 1/(1+restFactor)
-// of the time (a ninth; a batch over maxRest/restFactor, 125 ms, is one
+// of the time (a fifth; a batch over maxRest/restFactor, 250 ms, is one
 // mostly waiting, for slow receivers or the mail rate, and rests
 // maxRest), and less of the CPU, which the readers share;
 // a fan-out still goes on, slower, however long the readers stay. The
@@ -201,11 +223,22 @@ func (l *lane) emptied(now time.Time) {
 	l.mu.Unlock()
 }
 
-// made is an attempt made, waiting to be recorded, and its lane.
+// made is an attempt made, waiting to be recorded, and what it holds.
 type made struct {
 	c statusd.Claimed
 	a statusd.Attempt
+	h *holding
+}
+
+// holding is what a delivery under way holds: its lane's slot, until it
+// is recorded, and, while its HTTP request waits for an answer, a fast
+// place (Worker.http) or, after slowAfter, a slow one (Worker.slow) in
+// place of both (Worker.slowDown).
+type holding struct {
 	l *lane
+
+	mu                     sync.Mutex
+	lane, fast, slow, done bool
 }
 
 // New returns a Worker for the configuration.
@@ -213,20 +246,19 @@ func New(cfg Config) *Worker {
 	w := &Worker{
 		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
 		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
-		poll: cfg.Poll, lease: cfg.Lease, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
+		poll: cfg.Poll, lease: cfg.Lease, keep: cfg.Keep, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
 		wake:  make(chan struct{}, 1),
 		freed: make(chan struct{}, 1),
 		http:  make(chan struct{}, maxHTTP),
-		made:  make(chan made, 2*maxInFlight),
+		slow:  make(chan struct{}, maxSlow),
+		made:  make(chan made, 2*maxInFlight+maxSlow),
 	}
-	mailSlots := batch // without a mailer, emails are dropped at once
+	email := &lane{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, batch)} // without a mailer, emails are dropped at once
 	if cfg.Mailer != nil {
-		mailSlots = min(max(int(cfg.Mailer.rate()*mailAhead.Seconds()), 1), maxInFlight)
+		email.slots = make(chan struct{}, min(max(int(cfg.Mailer.rate()*mailAhead.Seconds()), 1), maxInFlight))
+		email.relay = cfg.Mailer.relay.state
 	}
-	w.lanes = []*lane{
-		{channels: []statusd.Channel{statusd.Email}, slots: make(chan struct{}, mailSlots)},
-		{channels: statusd.HTTPChannels, slots: make(chan struct{}, maxInFlight)},
-	}
+	w.lanes = []*lane{email, {channels: statusd.HTTPChannels, slots: make(chan struct{}, maxInFlight)}}
 	if w.retryBase <= 0 {
 		w.retryBase = DefaultRetryBase
 	}
@@ -240,6 +272,9 @@ func New(cfg Config) *Worker {
 		w.lease = DefaultLease
 	}
 	w.lease = max(w.lease, MinLease)
+	if w.keep <= 0 {
+		w.keep = statusd.DeliveryRetention
+	}
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -395,11 +430,11 @@ func (w *Worker) pruneLoop(ctx context.Context) {
 	}
 }
 
-// prune removes the ended deliveries, and the events without deliveries,
-// made more than statusd.DeliveryRetention ago: one pass, of at most
+// prune removes the delivered and dropped deliveries, and the events
+// without deliveries, made more than w.keep ago: one pass, of at most
 // pruneRounds transactions.
 func (w *Worker) prune(ctx context.Context) {
-	before := w.now().Add(-statusd.DeliveryRetention)
+	before := w.now().Add(-w.keep)
 	var deliveries, events int
 	for range pruneRounds {
 		d, e, err := w.store.Prune(ctx, before, pruneLimit)
@@ -447,7 +482,20 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 			continue // w.freed, or the rest's end, ends the wait
 		}
 		free := min(cap(l.slots)-len(l.slots), batch)
-		if free == 0 {
+		if l.relay != nil {
+			// The relay is in trouble: email rests, then tries it with one
+			// message at a time until one is taken.
+			if trouble, until := l.relay(); trouble != "" {
+				if now.Before(until) {
+					if rest.IsZero() || until.Before(rest) {
+						rest = until
+					}
+					continue
+				}
+				free = min(free, 1-len(l.slots))
+			}
+		}
+		if free <= 0 {
 			continue // w.freed ends the wait
 		}
 		claimed, err := w.store.Claim(ctx, now, w.lease, free, l.channels)
@@ -487,12 +535,62 @@ func (w *Worker) release(l *lane) {
 // to recordLoop, which frees its slot; an attempt that cannot start by
 // startBy is not made, and the slot is freed at once.
 func (w *Worker) deliver(ctx context.Context, c statusd.Claimed, l *lane, startBy time.Time) {
-	a, ok := w.attempt(ctx, &c, startBy)
+	h := &holding{l: l, lane: true}
+	a, ok := w.attempt(ctx, &c, startBy, h)
 	if !ok || ctx.Err() != nil {
-		w.release(l)
+		w.free(h)
 		return // left to the lease, no attempt counted
 	}
-	w.made <- made{c, a, l}
+	w.made <- made{c, a, h}
+}
+
+// slowDown moves a request not answered within slowAfter from its fast
+// place and its lane's slot to a slow place, when one is free (otherwise
+// it keeps them), so that other deliveries take them.
+func (w *Worker) slowDown(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done || !h.fast {
+		return
+	}
+	select {
+	case w.slow <- struct{}{}:
+	default:
+		return
+	}
+	h.slow, h.fast = true, false
+	<-w.http
+	if h.lane {
+		h.lane = false
+		w.release(h.l)
+	}
+}
+
+// answered frees the fast place of a request that was answered (or
+// failed) in it.
+func (w *Worker) answered(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	if h.fast {
+		h.fast = false
+		<-w.http
+	}
+}
+
+// free frees what a delivery still holds once it is recorded (or left
+// unattempted): its lane's slot, or its slow place.
+func (w *Worker) free(h *holding) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.lane {
+		h.lane = false
+		w.release(h.l)
+	}
+	if h.slow {
+		h.slow = false
+		<-w.slow
+	}
 }
 
 // recordLoop records the attempts made, until ctx is done: each time, all
@@ -526,7 +624,7 @@ func (w *Worker) recordLoop(ctx context.Context) {
 func (w *Worker) record(ctx context.Context, ms []made) {
 	defer func() {
 		for _, m := range ms {
-			w.release(m.l)
+			w.free(m.h)
 		}
 	}()
 	attempts := make([]statusd.DeliveryAttempt, len(ms))
@@ -544,6 +642,26 @@ func (w *Worker) record(ctx context.Context, ms []made) {
 	for i := range ms {
 		w.logAttempt(&ms[i].c, ms[i].a, ds[i])
 	}
+	w.logRelay()
+}
+
+// logRelay logs the mail relay's trouble when it begins or changes, and
+// its end, naming the relay. Only recordLoop calls it.
+func (w *Worker) logRelay() {
+	if w.mailer == nil {
+		return
+	}
+	trouble, _ := w.mailer.relay.state()
+	switch {
+	case trouble == w.relayLogged:
+		return
+	case trouble != "":
+		w.log.Warn("notifications: the mail relay is in trouble; email rests and is retried, no subscriber is blamed",
+			"relay", w.mailer.relay.name, "trouble", trouble)
+	default:
+		w.log.Info("notifications: the mail relay takes email again", "relay", w.mailer.relay.name)
+	}
+	w.relayLogged = trouble
 }
 
 // attempt makes one attempt of the delivery, started by startBy. ok is
@@ -551,7 +669,7 @@ func (w *Worker) record(ctx context.Context, ms []made) {
 // after waiting a little, or its turn (a free connection, the mail rate)
 // did not come by startBy, or ctx ended. The delivery is then left for
 // later, without an attempt counted.
-func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time) (a statusd.Attempt, ok bool) {
+func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.Time, h *holding) (a statusd.Attempt, ok bool) {
 	wait, cancel := context.WithDeadline(ctx, startBy)
 	defer cancel()
 	e := c.Delivery.Event
@@ -562,7 +680,7 @@ func (w *Worker) attempt(ctx context.Context, c *statusd.Claimed, startBy time.T
 		m, err := w.msgs.get(snap, e, func() (*message, error) { return w.compose(snap, e, now) })
 		switch {
 		case err == nil:
-			return w.send(ctx, wait, m, c)
+			return w.send(ctx, wait, m, c, h)
 		case !errors.Is(err, errNotYet): // a voidError: nothing to send
 			return dropped(now, err.Error())
 		case now.After(deadline):
@@ -583,8 +701,9 @@ func dropped(at time.Time, why string) (statusd.Attempt, bool) {
 }
 
 // send renders m for the subscriber's channel and sends it, once its turn
-// comes, unless wait ends first (ok false: no attempt made).
-func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed) (a statusd.Attempt, ok bool) {
+// comes, unless wait ends first (ok false: no attempt made). An HTTP
+// request takes a fast place, and a slow one after slowAfter (h).
+func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed, h *holding) (a statusd.Attempt, ok bool) {
 	s := &c.Subscriber
 	failed := func(err error) (statusd.Attempt, bool) {
 		return statusd.Attempt{At: w.now(), Outcome: statusd.Failed, Error: clip(err.Error(), maxErrorText, nil)}, true
@@ -597,7 +716,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	var body []byte
 	var err error
-	var h map[string][]string
+	var header map[string][]string
 	switch s.Channel {
 	case statusd.Email:
 		if w.mailer == nil {
@@ -612,9 +731,9 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 		if err != nil {
 			return failed(err)
 		}
-		return w.mailer.send(ctx, wait, msg)
+		return w.mailer.send(ctx, wait, msg, s.Address)
 	case statusd.Webhook:
-		body, h, err = w.webhookRequest(m, c, w.now())
+		body, header, err = w.webhookRequest(m, c, w.now())
 	case statusd.Slack:
 		body, err = slack(m)
 	case statusd.Teams:
@@ -632,11 +751,17 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 	}
 	select {
 	case w.http <- struct{}{}:
-		defer func() { <-w.http }()
 	case <-wait.Done():
 		return statusd.Attempt{}, false
 	}
-	return w.poster.post(ctx, s.Address, body, h), true
+	h.mu.Lock()
+	h.fast = true
+	h.mu.Unlock()
+	slow := time.AfterFunc(slowAfter, func() { w.slowDown(h) })
+	a = w.poster.post(ctx, s.Address, body, header)
+	slow.Stop()
+	w.answered(h)
+	return a, true
 }
 
 // logAttempt logs what became of an attempt: delivered at debug level,

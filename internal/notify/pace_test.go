@@ -12,7 +12,7 @@ import (
 
 // TestLaneHold follows a lane through a batch on a made-up clock: not
 // busy, it never holds; busy, it holds while a delivery is under way, then
-// for restFactor (8) times the batch's wall time, at most maxRest (1 s).
+// for restFactor (4) times the batch's wall time, at most maxRest (1 s).
 func TestLaneHold(t *testing.T) {
 	l := &lane{slots: make(chan struct{}, 4)}
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
@@ -29,13 +29,13 @@ func TestLaneHold(t *testing.T) {
 	check("not busy, a delivery under way", at(50), false, time.Time{}, false)
 	check("busy, a delivery under way", at(50), true, time.Time{}, true)
 	<-l.slots
-	l.emptied(at(100)) // a batch of 100 ms: a rest of 800 ms, to 900
-	check("busy, resting", at(300), true, at(900), true)
+	l.emptied(at(100)) // a batch of 100 ms: a rest of 400 ms, to 500
+	check("busy, resting", at(300), true, at(500), true)
 	check("not busy, in the rest", at(300), false, time.Time{}, false)
-	check("busy, at the rest's end", at(900), true, at(900), false)
+	check("busy, at the rest's end", at(500), true, at(500), false)
 
 	l.claim(at(1000))
-	l.emptied(at(2000)) // a batch of 1 s: 8 s of rest, cut to 1 s
+	l.emptied(at(2000)) // a batch of 1 s: 4 s of rest, cut to 1 s
 	check("busy, after a long batch", at(2999), true, at(3000), true)
 	check("busy, after the longest rest", at(3000), true, at(3000), false)
 }
@@ -43,13 +43,13 @@ func TestLaneHold(t *testing.T) {
 // TestPaced sends 300 webhooks to a receiver that takes 20 ms to answer
 // each: at most maxHTTP (16) at once, a batch of 100 takes at least 7
 // waves of 20 ms, 140 ms. While readers are busy all the time, the lane
-// sends its three batches one after the other with a rest of 8 x 140 ms,
-// cut to maxRest (1 s), between them: the last arrives 3 x 140 + 2 x
-// 1,000 = 2,420 ms or more after the worker was woken, and still arrives. Without readers,
+// sends its three batches one after the other with a rest of 4 x 140 ms
+// between them: the last arrives 3 x 140 + 2 x 560 = 1,540 ms or more
+// after the worker was woken, and still arrives. Without readers,
 // nothing waits: 19 waves of 20 ms, about 0.4 s, well under that.
 func TestPaced(t *testing.T) {
 	const hooks = 300
-	const paced = 3*140*time.Millisecond + 2*maxRest
+	const paced = 3*140*time.Millisecond + 2*restFactor*140*time.Millisecond
 	for _, busy := range []bool{true, false} {
 		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
 			var received atomic.Int64
@@ -61,7 +61,7 @@ func TestPaced(t *testing.T) {
 			for i := range subs {
 				subs[i] = statusd.Subscriber{Channel: statusd.Webhook, Address: fmt.Sprintf("%s/%d", rcv.URL, i), Secret: statusd.NewWebhookSecret()}
 			}
-			start := startFanOut(t, Config{Busy: func() bool { return busy }}, subs)
+			start, _ := startFanOut(t, Config{Busy: func() bool { return busy }}, subs)
 			for received.Load() < hooks && time.Since(start) < 30*time.Second {
 				time.Sleep(5 * time.Millisecond)
 			}

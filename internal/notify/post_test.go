@@ -178,14 +178,14 @@ func TestNoAttemptAfterStartBy(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			a, ok := w.attempt(context.Background(), &tc.c, start.Add(200*time.Millisecond))
+			a, ok := w.attempt(context.Background(), &tc.c, start.Add(200*time.Millisecond), &holding{})
 			if ok || a != (statusd.Attempt{}) {
 				t.Errorf("attempt %+v, ok %v: want none", a, ok)
 			}
 			if took := time.Since(start); took < 200*time.Millisecond || took > 2*time.Second {
 				t.Errorf("gave up after %v, want at the start-by 200 ms later", took)
 			}
-			if a, ok := w.attempt(context.Background(), &tc.c, start); ok {
+			if a, ok := w.attempt(context.Background(), &tc.c, start, &holding{}); ok {
 				t.Errorf("with a start-by past: attempt %+v", a)
 			}
 		})

@@ -118,7 +118,7 @@ func TestWebhook(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := claimed(int64(100+i), tc.event, sub)
 			before := time.Now()
-			a, ok := w.attempt(context.Background(), &c, later)
+			a, ok := w.attempt(context.Background(), &c, later, &holding{})
 			if !ok || a.Outcome != statusd.Delivered || a.Status != 200 {
 				t.Fatalf("attempt %+v", a)
 			}
@@ -185,7 +185,7 @@ func TestWebhook(t *testing.T) {
 	t.Run("a retry keeps the webhook-id and signs again", func(t *testing.T) {
 		c := claimed(200, updated, sub)
 		for range 2 {
-			if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Delivered {
+			if a, _ := w.attempt(context.Background(), &c, later, &holding{}); a.Outcome != statusd.Delivered {
 				t.Fatal(a)
 			}
 		}
@@ -201,7 +201,7 @@ func TestWebhook(t *testing.T) {
 		bad.Secret = "not-a-secret"
 		c := claimed(300, updated, bad)
 		n := len(rcv.requests())
-		if a, _ := w.attempt(context.Background(), &c, later); a.Outcome != statusd.Failed || a.Error != errSecret.Error() {
+		if a, _ := w.attempt(context.Background(), &c, later, &holding{}); a.Outcome != statusd.Failed || a.Error != errSecret.Error() {
 			t.Errorf("attempt %+v, want failed: %v", a, errSecret)
 		}
 		if len(rcv.requests()) != n {

@@ -443,8 +443,9 @@ func waitAttempted(t *testing.T, ss statusd.SubscriberStore, subs map[string]*st
 	}
 }
 
-// TestPrune: when Run starts, the worker prunes the delivery made 31 days
-// ago; the one made 29 days ago stays. (What Prune removes, events
+// TestPrune: when Run starts, the worker keeping deliveries 7 days
+// (--notify-keep) prunes the delivery made 8 days ago; the one made 6
+// days ago stays. (What Prune removes, events
 // included, is the conformance suite's: PruneEndedDeliveriesAndTheirEvents.)
 func TestPrune(t *testing.T) {
 	ctx := context.Background()
@@ -462,7 +463,7 @@ func TestPrune(t *testing.T) {
 	}
 	// One delivery made and delivered at each age.
 	day := 24 * time.Hour
-	for _, age := range []time.Duration{31 * day, 29 * day} {
+	for _, age := range []time.Duration{8 * day, 6 * day} {
 		at := now.Add(-age)
 		if _, err := ss.Emit(ctx, statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{}, CreatedAt: at}); err != nil {
 			t.Fatal(err)
@@ -478,11 +479,11 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kept, _, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1) // the newest: 29 days old
+	kept, _, err := ss.Deliveries(ctx, statusd.DeliveryFilter{}, 1, 1) // the newest: 6 days old
 	if err != nil || len(kept) != 1 {
 		t.Fatal(kept, err)
 	}
-	w, _ := newTestWorker(Config{Store: ss, Now: time.Now, Poll: time.Hour})
+	w, _ := newTestWorker(Config{Store: ss, Now: time.Now, Poll: time.Hour, Keep: 7 * day})
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -501,7 +502,7 @@ func TestPrune(t *testing.T) {
 		}
 		if total == 1 {
 			if left[0].ID != kept[0].ID {
-				t.Errorf("the delivery left is %+v, want the one made 29 days ago %+v", left[0], kept[0])
+				t.Errorf("the delivery left is %+v, want the one made 6 days ago %+v", left[0], kept[0])
 			}
 			break
 		}
@@ -533,7 +534,7 @@ func TestLanes(t *testing.T) {
 		subs = append(subs, s)
 	}
 	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test", Rate: rate})
-	start := startFanOut(t, Config{Mailer: mailer}, subs)
+	start, _ := startFanOut(t, Config{Mailer: mailer}, subs)
 	for received.Load() < hooks && time.Since(start) < 30*time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -554,8 +555,8 @@ func TestLanes(t *testing.T) {
 // worker of cfg (with a store, snapshots and Statuspage of its own, and
 // private targets allowed) until the test ends, and stores an update of
 // notice 41, which every subscriber hears of. It returns when it woke the
-// worker.
-func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time) {
+// worker, and the worker's store.
+func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time, ss statusd.SubscriberStore) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "fanout.db"))
@@ -586,7 +587,7 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 	updateIncident(t, store, h)
 	woken = time.Now()
 	w.Wake()
-	return woken
+	return woken, cfg.Store
 }
 
 // updateIncident writes an update of incident 41 with its event, as a

@@ -54,6 +54,9 @@ type Config struct {
 	// Pressure, when set, counts the public listener's requests (nil:
 	// none), for the notification worker to give way to readers.
 	Pressure *Pressure
+	// Notes, when set, names background trouble on /readyz
+	// (health.Checker.WithNotes): the mail relay's.
+	Notes func() []string
 	// AdminListener puts the admin API and /metrics on a handler of their
 	// own (--admin-addr).
 	AdminListener bool
@@ -197,5 +200,5 @@ func (s *assembly) newBadges() *badge.Server {
 }
 
 func (s *assembly) newHealth() *health.Checker {
-	return health.New(s.cfg.Snapshots, s.cfg.Store, health.DefaultTimeout, s.cfg.Log)
+	return health.New(s.cfg.Snapshots, s.cfg.Store, health.DefaultTimeout, s.cfg.Log).WithNotes(s.cfg.Notes)
 }

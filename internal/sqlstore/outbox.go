@@ -580,7 +580,9 @@ func (rs rowsRecorded) each(t tx) error {
 	return nil
 }
 
-// Prune removes the oldest ended deliveries first. An event is kept while
+// Prune removes the oldest delivered and dropped deliveries first (a
+// dropped one is failed, its last error statusd.DroppedPrefix and why); a
+// failed one is kept, as the record of a message that never went. An event is kept while
 // it has deliveries, and until before even without: its Key keeps a
 // reminder from being stored twice. NOT IN reads the deliveries' event ids
 // once (deliveries have no index by event).
@@ -588,7 +590,8 @@ func (ss subscriberStore) Prune(ctx context.Context, before time.Time, limit int
 	err = ss.s.outbox(ctx, func(t tx) error {
 		var err error
 		deliveries, err = deleteChosen(t, "deliveries", `SELECT id FROM deliveries
-			WHERE state <> 'pending' AND created_at < ? ORDER BY id LIMIT ?`, ms(before), limit)
+			WHERE (state = 'delivered' OR (state = 'failed' AND last_error LIKE ?)) AND created_at < ?
+			ORDER BY id LIMIT ?`, statusd.DroppedPrefix+"%", ms(before), limit)
 		if err != nil {
 			return err
 		}

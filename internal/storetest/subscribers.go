@@ -765,22 +765,28 @@ func testRecordMany(t *testing.T, s statusd.Store) {
 	}
 }
 
-// testPrune: Prune removes the ended deliveries made before the cutoff,
-// oldest first, then the expanded events made before it with no delivery
-// left; a pending delivery, a younger one, and an event not expanded stay.
+// testPrune: Prune removes the delivered and dropped deliveries made
+// before the cutoff, oldest first, then the expanded events made before it
+// with no delivery left; a pending delivery, a failed one (kept for the
+// operator: it was never sent), a younger one, and an event not expanded
+// stay.
 func testPrune(t *testing.T, s statusd.Store) {
 	o := newOutbox(t, s)
 	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
-	for range 4 {
-		o.notice() // events 1 to 4, made at t0
+	for range 5 {
+		o.notice() // events 1 to 5, made at t0
 	}
-	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: 999}) // 5: for nobody
+	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: 999}) // 6: for nobody
 	o.expand(t0, 10)
 	ds := o.deliveries(statusd.DeliveryFilter{SubscriberID: a.ID})
-	slices.Reverse(ds) // oldest first: the deliveries of events 1 to 4
+	slices.Reverse(ds) // oldest first: the deliveries of events 1 to 5
 	o.record(ds[0].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
 	o.record(ds[1].ID, statusd.Attempt{At: t0, Outcome: statusd.Dropped, Error: "the notice was deleted"})
 	o.record(ds[3].ID, statusd.Attempt{At: t0, Outcome: statusd.Delivered, Status: 200})
+	// Failed for good: its first attempt came after RetryFor.
+	if d := o.record(ds[4].ID, statusd.Attempt{At: t0.Add(statusd.RetryFor + time.Minute), Outcome: statusd.Failed, Status: 500, Error: "HTTP 500"}); d.State != statusd.DeliveryFailed {
+		t.Fatalf("the failed delivery is %s", d.State)
+	}
 	day := t0.Add(24 * time.Hour)
 	young := o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 6, ComponentIDs: []int64{}, CreatedAt: day.Add(time.Hour)})
 	o.expand(day.Add(time.Hour), 10)
@@ -801,11 +807,11 @@ func testPrune(t *testing.T, s statusd.Store) {
 		}
 	}
 	prune(2, 2, 2)  // the deliveries of events 1 and 2, then those events
-	prune(10, 1, 2) // the delivery of event 4, then events 4 and 5
+	prune(10, 1, 2) // the delivery of event 4, then events 4 and 6
 	prune(10, 0, 0)
 	left := deliveryIDs(o.deliveries(statusd.DeliveryFilter{}))
-	if want := []int64{youngD.ID, ds[2].ID}; !reflect.DeepEqual(left, want) {
-		t.Errorf("deliveries left %v, want the young one and the pending one %v", left, want)
+	if want := []int64{youngD.ID, ds[4].ID, ds[2].ID}; !reflect.DeepEqual(left, want) {
+		t.Errorf("deliveries left %v, want the young one, the failed one and the pending one %v", left, want)
 	}
 	if d := o.delivery(ds[2].ID); d.Event.ID != ds[2].Event.ID || d.State != statusd.DeliveryPending {
 		t.Errorf("the pending delivery after Prune: %+v", d)

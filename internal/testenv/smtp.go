@@ -46,6 +46,10 @@ type SMTPOptions struct {
 	Implicit   *tls.Config    // TLS from the first byte (smtps)
 	Reject     map[string]int // RCPT TO refused with this code
 	DataReply  map[string]int // DATA answered with this code when the message holds the key
+	// RcptRule, when set, answers every RCPT TO that Reject does not: nil
+	// takes the recipient, an error (SMTPReply) refuses it. It may change
+	// its answers over time (a relay that breaks, or mends).
+	RcptRule func(to string) error
 	// IdleTimeout, when set, is how long the server waits for a command
 	// before it closes the connection (421); 10 s otherwise.
 	IdleTimeout time.Duration
@@ -168,8 +172,20 @@ func (x *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if code := x.s.opts.Reject[to]; code != 0 {
 		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 1, 1}, Message: "no mailbox " + to}
 	}
+	if rule := x.s.opts.RcptRule; rule != nil {
+		if err := rule(to); err != nil {
+			return err
+		}
+	}
 	x.to = append(x.to, to)
 	return nil
+}
+
+// SMTPReply is an SMTP server's refusal, for SMTPOptions.RcptRule: the
+// code, the enhanced status code (such as 5, 7, 1) and the text, as
+// "554 5.7.1 <ann@example.test>: Relay access denied".
+func SMTPReply(code int, enhanced [3]int, text string) error {
+	return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode(enhanced), Message: text}
 }
 
 func (x *smtpSession) Data(r io.Reader) error {

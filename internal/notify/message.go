@@ -185,19 +185,22 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 		}
 		return nil, voidError("the notice was deleted")
 	}
+	if e.UpdateID != 0 {
+		// The notice as the event's write left it, whatever came since
+		// (CONTRACT C7): a retry after the next update still tells this one.
+		through, ok := n.Through(e.UpdateID, now)
+		switch {
+		case !ok && young:
+			return nil, errNotYet
+		case !ok:
+			return nil, voidError("the update was deleted")
+		}
+		n = through
+	}
+	u := n.Latest()
 	m.NoticeID, m.Type, m.Subject = n.ID, n.Type(), n.Subject()
 	m.Link = m.PageURL + "/notices/" + strconv.FormatInt(n.ID, 10)
 	m.BeganAt, m.EndedAt, m.BeginsAt, m.EndsAt = n.BeganAt(), n.EndedAt(), n.BeginsAt(), n.EndsAt()
-	u, ok := n.Latest(), true
-	if e.UpdateID != 0 {
-		u, ok = findUpdate(n, e.UpdateID)
-	}
-	switch {
-	case !ok && young:
-		return nil, errNotYet
-	case !ok:
-		return nil, voidError("the update was deleted")
-	}
 	m.State, m.Text, m.Posted = u.State, u.Content, u.CreatedAt
 	m.Word = u.State.Word()
 	if m.Word == "" {
@@ -211,16 +214,6 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 	}
 	m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, n, m, now) }
 	return m, nil
-}
-
-// findUpdate returns the notice's update with the id.
-func findUpdate(n *snapshot.Notice, id int64) (statusd.Update, bool) {
-	for _, u := range n.Updates() {
-		if u.ID == id {
-			return u, true
-		}
-	}
-	return statusd.Update{}, false
 }
 
 // reminderHolds reports whether a reminder made with key still holds for

@@ -95,6 +95,11 @@ func TestWebhook(t *testing.T) {
 	}
 	incidents := v2(t, h, "/api/v2/incidents.json")
 	maintenances := v2(t, h, "/api/v2/scheduled-maintenances.json")
+	// The page as it was when incident 41 was new: its first update only.
+	then := fixture()
+	then.Notices[0].Updates = then.Notices[0].Updates[:1]
+	then.Notices[0].UpdatedAt = at(-30)
+	incidentsThen := v2(t, &holder{snap: build(then, t0)}, "/api/v2/incidents.json")
 
 	tests := []struct {
 		name     string
@@ -106,8 +111,8 @@ func TestWebhook(t *testing.T) {
 		{"an update of an incident", updated, "notice.updated", listed(t, incidents["incidents"], "41"),
 			map[string]any{"id": 41.0, "type": "unplanned", "state": "identified", "subject": "Elevated error rates",
 				"url": "https://status.acme.test/notices/41"}},
-		{"a new incident", created, "notice.created", listed(t, incidents["incidents"], "41"),
-			map[string]any{"id": 41.0, "state": "identified"}},
+		{"a new incident, sent after its next update", created, "notice.created", listed(t, incidentsThen["incidents"], "41"),
+			map[string]any{"id": 41.0, "state": "investigating"}},
 		{"a maintenance reminder", reminder, "maintenance.reminder", listed(t, maintenances["scheduled_maintenances"], "42"),
 			map[string]any{"id": 42.0, "type": "planned", "state": "scheduled", "begins_at": "2026-03-01T13:00:00.000Z"}},
 		{"a general notice has no incident", general, "notice.created", nil,
@@ -208,4 +213,50 @@ func TestWebhook(t *testing.T) {
 			t.Error("an unsigned request was sent")
 		}
 	})
+}
+
+// TestWebhookTellsItsOwnUpdate: a delivery made for an update, sent (or
+// retried) after the next update was posted, tells its own update, in the
+// incident and in the notice (CONTRACT C7: every message renders its
+// event as it was when the write made it).
+func TestWebhookTellsItsOwnUpdate(t *testing.T) {
+	w, _ := newTestWorker(Config{})
+	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
+	c := claimed(100, created, sub) // update 410; 411 came after
+	m, err := w.compose(w.snaps.Current(), c.Delivery.Event, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, err := w.webhookRequest(m, &c, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Incident struct {
+			Status          string `json:"status"`
+			UpdatedAt       string `json:"updated_at"`
+			IncidentUpdates []struct {
+				ID, Status, Body string
+			} `json:"incident_updates"`
+		} `json:"incident"`
+		Notice struct {
+			State   string `json:"state"`
+			Updates []struct {
+				State, Content string
+			} `json:"updates"`
+		} `json:"notice"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	const first = "We are looking into errors on <b>checkout</b> & login."
+	in := got.Incident
+	if in.Status != "investigating" || in.UpdatedAt != "2026-03-01T11:30:00.000Z" || len(in.IncidentUpdates) != 1 ||
+		in.IncidentUpdates[0].ID != "410" || in.IncidentUpdates[0].Status != "investigating" || in.IncidentUpdates[0].Body != first {
+		t.Errorf("incident %+v, want investigating, updated at 11:30, with update 410 only", in)
+	}
+	n := got.Notice
+	if n.State != "investigating" || len(n.Updates) != 1 || n.Updates[0].Content != first {
+		t.Errorf("notice %+v, want investigating with its first update only", n)
+	}
 }

@@ -118,3 +118,25 @@ func (n *Notice) Latest() statusd.Update {
 	}
 	return n.update(n.updates.len() - 1)
 }
+
+// Through returns the notice as it was when its update with id updateID
+// was posted: its updates up to and including that one, derived at now
+// (the notice itself when that update is its newest). ok is false when
+// the notice has no such update.
+func (n *Notice) Through(updateID int64, now time.Time) (through *Notice, ok bool) {
+	f := n.Full()
+	for i, u := range f.Updates {
+		if u.ID != updateID {
+			continue
+		}
+		if i == len(f.Updates)-1 {
+			return n, true
+		}
+		f.Updates = f.Updates[:i+1]
+		if f.UpdatedAt.After(u.UpdatedAt) {
+			f.UpdatedAt = u.UpdatedAt // later edits had not happened
+		}
+		return newNotice(f, now), true
+	}
+	return nil, false
+}

@@ -46,7 +46,7 @@ const (
 	// delivery at least 15 s to start.
 	MinLease = 30 * time.Second
 	// DefaultDocumentation is the "documentation" of webhook bodies.
-	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
+	DefaultDocumentation = "https://github.com/statusd/statusd#subscriptions"
 )
 
 const (

@@ -167,11 +167,16 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 	m.Link = m.PageURL + "/"
 	m.Components = componentNames(snap, e.ComponentIDs)
 	switch e.Kind {
-	case statusd.TestMessage, statusd.SubscriptionConfirm:
-		if e.Kind == statusd.TestMessage {
-			m.Text = "This is a test message from " + m.Page + ": its notifications will come here."
+	case statusd.TestMessage:
+		m.Subject = "Test message from " + m.Page + " (not an incident)"
+		m.Text = "This is a test message from " + m.Page + ": its notifications will come here."
+		m.makeWebhook = func() (webhookParts, error) {
+			told, n := sample(snap, m, now)
+			return w.webhookParts(snap, told, n, now)
 		}
-		m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, nil, m, now) }
+		return m, nil
+	case statusd.SubscriptionConfirm:
+		m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, snap, nil, now) }
 		return m, nil
 	case statusd.NoticeCreated, statusd.NoticeUpdated, statusd.MaintenanceReminder:
 	default:
@@ -212,7 +217,7 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 		}
 		m.State, m.Word = n.State(), n.State().Word()
 	}
-	m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, n, m, now) }
+	m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, snap, n, now) }
 	return m, nil
 }
 

@@ -41,10 +41,10 @@ type webhookPage struct {
 	StatusDescription string `json:"status_description"`
 }
 
-// webhookParts marshals the parts of the webhook bodies of m: the page,
-// and the notice n (nil for a test or a confirmation: then "incident" and
-// "notice" are null).
-func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *message, now time.Time) (webhookParts, error) {
+// webhookParts marshals the parts of the webhook bodies of m: the page of
+// snap, and the notice n of told (nil for a confirmation: then "incident"
+// and "notice" are null).
+func (w *Worker) webhookParts(snap, told *snapshot.Snapshot, n *snapshot.Notice, now time.Time) (webhookParts, error) {
 	var p webhookParts
 	var err error
 	page := webhookPage{
@@ -54,8 +54,8 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 	}
 	var incident, notice any
 	if n != nil {
-		incident = w.statuspage.Notice(snap, n)
-		notice = snap.NoticeDetail(n, now)
+		incident = w.statuspage.Notice(told, n)
+		notice = told.NoticeDetail(n, now)
 	}
 	if p.page, err = httpjson.Marshal(page); err != nil {
 		return p, err
@@ -65,6 +65,20 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 	}
 	p.notice, err = httpjson.Marshal(notice)
 	return p, err
+}
+
+// sample returns the incident a test message shows, and a snapshot of
+// snap's page and components that holds it: receivers that parse
+// Statuspage's webhooks refuse a body without an incident, so a test
+// carries a realistic one, whose subject says it is a test. Its id, 0, is
+// no notice's, and it lists no component, so that no receiver takes it
+// for news of one.
+func sample(snap *snapshot.Snapshot, m *message, now time.Time) (*snapshot.Snapshot, *snapshot.Notice) {
+	n := statusd.Notice{Type: statusd.Unplanned, Subject: m.Subject, CreatedAt: now, UpdatedAt: now,
+		Updates: []statusd.Update{{State: statusd.Investigating, Content: m.Text, CreatedAt: now, UpdatedAt: now}}}
+	doc := &statusd.Document{Page: snap.Doc.Page, Components: snap.Doc.Components, Notices: []statusd.Notice{n}}
+	told := snapshot.Build(doc, snap.Version, now, snap.Options)
+	return told, told.Notice(0)
 }
 
 // webhookRequest is a webhook delivery's body and signed headers at the

@@ -117,7 +117,6 @@ func TestWebhook(t *testing.T) {
 			map[string]any{"id": 42.0, "type": "planned", "state": "scheduled", "begins_at": "2026-03-01T13:00:00.000Z"}},
 		{"a general notice has no incident", general, "notice.created", nil,
 			map[string]any{"id": 43.0, "type": "general"}},
-		{"a test", test, "test", nil, nil},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,5 +257,56 @@ func TestWebhookTellsItsOwnUpdate(t *testing.T) {
 	n := got.Notice
 	if n.State != "investigating" || len(n.Updates) != 1 || n.Updates[0].Content != first {
 		t.Errorf("notice %+v, want investigating with its first update only", n)
+	}
+}
+
+// TestWebhookTestMessage: a test message carries a realistic incident,
+// which receivers of Statuspage's webhooks require (Zulip answers 400 to
+// a null one), whose subject says it is a test, and event "test".
+func TestWebhookTestMessage(t *testing.T) {
+	w, h := newTestWorker(Config{})
+	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
+	c := claimed(100, test, sub)
+	m, err := w.compose(h.snap, test, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, err := w.webhookRequest(m, &c, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		subject = "Test message from Acme Status (not an incident)"
+		text    = "This is a test message from Acme Status: its notifications will come here."
+		noon    = "2026-03-01T12:00:00.000Z"
+	)
+	pageID := statuspage.PageID("https://status.acme.test/")
+	wantIncident := map[string]any{
+		"id": "0", "name": subject, "status": "investigating", "impact": "major",
+		"created_at": noon, "updated_at": noon, "started_at": noon, "monitoring_at": nil, "resolved_at": nil,
+		"shortlink": "https://status.acme.test/notices/0", "page_id": pageID, "components": []any{},
+		"incident_updates": []any{map[string]any{
+			"id": "0", "status": "investigating", "body": text, "incident_id": "0",
+			"created_at": noon, "updated_at": noon, "display_at": noon,
+			"affected_components": nil, "deliver_notifications": false, "custom_tweet": nil, "tweet_id": nil,
+		}},
+	}
+	if got["event"] != "test" {
+		t.Errorf("event %v, want test", got["event"])
+	}
+	if !reflect.DeepEqual(got["incident"], wantIncident) {
+		t.Errorf("incident\n%v\nwant\n%v", got["incident"], wantIncident)
+	}
+	n, _ := got["notice"].(map[string]any)
+	if n == nil || n["subject"] != subject || n["type"] != "unplanned" || n["state"] != "investigating" {
+		t.Errorf("notice %v, want the sample incident, unplanned and investigating", got["notice"])
+	}
+	// The page is the real one: incident 41 makes it degraded.
+	if p := got["page"].(map[string]any); p["id"] != pageID || p["status_indicator"] != "major" {
+		t.Errorf("page %v", p)
 	}
 }

@@ -192,7 +192,11 @@ type Event struct {
 	// Key, when not empty, makes the event once only: a second event with
 	// the same key is not stored. A reminder's is ReminderKey's,
 	// "maintenance.reminder:<notice id>:<begins_at in Unix ms>".
-	Key       string
+	Key string
+	// Thread, for a notice's event, is the notice's: random, given by the
+	// store when the notice's first event is stored, and the same for all
+	// its events (the email thread of CONTRACT C7). Set by the store.
+	Thread    string
 	CreatedAt time.Time
 }
 
@@ -219,9 +223,13 @@ var DeliveryStates = []DeliveryState{DeliveryPending, DeliveryDelivered, Deliver
 func (s DeliveryState) Valid() bool { return slices.Contains(DeliveryStates, s) }
 
 // Delivery is one event owed to one subscriber, and what became of it.
-// Its ID is the webhook-id of every attempt.
 type Delivery struct {
-	ID           int64
+	ID int64
+	// MessageID is the id of every attempt's message, the webhook-id and
+	// the left part of the Message-ID: random, given by the store when it
+	// makes the delivery, so that it is unique for good, where row
+	// numbers repeat after a rebuild (CONTRACT C7).
+	MessageID    string
 	Event        Event
 	SubscriberID int64
 	State        DeliveryState

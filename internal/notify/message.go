@@ -35,7 +35,7 @@ func (e voidError) Error() string { return string(e) }
 // delivery of the event.
 type message struct {
 	Kind     statusd.EventKind
-	EventID  int64
+	Thread   string // the notice's thread (statusd.Event.Thread)
 	Page     string // the page's name
 	PageURL  string // without its trailing slash
 	PageHost string // the host of PageURL, for Message-IDs
@@ -162,7 +162,7 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 	if snap == nil {
 		return nil, errNotYet
 	}
-	m := &message{Kind: e.Kind, EventID: e.ID, Page: snap.Doc.Page.Name, PageURL: strings.TrimRight(snap.PageURL, "/")}
+	m := &message{Kind: e.Kind, Thread: e.Thread, Page: snap.Doc.Page.Name, PageURL: strings.TrimRight(snap.PageURL, "/")}
 	m.PageHost = hostOf(m.PageURL)
 	m.Link = m.PageURL + "/"
 	m.Components = componentNames(snap, e.ComponentIDs)

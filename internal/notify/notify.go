@@ -604,7 +604,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 			return dropped(w.now(), "email is off: statusd runs without an SMTP server (--smtp-url)")
 		}
 		at := w.now()
-		e, err := renderEmail(m, s)
+		e, err := renderEmail(m, c)
 		if err != nil {
 			return failed(err)
 		}

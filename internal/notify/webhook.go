@@ -111,7 +111,7 @@ func (w *Worker) webhookRequest(m *message, c *statusd.Claimed, at time.Time) ([
 		return nil, nil, err
 	}
 	body = append(append(append(body, `,"notice":`...), p.notice...), '}')
-	id := strconv.FormatInt(c.Delivery.ID, 10)
+	id := c.Delivery.MessageID
 	sig, err := Sign(c.Subscriber.Secret, id, at, body)
 	if err != nil {
 		return nil, nil, err

@@ -141,8 +141,8 @@ func TestWebhook(t *testing.T) {
 			if verifier.Verify(tampered, r.Header) == nil {
 				t.Error("a changed body verifies")
 			}
-			if id := r.Header.Get("webhook-id"); id != strconv.Itoa(100+i) {
-				t.Errorf("webhook-id %q, want the delivery's id %d", id, 100+i)
+			if id := r.Header.Get("webhook-id"); id != "msg"+strconv.Itoa(100+i) {
+				t.Errorf("webhook-id %q, want the delivery's message id msg%d", id, 100+i)
 			}
 			var body map[string]any
 			if err := json.Unmarshal(r.Body, &body); err != nil {
@@ -195,7 +195,7 @@ func TestWebhook(t *testing.T) {
 		}
 		got := rcv.requests()
 		for _, r := range got[len(got)-2:] {
-			if r.Header.Get("webhook-id") != "200" || verifier.Verify(r.Body, r.Header) != nil {
+			if r.Header.Get("webhook-id") != "msg200" || verifier.Verify(r.Body, r.Header) != nil {
 				t.Errorf("webhook-id %q; verifies: %v", r.Header.Get("webhook-id"), verifier.Verify(r.Body, r.Header))
 			}
 		}

@@ -17,7 +17,8 @@ import (
 // Claim due deliveries under a lease and Record each attempt.
 
 // emit stores an event, unless its Key was used already, and returns its
-// id (0 then).
+// id (0 then). A notice's event gets the notice's thread, made random the
+// first time (notice_threads).
 func emit(t tx, e statusd.Event) (int64, error) {
 	var key *string
 	if e.Key != "" {
@@ -26,10 +27,20 @@ func emit(t tx, e statusd.Event) (int64, error) {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
+	e.Thread = ""
+	if e.NoticeID != 0 {
+		if _, err := t.exec(`INSERT INTO notice_threads (notice_id, thread) VALUES (?, `+t.d.randomID+`)
+			ON CONFLICT (notice_id) DO NOTHING`, e.NoticeID); err != nil {
+			return 0, err
+		}
+		if err := t.row(`SELECT thread FROM notice_threads WHERE notice_id = ?`, e.NoticeID).Scan(&e.Thread); err != nil {
+			return 0, err
+		}
+	}
 	var id int64
-	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
-		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, ms(e.CreatedAt)).Scan(&id)
+	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, thread, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
+		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, e.Thread, ms(e.CreatedAt)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -47,7 +58,7 @@ func (ss subscriberStore) Emit(ctx context.Context, e statusd.Event) (int64, err
 }
 
 // eventColumns are an event's columns, for eventRow.
-const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.created_at`
+const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.thread, e.created_at`
 
 // eventRow holds the scan of eventColumns.
 type eventRow struct {
@@ -59,7 +70,7 @@ type eventRow struct {
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.created}
+	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.e.Thread, &r.created}
 }
 
 func (r *eventRow) value() (statusd.Event, error) {
@@ -102,8 +113,8 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 		if err != nil || len(events) == 0 {
 			return err
 		}
-		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, state, next_attempt_at, created_at)
-			SELECT ?, ids.id, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
+		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, message_id, state, next_attempt_at, created_at)
+			SELECT ?, ids.id, ` + t.d.randomID + `, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
 			ON CONFLICT (subscriber_id, event_id) DO NOTHING`)
 		if err != nil {
 			return err
@@ -262,7 +273,7 @@ func (a *audience) wanting(components []int64) []string {
 // deliveryColumns are a delivery's columns and its event's, for
 // deliveryRow, from deliveryFrom.
 const (
-	deliveryColumns = `d.id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
+	deliveryColumns = `d.id, d.message_id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
 	d.next_attempt_at, d.delivered_at, d.created_at, ` + eventColumns
 	deliveryFrom = `deliveries d JOIN events e ON e.id = d.event_id`
 )
@@ -277,7 +288,7 @@ type deliveryRow struct {
 }
 
 func (r *deliveryRow) dest() []any {
-	return append([]any{&r.d.ID, &r.d.SubscriberID, &r.state, &r.d.Attempts, &r.d.LastStatus, &r.d.LastError,
+	return append([]any{&r.d.ID, &r.d.MessageID, &r.d.SubscriberID, &r.state, &r.d.Attempts, &r.d.LastStatus, &r.d.LastError,
 		&r.next, &r.delivered, &r.created}, r.event.dest()...)
 }
 

@@ -288,7 +288,9 @@ func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool)
 		if n > 0 && !replace {
 			return statusd.Errorf(statusd.EConflict, "the database already holds a page; replace it whole with --replace")
 		}
-		for _, table := range []string{"updates", "notice_components", "notices", "components", "page"} {
+		// The page's notices go, and their threads: an imported notice
+		// that takes an old one's id starts a thread of its own.
+		for _, table := range []string{"updates", "notice_components", "notices", "notice_threads", "components", "page"} {
 			if _, err := t.exec("DELETE FROM " + table); err != nil {
 				return err
 			}

@@ -70,3 +70,62 @@ func TestAddressKeyMigration(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageIDMigration: deliveries stored before migration 8 get random
+// message ids of their own, and the events of a notice one random thread.
+func TestMessageIDMigration(t *testing.T) {
+	for name, target := range map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "ids.db") },
+		"postgres": func(t *testing.T) string { return testenv.Postgres(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			target := target(t)
+			s, err := Open(ctx, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The database as migration 7 left it: notice 100's two events
+			// and a test, each delivered to subscriber 1.
+			for _, q := range []string{
+				`DROP TABLE notice_threads`,
+				`ALTER TABLE events DROP COLUMN thread`,
+				`ALTER TABLE deliveries DROP COLUMN message_id`,
+				`DELETE FROM schema_migrations WHERE version = 8`,
+				`INSERT INTO events (id, kind, notice_id, update_id, subscriber_id, created_at) VALUES
+					(1, 'notice.created', 100, 5, 0, 0), (2, 'notice.updated', 100, 6, 0, 0), (3, 'test', 0, 0, 1, 0)`,
+				`INSERT INTO deliveries (id, event_id, subscriber_id, state, created_at) VALUES
+					(1, 1, 1, 'delivered', 0), (2, 2, 1, 'delivered', 0), (3, 3, 1, 'delivered', 0)`,
+			} {
+				if _, err := s.wdb.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			s.Close()
+			if s, err = Open(ctx, target); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			seen := map[string]bool{}
+			threads := map[string]bool{}
+			for id := 1; id <= 3; id++ {
+				var mid, thread string
+				err := s.db.QueryRowContext(ctx, `SELECT d.message_id, e.thread FROM deliveries d JOIN events e ON e.id = d.event_id
+					WHERE d.id = `+strconv.Itoa(id)).Scan(&mid, &thread)
+				if err != nil || len(mid) != 32 || seen[mid] {
+					t.Errorf("delivery %d's message id %q (%v), want 32 hex digits of its own", id, mid, err)
+				}
+				seen[mid] = true
+				if (id == 3) != (thread == "") {
+					t.Errorf("delivery %d's event has thread %q", id, thread)
+				}
+				if thread != "" {
+					threads[thread] = true
+				}
+			}
+			if len(threads) != 1 {
+				t.Errorf("notice 100's events have threads %v, want one", threads)
+			}
+		})
+	}
+}

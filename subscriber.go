@@ -171,7 +171,15 @@ const (
 	// SubscriptionConfirm asks an email address to confirm its subscription
 	// (or, when it is already active, gives it its manage link).
 	SubscriptionConfirm EventKind = "subscription.confirm"
+	// ComponentUpdated is a change of a component's state (CONTRACT C3),
+	// from any cause: Statuspage's component_update webhook.
+	ComponentUpdated EventKind = "component_update"
 )
+
+// Carries reports whether the channel carries events of kind: a
+// component's update goes to webhooks only, in Statuspage's shape
+// (CONTRACT C7); every other kind goes to every channel.
+func (c Channel) Carries(kind EventKind) bool { return kind != ComponentUpdated || c == Webhook }
 
 // Event is something subscribers are told of. A notice's events are stored
 // in the transaction of the write that made them (Tx.Emit), and turned
@@ -183,9 +191,13 @@ type Event struct {
 	// of (UpdateID 0 for a reminder; both 0 for a test or a confirmation).
 	NoticeID int64
 	UpdateID int64
-	// ComponentIDs are the notice's components when the event was made:
-	// they choose the subscribers.
+	// ComponentIDs are the notice's components when the event was made
+	// (for a ComponentUpdated, the one component): they choose the
+	// subscribers.
 	ComponentIDs []int64
+	// OldState and NewState are, for a ComponentUpdated, the component's
+	// state before and after the write that made the event.
+	OldState, NewState PageState
 	// SubscriberID, when not 0, is the one subscriber the event is for
 	// (a test or a confirmation), whatever it follows.
 	SubscriberID int64
@@ -195,7 +207,8 @@ type Event struct {
 	Key string
 	// Thread, for a notice's event, is the notice's: random, given by the
 	// store when the notice's first event is stored, and the same for all
-	// its events (the email thread of CONTRACT C7). Set by the store.
+	// its events (the email thread of CONTRACT C7); for a
+	// ComponentUpdated, its own random id. Set by the store.
 	Thread    string
 	CreatedAt time.Time
 }

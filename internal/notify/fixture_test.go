@@ -76,7 +76,8 @@ func build(doc *statusd.Document, now time.Time) *snapshot.Snapshot {
 }
 
 // wiredStatuspage is what the assembly wires.
-var wiredStatuspage = Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator}
+var wiredStatuspage = Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator,
+	Component: statuspage.ComponentIn, ComponentStatus: statuspage.ComponentStatus}
 
 // newTestWorker returns a worker of cfg over the fixture at t0 (or at
 // cfg.Now's time), with the real statuspage mapping.

@@ -178,6 +178,20 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 	case statusd.SubscriptionConfirm:
 		m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, snap, nil, now) }
 		return m, nil
+	case statusd.ComponentUpdated:
+		var c *snapshot.Component
+		if len(e.ComponentIDs) == 1 {
+			c = snap.Component(e.ComponentIDs[0])
+		}
+		switch {
+		case c == nil && now.Sub(e.CreatedAt) < catchUp:
+			return nil, errNotYet
+		case c == nil:
+			return nil, voidError("the component was deleted")
+		}
+		m.Subject, m.Components = c.Name, []string{c.Name}
+		m.makeWebhook = func() (webhookParts, error) { return w.componentParts(snap, c, e, now) }
+		return m, nil
 	case statusd.NoticeCreated, statusd.NoticeUpdated, statusd.MaintenanceReminder:
 	default:
 		return nil, voidError("statusd does not know events of kind " + strconv.Quote(string(e.Kind)))
@@ -293,9 +307,11 @@ func (c *messages) get(snap *snapshot.Snapshot, e statusd.Event, compose func() 
 }
 
 // webhookParts are the parts of a webhook body that do not depend on the
-// subscriber or the moment of the attempt, marshalled once.
+// subscriber or the moment of the attempt, marshalled once: a notice's
+// incident and notice, or a component's update and component.
 type webhookParts struct {
-	page, incident, notice json.RawMessage
+	page, incident, notice     json.RawMessage
+	componentUpdate, component json.RawMessage
 }
 
 // parts returns the webhook parts of m, made the first time.

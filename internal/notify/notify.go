@@ -594,6 +594,8 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed)
 		return dropped(w.now(), "only email subscriptions are confirmed")
 	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
 		return dropped(w.now(), "the subscriber has no confirmation token to send")
+	case !s.Channel.Carries(m.Kind):
+		return dropped(w.now(), "only webhooks carry "+string(m.Kind)+" events")
 	}
 	var body []byte
 	var err error

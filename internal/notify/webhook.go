@@ -27,6 +27,42 @@ type Statuspage struct {
 	PageID func(pageURL string) string
 	// Indicator maps the page's state to status.indicator.
 	Indicator func(statusd.PageState) string
+	// Component maps a component as components.json lists it, in the
+	// state given; ComponentStatus maps a state to a component's status.
+	Component       func(*snapshot.Snapshot, *snapshot.Component, statusd.PageState) any
+	ComponentStatus func(statusd.PageState) string
+}
+
+// componentUpdate is the "component_update" of Statuspage's component
+// webhook.
+type componentUpdate struct {
+	CreatedAt   string `json:"created_at"`
+	NewStatus   string `json:"new_status"`
+	OldStatus   string `json:"old_status"`
+	ID          string `json:"id"`
+	ComponentID string `json:"component_id"`
+}
+
+// componentParts marshals the parts of the webhook bodies of a component's
+// update e: the page of snap, the update, and the component c in its new
+// state.
+func (w *Worker) componentParts(snap *snapshot.Snapshot, c *snapshot.Component, e statusd.Event, now time.Time) (webhookParts, error) {
+	p, err := w.webhookParts(snap, snap, nil, now)
+	if err != nil {
+		return p, err
+	}
+	p.componentUpdate, err = httpjson.Marshal(componentUpdate{
+		CreatedAt:   e.CreatedAt.UTC().Format(statusd.TimeLayout),
+		NewStatus:   w.statuspage.ComponentStatus(e.NewState),
+		OldStatus:   w.statuspage.ComponentStatus(e.OldState),
+		ID:          e.Thread,
+		ComponentID: strconv.FormatInt(c.ID, 10),
+	})
+	if err != nil {
+		return p, err
+	}
+	p.component, err = httpjson.Marshal(w.statuspage.Component(snap, c, e.NewState))
+	return p, err
 }
 
 type webhookMeta struct {
@@ -87,6 +123,10 @@ func sample(snap *snapshot.Snapshot, m *message, now time.Time) (*snapshot.Snaps
 //
 //	{"meta": {...}, "page": {...}, "incident": {...}, "event": "...", "notice": {...}}
 //
+// or, for a component's update, Statuspage's component webhook:
+//
+//	{"meta": {...}, "page": {...}, "component_update": {...}, "component": {...}}
+//
 // It is put together from the parts marshalled once per message (which
 // encoding/json would scan again as json.RawMessage, for every delivery).
 func (w *Worker) webhookRequest(m *message, c *statusd.Claimed, at time.Time) ([]byte, http.Header, error) {
@@ -105,12 +145,18 @@ func (w *Worker) webhookRequest(m *message, c *statusd.Claimed, at time.Time) ([
 		return nil, nil, err
 	}
 	body = append(append(body, `,"page":`...), p.page...)
-	body = append(append(body, `,"incident":`...), p.incident...)
-	body = append(body, `,"event":`...)
-	if body, err = httpjson.Append(body, string(m.Kind)); err != nil {
-		return nil, nil, err
+	if m.Kind == statusd.ComponentUpdated {
+		// Statuspage's component webhook: {meta, page, component_update, component}.
+		body = append(append(body, `,"component_update":`...), p.componentUpdate...)
+		body = append(append(append(body, `,"component":`...), p.component...), '}')
+	} else {
+		body = append(append(body, `,"incident":`...), p.incident...)
+		body = append(body, `,"event":`...)
+		if body, err = httpjson.Append(body, string(m.Kind)); err != nil {
+			return nil, nil, err
+		}
+		body = append(append(append(body, `,"notice":`...), p.notice...), '}')
 	}
-	body = append(append(append(body, `,"notice":`...), p.notice...), '}')
 	id := c.Delivery.MessageID
 	sig, err := Sign(c.Subscriber.Secret, id, at, body)
 	if err != nil {

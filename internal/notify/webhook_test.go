@@ -310,3 +310,46 @@ func TestWebhookTestMessage(t *testing.T) {
 		t.Errorf("page %v", p)
 	}
 }
+
+// TestWebhookComponentUpdate: a component's update goes to a webhook in
+// Statuspage's component shape, {meta, page, component_update, component},
+// the component in its new state; other channels drop it.
+func TestWebhookComponentUpdate(t *testing.T) {
+	w, h := newTestWorker(Config{})
+	e := statusd.Event{ID: 13, Kind: statusd.ComponentUpdated, ComponentIDs: []int64{2}, OldState: statusd.PageOperational,
+		NewState: statusd.PageDegraded, Thread: "cu13", CreatedAt: t0}
+	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
+	c := claimed(100, e, sub)
+	m, err := w.compose(h.snap, e, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, err := w.webhookRequest(m, &c, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || got["meta"] == nil || got["page"] == nil {
+		t.Errorf("keys %v, want meta, page, component_update, component", reflect.ValueOf(got).MapKeys())
+	}
+	wantUpdate := map[string]any{"created_at": "2026-03-01T12:00:00.000Z", "new_status": "partial_outage",
+		"old_status": "operational", "id": "cu13", "component_id": "2"}
+	if !reflect.DeepEqual(got["component_update"], wantUpdate) {
+		t.Errorf("component_update %v, want %v", got["component_update"], wantUpdate)
+	}
+	created := "2026-02-28T19:20:00.000Z" // t0 less 1,000 minutes
+	wantComponent := map[string]any{"id": "2", "name": "API", "status": "partial_outage", "created_at": created,
+		"updated_at": created, "position": 2.0, "description": nil, "showcase": false, "start_date": "2026-02-28",
+		"group_id": "1", "page_id": statuspage.PageID("https://status.acme.test/"), "group": false, "only_show_if_degraded": false}
+	if !reflect.DeepEqual(got["component"], wantComponent) {
+		t.Errorf("component\n%v\nwant\n%v", got["component"], wantComponent)
+	}
+
+	slack := claimed(101, e, statusd.Subscriber{ID: 6, Channel: statusd.Slack, Address: "https://hooks.test/slack", State: statusd.SubscriberActive})
+	if a, ok := w.attempt(context.Background(), &slack, later); !ok || a.Outcome != statusd.Dropped {
+		t.Errorf("a component update to Slack: %+v, want dropped", a)
+	}
+}

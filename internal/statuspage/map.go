@@ -164,6 +164,15 @@ func Notice(snap *snapshot.Snapshot, n *snapshot.Notice) any {
 	return nil
 }
 
+// ComponentIn maps component c of snap as components.json lists it, but in
+// state: a component_update webhook shows the component as the write that
+// changed its state left it (CONTRACT C7).
+func ComponentIn(snap *snapshot.Snapshot, c *snapshot.Component, state statusd.PageState) any {
+	out := newMapper(snap).component(c)
+	out.Status = ComponentStatus(state)
+	return out
+}
+
 // mapper maps the parts of one snapshot, each component once.
 type mapper struct {
 	snap       *snapshot.Snapshot

@@ -34,6 +34,7 @@ var subscriberCases = []struct {
 	{"RecordManyInOrderInOneTransaction", testRecordMany},
 	{"PruneEndedDeliveriesAndTheirEvents", testPrune},
 	{"MessageIDsAndThreadsAreRandomAndKept", testMessageIDs},
+	{"ComponentUpdatesGoToWebhooksOnly", testComponentUpdates},
 	{"EmailAddressesAreOneWhateverTheirCase", testEmailCase},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
@@ -1388,5 +1389,35 @@ func testMessageIDs(t *testing.T, s statusd.Store) {
 		if d.Event.UpdateID == 9 && (!randomHex(d.Event.Thread) || d.Event.Thread == threads[100]) {
 			t.Errorf("after an import replaced the page, notice 100's thread is %q, want a new one", d.Event.Thread)
 		}
+	}
+}
+
+// testComponentUpdates: a component's update goes to the active webhooks
+// that want it (of the whole page, of the component or of an ancestor),
+// never to other channels, and keeps its states; its id is random.
+func testComponentUpdates(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	o.must(s.Import(o.ctx, Sample(), false), "Import") // API (7) holds API EU (3)
+	page := o.add(statusd.Webhook, "page", statusd.SubscriberActive)
+	group := o.add(statusd.Webhook, "group", statusd.SubscriberActive, 7)
+	o.add(statusd.Webhook, "other", statusd.SubscriberActive, 999)
+	o.add(statusd.Email, "mail", statusd.SubscriberActive)
+	o.add(statusd.Slack, "chat", statusd.SubscriberActive)
+	o.emit(statusd.Event{Kind: statusd.ComponentUpdated, ComponentIDs: []int64{3},
+		OldState: statusd.PageOperational, NewState: statusd.PageDegraded})
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{})
+	var to []int64
+	for _, d := range ds {
+		to = append(to, d.SubscriberID)
+		e := d.Event
+		if e.Kind != statusd.ComponentUpdated || e.OldState != statusd.PageOperational || e.NewState != statusd.PageDegraded ||
+			!reflect.DeepEqual(e.ComponentIDs, []int64{3}) || !randomHex(e.Thread) {
+			t.Errorf("delivered event %+v, want component 3's update from operational to degraded, with a random id", e)
+		}
+	}
+	slices.Sort(to)
+	if want := []int64{page.ID, group.ID}; !reflect.DeepEqual(to, want) {
+		t.Errorf("component 3's update went to subscribers %v, want the page's and its group's webhooks %v", to, want)
 	}
 }

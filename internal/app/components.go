@@ -255,7 +255,7 @@ func (a *App) reshape(tx statusd.Tx, comps []statusd.Component, states bool, cha
 	if err != nil {
 		return err
 	}
-	return emitComponentUpdates(tx, after, before, now, a.stamp())
+	return emitChanges(tx, nil, diff(after, before, now), a.stamp())
 }
 
 // RemoveComponent deletes component id: with recursive, its subtree too

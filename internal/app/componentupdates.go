@@ -95,23 +95,17 @@ func trees(comps []statusd.Component, ids []int64) []int64 {
 	return out
 }
 
-// emitComponentUpdates stores a component_update event for each component
-// of comps (the tree after the write), in position order, whose state is
-// not the same in before and after (a component missing from either is
-// operational there).
-func emitComponentUpdates(tx statusd.Tx, comps []statusd.Component, before, after map[int64]statusd.PageState, now time.Time) error {
+// diff returns the changes of state of the components of comps (the tree
+// after the write), in position order, from before to after (a component
+// missing from either is operational there); nil when none changed.
+func diff(comps []statusd.Component, before, after map[int64]statusd.PageState) []statusd.ComponentChange {
+	var out []statusd.ComponentChange
 	for _, c := range comps {
-		was, is := stateOr(before, c.ID), stateOr(after, c.ID)
-		if was == is {
-			continue
-		}
-		err := tx.Emit(statusd.Event{Kind: statusd.ComponentUpdated, ComponentIDs: []int64{c.ID},
-			OldState: was, NewState: is, CreatedAt: now})
-		if err != nil {
-			return err
+		if was, is := stateOr(before, c.ID), stateOr(after, c.ID); was != is {
+			out = append(out, statusd.ComponentChange{ComponentID: c.ID, Old: was, New: is})
 		}
 	}
-	return nil
+	return out
 }
 
 // stateOr is the component's state in states: operational when missing.
@@ -122,20 +116,44 @@ func stateOr(states map[int64]statusd.PageState, id int64) statusd.PageState {
 	return statusd.PageOperational
 }
 
-// noticeComponentUpdates stores the component_update events of a write
-// that made notice was into is (see noticeStates), unless the write said
-// "notify": false.
-func noticeComponentUpdates(tx statusd.Tx, notify *bool, was, is *statusd.Notice, now time.Time) error {
-	if !notifying(notify) {
-		return nil
-	}
+// noticeChanges returns the changes of state of the components that a
+// write making notice was into is makes (see noticeStates). It may run
+// before or after the write stores is.
+func noticeChanges(tx statusd.Tx, was, is *statusd.Notice) ([]statusd.ComponentChange, error) {
 	comps, err := tx.Components()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	before, after, err := noticeStates(tx, comps, was, is)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return emitComponentUpdates(tx, comps, before, after, now)
+	return diff(comps, before, after), nil
+}
+
+// emitChanges stores a component_update event for each change, unless the
+// write said "notify": false.
+func emitChanges(tx statusd.Tx, notify *bool, changes []statusd.ComponentChange, now time.Time) error {
+	if !notifying(notify) {
+		return nil
+	}
+	for _, ch := range changes {
+		err := tx.Emit(statusd.Event{Kind: statusd.ComponentUpdated, ComponentIDs: []int64{ch.ComponentID},
+			OldState: ch.Old, NewState: ch.New, CreatedAt: now})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record notes, on the update a write posted (the last of is, when the
+// write added one to was), the changes it made and whether it notified:
+// what Statuspage's affected_components and deliver_notifications show.
+func record(was, is *statusd.Notice, notify *bool, changes []statusd.ComponentChange) {
+	if was != nil && len(is.Updates) == len(was.Updates) {
+		return
+	}
+	u := &is.Updates[len(is.Updates)-1]
+	u.Notified, u.Changes = notifying(notify), changes
 }

@@ -94,3 +94,58 @@ func TestComponentUpdates(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateRecordsWhatItDid: an update records whether its write notified
+// subscribers and which components' states it changed, from what to what
+// (Statuspage's deliver_notifications and affected_components), "notify":
+// false or not; an edit adds no update and records nothing.
+func TestUpdateRecordsWhatItDid(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ops := statusd.Actor{Name: "ops", Role: statusd.Owner}
+	no := false
+	typ, state, comps := "unplanned", "identified", []int64{2}
+	id, err := f.app.Publish(ctx, ops, statusd.AdminNoticeRequest{Type: &typ, Subject: text("Search down"), Content: text("C"),
+		State: &state, ComponentIDs: &comps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved := "resolved"
+	if err := f.app.AddUpdate(ctx, ops, 1, statusd.AdminUpdateRequest{Content: text("API fixed"), State: &resolved, Notify: &no}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.app.AddUpdate(ctx, ops, id, statusd.AdminUpdateRequest{Content: text("Search fixed"), State: &resolved}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.app.Edit(ctx, ops, id, statusd.AdminNoticeRequest{Subject: text("Search was down")}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := f.app.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := func(id int64, old, new statusd.PageState) statusd.ComponentChange {
+		return statusd.ComponentChange{ComponentID: id, Old: old, New: new}
+	}
+	op, deg := statusd.PageOperational, statusd.PageDegraded
+	for _, tc := range []struct {
+		name     string
+		notice   int64
+		update   int // index
+		notified bool
+		changes  []statusd.ComponentChange
+	}{
+		// Search (2) is under API (1), degraded by incident 1.
+		{"the new incident degrades Search; API was degraded already", id, 0, true, []statusd.ComponentChange{change(2, op, deg)}},
+		{"resolving incident 1 without notifying leaves API degraded by Search", 1, 1, false, nil},
+		{"resolving Search's makes both operational", id, 1, true, []statusd.ComponentChange{change(1, deg, op), change(2, deg, op)}},
+	} {
+		us := snap.Notice(tc.notice).Updates()
+		if len(us) != 2 {
+			t.Fatalf("notice %d has %d updates, want 2 (an edit adds none)", tc.notice, len(us))
+		}
+		if u := us[tc.update]; u.Notified != tc.notified || !reflect.DeepEqual(u.Changes, tc.changes) {
+			t.Errorf("%s: notified %v, changes %v; want %v, %v", tc.name, u.Notified, u.Changes, tc.notified, tc.changes)
+		}
+	}
+}

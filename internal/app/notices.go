@@ -113,13 +113,18 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 		if err := bad.err(); err != nil {
 			return err
 		}
+		changes, err := noticeChanges(tx, nil, &n)
+		if err != nil {
+			return err
+		}
+		record(nil, &n, body.Notify, changes)
 		if err := tx.PutNotice(&n); err != nil {
 			return err
 		}
 		if err := emit(tx, body.Notify, statusd.NoticeCreated, &n, now); err != nil {
 			return err
 		}
-		if err := noticeComponentUpdates(tx, body.Notify, nil, &n, now); err != nil {
+		if err := emitChanges(tx, body.Notify, changes, now); err != nil {
 			return err
 		}
 		return tx.Audit(a.entry(actor, "notice.create", noticeTarget(id), fmt.Sprintf("%s: %s", typ, n.Subject)))
@@ -184,10 +189,15 @@ func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action stri
 		if err := statusd.Invalid(statusd.EInvalidField, statusd.ValidateNotice(n, comps)); err != nil {
 			return err
 		}
+		changes, err := noticeChanges(tx, &was, n)
+		if err != nil {
+			return err
+		}
+		record(&was, n, notify, changes)
 		if err := tx.PutNotice(n); err != nil {
 			return err
 		}
-		if err := noticeComponentUpdates(tx, notify, &was, n, now); err != nil {
+		if err := emitChanges(tx, notify, changes, now); err != nil {
 			return err
 		}
 		return tx.Audit(a.entry(actor, action, noticeTarget(id), detail))
@@ -322,7 +332,11 @@ func (a *App) DeleteNotice(ctx context.Context, actor statusd.Actor, id int64) e
 		if err := tx.DeleteNotice(id); err != nil {
 			return err
 		}
-		if err := noticeComponentUpdates(tx, nil, n, nil, a.stamp()); err != nil {
+		changes, err := noticeChanges(tx, n, nil)
+		if err != nil {
+			return err
+		}
+		if err := emitChanges(tx, nil, changes, a.stamp()); err != nil {
 			return err
 		}
 		return tx.Audit(a.entry(actor, "notice.delete", noticeTarget(id), n.Subject))

@@ -111,7 +111,7 @@ func (w *Worker) webhookParts(snap, told *snapshot.Snapshot, n *snapshot.Notice,
 // for news of one.
 func sample(snap *snapshot.Snapshot, m *message, now time.Time) (*snapshot.Snapshot, *snapshot.Notice) {
 	n := statusd.Notice{Type: statusd.Unplanned, Subject: m.Subject, CreatedAt: now, UpdatedAt: now,
-		Updates: []statusd.Update{{State: statusd.Investigating, Content: m.Text, CreatedAt: now, UpdatedAt: now}}}
+		Updates: []statusd.Update{{State: statusd.Investigating, Content: m.Text, CreatedAt: now, UpdatedAt: now, Notified: true}}}
 	doc := &statusd.Document{Page: snap.Doc.Page, Components: snap.Doc.Components, Notices: []statusd.Notice{n}}
 	told := snapshot.Build(doc, snap.Version, now, snap.Options)
 	return told, told.Notice(0)

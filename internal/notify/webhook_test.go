@@ -292,7 +292,7 @@ func TestWebhookTestMessage(t *testing.T) {
 		"incident_updates": []any{map[string]any{
 			"id": "0", "status": "investigating", "body": text, "incident_id": "0",
 			"created_at": noon, "updated_at": noon, "display_at": noon,
-			"affected_components": nil, "deliver_notifications": false, "custom_tweet": nil, "tweet_id": nil,
+			"affected_components": nil, "deliver_notifications": true, "custom_tweet": nil, "tweet_id": nil,
 		}},
 	}
 	if got["event"] != "test" {

@@ -254,13 +254,15 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 	for i := len(updates) - 1; i >= 0; i-- {
 		u := updates[i]
 		in.IncidentUpdates = append(in.IncidentUpdates, Update{
-			ID:         id(u.ID),
-			Status:     status(u.State),
-			Body:       u.Content,
-			IncidentID: in.ID,
-			CreatedAt:  ts(u.CreatedAt),
-			UpdatedAt:  ts(u.UpdatedAt),
-			DisplayAt:  ts(u.CreatedAt),
+			ID:                   id(u.ID),
+			Status:               status(u.State),
+			Body:                 u.Content,
+			IncidentID:           in.ID,
+			CreatedAt:            ts(u.CreatedAt),
+			UpdatedAt:            ts(u.UpdatedAt),
+			DisplayAt:            ts(u.CreatedAt),
+			AffectedComponents:   m.affected(u.Changes),
+			DeliverNotifications: u.Notified,
 		})
 	}
 	// Listed components in position order, as the page shows them.
@@ -286,6 +288,19 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 		mt.ScheduledUntil = ts(*t)
 	}
 	return nil, mt
+}
+
+// affected maps an update's changes of component states, leaving out the
+// components deleted since; nil when none is left.
+func (m *mapper) affected(changes []statusd.ComponentChange) []AffectedComponent {
+	var out []AffectedComponent
+	for _, ch := range changes {
+		if c := m.snap.Component(ch.ComponentID); c != nil {
+			out = append(out, AffectedComponent{Code: id(c.ID), Name: c.Name,
+				OldStatus: ComponentStatus(ch.Old), NewStatus: ComponentStatus(ch.New)})
+		}
+	}
+	return out
 }
 
 // monitoringAt is when the incident last entered recovering (Statuspage's

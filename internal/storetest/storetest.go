@@ -61,7 +61,9 @@ func Sample() *statusd.Document {
 			{ID: 100, Type: statusd.Unplanned, Subject: "Errors", TagList: []string{"api", "eu"},
 				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), CreatedAt: at(10), UpdatedAt: at(20),
 				Updates: []statusd.Update{
-					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11)},
+					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11), Notified: true,
+						Changes: []statusd.ComponentChange{{ComponentID: 7, Old: statusd.PageOperational, New: statusd.PageDegraded},
+							{ComponentID: 3, Old: statusd.PageOperational, New: statusd.PageDegraded}}},
 					{ID: 2, State: statusd.Resolved, Content: "Fixed.", CreatedAt: at(20), UpdatedAt: at(20)},
 				}},
 			{ID: 101, Type: statusd.Planned, Subject: "Upgrade", TagList: []string{}, ComponentIDs: []int64{7},

@@ -214,15 +214,17 @@ func TestWebhook(t *testing.T) {
 	})
 }
 
-// TestWebhookTellsItsOwnUpdate: a delivery made for an update, sent (or
-// retried) after the next update was posted, tells its own update, in the
-// incident and in the notice (CONTRACT C7: every message renders its
-// event as it was when the write made it).
-func TestWebhookTellsItsOwnUpdate(t *testing.T) {
-	w, _ := newTestWorker(Config{})
-	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
-	c := claimed(100, created, sub) // update 410; 411 came after
-	m, err := w.compose(w.snaps.Current(), c.Delivery.Event, t0)
+// hookSub is a webhook subscriber of the whole page.
+var hookSub = statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(),
+	Token: "tok", State: statusd.SubscriberActive}
+
+// webhookBody renders event e for hookSub at t0, from the fixture's
+// snapshot, and decodes the body into v.
+func webhookBody(t *testing.T, e statusd.Event, v any) {
+	t.Helper()
+	w, h := newTestWorker(Config{})
+	c := claimed(100, e, hookSub)
+	m, err := w.compose(h.snap, e, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +232,16 @@ func TestWebhookTellsItsOwnUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWebhookTellsItsOwnUpdate: a delivery made for an update, sent (or
+// retried) after the next update was posted, tells its own update, in the
+// incident and in the notice (CONTRACT C7: every message renders its
+// event as it was when the write made it).
+func TestWebhookTellsItsOwnUpdate(t *testing.T) {
 	var got struct {
 		Incident struct {
 			Status          string `json:"status"`
@@ -245,9 +257,7 @@ func TestWebhookTellsItsOwnUpdate(t *testing.T) {
 			} `json:"updates"`
 		} `json:"notice"`
 	}
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
+	webhookBody(t, created, &got) // update 410; 411 came after
 	const first = "We are looking into errors on <b>checkout</b> & login."
 	in := got.Incident
 	if in.Status != "investigating" || in.UpdatedAt != "2026-03-01T11:30:00.000Z" || len(in.IncidentUpdates) != 1 ||
@@ -264,21 +274,8 @@ func TestWebhookTellsItsOwnUpdate(t *testing.T) {
 // which receivers of Statuspage's webhooks require (Zulip answers 400 to
 // a null one), whose subject says it is a test, and event "test".
 func TestWebhookTestMessage(t *testing.T) {
-	w, h := newTestWorker(Config{})
-	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
-	c := claimed(100, test, sub)
-	m, err := w.compose(h.snap, test, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _, err := w.webhookRequest(m, &c, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got map[string]any
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
+	webhookBody(t, test, &got)
 	const (
 		subject = "Test message from Acme Status (not an incident)"
 		text    = "This is a test message from Acme Status: its notifications will come here."
@@ -315,23 +312,10 @@ func TestWebhookTestMessage(t *testing.T) {
 // Statuspage's component shape, {meta, page, component_update, component},
 // the component in its new state; other channels drop it.
 func TestWebhookComponentUpdate(t *testing.T) {
-	w, h := newTestWorker(Config{})
 	e := statusd.Event{ID: 13, Kind: statusd.ComponentUpdated, ComponentIDs: []int64{2}, OldState: statusd.PageOperational,
 		NewState: statusd.PageDegraded, Thread: "cu13", CreatedAt: t0}
-	sub := statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(), Token: "tok", State: statusd.SubscriberActive}
-	c := claimed(100, e, sub)
-	m, err := w.compose(h.snap, e, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _, err := w.webhookRequest(m, &c, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got map[string]any
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
+	webhookBody(t, e, &got)
 	if len(got) != 4 || got["meta"] == nil || got["page"] == nil {
 		t.Errorf("keys %v, want meta, page, component_update, component", reflect.ValueOf(got).MapKeys())
 	}
@@ -348,6 +332,7 @@ func TestWebhookComponentUpdate(t *testing.T) {
 		t.Errorf("component\n%v\nwant\n%v", got["component"], wantComponent)
 	}
 
+	w, _ := newTestWorker(Config{})
 	slack := claimed(101, e, statusd.Subscriber{ID: 6, Channel: statusd.Slack, Address: "https://hooks.test/slack", State: statusd.SubscriberActive})
 	if a, ok := w.attempt(context.Background(), &slack, later); !ok || a.Outcome != statusd.Dropped {
 		t.Errorf("a component update to Slack: %+v, want dropped", a)

@@ -389,7 +389,7 @@ func (r *reader) subscriber(path string, v any) Subscriber {
 }
 
 func (r *reader) update(path string, v any) Update {
-	m := r.object(path, v, "id", "state", "content", "created_at", "updated_at")
+	m := r.object(path, v, "id", "state", "content", "created_at", "updated_at", "notified", "component_changes")
 	var u Update
 	if m == nil {
 		return u
@@ -403,7 +403,28 @@ func (r *reader) update(path string, v any) Update {
 	u.State = State(r.str(path, m, "state", false))
 	u.Content = r.str(path, m, "content", true)
 	u.CreatedAt, u.UpdatedAt = r.stamps(path, m)
+	u.Notified = r.boolean(path, m, "notified")
+	u.Changes = r.changes(join(path, "component_changes"), m["component_changes"])
 	return u
+}
+
+// changes reads an update's component_changes (absent or null: none).
+func (r *reader) changes(path string, v any) []ComponentChange {
+	var out []ComponentChange
+	for i, cv := range r.array(path, v) {
+		p := index(path, i)
+		m := r.object(p, cv, "component_id", "old_state", "new_state")
+		if m == nil {
+			continue
+		}
+		var c ComponentChange
+		if id := r.optInt(p, m, "component_id"); id != nil {
+			c.ComponentID = *id
+		}
+		c.Old, c.New = PageState(r.str(p, m, "old_state", true)), PageState(r.str(p, m, "new_state", true))
+		out = append(out, c)
+	}
+	return out
 }
 
 // assignUpdateIDs gives updates without an id consecutive ids in document
@@ -653,6 +674,30 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 		if j > 0 && u.CreatedAt.Before(n.Updates[j-1].CreatedAt) {
 			r.add(join(up, "created_at"), "is before the previous update's; update times never go backwards")
 		}
+		r.validateChanges(join(up, "component_changes"), u.Changes)
+	}
+}
+
+// validateChanges checks an update's component_changes: a positive
+// component id (a component deleted since keeps its history), and two
+// different component states.
+func (r *reader) validateChanges(p string, changes []ComponentChange) {
+	for i, c := range changes {
+		cp := index(p, i)
+		if c.ComponentID <= 0 {
+			r.add(join(cp, "component_id"), "must be a positive integer")
+		}
+		for _, f := range []struct {
+			key   string
+			state PageState
+		}{{"old_state", c.Old}, {"new_state", c.New}} {
+			if f.state != PageOperational && f.state != PageDegraded && f.state != PageUnderMaintenance {
+				r.add(join(cp, f.key), "%q is not a component state (operational, degraded, under_maintenance)", f.state)
+			}
+		}
+		if c.Old == c.New {
+			r.add(join(cp, "new_state"), "is the old state; a change changes it")
+		}
 	}
 }
 
@@ -761,11 +806,18 @@ type (
 		CreatedAt    Time            `json:"created_at"`
 	}
 	updateJSON struct {
-		ID        int64  `json:"id,omitempty"`
-		State     State  `json:"state,omitempty"`
-		Content   string `json:"content"`
-		CreatedAt Time   `json:"created_at"`
-		UpdatedAt Time   `json:"updated_at"`
+		ID               int64        `json:"id,omitempty"`
+		State            State        `json:"state,omitempty"`
+		Content          string       `json:"content"`
+		CreatedAt        Time         `json:"created_at"`
+		UpdatedAt        Time         `json:"updated_at"`
+		Notified         bool         `json:"notified,omitempty"`
+		ComponentChanges []changeJSON `json:"component_changes,omitempty"`
+	}
+	changeJSON struct {
+		ComponentID int64     `json:"component_id"`
+		OldState    PageState `json:"old_state"`
+		NewState    PageState `json:"new_state"`
 	}
 )
 
@@ -798,7 +850,12 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 			nj.ImpactSeconds = Field[int64]{Set: true, Value: n.ImpactSeconds}
 		}
 		for _, u := range n.Updates {
-			nj.Updates = append(nj.Updates, updateJSON{u.ID, u.State, u.Content, Time{u.CreatedAt}, Time{u.UpdatedAt}})
+			uj := updateJSON{ID: u.ID, State: u.State, Content: u.Content, CreatedAt: Time{u.CreatedAt},
+				UpdatedAt: Time{u.UpdatedAt}, Notified: u.Notified}
+			for _, c := range u.Changes {
+				uj.ComponentChanges = append(uj.ComponentChanges, changeJSON{c.ComponentID, c.Old, c.New})
+			}
+			nj.Updates = append(nj.Updates, uj)
 		}
 		out.Notices = append(out.Notices, nj)
 	}

@@ -169,6 +169,19 @@ type Update struct {
 	Content   string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// Notified reports whether the write that posted the update told
+	// subscribers (its "notify"): Statuspage's deliver_notifications.
+	Notified bool
+	// Changes are the components whose states (CONTRACT C3) the write
+	// that posted the update changed, in position order: Statuspage's
+	// affected_components. Nil when it changed none.
+	Changes []ComponentChange
+}
+
+// ComponentChange is a change of a component's state by a write.
+type ComponentChange struct {
+	ComponentID int64
+	Old, New    PageState
 }
 
 // Document is a whole page: the unit of import, export and snapshot building

@@ -55,6 +55,11 @@ type Tx interface {
 	NoticesListing(componentIDs []int64) ([]int64, error)
 	// Notice returns a notice with its updates, or nil when there is none.
 	Notice(id int64) (*Notice, error)
+	// CurrentListing returns, with their updates, in id order, the
+	// notices that list any of the components and whose newest update is
+	// investigating, identified or underway: those that may make a
+	// component's state (CONTRACT C3), without reading the others.
+	CurrentListing(componentIDs []int64) ([]Notice, error)
 	// PutNotice inserts or replaces a notice with its links and updates.
 	PutNotice(n *Notice) error
 	DeleteNotice(id int64) error

@@ -171,7 +171,15 @@ const (
 	// SubscriptionConfirm asks an email address to confirm its subscription
 	// (or, when it is already active, gives it its manage link).
 	SubscriptionConfirm EventKind = "subscription.confirm"
+	// ComponentUpdated is a change of a component's state (CONTRACT C3),
+	// from any cause: Statuspage's component_update webhook.
+	ComponentUpdated EventKind = "component_update"
 )
+
+// Carries reports whether the channel carries events of kind: a
+// component's update goes to webhooks only, in Statuspage's shape
+// (CONTRACT C7); every other kind goes to every channel.
+func (c Channel) Carries(kind EventKind) bool { return kind != ComponentUpdated || c == Webhook }
 
 // Event is something subscribers are told of. A notice's events are stored
 // in the transaction of the write that made them (Tx.Emit), and turned
@@ -183,16 +191,25 @@ type Event struct {
 	// of (UpdateID 0 for a reminder; both 0 for a test or a confirmation).
 	NoticeID int64
 	UpdateID int64
-	// ComponentIDs are the notice's components when the event was made:
-	// they choose the subscribers.
+	// ComponentIDs are the notice's components when the event was made
+	// (for a ComponentUpdated, the one component): they choose the
+	// subscribers.
 	ComponentIDs []int64
+	// OldState and NewState are, for a ComponentUpdated, the component's
+	// state before and after the write that made the event.
+	OldState, NewState PageState
 	// SubscriberID, when not 0, is the one subscriber the event is for
 	// (a test or a confirmation), whatever it follows.
 	SubscriberID int64
 	// Key, when not empty, makes the event once only: a second event with
 	// the same key is not stored. A reminder's is ReminderKey's,
 	// "maintenance.reminder:<notice id>:<begins_at in Unix ms>".
-	Key       string
+	Key string
+	// Thread, for a notice's event, is the notice's: random, given by the
+	// store when the notice's first event is stored, and the same for all
+	// its events (the email thread of CONTRACT C7); for a
+	// ComponentUpdated, its own random id. Set by the store.
+	Thread    string
 	CreatedAt time.Time
 }
 
@@ -219,9 +236,13 @@ var DeliveryStates = []DeliveryState{DeliveryPending, DeliveryDelivered, Deliver
 func (s DeliveryState) Valid() bool { return slices.Contains(DeliveryStates, s) }
 
 // Delivery is one event owed to one subscriber, and what became of it.
-// Its ID is the webhook-id of every attempt.
 type Delivery struct {
-	ID           int64
+	ID int64
+	// MessageID is the id of every attempt's message, the webhook-id and
+	// the left part of the Message-ID: random, given by the store when it
+	// makes the delivery, so that it is unique for good, where row
+	// numbers repeat after a rebuild (CONTRACT C7).
+	MessageID    string
 	Event        Event
 	SubscriberID int64
 	State        DeliveryState

@@ -191,7 +191,7 @@ func (a *App) ChangeComponent(ctx context.Context, actor statusd.Actor, id int64
 	if err := bad.err(); err != nil {
 		return err
 	}
-	return a.write(ctx, func(tx statusd.Tx) error {
+	err := a.write(ctx, func(tx statusd.Tx) error {
 		comps, err := tx.Components()
 		if err != nil {
 			return err
@@ -215,11 +215,47 @@ func (a *App) ChangeComponent(ctx context.Context, actor statusd.Actor, id int64
 		if err != nil {
 			return err
 		}
-		if err := savePositions(tx, comps, order, id); err != nil {
-			return err
-		}
-		return tx.Audit(a.entry(actor, "component.update", fmt.Sprintf("component %d", id), c.Name))
+		placed := order[slices.IndexFunc(order, func(o statusd.Component) bool { return o.ID == id })]
+		return a.reshape(tx, comps, !equalParent(placed.ParentID, comps[i].ParentID), func() error {
+			if err := savePositions(tx, comps, order, id); err != nil {
+				return err
+			}
+			return tx.Audit(a.entry(actor, "component.update", fmt.Sprintf("component %d", id), c.Name))
+		})
 	})
+	if err == nil {
+		a.wake(nil)
+	}
+	return err
+}
+
+// equalParent reports whether two parents are the same (nil: none).
+func equalParent(p, q *int64) bool { return p == nil && q == nil || p != nil && q != nil && *p == *q }
+
+// reshape runs change, a write of the component tree comps in tx, and,
+// when states may move (a component moved to another parent, or removed
+// from notices that list it), stores the updates of the components whose
+// states it changed (CONTRACT C7).
+func (a *App) reshape(tx statusd.Tx, comps []statusd.Component, states bool, change func() error) error {
+	if !states {
+		return change()
+	}
+	before, err := treeStates(tx, comps)
+	if err != nil {
+		return err
+	}
+	if err := change(); err != nil {
+		return err
+	}
+	after, err := tx.Components()
+	if err != nil {
+		return err
+	}
+	now, err := treeStates(tx, after)
+	if err != nil {
+		return err
+	}
+	return emitChanges(tx, nil, diff(after, before, now), a.stamp())
 }
 
 // RemoveComponent deletes component id: with recursive, its subtree too
@@ -230,7 +266,7 @@ func (a *App) RemoveComponent(ctx context.Context, actor statusd.Actor, id int64
 	if err := May(actor, ActRemoveComponent); err != nil {
 		return err
 	}
-	return a.write(ctx, func(tx statusd.Tx) error {
+	err := a.write(ctx, func(tx statusd.Tx) error {
 		comps, err := tx.Components()
 		if err != nil {
 			return err
@@ -250,19 +286,25 @@ func (a *App) RemoveComponent(ctx context.Context, actor statusd.Actor, id int64
 		if len(listing) > 0 && !detach {
 			return listedConflict(tx, id, len(doomed) > 1, listing)
 		}
-		if err := tx.DeleteComponents(doomed); err != nil {
-			return err
-		}
-		rest := slices.DeleteFunc(slices.Clone(comps), func(c statusd.Component) bool { return slices.Contains(doomed, c.ID) })
-		if err := savePositions(tx, comps, rest, 0); err != nil {
-			return err
-		}
-		detail := fmt.Sprintf("deleted %d component(s)", len(doomed))
-		if len(listing) > 0 {
-			detail += fmt.Sprintf(", detached from %d notice(s)", len(listing))
-		}
-		return tx.Audit(a.entry(actor, "component.delete", fmt.Sprintf("component %d", id), detail))
+		return a.reshape(tx, comps, len(listing) > 0, func() error {
+			if err := tx.DeleteComponents(doomed); err != nil {
+				return err
+			}
+			rest := slices.DeleteFunc(slices.Clone(comps), func(c statusd.Component) bool { return slices.Contains(doomed, c.ID) })
+			if err := savePositions(tx, comps, rest, 0); err != nil {
+				return err
+			}
+			detail := fmt.Sprintf("deleted %d component(s)", len(doomed))
+			if len(listing) > 0 {
+				detail += fmt.Sprintf(", detached from %d notice(s)", len(listing))
+			}
+			return tx.Audit(a.entry(actor, "component.delete", fmt.Sprintf("component %d", id), detail))
+		})
 	})
+	if err == nil {
+		a.wake(nil)
+	}
+	return err
 }
 
 // listedConflict refuses to delete component id (and, in a subtree, the

@@ -113,10 +113,18 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 		if err := bad.err(); err != nil {
 			return err
 		}
+		changes, err := noticeChanges(tx, nil, &n)
+		if err != nil {
+			return err
+		}
+		record(nil, &n, body.Notify, changes)
 		if err := tx.PutNotice(&n); err != nil {
 			return err
 		}
 		if err := emit(tx, body.Notify, statusd.NoticeCreated, &n, now); err != nil {
+			return err
+		}
+		if err := emitChanges(tx, body.Notify, changes, now); err != nil {
 			return err
 		}
 		return tx.Audit(a.entry(actor, "notice.create", noticeTarget(id), fmt.Sprintf("%s: %s", typ, n.Subject)))
@@ -154,8 +162,9 @@ func emit(tx statusd.Tx, notify *bool, kind statusd.EventKind, n *statusd.Notice
 }
 
 // changeNotice runs fn on notice id inside one transaction, validates the
-// result, stores it and records action in the audit log.
-func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action string, id int64,
+// result, stores it, stores the updates of the components whose states it
+// changed (unless notify is false), and records action in the audit log.
+func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action string, id int64, notify *bool,
 	fn func(tx statusd.Tx, n *statusd.Notice, now time.Time) (detail string, err error)) error {
 	return a.write(ctx, func(tx statusd.Tx) error {
 		n, err := noticeIn(tx, id)
@@ -170,6 +179,8 @@ func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action stri
 		if last := n.Updates[len(n.Updates)-1].CreatedAt; now.Before(last) {
 			now = last // update times never go backwards, whatever the clock does
 		}
+		was := *n
+		was.Updates, was.ComponentIDs = slices.Clone(n.Updates), slices.Clone(n.ComponentIDs)
 		detail, err := fn(tx, n, now)
 		if err != nil {
 			return err
@@ -178,7 +189,15 @@ func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action stri
 		if err := statusd.Invalid(statusd.EInvalidField, statusd.ValidateNotice(n, comps)); err != nil {
 			return err
 		}
+		changes, err := noticeChanges(tx, &was, n)
+		if err != nil {
+			return err
+		}
+		record(&was, n, notify, changes)
 		if err := tx.PutNotice(n); err != nil {
+			return err
+		}
+		if err := emitChanges(tx, notify, changes, now); err != nil {
 			return err
 		}
 		return tx.Audit(a.entry(actor, action, noticeTarget(id), detail))
@@ -186,7 +205,8 @@ func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action stri
 }
 
 // Edit changes notice id's subject, components, tags, schedule or
-// expiry as body says; it sends nothing.
+// expiry as body says; it sends nothing but the updates of the components
+// whose states it changed.
 func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminNoticeRequest) error {
 	if err := May(actor, ActEdit); err != nil {
 		return err
@@ -200,11 +220,15 @@ func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body stat
 	if err := bad.err(); err != nil {
 		return err
 	}
-	return a.changeNotice(ctx, actor, "notice.update", id, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
+	err := a.changeNotice(ctx, actor, "notice.update", id, nil, func(_ statusd.Tx, n *statusd.Notice, _ time.Time) (string, error) {
 		var bad problems
 		applyNotice(&body, n, &bad)
 		return "changed " + n.Subject, bad.err()
 	})
+	if err == nil {
+		a.wake(nil) // its components' updates, should it have changed their states
+	}
+	return err
 }
 
 // AddUpdate adds the update of body to notice id: its state (the
@@ -228,7 +252,7 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 	if actor.Kind == statusd.BySystem {
 		action = "notice.automate"
 	}
-	err := a.changeNotice(ctx, actor, action, id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := a.changeNotice(ctx, actor, action, id, body.Notify, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
@@ -261,7 +285,7 @@ func (a *App) Reopen(ctx context.Context, actor statusd.Actor, id int64, body st
 	if err := bad.err(); err != nil {
 		return err
 	}
-	err := a.changeNotice(ctx, actor, "notice.reopen", id, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+	err := a.changeNotice(ctx, actor, "notice.reopen", id, body.Notify, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		if err := statusd.CheckReopen(n); err != nil {
 			return "", err
 		}
@@ -294,12 +318,13 @@ func addUpdate(tx statusd.Tx, n *statusd.Notice, state statusd.State, body *stat
 	return emit(tx, body.Notify, statusd.NoticeUpdated, n, now)
 }
 
-// DeleteNotice deletes notice id and its updates; it sends nothing.
+// DeleteNotice deletes notice id and its updates; it sends nothing but
+// the updates of the components whose states it changed.
 func (a *App) DeleteNotice(ctx context.Context, actor statusd.Actor, id int64) error {
 	if err := May(actor, ActDeleteNotice); err != nil {
 		return err
 	}
-	return a.write(ctx, func(tx statusd.Tx) error {
+	err := a.write(ctx, func(tx statusd.Tx) error {
 		n, err := noticeIn(tx, id)
 		if err != nil {
 			return err
@@ -307,8 +332,19 @@ func (a *App) DeleteNotice(ctx context.Context, actor statusd.Actor, id int64) e
 		if err := tx.DeleteNotice(id); err != nil {
 			return err
 		}
+		changes, err := noticeChanges(tx, n, nil)
+		if err != nil {
+			return err
+		}
+		if err := emitChanges(tx, nil, changes, a.stamp()); err != nil {
+			return err
+		}
 		return tx.Audit(a.entry(actor, "notice.delete", noticeTarget(id), n.Subject))
 	})
+	if err == nil {
+		a.wake(nil)
+	}
+	return err
 }
 
 // Remind stores, for statusd itself, the reminder of scheduled

@@ -172,7 +172,8 @@ func exactlyOnce(t *testing.T, path string) {
 	}
 	// The subscriber hears, once each, of the reminders of both scheduled
 	// maintenances (not of the cancelled one) and of notice 1's two moves,
-	// whose updates take the ids after the page's highest, 31.
+	// whose updates take the ids after the page's highest, 31; and, a
+	// webhook, of its component going under maintenance and back.
 	subs := a.Store.Subscribers()
 	if _, err := subs.Expand(context.Background(), c.now(), 100); err != nil {
 		t.Fatal(err)
@@ -186,7 +187,8 @@ func exactlyOnce(t *testing.T, path string) {
 		told = append(told, fmt.Sprintf("%s %d/%d", d.Event.Kind, d.Event.NoticeID, d.Event.UpdateID))
 	}
 	slices.Sort(told)
-	want := []string{"maintenance.reminder 1/0", "maintenance.reminder 2/0", "notice.updated 1/32", "notice.updated 1/33"}
+	want := []string{"component_update 0/0", "component_update 0/0",
+		"maintenance.reminder 1/0", "maintenance.reminder 2/0", "notice.updated 1/32", "notice.updated 1/33"}
 	if !slices.Equal(told, want) {
 		t.Errorf("deliveries %q, want %q", told, want)
 	}

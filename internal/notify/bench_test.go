@@ -25,7 +25,7 @@ func BenchmarkRender(b *testing.B) {
 	b.Run("email", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			e, err := renderEmail(m, &sub)
+			e, err := renderEmail(m, &c)
 			if err != nil {
 				b.Fatal(err)
 			}

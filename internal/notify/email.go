@@ -68,8 +68,9 @@ type email struct {
 	Text, HTML string
 }
 
-// renderEmail renders m for the subscriber.
-func renderEmail(m *message, s *statusd.Subscriber) (*email, error) {
+// renderEmail renders m for the claimed delivery's subscriber.
+func renderEmail(m *message, c *statusd.Claimed) (*email, error) {
+	s := &c.Subscriber
 	d := emailData{message: m, Links: linksFor(m.PageURL, s)}
 	var text, html bytes.Buffer
 	if err := textEmail.Execute(&text, d); err != nil {
@@ -79,14 +80,16 @@ func renderEmail(m *message, s *statusd.Subscriber) (*email, error) {
 		return nil, err
 	}
 	e := &email{Subject: d.Title(), Text: text.String(), HTML: html.String()}
-	sub := ".s" + strconv.FormatInt(s.ID, 10) + "@" + m.PageHost
-	first := "n" + strconv.FormatInt(m.NoticeID, 10) + sub
-	e.MessageID = "e" + strconv.FormatInt(m.EventID, 10) + sub
+	// Ids unique for good (CONTRACT C7): the delivery's random id, and
+	// for the notice's first message to the subscriber, which the others
+	// reply to, the notice's random thread with the subscriber's id.
+	e.MessageID = c.Delivery.MessageID + "@" + m.PageHost
+	first := m.Thread + ".s" + strconv.FormatInt(s.ID, 10) + "@" + m.PageHost
 	switch {
+	case m.NoticeID == 0 || m.Thread == "":
 	case m.Kind == statusd.NoticeCreated:
-		// The notice's first message: the one the others reply to.
 		e.MessageID = first
-	case m.NoticeID != 0:
+	default:
 		e.Headers = append(e.Headers, [2]string{"In-Reply-To", "<" + first + ">"}, [2]string{"References", "<" + first + ">"})
 	}
 	if m.Kind != statusd.SubscriptionConfirm {

@@ -22,7 +22,7 @@ func TestEmailContent(t *testing.T) {
 	const (
 		manage      = "https://status.acme.test/subscriptions/manage?token=tok"
 		unsubscribe = "<https://status.acme.test/subscriptions/unsubscribe?token=tok>"
-		first41     = "<n41.s5@status.acme.test>"
+		first41     = "<thread41.s5@status.acme.test>"
 	)
 	tests := []struct {
 		name       string
@@ -43,28 +43,28 @@ func TestEmailContent(t *testing.T) {
 			[]string{"We are looking into errors on &lt;b&gt;checkout&lt;/b&gt; &amp; login.", "API, Web", "1 Mar 2026, 11:30 UTC",
 				`href="https://status.acme.test/notices/41"`, `href="` + manage + `"`, "background:#dc2626"}},
 		{"a later update threads under the first", updated, active,
-			"[Acme Status] Elevated error rates: Identified", "<e8.s5@status.acme.test>", first41, true,
+			"[Acme Status] Elevated error rates: Identified", "<msg101@status.acme.test>", first41, true,
 			[]string{"A bad deploy; rolling back.\nSecond line.", "Posted: 1 Mar 2026, 11:50 UTC"},
 			[]string{"A bad deploy; rolling back.\nSecond line.", ">Identified<"}},
 		{"a maintenance reminder", reminder, active,
-			"[Acme Status] Database upgrade: Begins 1 Mar 2026, 13:00 UTC", "<e9.s5@status.acme.test>", "<n42.s5@status.acme.test>", true,
+			"[Acme Status] Database upgrade: Begins 1 Mar 2026, 13:00 UTC", "<msg102@status.acme.test>", "<thread42.s5@status.acme.test>", true,
 			[]string{"Reminder: this maintenance begins at 1 Mar 2026, 13:00 UTC.", "The database moves to a new version.",
 				"Affected: API", "Scheduled: 1 Mar 2026, 13:00 UTC to 1 Mar 2026, 14:00 UTC", "View this maintenance:"},
 			[]string{"this maintenance begins at 1 Mar 2026, 13:00 UTC", "background:#2563eb"}},
 		{"a general notice says its type for a state", general, active,
-			"[Acme Status] New region: Announcement", "<n43.s5@status.acme.test>", "", true,
+			"[Acme Status] New region: Announcement", "<thread43.s5@status.acme.test>", "", true,
 			[]string{"Europe is open.", "View this announcement:\nhttps://status.acme.test/notices/43"},
 			[]string{"Europe is open."}},
 		{"a test message", test, active,
-			"[Acme Status] Test message", "<e11.s5@status.acme.test>", "", true,
+			"[Acme Status] Test message", "<msg104@status.acme.test>", "", true,
 			[]string{"This is a test message from Acme Status", manage},
 			[]string{"This is a test message from Acme Status"}},
 		{"a pending subscriber confirms", confirm, pending,
-			"[Acme Status] Confirm your subscription", "<e12.s5@status.acme.test>", "", false,
+			"[Acme Status] Confirm your subscription", "<msg105@status.acme.test>", "", false,
 			[]string{"https://status.acme.test/subscriptions/confirm?token=ctok", "48 hours", "ignore this"},
 			[]string{`href="https://status.acme.test/subscriptions/confirm?token=ctok"`, "48 hours"}},
 		{"an active subscriber asking again gets its manage link", confirm, active,
-			"[Acme Status] Your subscription", "<e12.s5@status.acme.test>", "", false,
+			"[Acme Status] Your subscription", "<msg106@status.acme.test>", "", false,
 			[]string{"subscribed already", manage},
 			[]string{`href="` + manage + `"`}},
 	}

@@ -76,7 +76,8 @@ func build(doc *statusd.Document, now time.Time) *snapshot.Snapshot {
 }
 
 // wiredStatuspage is what the assembly wires.
-var wiredStatuspage = Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator}
+var wiredStatuspage = Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator,
+	Component: statuspage.ComponentIn, ComponentStatus: statuspage.ComponentStatus}
 
 // newTestWorker returns a worker of cfg over the fixture at t0 (or at
 // cfg.Now's time), with the real statuspage mapping.
@@ -92,18 +93,21 @@ func newTestWorker(cfg Config) (*Worker, *holder) {
 	return New(cfg), h
 }
 
-// claimed is a delivery of event e to s.
+// claimed is a delivery of event e to s; its message id is "msg<id>".
 func claimed(id int64, e statusd.Event, s statusd.Subscriber) statusd.Claimed {
-	return statusd.Claimed{Delivery: statusd.Delivery{ID: id, Event: e, SubscriberID: s.ID, State: statusd.DeliveryPending}, Subscriber: s}
+	return statusd.Claimed{Delivery: statusd.Delivery{ID: id, MessageID: "msg" + strconv.FormatInt(id, 10), Event: e,
+		SubscriberID: s.ID, State: statusd.DeliveryPending}, Subscriber: s}
 }
 
 // The fixture's events, made at t0.
 var (
-	created  = statusd.Event{ID: 7, Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{3, 2}, CreatedAt: t0}
-	updated  = statusd.Event{ID: 8, Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: 411, ComponentIDs: []int64{3, 2}, CreatedAt: t0}
+	created = statusd.Event{ID: 7, Kind: statusd.NoticeCreated, NoticeID: 41, UpdateID: 410, ComponentIDs: []int64{3, 2},
+		Thread: "thread41", CreatedAt: t0}
+	updated = statusd.Event{ID: 8, Kind: statusd.NoticeUpdated, NoticeID: 41, UpdateID: 411, ComponentIDs: []int64{3, 2},
+		Thread: "thread41", CreatedAt: t0}
 	reminder = statusd.Event{ID: 9, Kind: statusd.MaintenanceReminder, NoticeID: 42, ComponentIDs: []int64{2},
-		Key: statusd.ReminderKey(42, at(60)), CreatedAt: t0}
-	general = statusd.Event{ID: 10, Kind: statusd.NoticeCreated, NoticeID: 43, UpdateID: 430, CreatedAt: t0}
+		Key: statusd.ReminderKey(42, at(60)), Thread: "thread42", CreatedAt: t0}
+	general = statusd.Event{ID: 10, Kind: statusd.NoticeCreated, NoticeID: 43, UpdateID: 430, Thread: "thread43", CreatedAt: t0}
 	test    = statusd.Event{ID: 11, Kind: statusd.TestMessage, SubscriberID: 5, CreatedAt: t0}
 	confirm = statusd.Event{ID: 12, Kind: statusd.SubscriptionConfirm, SubscriberID: 5, CreatedAt: t0}
 )

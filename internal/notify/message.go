@@ -35,7 +35,7 @@ func (e voidError) Error() string { return string(e) }
 // delivery of the event.
 type message struct {
 	Kind     statusd.EventKind
-	EventID  int64
+	Thread   string // the notice's thread (statusd.Event.Thread)
 	Page     string // the page's name
 	PageURL  string // without its trailing slash
 	PageHost string // the host of PageURL, for Message-IDs
@@ -162,16 +162,35 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 	if snap == nil {
 		return nil, errNotYet
 	}
-	m := &message{Kind: e.Kind, EventID: e.ID, Page: snap.Doc.Page.Name, PageURL: strings.TrimRight(snap.PageURL, "/")}
+	m := &message{Kind: e.Kind, Thread: e.Thread, Page: snap.Doc.Page.Name, PageURL: strings.TrimRight(snap.PageURL, "/")}
 	m.PageHost = hostOf(m.PageURL)
 	m.Link = m.PageURL + "/"
 	m.Components = componentNames(snap, e.ComponentIDs)
 	switch e.Kind {
-	case statusd.TestMessage, statusd.SubscriptionConfirm:
-		if e.Kind == statusd.TestMessage {
-			m.Text = "This is a test message from " + m.Page + ": its notifications will come here."
+	case statusd.TestMessage:
+		m.Subject = "Test message from " + m.Page + " (not an incident)"
+		m.Text = "This is a test message from " + m.Page + ": its notifications will come here."
+		m.makeWebhook = func() (webhookParts, error) {
+			told, n := sample(snap, m, now)
+			return w.webhookParts(snap, told, n, now)
 		}
-		m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, nil, m, now) }
+		return m, nil
+	case statusd.SubscriptionConfirm:
+		m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, snap, nil, now) }
+		return m, nil
+	case statusd.ComponentUpdated:
+		var c *snapshot.Component
+		if len(e.ComponentIDs) == 1 {
+			c = snap.Component(e.ComponentIDs[0])
+		}
+		switch {
+		case c == nil && now.Sub(e.CreatedAt) < catchUp:
+			return nil, errNotYet
+		case c == nil:
+			return nil, voidError("the component was deleted")
+		}
+		m.Subject, m.Components = c.Name, []string{c.Name}
+		m.makeWebhook = func() (webhookParts, error) { return w.componentParts(snap, c, e, now) }
 		return m, nil
 	case statusd.NoticeCreated, statusd.NoticeUpdated, statusd.MaintenanceReminder:
 	default:
@@ -185,19 +204,22 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 		}
 		return nil, voidError("the notice was deleted")
 	}
+	if e.UpdateID != 0 {
+		// The notice as the event's write left it, whatever came since
+		// (CONTRACT C7): a retry after the next update still tells this one.
+		through, ok := n.Through(e.UpdateID, now)
+		switch {
+		case !ok && young:
+			return nil, errNotYet
+		case !ok:
+			return nil, voidError("the update was deleted")
+		}
+		n = through
+	}
+	u := n.Latest()
 	m.NoticeID, m.Type, m.Subject = n.ID, n.Type(), n.Subject()
 	m.Link = m.PageURL + "/notices/" + strconv.FormatInt(n.ID, 10)
 	m.BeganAt, m.EndedAt, m.BeginsAt, m.EndsAt = n.BeganAt(), n.EndedAt(), n.BeginsAt(), n.EndsAt()
-	u, ok := n.Latest(), true
-	if e.UpdateID != 0 {
-		u, ok = findUpdate(n, e.UpdateID)
-	}
-	switch {
-	case !ok && young:
-		return nil, errNotYet
-	case !ok:
-		return nil, voidError("the update was deleted")
-	}
 	m.State, m.Text, m.Posted = u.State, u.Content, u.CreatedAt
 	m.Word = u.State.Word()
 	if m.Word == "" {
@@ -209,18 +231,8 @@ func (w *Worker) compose(snap *snapshot.Snapshot, e statusd.Event, now time.Time
 		}
 		m.State, m.Word = n.State(), n.State().Word()
 	}
-	m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, n, m, now) }
+	m.makeWebhook = func() (webhookParts, error) { return w.webhookParts(snap, snap, n, now) }
 	return m, nil
-}
-
-// findUpdate returns the notice's update with the id.
-func findUpdate(n *snapshot.Notice, id int64) (statusd.Update, bool) {
-	for _, u := range n.Updates() {
-		if u.ID == id {
-			return u, true
-		}
-	}
-	return statusd.Update{}, false
 }
 
 // reminderHolds reports whether a reminder made with key still holds for
@@ -295,9 +307,11 @@ func (c *messages) get(snap *snapshot.Snapshot, e statusd.Event, compose func() 
 }
 
 // webhookParts are the parts of a webhook body that do not depend on the
-// subscriber or the moment of the attempt, marshalled once.
+// subscriber or the moment of the attempt, marshalled once: a notice's
+// incident and notice, or a component's update and component.
 type webhookParts struct {
-	page, incident, notice json.RawMessage
+	page, incident, notice     json.RawMessage
+	componentUpdate, component json.RawMessage
 }
 
 // parts returns the webhook parts of m, made the first time.

@@ -46,7 +46,7 @@ const (
 	// delivery at least 15 s to start.
 	MinLease = 30 * time.Second
 	// DefaultDocumentation is the "documentation" of webhook bodies.
-	DefaultDocumentation = "https://github.com/statusd/statusd#notifications"
+	DefaultDocumentation = "https://github.com/statusd/statusd#subscriptions"
 )
 
 const (
@@ -713,6 +713,8 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed,
 		return dropped(w.now(), "only email subscriptions are confirmed")
 	case m.Kind == statusd.SubscriptionConfirm && s.State == statusd.SubscriberPending && s.ConfirmToken == "":
 		return dropped(w.now(), "the subscriber has no confirmation token to send")
+	case !s.Channel.Carries(m.Kind):
+		return dropped(w.now(), "only webhooks carry "+string(m.Kind)+" events")
 	}
 	var body []byte
 	var err error
@@ -723,7 +725,7 @@ func (w *Worker) send(ctx, wait context.Context, m *message, c *statusd.Claimed,
 			return dropped(w.now(), "email is off: statusd runs without an SMTP server (--smtp-url)")
 		}
 		at := w.now()
-		e, err := renderEmail(m, s)
+		e, err := renderEmail(m, c)
 		if err != nil {
 			return failed(err)
 		}

@@ -27,6 +27,42 @@ type Statuspage struct {
 	PageID func(pageURL string) string
 	// Indicator maps the page's state to status.indicator.
 	Indicator func(statusd.PageState) string
+	// Component maps a component as components.json lists it, in the
+	// state given; ComponentStatus maps a state to a component's status.
+	Component       func(*snapshot.Snapshot, *snapshot.Component, statusd.PageState) any
+	ComponentStatus func(statusd.PageState) string
+}
+
+// componentUpdate is the "component_update" of Statuspage's component
+// webhook.
+type componentUpdate struct {
+	CreatedAt   string `json:"created_at"`
+	NewStatus   string `json:"new_status"`
+	OldStatus   string `json:"old_status"`
+	ID          string `json:"id"`
+	ComponentID string `json:"component_id"`
+}
+
+// componentParts marshals the parts of the webhook bodies of a component's
+// update e: the page of snap, the update, and the component c in its new
+// state.
+func (w *Worker) componentParts(snap *snapshot.Snapshot, c *snapshot.Component, e statusd.Event, now time.Time) (webhookParts, error) {
+	p, err := w.webhookParts(snap, snap, nil, now)
+	if err != nil {
+		return p, err
+	}
+	p.componentUpdate, err = httpjson.Marshal(componentUpdate{
+		CreatedAt:   e.CreatedAt.UTC().Format(statusd.TimeLayout),
+		NewStatus:   w.statuspage.ComponentStatus(e.NewState),
+		OldStatus:   w.statuspage.ComponentStatus(e.OldState),
+		ID:          e.Thread,
+		ComponentID: strconv.FormatInt(c.ID, 10),
+	})
+	if err != nil {
+		return p, err
+	}
+	p.component, err = httpjson.Marshal(w.statuspage.Component(snap, c, e.NewState))
+	return p, err
 }
 
 type webhookMeta struct {
@@ -41,10 +77,10 @@ type webhookPage struct {
 	StatusDescription string `json:"status_description"`
 }
 
-// webhookParts marshals the parts of the webhook bodies of m: the page,
-// and the notice n (nil for a test or a confirmation: then "incident" and
-// "notice" are null).
-func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *message, now time.Time) (webhookParts, error) {
+// webhookParts marshals the parts of the webhook bodies of m: the page of
+// snap, and the notice n of told (nil for a confirmation: then "incident"
+// and "notice" are null).
+func (w *Worker) webhookParts(snap, told *snapshot.Snapshot, n *snapshot.Notice, now time.Time) (webhookParts, error) {
 	var p webhookParts
 	var err error
 	page := webhookPage{
@@ -54,8 +90,8 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 	}
 	var incident, notice any
 	if n != nil {
-		incident = w.statuspage.Notice(snap, n)
-		notice = snap.NoticeDetail(n, now)
+		incident = w.statuspage.Notice(told, n)
+		notice = told.NoticeDetail(n, now)
 	}
 	if p.page, err = httpjson.Marshal(page); err != nil {
 		return p, err
@@ -67,11 +103,29 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 	return p, err
 }
 
+// sample returns the incident a test message shows, and a snapshot of
+// snap's page and components that holds it: receivers that parse
+// Statuspage's webhooks refuse a body without an incident, so a test
+// carries a realistic one, whose subject says it is a test. Its id, 0, is
+// no notice's, and it lists no component, so that no receiver takes it
+// for news of one.
+func sample(snap *snapshot.Snapshot, m *message, now time.Time) (*snapshot.Snapshot, *snapshot.Notice) {
+	n := statusd.Notice{Type: statusd.Unplanned, Subject: m.Subject, CreatedAt: now, UpdatedAt: now,
+		Updates: []statusd.Update{{State: statusd.Investigating, Content: m.Text, CreatedAt: now, UpdatedAt: now, Notified: true}}}
+	doc := &statusd.Document{Page: snap.Doc.Page, Components: snap.Doc.Components, Notices: []statusd.Notice{n}}
+	told := snapshot.Build(doc, snap.Version, now, snap.Options)
+	return told, told.Notice(0)
+}
+
 // webhookRequest is a webhook delivery's body and signed headers at the
 // moment of the attempt. The body is Statuspage's webhook shape, plus the
 // event and the notice as the v1 API presents it (CONTRACT C7):
 //
 //	{"meta": {...}, "page": {...}, "incident": {...}, "event": "...", "notice": {...}}
+//
+// or, for a component's update, Statuspage's component webhook:
+//
+//	{"meta": {...}, "page": {...}, "component_update": {...}, "component": {...}}
 //
 // It is put together from the parts marshalled once per message (which
 // encoding/json would scan again as json.RawMessage, for every delivery).
@@ -91,13 +145,19 @@ func (w *Worker) webhookRequest(m *message, c *statusd.Claimed, at time.Time) ([
 		return nil, nil, err
 	}
 	body = append(append(body, `,"page":`...), p.page...)
-	body = append(append(body, `,"incident":`...), p.incident...)
-	body = append(body, `,"event":`...)
-	if body, err = httpjson.Append(body, string(m.Kind)); err != nil {
-		return nil, nil, err
+	if m.Kind == statusd.ComponentUpdated {
+		// Statuspage's component webhook: {meta, page, component_update, component}.
+		body = append(append(body, `,"component_update":`...), p.componentUpdate...)
+		body = append(append(append(body, `,"component":`...), p.component...), '}')
+	} else {
+		body = append(append(body, `,"incident":`...), p.incident...)
+		body = append(body, `,"event":`...)
+		if body, err = httpjson.Append(body, string(m.Kind)); err != nil {
+			return nil, nil, err
+		}
+		body = append(append(append(body, `,"notice":`...), p.notice...), '}')
 	}
-	body = append(append(append(body, `,"notice":`...), p.notice...), '}')
-	id := strconv.FormatInt(c.Delivery.ID, 10)
+	id := c.Delivery.MessageID
 	sig, err := Sign(c.Subscriber.Secret, id, at, body)
 	if err != nil {
 		return nil, nil, err

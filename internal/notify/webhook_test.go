@@ -95,6 +95,11 @@ func TestWebhook(t *testing.T) {
 	}
 	incidents := v2(t, h, "/api/v2/incidents.json")
 	maintenances := v2(t, h, "/api/v2/scheduled-maintenances.json")
+	// The page as it was when incident 41 was new: its first update only.
+	then := fixture()
+	then.Notices[0].Updates = then.Notices[0].Updates[:1]
+	then.Notices[0].UpdatedAt = at(-30)
+	incidentsThen := v2(t, &holder{snap: build(then, t0)}, "/api/v2/incidents.json")
 
 	tests := []struct {
 		name     string
@@ -106,13 +111,12 @@ func TestWebhook(t *testing.T) {
 		{"an update of an incident", updated, "notice.updated", listed(t, incidents["incidents"], "41"),
 			map[string]any{"id": 41.0, "type": "unplanned", "state": "identified", "subject": "Elevated error rates",
 				"url": "https://status.acme.test/notices/41"}},
-		{"a new incident", created, "notice.created", listed(t, incidents["incidents"], "41"),
-			map[string]any{"id": 41.0, "state": "identified"}},
+		{"a new incident, sent after its next update", created, "notice.created", listed(t, incidentsThen["incidents"], "41"),
+			map[string]any{"id": 41.0, "state": "investigating"}},
 		{"a maintenance reminder", reminder, "maintenance.reminder", listed(t, maintenances["scheduled_maintenances"], "42"),
 			map[string]any{"id": 42.0, "type": "planned", "state": "scheduled", "begins_at": "2026-03-01T13:00:00.000Z"}},
 		{"a general notice has no incident", general, "notice.created", nil,
 			map[string]any{"id": 43.0, "type": "general"}},
-		{"a test", test, "test", nil, nil},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,8 +141,8 @@ func TestWebhook(t *testing.T) {
 			if verifier.Verify(tampered, r.Header) == nil {
 				t.Error("a changed body verifies")
 			}
-			if id := r.Header.Get("webhook-id"); id != strconv.Itoa(100+i) {
-				t.Errorf("webhook-id %q, want the delivery's id %d", id, 100+i)
+			if id := r.Header.Get("webhook-id"); id != "msg"+strconv.Itoa(100+i) {
+				t.Errorf("webhook-id %q, want the delivery's message id msg%d", id, 100+i)
 			}
 			var body map[string]any
 			if err := json.Unmarshal(r.Body, &body); err != nil {
@@ -191,7 +195,7 @@ func TestWebhook(t *testing.T) {
 		}
 		got := rcv.requests()
 		for _, r := range got[len(got)-2:] {
-			if r.Header.Get("webhook-id") != "200" || verifier.Verify(r.Body, r.Header) != nil {
+			if r.Header.Get("webhook-id") != "msg200" || verifier.Verify(r.Body, r.Header) != nil {
 				t.Errorf("webhook-id %q; verifies: %v", r.Header.Get("webhook-id"), verifier.Verify(r.Body, r.Header))
 			}
 		}
@@ -208,4 +212,129 @@ func TestWebhook(t *testing.T) {
 			t.Error("an unsigned request was sent")
 		}
 	})
+}
+
+// hookSub is a webhook subscriber of the whole page.
+var hookSub = statusd.Subscriber{ID: 5, Channel: statusd.Webhook, Address: "https://hooks.test/", Secret: statusd.NewWebhookSecret(),
+	Token: "tok", State: statusd.SubscriberActive}
+
+// webhookBody renders event e for hookSub at t0, from the fixture's
+// snapshot, and decodes the body into v.
+func webhookBody(t *testing.T, e statusd.Event, v any) {
+	t.Helper()
+	w, h := newTestWorker(Config{})
+	c := claimed(100, e, hookSub)
+	m, err := w.compose(h.snap, e, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, err := w.webhookRequest(m, &c, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWebhookTellsItsOwnUpdate: a delivery made for an update, sent (or
+// retried) after the next update was posted, tells its own update, in the
+// incident and in the notice (CONTRACT C7: every message renders its
+// event as it was when the write made it).
+func TestWebhookTellsItsOwnUpdate(t *testing.T) {
+	var got struct {
+		Incident struct {
+			Status          string `json:"status"`
+			UpdatedAt       string `json:"updated_at"`
+			IncidentUpdates []struct {
+				ID, Status, Body string
+			} `json:"incident_updates"`
+		} `json:"incident"`
+		Notice struct {
+			State   string `json:"state"`
+			Updates []struct {
+				State, Content string
+			} `json:"updates"`
+		} `json:"notice"`
+	}
+	webhookBody(t, created, &got) // update 410; 411 came after
+	const first = "We are looking into errors on <b>checkout</b> & login."
+	in := got.Incident
+	if in.Status != "investigating" || in.UpdatedAt != "2026-03-01T11:30:00.000Z" || len(in.IncidentUpdates) != 1 ||
+		in.IncidentUpdates[0].ID != "410" || in.IncidentUpdates[0].Status != "investigating" || in.IncidentUpdates[0].Body != first {
+		t.Errorf("incident %+v, want investigating, updated at 11:30, with update 410 only", in)
+	}
+	n := got.Notice
+	if n.State != "investigating" || len(n.Updates) != 1 || n.Updates[0].Content != first {
+		t.Errorf("notice %+v, want investigating with its first update only", n)
+	}
+}
+
+// TestWebhookTestMessage: a test message carries a realistic incident,
+// which receivers of Statuspage's webhooks require (Zulip answers 400 to
+// a null one), whose subject says it is a test, and event "test".
+func TestWebhookTestMessage(t *testing.T) {
+	var got map[string]any
+	webhookBody(t, test, &got)
+	const (
+		subject = "Test message from Acme Status (not an incident)"
+		text    = "This is a test message from Acme Status: its notifications will come here."
+		noon    = "2026-03-01T12:00:00.000Z"
+	)
+	pageID := statuspage.PageID("https://status.acme.test/")
+	wantIncident := map[string]any{
+		"id": "0", "name": subject, "status": "investigating", "impact": "major",
+		"created_at": noon, "updated_at": noon, "started_at": noon, "monitoring_at": nil, "resolved_at": nil,
+		"shortlink": "https://status.acme.test/notices/0", "page_id": pageID, "components": []any{},
+		"incident_updates": []any{map[string]any{
+			"id": "0", "status": "investigating", "body": text, "incident_id": "0",
+			"created_at": noon, "updated_at": noon, "display_at": noon,
+			"affected_components": nil, "deliver_notifications": true, "custom_tweet": nil, "tweet_id": nil,
+		}},
+	}
+	if got["event"] != "test" {
+		t.Errorf("event %v, want test", got["event"])
+	}
+	if !reflect.DeepEqual(got["incident"], wantIncident) {
+		t.Errorf("incident\n%v\nwant\n%v", got["incident"], wantIncident)
+	}
+	n, _ := got["notice"].(map[string]any)
+	if n == nil || n["subject"] != subject || n["type"] != "unplanned" || n["state"] != "investigating" {
+		t.Errorf("notice %v, want the sample incident, unplanned and investigating", got["notice"])
+	}
+	// The page is the real one: incident 41 makes it degraded.
+	if p := got["page"].(map[string]any); p["id"] != pageID || p["status_indicator"] != "major" {
+		t.Errorf("page %v", p)
+	}
+}
+
+// TestWebhookComponentUpdate: a component's update goes to a webhook in
+// Statuspage's component shape, {meta, page, component_update, component},
+// the component in its new state; other channels drop it.
+func TestWebhookComponentUpdate(t *testing.T) {
+	e := statusd.Event{ID: 13, Kind: statusd.ComponentUpdated, ComponentIDs: []int64{2}, OldState: statusd.PageOperational,
+		NewState: statusd.PageDegraded, Thread: "cu13", CreatedAt: t0}
+	var got map[string]any
+	webhookBody(t, e, &got)
+	if len(got) != 4 || got["meta"] == nil || got["page"] == nil {
+		t.Errorf("keys %v, want meta, page, component_update, component", reflect.ValueOf(got).MapKeys())
+	}
+	wantUpdate := map[string]any{"created_at": "2026-03-01T12:00:00.000Z", "new_status": "partial_outage",
+		"old_status": "operational", "id": "cu13", "component_id": "2"}
+	if !reflect.DeepEqual(got["component_update"], wantUpdate) {
+		t.Errorf("component_update %v, want %v", got["component_update"], wantUpdate)
+	}
+	created := "2026-02-28T19:20:00.000Z" // t0 less 1,000 minutes
+	wantComponent := map[string]any{"id": "2", "name": "API", "status": "partial_outage", "created_at": created,
+		"updated_at": created, "position": 2.0, "description": nil, "showcase": false, "start_date": "2026-02-28",
+		"group_id": "1", "page_id": statuspage.PageID("https://status.acme.test/"), "group": false, "only_show_if_degraded": false}
+	if !reflect.DeepEqual(got["component"], wantComponent) {
+		t.Errorf("component\n%v\nwant\n%v", got["component"], wantComponent)
+	}
+
+	w, _ := newTestWorker(Config{})
+	slack := claimed(101, e, statusd.Subscriber{ID: 6, Channel: statusd.Slack, Address: "https://hooks.test/slack", State: statusd.SubscriberActive})
+	if a, ok := w.attempt(context.Background(), &slack, later, &holding{}); !ok || a.Outcome != statusd.Dropped {
+		t.Errorf("a component update to Slack: %+v, want dropped", a)
+	}
 }

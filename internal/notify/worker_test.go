@@ -395,12 +395,12 @@ func putNotice(t *testing.T, store statusd.Store, mk func(id, uid int64) (status
 	return id, written
 }
 
-// idOf is a delivery's id as its webhook-id.
+// idOf is a delivery's webhook-id: its message id.
 func idOf(d *statusd.Delivery) string {
 	if d == nil {
 		return ""
 	}
-	return strconv.FormatInt(d.ID, 10)
+	return d.MessageID
 }
 
 // waitAttempted waits until n deliveries of the events that match have

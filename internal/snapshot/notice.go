@@ -64,6 +64,7 @@ type Notice struct {
 	subject, tags, components   span    // in text, tags and ints
 	updates, impactSpan         span    // in records and intervals
 	contents                    int     // where the update contents start in text; records end relative to it
+	changes                     int     // where the updates' changes start in ints (updateRecord.changes)
 }
 
 // instant is a time in UTC without the pointer of time.Time: seconds and
@@ -135,6 +136,7 @@ func sizeOf(src *statusd.Notice) size {
 	}
 	for _, u := range src.Updates {
 		s.text += len(u.Content)
+		s.ints += 3 * len(u.Changes)
 	}
 	return s
 }

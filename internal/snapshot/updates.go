@@ -13,9 +13,9 @@ import (
 // page of 100,000 notices holds 400,000 updates. They are made again, as
 // statusd.Update, when a request needs them.
 
-// updateRecord is one update without its content. Its times are two
-// instants, split so that the record packs in 40 bytes (two instants
-// would take 48).
+// updateRecord is one update without its content and its changes. Its
+// times are two instants, split so that the record packs in 40 bytes (two
+// instants would take 48).
 type updateRecord struct {
 	id         int64
 	createdSec int64
@@ -24,7 +24,15 @@ type updateRecord struct {
 	updatedNs  int32
 	end        uint32 // where the content ends, from the notice's first content
 	state      uint8  // an index in states
+	notified   bool
+	// changes is how many changes the update has: each three ints of the
+	// arena (the component's id, and its old and new states as indexes in
+	// pageStates), after the previous updates', from the notice's first.
+	changes uint8
 }
+
+// pageStates are the states of components that changes name.
+var pageStates = []statusd.PageState{statusd.PageOperational, statusd.PageDegraded, statusd.PageUnderMaintenance}
 
 func (r *updateRecord) setTimes(created, updated time.Time) {
 	c, u := instantOf(created), instantOf(updated)
@@ -47,12 +55,19 @@ var states = func() []statusd.State {
 
 // addUpdates appends us to n's arena as n's updates. It reports false,
 // and adds nothing, when they cannot be kept exactly: a state that is not
-// known, or contents past 4 GB.
+// known, more than 255 changes in an update, or contents past 4 GB.
 func (n *Notice) addUpdates(us []statusd.Update) bool {
 	size := 0
 	for _, u := range us {
-		if _, ok := indexOf(states, u.State); !ok {
+		if _, ok := indexOf(states, u.State); !ok || len(u.Changes) > math.MaxUint8 {
 			return false
+		}
+		for _, c := range u.Changes {
+			_, oldOK := indexOf(pageStates, c.Old)
+			_, newOK := indexOf(pageStates, c.New)
+			if !oldOK || !newOK {
+				return false
+			}
 		}
 		size += len(u.Content)
 	}
@@ -61,13 +76,20 @@ func (n *Notice) addUpdates(us []statusd.Update) bool {
 	}
 	a := n.arena
 	n.contents = len(a.text)
+	n.changes = len(a.ints)
 	n.updates.start = len(a.records)
 	for _, u := range us {
 		a.text = append(a.text, u.Content...)
 		state, _ := indexOf(states, u.State)
-		r := updateRecord{id: u.ID, state: state, end: uint32(len(a.text) - n.contents)}
+		r := updateRecord{id: u.ID, state: state, end: uint32(len(a.text) - n.contents),
+			notified: u.Notified, changes: uint8(len(u.Changes))}
 		r.setTimes(u.CreatedAt, u.UpdatedAt)
 		a.records = append(a.records, r)
+		for _, c := range u.Changes {
+			old, _ := indexOf(pageStates, c.Old)
+			now, _ := indexOf(pageStates, c.New)
+			a.ints = append(a.ints, c.ComponentID, int64(old), int64(now))
+		}
 	}
 	n.updates.end = len(a.records)
 	return true
@@ -89,13 +111,26 @@ func (n *Notice) update(i int) statusd.Update {
 	if i > 0 {
 		start = int(records[i-1].end)
 	}
-	return statusd.Update{
+	u := statusd.Update{
 		ID:        r.id,
 		State:     states[r.state],
 		Content:   n.arena.str(span{n.contents + start, n.contents + int(r.end)}),
 		CreatedAt: r.created().time(),
 		UpdatedAt: r.updated().time(),
+		Notified:  r.notified,
 	}
+	if r.changes > 0 {
+		at := n.changes
+		for j := range i {
+			at += 3 * int(records[j].changes)
+		}
+		ints := n.arena.ints[at : at+3*int(r.changes)]
+		u.Changes = make([]statusd.ComponentChange, r.changes)
+		for j := range u.Changes {
+			u.Changes[j] = statusd.ComponentChange{ComponentID: ints[3*j], Old: pageStates[ints[3*j+1]], New: pageStates[ints[3*j+2]]}
+		}
+	}
+	return u
 }
 
 // Updates returns the notice's updates, oldest first.
@@ -117,4 +152,26 @@ func (n *Notice) Latest() statusd.Update {
 		return w.Updates[len(w.Updates)-1]
 	}
 	return n.update(n.updates.len() - 1)
+}
+
+// Through returns the notice as it was when its update with id updateID
+// was posted: its updates up to and including that one, derived at now
+// (the notice itself when that update is its newest). ok is false when
+// the notice has no such update.
+func (n *Notice) Through(updateID int64, now time.Time) (through *Notice, ok bool) {
+	f := n.Full()
+	for i, u := range f.Updates {
+		if u.ID != updateID {
+			continue
+		}
+		if i == len(f.Updates)-1 {
+			return n, true
+		}
+		f.Updates = f.Updates[:i+1]
+		if f.UpdatedAt.After(u.UpdatedAt) {
+			f.UpdatedAt = u.UpdatedAt // later edits had not happened
+		}
+		return newNotice(f, now), true
+	}
+	return nil, false
 }

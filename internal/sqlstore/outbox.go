@@ -17,7 +17,8 @@ import (
 // Claim due deliveries under a lease and Record each attempt.
 
 // emit stores an event, unless its Key was used already, and returns its
-// id (0 then).
+// id (0 then). A notice's event gets the notice's thread, made random the
+// first time (notice_threads); a component's update a random id of its own.
 func emit(t tx, e statusd.Event) (int64, error) {
 	var key *string
 	if e.Key != "" {
@@ -26,10 +27,27 @@ func emit(t tx, e statusd.Event) (int64, error) {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
+	e.Thread = ""
+	if e.Kind == statusd.ComponentUpdated {
+		if err := t.row(`SELECT ` + t.d.randomID).Scan(&e.Thread); err != nil {
+			return 0, err
+		}
+	}
+	if e.NoticeID != 0 {
+		if _, err := t.exec(`INSERT INTO notice_threads (notice_id, thread) VALUES (?, `+t.d.randomID+`)
+			ON CONFLICT (notice_id) DO NOTHING`, e.NoticeID); err != nil {
+			return 0, err
+		}
+		if err := t.row(`SELECT thread FROM notice_threads WHERE notice_id = ?`, e.NoticeID).Scan(&e.Thread); err != nil {
+			return 0, err
+		}
+	}
 	var id int64
-	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
-		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, ms(e.CreatedAt)).Scan(&id)
+	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, thread,
+		old_state, new_state, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
+		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, e.Thread,
+		string(e.OldState), string(e.NewState), ms(e.CreatedAt)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -47,24 +65,27 @@ func (ss subscriberStore) Emit(ctx context.Context, e statusd.Event) (int64, err
 }
 
 // eventColumns are an event's columns, for eventRow.
-const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.created_at`
+const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.thread,
+	e.old_state, e.new_state, e.created_at`
 
 // eventRow holds the scan of eventColumns.
 type eventRow struct {
 	e          statusd.Event
 	kind       string
+	old, new   string
 	components string
 	key        sql.NullString
 	created    int64
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.created}
+	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.e.Thread, &r.old, &r.new, &r.created}
 }
 
 func (r *eventRow) value() (statusd.Event, error) {
 	e := r.e
 	e.Kind, e.Key, e.CreatedAt = statusd.EventKind(r.kind), r.key.String, fromMS(r.created)
+	e.OldState, e.NewState = statusd.PageState(r.old), statusd.PageState(r.new)
 	var err error
 	if e.ComponentIDs, err = parseIDs(r.components); err != nil {
 		return e, fmt.Errorf("event %d: component_ids: %w", e.ID, err)
@@ -102,8 +123,8 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 		if err != nil || len(events) == 0 {
 			return err
 		}
-		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, state, next_attempt_at, created_at)
-			SELECT ?, ids.id, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
+		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, message_id, state, next_attempt_at, created_at)
+			SELECT ?, ids.id, ` + t.d.randomID + `, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
 			ON CONFLICT (subscriber_id, event_id) DO NOTHING`)
 		if err != nil {
 			return err
@@ -132,7 +153,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 						return err
 					}
 				}
-				to = everyone.wanting(e.ComponentIDs)
+				to = everyone.wanting(e)
 			}
 			for _, ids := range to {
 				res, err := insert.ExecContext(t.ctx, e.ID, ms(now), ms(now), ids)
@@ -187,13 +208,14 @@ func unexpanded(t tx, limit int) ([]statusd.Event, error) {
 }
 
 // audience is who may hear of events for everyone: the active
-// subscribers, in groups that follow the same components, and the
-// component tree. Who hears of a notice has one rule, in Go:
-// Subscriber.Wants (with Hears: only active subscribers hear of notices).
-// The SQL of readAudience is only a coarse filter for speed: it takes the
-// active subscribers and groups them by their component_ids, deciding
-// nothing about components. Subscribers differ, for Wants, only in their
-// components: it is asked once a group, and the database gathers each
+// subscribers, in groups of one channel that follow the same components,
+// and the component tree. Who hears of an event has one rule, in Go:
+// Channel.Carries and Subscriber.Wants (with Hears: only active
+// subscribers hear of notices). The SQL of readAudience is only a coarse
+// filter for speed: it takes the active subscribers and groups them by
+// their channel and component_ids, deciding nothing about components.
+// Subscribers differ, for those rules, only in their channel and
+// components: they are asked once a group, and the database gathers each
 // group's ids (dialect.idArray), so that the ids of thousands of
 // subscribers go from the table into the deliveries without being read
 // one by one.
@@ -202,8 +224,8 @@ type audience struct {
 	parents map[int64]*int64
 }
 
-// group is the active subscribers that follow the same components: a
-// Subscriber with those, and the JSON array of their ids.
+// group is the active subscribers of one channel that follow the same
+// components: a Subscriber with those, and the JSON array of their ids.
 type group struct {
 	follows statusd.Subscriber
 	ids     string
@@ -228,17 +250,19 @@ func readAudience(t tx) (*audience, error) {
 		return nil, err
 	}
 	rows.Close()
-	groups, err := t.query(`SELECT component_ids, ` + t.d.idArray + ` FROM subscribers WHERE state = 'active' GROUP BY component_ids`)
+	groups, err := t.query(`SELECT channel, component_ids, ` + t.d.idArray + ` FROM subscribers WHERE state = 'active'
+		GROUP BY channel, component_ids`)
 	if err != nil {
 		return nil, err
 	}
 	defer groups.Close()
 	for groups.Next() {
-		var components string
+		var channel, components string
 		var g group
-		if err := groups.Scan(&components, &g.ids); err != nil {
+		if err := groups.Scan(&channel, &components, &g.ids); err != nil {
 			return nil, err
 		}
+		g.follows.Channel = statusd.Channel(channel)
 		if g.follows.ComponentIDs, err = parseIDs(components); err != nil {
 			return nil, fmt.Errorf("subscribers' component_ids %s: %w", components, err)
 		}
@@ -247,12 +271,13 @@ func readAudience(t tx) (*audience, error) {
 	return a, groups.Err()
 }
 
-// wanting returns the JSON arrays of the ids of the subscribers that want
-// a notice listing components.
-func (a *audience) wanting(components []int64) []string {
+// wanting returns the JSON arrays of the ids of the subscribers whose
+// channel carries e and who want it (its notice's components, or its
+// component).
+func (a *audience) wanting(e statusd.Event) []string {
 	var ids []string
 	for _, g := range a.groups {
-		if g.follows.Wants(components, a.parents) {
+		if g.follows.Channel.Carries(e.Kind) && g.follows.Wants(e.ComponentIDs, a.parents) {
 			ids = append(ids, g.ids)
 		}
 	}
@@ -262,7 +287,7 @@ func (a *audience) wanting(components []int64) []string {
 // deliveryColumns are a delivery's columns and its event's, for
 // deliveryRow, from deliveryFrom.
 const (
-	deliveryColumns = `d.id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
+	deliveryColumns = `d.id, d.message_id, d.subscriber_id, d.state, d.attempts, d.last_status, d.last_error,
 	d.next_attempt_at, d.delivered_at, d.created_at, ` + eventColumns
 	deliveryFrom = `deliveries d JOIN events e ON e.id = d.event_id`
 )
@@ -277,7 +302,7 @@ type deliveryRow struct {
 }
 
 func (r *deliveryRow) dest() []any {
-	return append([]any{&r.d.ID, &r.d.SubscriberID, &r.state, &r.d.Attempts, &r.d.LastStatus, &r.d.LastError,
+	return append([]any{&r.d.ID, &r.d.MessageID, &r.d.SubscriberID, &r.state, &r.d.Attempts, &r.d.LastStatus, &r.d.LastError,
 		&r.next, &r.delivered, &r.created}, r.event.dest()...)
 }
 

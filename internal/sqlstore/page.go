@@ -153,7 +153,7 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	links.Close()
 	linked.share(out, func(n *statusd.Notice, ids []int64) { n.ComponentIDs = ids })
 
-	ups, err := t.query(`SELECT notice_id, seq, id, state, content, created_at, updated_at
+	ups, err := t.query(`SELECT notice_id, seq, id, state, content, created_at, updated_at, notified, changes
 		FROM updates`+whereNotice, args...)
 	if err != nil {
 		return nil, err
@@ -161,13 +161,20 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	defer ups.Close()
 	var updates sortedByNotice[statusd.Update]
 	updates.grow(rowCount(t, "updates", whereNotice, 4*len(out)))
-	var state, content sql.RawBytes
+	var state, content, changes sql.RawBytes
+	var notified bool
 	for ups.Next() {
-		if err := ups.Scan(&nid, &ord, &id, &state, &content, &created, &updated); err != nil {
+		if err := ups.Scan(&nid, &ord, &id, &state, &content, &created, &updated, &notified, &changes); err != nil {
 			return nil, err
 		}
-		updates.add(index(int64(nid)), int64(ord), statusd.Update{ID: int64(id), State: statusd.State(state),
-			Content: string(content), CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))})
+		u := statusd.Update{ID: int64(id), State: statusd.State(state), Content: string(content),
+			CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated)), Notified: notified}
+		if changes != nil {
+			if u.Changes, err = parseChanges(changes); err != nil {
+				return nil, fmt.Errorf("update %d: changes: %w", u.ID, err)
+			}
+		}
+		updates.add(index(int64(nid)), int64(ord), u)
 	}
 	if err := ups.Err(); err != nil {
 		return nil, err
@@ -288,7 +295,9 @@ func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool)
 		if n > 0 && !replace {
 			return statusd.Errorf(statusd.EConflict, "the database already holds a page; replace it whole with --replace")
 		}
-		for _, table := range []string{"updates", "notice_components", "notices", "components", "page"} {
+		// The page's notices go, and their threads: an imported notice
+		// that takes an old one's id starts a thread of its own.
+		for _, table := range []string{"updates", "notice_components", "notices", "notice_threads", "components", "page"} {
 			if _, err := t.exec("DELETE FROM " + table); err != nil {
 				return err
 			}
@@ -382,8 +391,8 @@ func newNoticeWriter(t tx) (*noticeWriter, error) {
 	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
 		automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prepare(&w.link, `INSERT INTO notice_components (notice_id, component_id, ord) VALUES (?, ?, ?)`)
-	prepare(&w.update, `INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	prepare(&w.update, `INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at, notified, changes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		w.close()
 		return nil, err
@@ -422,9 +431,51 @@ func (w *noticeWriter) insert(n *statusd.Notice) error {
 			s := string(u.State)
 			state = &s
 		}
-		if _, err := w.update.Exec(u.ID, n.ID, i, state, u.Content, ms(u.CreatedAt), ms(u.UpdatedAt)); err != nil {
+		changes, err := changesJSON(u.Changes)
+		if err != nil {
+			return err
+		}
+		if _, err := w.update.Exec(u.ID, n.ID, i, state, u.Content, ms(u.CreatedAt), ms(u.UpdatedAt), u.Notified, changes); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// changeJSON is a statusd.ComponentChange in the updates' changes column.
+type changeJSON struct {
+	ComponentID int64             `json:"component_id"`
+	Old         statusd.PageState `json:"old"`
+	New         statusd.PageState `json:"new"`
+}
+
+// changesJSON is the changes column of an update's changes: nil (NULL)
+// when there are none.
+func changesJSON(changes []statusd.ComponentChange) (*string, error) {
+	if len(changes) == 0 {
+		return nil, nil
+	}
+	out := make([]changeJSON, len(changes))
+	for i, c := range changes {
+		out[i] = changeJSON{c.ComponentID, c.Old, c.New}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	s := string(b)
+	return &s, nil
+}
+
+// parseChanges reads a changes column.
+func parseChanges(b []byte) ([]statusd.ComponentChange, error) {
+	var in []changeJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return nil, err
+	}
+	var out []statusd.ComponentChange
+	for _, c := range in {
+		out = append(out, statusd.ComponentChange{ComponentID: c.ComponentID, Old: c.Old, New: c.New})
+	}
+	return out, nil
 }

@@ -83,13 +83,17 @@ type dialect struct {
 	// and sorted them on disk (120 ms a claim of 100, against 1 ms walking
 	// deliveries_due in order), and 40,000 webhooks took 33-40 s.
 	analyzeOutbox string
+	// randomID is an expression whose every evaluation is a new random id
+	// of 32 hex digits: a delivery's message_id, a notice's thread.
+	randomID string
 }
 
 var (
 	sqliteDialect = &dialect{name: "sqlite",
-		idList:  "SELECT value AS id FROM json_each(?)",
-		inIDs:   " IN (SELECT value FROM json_each(?))",
-		idArray: "json_group_array(id ORDER BY id)"}
+		idList:   "SELECT value AS id FROM json_each(?)",
+		inIDs:    " IN (SELECT value FROM json_each(?))",
+		idArray:  "json_group_array(id ORDER BY id)",
+		randomID: "lower(hex(randomblob(16)))"}
 	postgresDialect = &dialect{name: "postgres",
 		writeLock: "SELECT pg_advisory_xact_lock(7405867)",
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
@@ -103,7 +107,8 @@ var (
 		shareSubscribers: "SELECT pg_advisory_xact_lock_shared(7405868)",
 		lockSubscribers:  "SELECT pg_advisory_xact_lock(7405868)",
 		joinInOrder:      "SET LOCAL join_collapse_limit = 1",
-		analyzeOutbox:    "ANALYZE deliveries, events, subscribers"}
+		analyzeOutbox:    "ANALYZE deliveries, events, subscribers",
+		randomID:         "replace(gen_random_uuid()::text, '-', '')"}
 )
 
 // lock returns clause (FOR UPDATE, FOR UPDATE SKIP LOCKED ...), which

@@ -245,6 +245,31 @@ func (t *sqlTx) NoticesListing(componentIDs []int64) ([]int64, error) {
 	return slices.Sorted(maps.Keys(listing)), nil
 }
 
+func (t *sqlTx) CurrentListing(componentIDs []int64) ([]statusd.Notice, error) {
+	if len(componentIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := t.t.query(`SELECT DISTINCT nc.notice_id FROM notice_components nc WHERE nc.component_id`+t.t.d.inIDs+`
+		AND (SELECT u.state FROM updates u WHERE u.notice_id = nc.notice_id ORDER BY u.seq DESC LIMIT 1)
+		IN ('investigating', 'identified', 'underway') ORDER BY nc.notice_id`, idsJSON(componentIDs))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	return loadNotices(t.t, ids)
+}
+
 func (t *sqlTx) Notice(id int64) (*statusd.Notice, error) {
 	ns, err := loadNotices(t.t, []int64{id})
 	if err != nil || len(ns) == 0 {

@@ -174,6 +174,15 @@ func Notice(snap *snapshot.Snapshot, n *snapshot.Notice) any {
 	return nil
 }
 
+// ComponentIn maps component c of snap as components.json lists it, but in
+// state: a component_update webhook shows the component as the write that
+// changed its state left it (CONTRACT C7).
+func ComponentIn(snap *snapshot.Snapshot, c *snapshot.Component, state statusd.PageState) any {
+	out := newMapper(snap).component(c)
+	out.Status = ComponentStatus(state)
+	return out
+}
+
 // mapper maps the parts of one snapshot, each component once.
 type mapper struct {
 	snap       *snapshot.Snapshot
@@ -255,13 +264,15 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 	for i := len(updates) - 1; i >= 0; i-- {
 		u := updates[i]
 		in.IncidentUpdates = append(in.IncidentUpdates, Update{
-			ID:         id(u.ID),
-			Status:     status(u.State),
-			Body:       u.Content,
-			IncidentID: in.ID,
-			CreatedAt:  ts(u.CreatedAt),
-			UpdatedAt:  ts(u.UpdatedAt),
-			DisplayAt:  ts(u.CreatedAt),
+			ID:                   id(u.ID),
+			Status:               status(u.State),
+			Body:                 u.Content,
+			IncidentID:           in.ID,
+			CreatedAt:            ts(u.CreatedAt),
+			UpdatedAt:            ts(u.UpdatedAt),
+			DisplayAt:            ts(u.CreatedAt),
+			AffectedComponents:   m.affected(u.Changes),
+			DeliverNotifications: u.Notified,
 		})
 	}
 	// Listed components in position order, as the page shows them.
@@ -287,6 +298,19 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 		mt.ScheduledUntil = ts(*t)
 	}
 	return nil, mt
+}
+
+// affected maps an update's changes of component states, leaving out the
+// components deleted since; nil when none is left.
+func (m *mapper) affected(changes []statusd.ComponentChange) []AffectedComponent {
+	var out []AffectedComponent
+	for _, ch := range changes {
+		if c := m.snap.Component(ch.ComponentID); c != nil {
+			out = append(out, AffectedComponent{Code: id(c.ID), Name: c.Name,
+				OldStatus: ComponentStatus(ch.Old), NewStatus: ComponentStatus(ch.New)})
+		}
+	}
+	return out
 }
 
 // monitoringAt is when the incident last entered recovering (Statuspage's

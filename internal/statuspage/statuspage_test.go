@@ -359,3 +359,40 @@ func serveMux(s *Server) *route.Mux {
 	}
 	return mux
 }
+
+// TestAffectedComponents: an update's recorded changes of component
+// states are its affected_components (the component's id as code, its
+// name, the statuses before and after), leaving out a component deleted
+// since; its notify is deliver_notifications.
+func TestAffectedComponents(t *testing.T) {
+	d := doc()
+	in := &d.Notices[0] // incident 10 on Login (3) and Dashboard (2), in group Web (1)
+	in.Updates[0].Notified = true
+	in.Updates[0].Changes = []statusd.ComponentChange{
+		{ComponentID: 1, Old: statusd.PageOperational, New: statusd.PageDegraded},
+		{ComponentID: 2, Old: statusd.PageUnderMaintenance, New: statusd.PageDegraded},
+		{ComponentID: 99, Old: statusd.PageOperational, New: statusd.PageDegraded}, // deleted since
+	}
+	snap := snapshot.Build(d, 1, t0, snapshot.Options{Variant: statusd.VariantA})
+	got := Notice(snap, snap.Notice(10)).(*Incident)
+	// Newest first: 101, then 100.
+	if u := got.IncidentUpdates[0]; u.AffectedComponents != nil || u.DeliverNotifications {
+		t.Errorf("update 101: affected %v, deliver %v; want null, false", u.AffectedComponents, u.DeliverNotifications)
+	}
+	want := []AffectedComponent{
+		{Code: "1", Name: "Web", OldStatus: "operational", NewStatus: "partial_outage"},
+		{Code: "2", Name: "Dashboard", OldStatus: "under_maintenance", NewStatus: "partial_outage"},
+	}
+	u := got.IncidentUpdates[1]
+	if !reflect.DeepEqual(u.AffectedComponents, want) || !u.DeliverNotifications {
+		t.Errorf("update 100: affected %+v, deliver %v; want %+v, true", u.AffectedComponents, u.DeliverNotifications, want)
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(b); !strings.Contains(s, `"affected_components":[{"code":"1","name":"Web","old_status":"operational","new_status":"partial_outage"},`) ||
+		!strings.Contains(s, `"deliver_notifications":true`) {
+		t.Errorf("update 100 on the wire: %s", s)
+	}
+}

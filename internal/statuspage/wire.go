@@ -72,21 +72,24 @@ type Maintenance struct {
 
 // Update is one of an incident's updates.
 type Update struct {
-	ID                   string              `json:"id"`
-	Status               string              `json:"status"`
-	Body                 string              `json:"body"`
-	IncidentID           string              `json:"incident_id"`
-	CreatedAt            string              `json:"created_at"`
-	UpdatedAt            string              `json:"updated_at"`
-	DisplayAt            string              `json:"display_at"`
-	AffectedComponents   []AffectedComponent `json:"affected_components"` // null: statusd does not record them per update
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	Body       string `json:"body"`
+	IncidentID string `json:"incident_id"`
+	CreatedAt  string `json:"created_at"`
+	UpdatedAt  string `json:"updated_at"`
+	DisplayAt  string `json:"display_at"`
+	// AffectedComponents are the components whose status the update's
+	// write changed (null when none); DeliverNotifications tells whether
+	// it notified subscribers.
+	AffectedComponents   []AffectedComponent `json:"affected_components"`
 	DeliverNotifications bool                `json:"deliver_notifications"`
 	CustomTweet          *string             `json:"custom_tweet"`
 	TweetID              *string             `json:"tweet_id"`
 }
 
-// AffectedComponent is a component an update changed. statusd does not
-// record these; the type is here for the shape of the wire.
+// AffectedComponent is a component whose status an update changed: Code
+// is its id.
 type AffectedComponent struct {
 	Code      string `json:"code"`
 	Name      string `json:"name"`

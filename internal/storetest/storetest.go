@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) statusd.Store) {
 		{"SinceTellsWhatWasWritten", testSince},
 		{"Tokens", testTokens},
 		{"AuditNewestFirst", testAudit},
+		{"CurrentListingReadsOnlyCurrentNotices", testCurrentListing},
 	}
 	for _, tc := range append(append(tests, subscriberCases...), userCases...) {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +61,9 @@ func Sample() *statusd.Document {
 			{ID: 100, Type: statusd.Unplanned, Subject: "Errors", TagList: []string{"api", "eu"},
 				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), CreatedAt: at(10), UpdatedAt: at(20),
 				Updates: []statusd.Update{
-					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11)},
+					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11), Notified: true,
+						Changes: []statusd.ComponentChange{{ComponentID: 7, Old: statusd.PageOperational, New: statusd.PageDegraded},
+							{ComponentID: 3, Old: statusd.PageOperational, New: statusd.PageDegraded}}},
 					{ID: 2, State: statusd.Resolved, Content: "Fixed.", CreatedAt: at(20), UpdatedAt: at(20)},
 				}},
 			{ID: 101, Type: statusd.Planned, Subject: "Upgrade", TagList: []string{}, ComponentIDs: []int64{7},
@@ -465,5 +468,51 @@ func testSince(t *testing.T, s statusd.Store) {
 	}
 	if w, ok := since(v0 + 3); ok {
 		t.Errorf("Since(before an import) = %+v, true; want false", w)
+	}
+}
+
+// testCurrentListing: Tx.CurrentListing gives the notices that list one
+// of the components and whose newest update is investigating, identified
+// or underway, with their updates, and no other.
+func testCurrentListing(t *testing.T, s statusd.Store) {
+	ctx := context.Background()
+	if err := s.Import(ctx, Sample(), false); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Write(ctx, func(tx statusd.Tx) error {
+		// 100 (on 3 and 7) is resolved, 101 (on 7) scheduled.
+		if got, err := tx.CurrentListing([]int64{3, 7}); err != nil || len(got) != 0 {
+			t.Errorf("CurrentListing(3, 7) = %v, %v; want none", got, err)
+		}
+		for id, u := range map[int64]statusd.Update{
+			101: {ID: 20, State: statusd.Underway, Content: "Begun.", CreatedAt: t0.Add(2 * time.Hour), UpdatedAt: t0.Add(2 * time.Hour)},
+			100: {ID: 21, State: statusd.Identified, Content: "Again.", CreatedAt: t0.Add(2 * time.Hour), UpdatedAt: t0.Add(2 * time.Hour)},
+		} {
+			n, err := tx.Notice(id)
+			if err != nil {
+				return err
+			}
+			n.Updates = append(n.Updates, u)
+			if err := tx.PutNotice(n); err != nil {
+				return err
+			}
+		}
+		for _, tc := range []struct{ comps, want []int64 }{{[]int64{3}, []int64{100}}, {[]int64{7}, []int64{100, 101}}, {[]int64{999}, nil}} {
+			got, err := tx.CurrentListing(tc.comps)
+			var ids []int64
+			for _, n := range got {
+				ids = append(ids, n.ID)
+				if n.Updates[len(n.Updates)-1].ID < 20 {
+					t.Errorf("CurrentListing(%v): notice %d without its newest update: %+v", tc.comps, n.ID, n.Updates)
+				}
+			}
+			if err != nil || !reflect.DeepEqual(ids, tc.want) {
+				t.Errorf("CurrentListing(%v) = %v, %v; want %v", tc.comps, ids, err, tc.want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

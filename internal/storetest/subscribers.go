@@ -33,6 +33,8 @@ var subscriberCases = []struct {
 	{"RecordDroppedCountsNoAttempt", testRecordDropped},
 	{"RecordManyInOrderInOneTransaction", testRecordMany},
 	{"PruneEndedDeliveriesAndTheirEvents", testPrune},
+	{"MessageIDsAndThreadsAreRandomAndKept", testMessageIDs},
+	{"ComponentUpdatesGoToWebhooksOnly", testComponentUpdates},
 	{"EmailAddressesAreOneWhateverTheirCase", testEmailCase},
 	{"AddGetChange", testAddChange},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
@@ -1302,5 +1304,126 @@ func testClaimChannels(t *testing.T, s statusd.Store) {
 	}
 	if got := claimedIDs(o.claim(now, time.Minute, 10)); len(got) != 0 {
 		t.Errorf("Claim of any channel after both: %v, want none (all leased)", got)
+	}
+}
+
+// randomHex reports whether id looks random: 32 hex digits.
+func randomHex(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, r := range id {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// testMessageIDs: every delivery has a random message id of its own (its
+// webhook-id and Message-ID), the same on every claim and attempt; every
+// notice has a random thread, shared by its events, kept after its events
+// are pruned, and new when an import replaces the page (CONTRACT C7).
+func testMessageIDs(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	a := o.add(statusd.Webhook, "a", statusd.SubscriberActive)
+	b := o.add(statusd.Email, "b", statusd.SubscriberActive)
+	o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 100, UpdateID: 5, ComponentIDs: []int64{}})
+	o.emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 100, UpdateID: 6, ComponentIDs: []int64{}})
+	o.emit(statusd.Event{Kind: statusd.NoticeCreated, NoticeID: 101, UpdateID: 7, ComponentIDs: []int64{}})
+	o.emit(statusd.Event{Kind: statusd.TestMessage, SubscriberID: a.ID})
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{})
+	if len(ds) != 7 {
+		t.Fatalf("%d deliveries, want 3 events to 2 subscribers and a test", len(ds))
+	}
+	seen := map[string]bool{}
+	threads := map[int64]string{}
+	for _, d := range ds {
+		if !randomHex(d.MessageID) || seen[d.MessageID] {
+			t.Errorf("delivery %d has message id %q: want 32 hex digits, its own", d.ID, d.MessageID)
+		}
+		seen[d.MessageID] = true
+		switch e := d.Event; {
+		case e.NoticeID == 0 && e.Thread != "":
+			t.Errorf("the test's event has thread %q, want none", e.Thread)
+		case e.NoticeID == 0:
+		case !randomHex(e.Thread):
+			t.Errorf("event %d of notice %d has thread %q, want 32 hex digits", e.ID, e.NoticeID, e.Thread)
+		case threads[e.NoticeID] == "":
+			threads[e.NoticeID] = e.Thread
+		case threads[e.NoticeID] != e.Thread:
+			t.Errorf("notice %d's events have threads %q and %q, want one", e.NoticeID, threads[e.NoticeID], e.Thread)
+		}
+	}
+	if threads[100] == threads[101] {
+		t.Errorf("notices 100 and 101 share the thread %q", threads[100])
+	}
+	// Every claim and attempt keeps the id.
+	byID := map[int64]string{}
+	for _, d := range ds {
+		byID[d.ID] = d.MessageID
+	}
+	for _, c := range o.claim(t0, time.Minute, 10) {
+		if c.Delivery.MessageID != byID[c.Delivery.ID] {
+			t.Errorf("claimed delivery %d has message id %q, listed %q", c.Delivery.ID, c.Delivery.MessageID, byID[c.Delivery.ID])
+		}
+		d := o.record(c.Delivery.ID, statusd.Attempt{At: t0, Outcome: statusd.Failed, Status: 500})
+		if d.MessageID != byID[d.ID] || o.delivery(d.ID).MessageID != byID[d.ID] {
+			t.Errorf("after a failed attempt, delivery %d has message id %q, want %q", d.ID, d.MessageID, byID[d.ID])
+		}
+	}
+	// Once notice 100's events are pruned (their subscribers, and so
+	// their deliveries, removed), its next event keeps its thread.
+	for _, id := range []int64{a.ID, b.ID} {
+		o.must(o.ss.Delete(o.ctx, id, statusd.AuditEntry{At: t0, Actor: "ops", Action: "subscriber.delete"}), "Delete(%d)", id)
+	}
+	if _, e, err := o.ss.Prune(o.ctx, t0.Add(time.Hour), 100); err != nil || e != 4 {
+		t.Fatalf("Prune: %d events, %v; want the 4", e, err)
+	}
+	c := o.add(statusd.Webhook, "c", statusd.SubscriberActive)
+	o.emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 100, UpdateID: 8, ComponentIDs: []int64{}})
+	o.expand(t0, 10)
+	if d := o.only(c.ID); d.Event.Thread != threads[100] {
+		t.Errorf("after its events were pruned, notice 100's thread is %q, want %q", d.Event.Thread, threads[100])
+	}
+	// An import that replaces the page starts new threads.
+	o.must(s.Import(o.ctx, Sample(), true), "Import")
+	o.emit(statusd.Event{Kind: statusd.NoticeUpdated, NoticeID: 100, UpdateID: 9, ComponentIDs: []int64{}})
+	o.expand(t0, 10)
+	for _, d := range o.deliveries(statusd.DeliveryFilter{SubscriberID: c.ID}) {
+		if d.Event.UpdateID == 9 && (!randomHex(d.Event.Thread) || d.Event.Thread == threads[100]) {
+			t.Errorf("after an import replaced the page, notice 100's thread is %q, want a new one", d.Event.Thread)
+		}
+	}
+}
+
+// testComponentUpdates: a component's update goes to the active webhooks
+// that want it (of the whole page, of the component or of an ancestor),
+// never to other channels, and keeps its states; its id is random.
+func testComponentUpdates(t *testing.T, s statusd.Store) {
+	o := newOutbox(t, s)
+	o.must(s.Import(o.ctx, Sample(), false), "Import") // API (7) holds API EU (3)
+	page := o.add(statusd.Webhook, "page", statusd.SubscriberActive)
+	group := o.add(statusd.Webhook, "group", statusd.SubscriberActive, 7)
+	o.add(statusd.Webhook, "other", statusd.SubscriberActive, 999)
+	o.add(statusd.Email, "mail", statusd.SubscriberActive)
+	o.add(statusd.Slack, "chat", statusd.SubscriberActive)
+	o.emit(statusd.Event{Kind: statusd.ComponentUpdated, ComponentIDs: []int64{3},
+		OldState: statusd.PageOperational, NewState: statusd.PageDegraded})
+	o.expand(t0, 10)
+	ds := o.deliveries(statusd.DeliveryFilter{})
+	var to []int64
+	for _, d := range ds {
+		to = append(to, d.SubscriberID)
+		e := d.Event
+		if e.Kind != statusd.ComponentUpdated || e.OldState != statusd.PageOperational || e.NewState != statusd.PageDegraded ||
+			!reflect.DeepEqual(e.ComponentIDs, []int64{3}) || !randomHex(e.Thread) {
+			t.Errorf("delivered event %+v, want component 3's update from operational to degraded, with a random id", e)
+		}
+	}
+	slices.Sort(to)
+	if want := []int64{page.ID, group.ID}; !reflect.DeepEqual(to, want) {
+		t.Errorf("component 3's update went to subscribers %v, want the page's and its group's webhooks %v", to, want)
 	}
 }

@@ -332,6 +332,23 @@ func withStatus(statuses ...string) func(Maintenance) bool {
 	}
 }
 
+// itemPath is the path of the file of the notice with id in dir, one of
+// Folders.
+func itemPath(dir, id string) string { return dir + id + ".json" }
+
+// items are the answers of the files of one notice each, by path: every
+// incident and every listed maintenance.
+func (v *view) items() map[string]any {
+	out := make(map[string]any, len(v.incidents)+len(v.maintenances))
+	for _, in := range v.incidents {
+		out[itemPath("/api/v2/incidents/", in.ID)] = IncidentResponse{Page: v.page, Incident: in}
+	}
+	for _, mt := range v.maintenances {
+		out[itemPath("/api/v2/scheduled-maintenances/", mt.ID)] = MaintenanceResponse{Page: v.page, ScheduledMaintenance: mt}
+	}
+	return out
+}
+
 // answers are the bodies of every endpoint, by path.
 func (v *view) answers() map[string]any {
 	upcoming := keep(v.maintenances, withStatus(MaintenanceScheduled))

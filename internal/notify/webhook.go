@@ -25,8 +25,8 @@ type Statuspage struct {
 	Notice func(*snapshot.Snapshot, *snapshot.Notice) any
 	// PageID is the page's id, made from its url.
 	PageID func(pageURL string) string
-	// Indicator maps the page's state to status.indicator.
-	Indicator func(statusd.PageState) string
+	// Indicator maps the page's state and severity to status.indicator.
+	Indicator func(*snapshot.Snapshot) string
 }
 
 type webhookMeta struct {
@@ -49,7 +49,7 @@ func (w *Worker) webhookParts(snap *snapshot.Snapshot, n *snapshot.Notice, m *me
 	var err error
 	page := webhookPage{
 		ID:                w.statuspage.PageID(snap.PageURL),
-		StatusIndicator:   w.statuspage.Indicator(snap.PageState),
+		StatusIndicator:   w.statuspage.Indicator(snap),
 		StatusDescription: snap.Doc.Page.StateTexts.Text(snap.PageState),
 	}
 	var incident, notice any

@@ -6,6 +6,8 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,4 +98,135 @@ func TestStatuspageV2Items(t *testing.T) {
 	if testserver.At(t, in, "name") != "Login fails" || testserver.At(t, in, "status") != "investigating" {
 		t.Errorf("%s: %v", path, in)
 	}
+}
+
+// tiV2 reads what the v2 endpoints say of severity: the page's indicator,
+// each component's status ("id:status" in position order) and each
+// incident's impact by id.
+func tiV2(t *testing.T, srv *testserver.Server) (indicator, components string, impacts map[string]string) {
+	t.Helper()
+	summary := srv.Get("/api/v2/summary.json", 200).JSON
+	impacts = map[string]string{}
+	for _, in := range srv.Get("/api/v2/incidents.json", 200).JSON.(map[string]any)["incidents"].([]any) {
+		o := in.(map[string]any)
+		impacts[o["id"].(string)] = o["impact"].(string)
+	}
+	return testserver.At(t, summary, "status.indicator").(string), tmIDs(t, summary.(map[string]any)["components"]), impacts
+}
+
+// TestStatuspageV2Impact: notices take an optional impact (minor by
+// default, major, critical) through the admin API, which shows it, and the
+// v2 endpoints follow it (CONTRACT C6): an incident's impact, the page
+// indicator (the worst impact of the current incidents; maintenance while
+// only maintenance is underway) and each component's status (the worst
+// impact of the current incidents listing it or a descendant: minor
+// degraded_performance, major partial_outage, critical major_outage). The
+// v1 API shows no impact. Expected values by hand from the fixture:
+// current incident 100 lists 11 (child of 10); maintenance 200 is underway
+// on 30 and 20; 31 is 30's child.
+func TestStatuspageV2Impact(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	srv := startServer(t, testserver.Fixture(now), options{})
+	tok := newToken(t, srv.DB, "ops")
+	check := func(what, indicator, components string, impacts map[string]string) {
+		t.Helper()
+		gotInd, gotComps, gotImpacts := tiV2(t, srv)
+		if gotInd != indicator || gotComps != components {
+			t.Errorf("%s: indicator %s, components %s; want %s, %s", what, gotInd, gotComps, indicator, components)
+		}
+		for id, want := range impacts {
+			if gotImpacts[id] != want {
+				t.Errorf("%s: incident %s impact %s, want %s", what, id, gotImpacts[id], want)
+			}
+		}
+	}
+
+	// Left out, impact is minor.
+	check("as imported", "minor",
+		"20:under_maintenance 10:degraded_performance 12:operational 11:degraded_performance 30:under_maintenance 31:operational",
+		map[string]string{"100": "minor", "105": "minor", "103": "none"})
+	testserver.AssertJSON(t, "admin 100 impact", testserver.At(t, srv.AdminOK(http.MethodGet, "/notices/100", tok, "", 200), "impact"), "minor")
+
+	// A critical incident on 31: 31 and its parent 30 (degraded wins over
+	// maintenance) are major_outage, the page critical.
+	created := srv.AdminOK(http.MethodPost, "/notices", tok, `{"type": "unplanned", "subject": "Replica down",
+		"state": "identified", "content": "Down.", "component_ids": [31], "impact": "critical"}`, http.StatusCreated)
+	testserver.AssertJSON(t, "POST impact", created["impact"], "critical")
+	id := fmt.Sprint(created["id"])
+	check("critical on 31", "critical",
+		"20:under_maintenance 10:degraded_performance 12:operational 11:degraded_performance 30:major_outage 31:major_outage",
+		map[string]string{id: "critical", "100": "minor"})
+
+	// 100 made major: 11 and its parent 10 are partial_outage; the page
+	// stays critical.
+	testserver.AssertJSON(t, "PATCH impact", srv.AdminOK(http.MethodPatch, "/notices/100", tok, `{"impact": "major"}`, 200)["impact"], "major")
+	check("100 major", "critical",
+		"20:under_maintenance 10:partial_outage 12:operational 11:partial_outage 30:major_outage 31:major_outage",
+		map[string]string{id: "critical", "100": "major"})
+
+	// The critical one resolved: it keeps its impact, the page is major,
+	// 30 back under maintenance.
+	srv.AdminOK(http.MethodPost, "/notices/"+id+"/updates", tok, `{"state": "resolved", "content": "Up."}`, http.StatusCreated)
+	check("critical resolved", "major",
+		"20:under_maintenance 10:partial_outage 12:operational 11:partial_outage 30:under_maintenance 31:operational",
+		map[string]string{id: "critical", "100": "major"})
+
+	// 100 recovering (Statuspage's monitoring): no current incident, only
+	// maintenance underway.
+	srv.AdminOK(http.MethodPost, "/notices/100/updates", tok, `{"state": "recovering", "content": "Better."}`, http.StatusCreated)
+	check("100 recovering", "maintenance",
+		"20:under_maintenance 10:operational 12:operational 11:operational 30:under_maintenance 31:operational",
+		map[string]string{"100": "major"})
+
+	// Another value, or impact on another type, is refused naming it.
+	for _, c := range []struct{ method, path, body string }{
+		{http.MethodPost, "/notices", `{"type": "unplanned", "subject": "S", "content": "C", "impact": "severe"}`},
+		{http.MethodPost, "/notices", `{"type": "unplanned", "subject": "S", "content": "C", "impact": 3}`},
+		{http.MethodPost, "/notices", `{"type": "general", "subject": "S", "content": "C", "impact": "major"}`},
+		{http.MethodPatch, "/notices/100", `{"impact": "Major"}`},
+		{http.MethodPatch, "/notices/100", `{"impact": ""}`},
+		{http.MethodPatch, "/notices/200", `{"impact": "minor"}`},
+	} {
+		srv.Refuse(tok, c.method, c.path, c.body, 422, "invalid_field", "impact")
+	}
+
+	// The v1 API has no impact.
+	for _, path := range []string{"/api/v1/notices/100", "/api/v1/notices/" + id, "/api/v1/notices?filter%5Btype_eq%5D=unplanned"} {
+		if r := srv.Get(path, 200); strings.Contains(string(r.Body), `"impact"`) {
+			t.Errorf("%s shows impact: %s", path, r.Body)
+		}
+	}
+}
+
+// TestStatuspageV2ImpactConsole: the console's incident forms, to declare
+// and to edit, choose the impact (minor preselected), which the v2
+// endpoints then show; another value is the form again with its problem.
+func TestStatuspageV2ImpactConsole(t *testing.T) {
+	now := time.Now().UTC()
+	srv := startServer(t, consoleDoc(now), options{adminListener: true})
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	pat := signedIn(t, srv, adm, "pat@example.com", "publisher")
+	impact := func(id int) any {
+		t.Helper()
+		return testserver.At(t, srv.Get(fmt.Sprintf("/api/v2/incidents/%d.json", id), 200).JSON, "incident.impact")
+	}
+
+	pat.do("GET", "/manage/incidents/new", nil).has(t, "the incident form",
+		`<select id="impact" name="impact">`, `<option value="minor" selected>Minor: degraded performance</option>`,
+		`<option value="critical">Critical: major outage</option>`)
+	form := url.Values{"subject": {"Login failures"}, "state": {"identified"}, "component_ids": {"3"},
+		"content": {"Sign-in fails."}, "impact": {"severe"}}
+	p := pat.do("POST", "/manage/incidents/new", form, sameSite...)
+	p.want(t, "an unknown impact", 422, "")
+	p.has(t, "an unknown impact", `<p class="problem" id="impact-problem" role="alert">`)
+
+	// The document has notices 10 and 11: the next is 12.
+	form.Set("impact", "critical")
+	pat.do("POST", "/manage/incidents/new", form, sameSite...).want(t, "declare", 303, "/manage/notices/12?done=published&component=3")
+	testserver.AssertJSON(t, "declared critical", impact(12), "critical")
+
+	pat.do("GET", "/manage/notices/12/edit", nil).has(t, "the edit form", `<option value="critical" selected>Critical: major outage</option>`)
+	pat.do("POST", "/manage/notices/12/edit", url.Values{"subject": {"Login failures"}, "component_ids": {"3"}, "impact": {"major"}},
+		sameSite...).want(t, "edit", 303, "/manage/notices/12?done=edited&component=3")
+	testserver.AssertJSON(t, "edited major", impact(12), "major")
 }

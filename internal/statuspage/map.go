@@ -20,16 +20,16 @@ const TimeZone = "Etc/UTC"
 
 // Statuspage's values, as statusd maps them.
 const (
-	ComponentOperational      = "operational"
-	ComponentPartialOutage    = "partial_outage"
-	ComponentUnderMaintenance = "under_maintenance"
+	ComponentOperational         = "operational"
+	ComponentDegradedPerformance = "degraded_performance"
+	ComponentPartialOutage       = "partial_outage"
+	ComponentMajorOutage         = "major_outage"
+	ComponentUnderMaintenance    = "under_maintenance"
 
 	IndicatorNone        = "none"
-	IndicatorMajor       = "major"
 	IndicatorMaintenance = "maintenance"
 
 	ImpactNone        = "none"
-	ImpactMajor       = "major"
 	ImpactMaintenance = "maintenance"
 
 	IncidentInvestigating = "investigating"
@@ -42,6 +42,14 @@ const (
 	MaintenanceCompleted  = "completed"
 )
 
+// outages are the statuses of a degraded component, by the severity of
+// the worst current incident that lists it or a descendant.
+var outages = map[statusd.Severity]string{
+	statusd.SeverityMinor:    ComponentDegradedPerformance,
+	statusd.SeverityMajor:    ComponentPartialOutage,
+	statusd.SeverityCritical: ComponentMajorOutage,
+}
+
 // PageID is the page's id: statusd pages have none, so it is made from the
 // page's public url (12 lowercase hex digits, the shape of Statuspage's
 // ids), the same on every replica and across restarts.
@@ -50,26 +58,29 @@ func PageID(pageURL string) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-// ComponentStatus maps a component or page state: degraded, which statusd
-// derives from a current incident, is a partial outage; maintenance is
-// under_maintenance.
-func ComponentStatus(s statusd.PageState) string {
+// ComponentStatus maps a component's state and the worst severity of the
+// current incidents that list it or a descendant (snapshot.Component):
+// degraded, which statusd derives from a current incident, is
+// degraded_performance, partial_outage or major_outage as that severity is
+// minor, major or critical; maintenance is under_maintenance.
+func ComponentStatus(s statusd.PageState, worst statusd.Severity) string {
 	switch s {
 	case statusd.PageDegraded:
-		return ComponentPartialOutage
+		return outages[worst.Level()]
 	case statusd.PageUnderMaintenance:
 		return ComponentUnderMaintenance
 	}
 	return ComponentOperational
 }
 
-// Indicator maps the page's state to status.indicator: degraded is major
-// (Statuspage's "Partial System Outage", as components are partial_outage),
-// maintenance is maintenance, operational is none.
-func Indicator(s statusd.PageState) string {
-	switch s {
+// Indicator maps the page's state to status.indicator: degraded is the
+// worst severity of the current incidents (minor, major or critical, as
+// Statuspage's impacts are named), maintenance is maintenance, operational
+// is none.
+func Indicator(snap *snapshot.Snapshot) string {
+	switch snap.PageState {
 	case statusd.PageDegraded:
-		return IndicatorMajor
+		return string(snap.Severity.Level())
 	case statusd.PageUnderMaintenance:
 		return IndicatorMaintenance
 	}
@@ -129,7 +140,7 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 func newView(snap *snapshot.Snapshot) *view {
 	m := newMapper(snap)
 	v := &view{
-		status: Status{Indicator: Indicator(snap.PageState), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
+		status: Status{Indicator: Indicator(snap), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
 		// Never null: an empty list is [].
 		components:   make([]Component, 0, len(snap.AllComponents)),
 		incidents:    []Incident{},
@@ -185,7 +196,7 @@ func (m *mapper) component(c *snapshot.Component) Component {
 	out := Component{
 		ID:        id(c.ID),
 		Name:      c.Name,
-		Status:    ComponentStatus(c.State),
+		Status:    ComponentStatus(c.State, c.Severity),
 		CreatedAt: ts(c.CreatedAt),
 		UpdatedAt: ts(c.UpdatedAt),
 		Position:  c.Position,
@@ -262,7 +273,7 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 	}
 	if n.Type() == statusd.Unplanned {
 		in.MonitoringAt = monitoringAt(updates)
-		in.Impact = ImpactMajor
+		in.Impact = string(n.Severity().Level())
 		if n.State() == statusd.FalseAlarm || (n.ImpactSeconds() != nil && *n.ImpactSeconds() == 0) {
 			in.Impact = ImpactNone
 		}

@@ -58,7 +58,7 @@ func Sample() *statusd.Document {
 		},
 		Notices: []statusd.Notice{
 			{ID: 100, Type: statusd.Unplanned, Subject: "Errors", TagList: []string{"api", "eu"},
-				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), CreatedAt: at(10), UpdatedAt: at(20),
+				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), Severity: statusd.SeverityMajor, CreatedAt: at(10), UpdatedAt: at(20),
 				Updates: []statusd.Update{
 					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11)},
 					{ID: 2, State: statusd.Resolved, Content: "Fixed.", CreatedAt: at(20), UpdatedAt: at(20)},

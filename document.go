@@ -300,11 +300,11 @@ var typeKeys = []struct {
 	owner NoticeType
 }{
 	{"begins_at", Planned}, {"ends_at", Planned}, {"automate", Planned},
-	{"expires_at", General}, {"impact_seconds", Unplanned},
+	{"expires_at", General}, {"impact_seconds", Unplanned}, {"impact", Unplanned},
 }
 
 func (r *reader) notice(path string, v any) Notice {
-	m := r.object(path, v, "id", "type", "subject", "tag_list", "component_ids", "impact_seconds",
+	m := r.object(path, v, "id", "type", "subject", "tag_list", "component_ids", "impact_seconds", "impact",
 		"begins_at", "ends_at", "automate", "expires_at", "created_at", "updated_at", "updates")
 	var n Notice
 	if m == nil {
@@ -331,6 +331,7 @@ func (r *reader) notice(path string, v any) Notice {
 	}
 	n.ComponentIDs = r.componentIDs(path, m)
 	n.ImpactSeconds = r.optInt(path, m, "impact_seconds")
+	n.Severity = Severity(r.str(path, m, "impact", false))
 	n.BeginsAt = r.optTime(path, m, "begins_at")
 	n.EndsAt = r.optTime(path, m, "ends_at")
 	n.Automate = r.boolean(path, m, "automate")
@@ -654,6 +655,13 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 	case *n.ImpactSeconds > MaxImpactSeconds:
 		r.add(join(p, "impact_seconds"), "must be at most %d (100 years)", MaxImpactSeconds)
 	}
+	if n.Severity != "" {
+		if _, err := ParseSeverity(string(n.Severity)); err != nil {
+			r.add(join(p, "impact"), "%v", err)
+		} else if n.Type != Unplanned {
+			r.add(join(p, "impact"), "only unplanned notices have impact")
+		}
+	}
 	if n.Type == Planned {
 		switch {
 		case n.BeginsAt == nil:
@@ -790,6 +798,7 @@ type (
 		Automate      *bool        `json:"automate,omitempty"`
 		ExpiresAt     Field[Time]  `json:"expires_at,omitzero"`
 		ImpactSeconds Field[int64] `json:"impact_seconds,omitzero"`
+		Impact        Severity     `json:"impact,omitempty"` // left out when minor, the default
 		TagList       []string     `json:"tag_list"`
 		ComponentIDs  []int64      `json:"component_ids"`
 		CreatedAt     Time         `json:"created_at"`
@@ -848,6 +857,9 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 			nj.ExpiresAt = Field[Time]{Set: true, Value: TimePtr(n.ExpiresAt)}
 		case Unplanned:
 			nj.ImpactSeconds = Field[int64]{Set: true, Value: n.ImpactSeconds}
+			if n.Severity.Level() != SeverityMinor {
+				nj.Impact = n.Severity
+			}
 		}
 		for _, u := range n.Updates {
 			uj := updateJSON{ID: u.ID, State: u.State, Content: u.Content, CreatedAt: Time{u.CreatedAt},

@@ -150,6 +150,9 @@ type Notice struct {
 	ComponentIDs []int64
 	// ImpactSeconds overrides the computed impact of an unplanned notice.
 	ImpactSeconds *int64
+	// Severity is how badly an unplanned notice hurts (zero: minor); other
+	// notices have none.
+	Severity Severity
 	// BeginsAt and EndsAt are the schedule of a planned notice.
 	BeginsAt *time.Time
 	EndsAt   *time.Time

@@ -69,14 +69,15 @@ type AdminComponentRequest struct {
 
 // AdminNotice is a notice as the admin API shows it: the public detail and
 // the settings only operators see, each on the notice types it belongs to
-// (Automate on planned, ExpiresAt on general, ImpactSeconds on unplanned
-// notices).
+// (Automate on planned, ExpiresAt on general, ImpactSeconds and Impact on
+// unplanned notices).
 type AdminNotice struct {
 	NoticeDetail
 	ComponentIDs  []int64      `json:"component_ids"`
 	Automate      *bool        `json:"automate,omitempty"`
 	ExpiresAt     Field[Time]  `json:"expires_at,omitzero"`
 	ImpactSeconds Field[int64] `json:"impact_seconds,omitzero"`
+	Impact        Severity     `json:"impact,omitempty"`
 }
 
 // AdminNoticesResponse is the body of GET /notices: a page of notices,
@@ -102,6 +103,9 @@ type AdminNoticeRequest struct {
 	Automate      *bool         `json:"automate,omitempty"`
 	ExpiresAt     Field[string] `json:"expires_at,omitzero"`
 	ImpactSeconds Field[int64]  `json:"impact_seconds,omitzero"`
+	// Impact is an unplanned notice's severity: minor (the default), major
+	// or critical.
+	Impact *string `json:"impact,omitempty"`
 	// Notify false sends the new notice to no subscriber (default true).
 	Notify *bool `json:"notify,omitempty"`
 }

@@ -29,7 +29,6 @@ import (
 	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
-	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
 )
 
@@ -225,8 +224,6 @@ func (c *serveConfig) Run(ctx context.Context) error {
 		return many && slowed
 	}
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
-		Statuspage: notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator,
-			Component: statuspage.ComponentIn, ComponentStatus: statuspage.ComponentStatus},
 		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Keep: c.keep, Busy: busy, Log: log})
 	gate := server.NewGate(c.maxInFlight)
 	bv, bc := buildVersion()

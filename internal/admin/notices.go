@@ -23,6 +23,7 @@ func (s *Server) noticeRepr(snap *snapshot.Snapshot, n *snapshot.Notice) statusd
 		out.ExpiresAt = statusd.Field[statusd.Time]{Set: true, Value: statusd.TimePtr(n.ExpiresAt())}
 	case statusd.Unplanned:
 		out.ImpactSeconds = statusd.Field[int64]{Set: true, Value: n.ImpactSeconds()}
+		out.Impact = n.Severity().Level()
 	}
 	return out
 }

@@ -49,6 +49,13 @@ func applyNotice(b *statusd.AdminNoticeRequest, n *statusd.Notice, bad *problems
 	if only("impact_seconds", b.ImpactSeconds.Set, statusd.Unplanned) {
 		n.ImpactSeconds = b.ImpactSeconds.Value
 	}
+	if only("impact", b.Impact != nil, statusd.Unplanned) {
+		if s, err := statusd.ParseSeverity(*b.Impact); err != nil {
+			bad.add("impact", "%v", err)
+		} else {
+			n.Severity = s
+		}
+	}
 }
 
 // firstStates are the states a new notice starts in when none is given.

@@ -68,6 +68,23 @@ func (cmd *opCommand) notifyFlag() {
 	cmd.fs.BoolVar(&cmd.quiet, "no-notify", false, "tell no subscriber of it (default: the subscribers who follow it are notified)")
 }
 
+// impactFlag adds --impact, an incident's severity, into p.
+func (cmd *opCommand) impactFlag(p *string, usage string) {
+	cmd.fs.StringVar(p, "impact", "", usage)
+}
+
+// impact is the impact field of the request body for --impact v: left out
+// when v is "", a usage error when v is no impact.
+func (cmd *opCommand) impact(v string) (*string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if _, err := statusd.ParseSeverity(v); err != nil {
+		return nil, cmd.usageErr("--impact: %v", err)
+	}
+	return &v, nil
+}
+
 // notify is the notify field of the request body: false with --no-notify,
 // else left out (the server notifies).
 func (cmd *opCommand) notify() *bool {
@@ -444,13 +461,14 @@ func (e Env) incidentCommand() *cobra.Command {
 }
 
 func (e Env) incidentOpen() *cobra.Command {
-	cmd := e.operator("open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--tag T ...] [--no-notify]", "open an incident")
+	cmd := e.operator("open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--impact minor|major|critical] [--tag T ...] [--no-notify]", "open an incident")
 	var comps, tags opStrings
-	var msg, subject, state string
+	var msg, subject, state, impact string
 	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
 	cmd.message(&msg, "", "what is happening: the first update's `text`, shown on the page")
 	cmd.fs.StringVar(&subject, "subject", "", "the incident's `title` (default: the message's first sentence)")
 	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: investigating or identified")
+	cmd.impactFlag(&impact, "how bad it is, as Statuspage clients read it: `minor` (the default), major or critical")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.notifyFlag()
 	return cmd.run(func(ctx context.Context, args []string) error {
@@ -468,7 +486,11 @@ func (e Env) incidentOpen() *cobra.Command {
 		if subject == "" {
 			subject = opSubject(msg)
 		}
-		body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Content: &msg, Notify: cmd.notify()}
+		level, err := cmd.impact(impact)
+		if err != nil {
+			return err
+		}
+		body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Impact: level, Content: &msg, Notify: cmd.notify()}
 		if err := cmd.listing(ctx, &body, comps, tags); err != nil {
 			return err
 		}
@@ -546,11 +568,11 @@ func (e Env) noticeEdit(name string, typ statusd.NoticeType) *cobra.Command {
 		synopsis += " [--expires T | --no-expiry]"
 	}
 	if has(statusd.Unplanned) {
-		synopsis += " [--impact-seconds N | --no-impact-override]"
+		synopsis += " [--impact minor|major|critical] [--impact-seconds N | --no-impact-override]"
 	}
 	cmd := e.operator(synopsis, "change its settings")
 	var comps, tags opStrings
-	var subject, begins, ends, expires string
+	var subject, begins, ends, expires, level string
 	var noComps, noTags, noExpiry, noImpact bool
 	var automate opOptBool
 	var impact opOptInt
@@ -569,6 +591,7 @@ func (e Env) noticeEdit(name string, typ statusd.NoticeType) *cobra.Command {
 		cmd.fs.BoolVar(&noExpiry, "no-expiry", false, "announcement: current until removed")
 	}
 	if has(statusd.Unplanned) {
+		cmd.impactFlag(&level, "incident: how bad it is: `minor`, major or critical")
 		cmd.fs.Var(&impact, "impact-seconds", "incident: its impact for the metrics, `N` seconds from began_at (0: none)")
 		cmd.fs.BoolVar(&noImpact, "no-impact-override", false, "incident: its impact is from began_at to ended_at again")
 	}
@@ -588,6 +611,9 @@ func (e Env) noticeEdit(name string, typ statusd.NoticeType) *cobra.Command {
 			return cmd.usageErr("give --impact-seconds N or --no-impact-override, not both")
 		}
 		var body statusd.AdminNoticeRequest
+		if body.Impact, err = cmd.impact(level); err != nil {
+			return err
+		}
 		now := time.Now()
 		for _, t := range []struct {
 			flag, v string
@@ -893,6 +919,9 @@ func (e Env) noticeShow() *cobra.Command {
 			}
 			if n.ImpactSeconds.Value != nil {
 				fmt.Fprintf(tw, "impact override\t%d seconds\n", *n.ImpactSeconds.Value)
+			}
+			if n.Impact != "" {
+				fmt.Fprintf(tw, "impact level\t%s\n", n.Impact)
 			}
 			fmt.Fprintf(tw, "url\t%s\n", printable(n.URL))
 			if err := tw.Flush(); err != nil {

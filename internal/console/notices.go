@@ -35,8 +35,8 @@ type kind struct {
 }
 
 var (
-	incident = kind{statusd.Unplanned, "incident", "Declare an incident", []string{"state", "notify"},
-		url.Values{"state": {string(statusd.Investigating)}, "notify": {"on"}}}
+	incident = kind{statusd.Unplanned, "incident", "Declare an incident", []string{"state", "impact", "notify"},
+		url.Values{"state": {string(statusd.Investigating)}, "impact": {string(statusd.SeverityMinor)}, "notify": {"on"}}}
 	maintenance = kind{statusd.Planned, "maintenance", "Schedule maintenance", []string{"begins_at", "ends_at", "automate", "notify"},
 		url.Values{"automate": {"on"}, "notify": {"on"}}}
 	announcement = kind{statusd.General, "announcement", "Announce", []string{"expires_at", "notify"},
@@ -46,8 +46,9 @@ var (
 // typeFields are the fields that only a notice type has, which an edit
 // changes too.
 var typeFields = map[statusd.NoticeType][]string{
-	statusd.Planned: {"begins_at", "ends_at", "automate"},
-	statusd.General: {"expires_at"},
+	statusd.Unplanned: {"impact"},
+	statusd.Planned:   {"begins_at", "ends_at", "automate"},
+	statusd.General:   {"expires_at"},
 }
 
 // notice reads the fields of f into the body of a notice of type typ:
@@ -63,6 +64,8 @@ func (f *form) notice(typ statusd.NoticeType, publishing bool) statusd.AdminNoti
 		}
 	}
 	switch typ {
+	case statusd.Unplanned:
+		b.Impact = f.text("impact")
 	case statusd.Planned:
 		b.BeginsAt, b.EndsAt, b.Automate = f.time("begins_at"), f.time("ends_at"), f.check("automate")
 	case statusd.General:
@@ -320,7 +323,7 @@ func (s *Server) EditForm(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	v := url.Values{"subject": {n.Subject()}, "begins_at": {formTime(n.BeginsAt())}, "ends_at": {formTime(n.EndsAt())},
-		"expires_at": {formTime(n.ExpiresAt())}}
+		"expires_at": {formTime(n.ExpiresAt())}, "impact": {string(n.Severity().Level())}}
 	for _, id := range n.ComponentIDs() {
 		v.Add("component_ids", strconv.FormatInt(id, 10))
 	}

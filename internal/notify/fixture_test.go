@@ -17,7 +17,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
-	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/testenv"
 )
 
@@ -75,10 +74,6 @@ func build(doc *statusd.Document, now time.Time) *snapshot.Snapshot {
 	return snapshot.Build(doc, 1, now, snapshot.Options{Variant: statusd.VariantA})
 }
 
-// wiredStatuspage is what the assembly wires.
-var wiredStatuspage = Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator,
-	Component: statuspage.ComponentIn, ComponentStatus: statuspage.ComponentStatus}
-
 // newTestWorker returns a worker of cfg over the fixture at t0 (or at
 // cfg.Now's time), with the real statuspage mapping.
 func newTestWorker(cfg Config) (*Worker, *holder) {
@@ -89,7 +84,6 @@ func newTestWorker(cfg Config) (*Worker, *holder) {
 	if cfg.Snapshots == nil {
 		cfg.Snapshots = h
 	}
-	cfg.Statuspage = wiredStatuspage
 	return New(cfg), h
 }
 

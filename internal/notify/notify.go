@@ -107,9 +107,6 @@ type Snapshots interface {
 type Config struct {
 	Store     statusd.SubscriberStore
 	Snapshots Snapshots
-	// Statuspage presents notices in webhook bodies as
-	// internal/statuspage does.
-	Statuspage Statuspage
 	// Mailer sends email; nil when email is off (an email delivery is
 	// then dropped, saying so).
 	Mailer *Mailer
@@ -144,7 +141,6 @@ type Config struct {
 type Worker struct {
 	store         statusd.SubscriberStore
 	snaps         Snapshots
-	statuspage    Statuspage
 	mailer        *Mailer
 	poster        *poster
 	retryBase     time.Duration
@@ -244,7 +240,7 @@ type holding struct {
 // New returns a Worker for the configuration.
 func New(cfg Config) *Worker {
 	w := &Worker{
-		store: cfg.Store, snaps: cfg.Snapshots, statuspage: cfg.Statuspage, mailer: cfg.Mailer,
+		store: cfg.Store, snaps: cfg.Snapshots, mailer: cfg.Mailer,
 		retryBase: cfg.RetryBase, documentation: cfg.Documentation,
 		poll: cfg.Poll, lease: cfg.Lease, keep: cfg.Keep, now: cfg.Now, busy: cfg.Busy, log: cfg.Log,
 		wake:  make(chan struct{}, 1),

@@ -13,25 +13,8 @@ import (
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/statuspage"
 )
-
-// Statuspage presents notices and the page as internal/statuspage does;
-// the assembly wires its functions (statuspage.Notice, statuspage.PageID,
-// statuspage.Indicator), so that a webhook's "incident" is, to the byte,
-// what /api/v2/incidents.json lists.
-type Statuspage struct {
-	// Notice maps a notice as incidents.json or
-	// scheduled-maintenances.json lists it; nil for one they leave out.
-	Notice func(*snapshot.Snapshot, *snapshot.Notice) any
-	// PageID is the page's id, made from its url.
-	PageID func(pageURL string) string
-	// Indicator maps the page's state to status.indicator.
-	Indicator func(statusd.PageState) string
-	// Component maps a component as components.json lists it, in the
-	// state given; ComponentStatus maps a state to a component's status.
-	Component       func(*snapshot.Snapshot, *snapshot.Component, statusd.PageState) any
-	ComponentStatus func(statusd.PageState) string
-}
 
 // componentUpdate is the "component_update" of Statuspage's component
 // webhook.
@@ -53,15 +36,15 @@ func (w *Worker) componentParts(snap *snapshot.Snapshot, c *snapshot.Component, 
 	}
 	p.componentUpdate, err = httpjson.Marshal(componentUpdate{
 		CreatedAt:   e.CreatedAt.UTC().Format(statusd.TimeLayout),
-		NewStatus:   w.statuspage.ComponentStatus(e.NewState),
-		OldStatus:   w.statuspage.ComponentStatus(e.OldState),
+		NewStatus:   statuspage.ComponentStatus(e.NewState, c.Severity),
+		OldStatus:   statuspage.ComponentStatus(e.OldState, c.Severity),
 		ID:          e.Thread,
 		ComponentID: strconv.FormatInt(c.ID, 10),
 	})
 	if err != nil {
 		return p, err
 	}
-	p.component, err = httpjson.Marshal(w.statuspage.Component(snap, c, e.NewState))
+	p.component, err = httpjson.Marshal(statuspage.ComponentIn(snap, c, e.NewState))
 	return p, err
 }
 
@@ -84,13 +67,13 @@ func (w *Worker) webhookParts(snap, told *snapshot.Snapshot, n *snapshot.Notice,
 	var p webhookParts
 	var err error
 	page := webhookPage{
-		ID:                w.statuspage.PageID(snap.PageURL),
-		StatusIndicator:   w.statuspage.Indicator(snap.PageState),
+		ID:                statuspage.PageID(snap.PageURL),
+		StatusIndicator:   statuspage.Indicator(snap),
 		StatusDescription: snap.Doc.Page.StateTexts.Text(snap.PageState),
 	}
 	var incident, notice any
 	if n != nil {
-		incident = w.statuspage.Notice(told, n)
+		incident = statuspage.Notice(told, n)
 		notice = told.NoticeDetail(n, now)
 	}
 	if p.page, err = httpjson.Marshal(page); err != nil {

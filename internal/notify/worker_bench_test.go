@@ -64,7 +64,7 @@ func BenchmarkWorker(b *testing.B) {
 				}
 				mailer := mustMailer(b, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test"})
 				ss := store.Subscribers()
-				w := New(Config{Store: ss, Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true, Poll: 100 * time.Millisecond})
+				w := New(Config{Store: ss, Snapshots: h, Mailer: mailer, AllowPrivate: true, Poll: 100 * time.Millisecond})
 				runCtx, stop := context.WithCancel(ctx)
 				defer stop()
 				go w.Run(runCtx)

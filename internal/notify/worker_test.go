@@ -127,7 +127,7 @@ func testWorker(t *testing.T, target string) {
 
 	// The worker: it polls once an hour, so that only Wake sends soon.
 	logs := &testenv.LogBuffer{}
-	w := New(Config{Store: ss, Snapshots: h, Statuspage: wiredStatuspage, Mailer: mailer, AllowPrivate: true,
+	w := New(Config{Store: ss, Snapshots: h, Mailer: mailer, AllowPrivate: true,
 		Poll: time.Hour, Log: infoLogger(logs)})
 	runCtx, stop := context.WithCancel(ctx)
 	stopped := make(chan struct{})
@@ -552,7 +552,7 @@ func TestLanes(t *testing.T) {
 }
 
 // startFanOut stores the subscribers (active, numbered from 1), runs a
-// worker of cfg (with a store, snapshots and Statuspage of its own, and
+// worker of cfg (with a store and snapshots of its own, and
 // private targets allowed) until the test ends, and stores an update of
 // notice 41, which every subscriber hears of. It returns when it woke the
 // worker, and the worker's store.
@@ -577,7 +577,7 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 	if err := h.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Store, cfg.Snapshots, cfg.Statuspage, cfg.AllowPrivate, cfg.Poll = store.Subscribers(), h, wiredStatuspage, true, 100*time.Millisecond
+	cfg.Store, cfg.Snapshots, cfg.AllowPrivate, cfg.Poll = store.Subscribers(), h, true, 100*time.Millisecond
 	w := New(cfg)
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan struct{})

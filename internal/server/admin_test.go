@@ -47,7 +47,7 @@ func admPublic(n map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range n {
 		switch k {
-		case "component_ids", "automate", "expires_at", "impact_seconds":
+		case "component_ids", "automate", "expires_at", "impact_seconds", "impact":
 		default:
 			out[k] = v
 		}
@@ -447,7 +447,7 @@ func TestAdminNotices(t *testing.T) {
 			"links":         testserver.Obj{"self": "/api/notices/304"},
 			"components":    []testserver.Obj{emb(12, "degraded")},
 			"updates":       []testserver.Obj{{"id": 35, "state": "investigating", "content": "We are investigating login failures.", "created_at": c, "updated_at": c}},
-			"component_ids": []int{12}, "impact_seconds": nil}
+			"component_ids": []int{12}, "impact_seconds": nil, "impact": "minor"}
 		testserver.AssertJSON(t, "POST unplanned", admOpenImpact(t, got, created), incident)
 		testserver.AssertJSON(t, "public 304", admOpenImpact(t, srv.Notice(304), created), admPublic(incident))
 		states(t, "while incident 304 is investigating", map[int64]string{12: "degraded"})

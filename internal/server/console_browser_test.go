@@ -46,10 +46,11 @@ func TestConsoleBrowser(t *testing.T) {
 				shot(t, ctx, "console-incident-"+width)
 			}
 			// Action 2: fill it in. The subject has the focus; Tab goes
-			// through the state (investigating), API, API EU (Space checks
-			// it), Website, the message, notify (on), the button.
+			// through the state (investigating), the impact (minor), API,
+			// API EU (Space checks it), Website, the message, notify (on),
+			// the button.
 			subject := "Checkout errors seen from " + vp.name
-			if err := chromedp.Do(ctx, press(subject, kb.Tab, kb.Tab, kb.Tab, " ", kb.Tab, kb.Tab, "Payments fail for some.", kb.Tab, kb.Tab)); err != nil {
+			if err := chromedp.Do(ctx, press(subject, kb.Tab, kb.Tab, kb.Tab, kb.Tab, " ", kb.Tab, kb.Tab, "Payments fail for some.", kb.Tab, kb.Tab)); err != nil {
 				t.Fatal(err)
 			}
 			// Action 3: send it.

@@ -32,7 +32,6 @@ import (
 	"github.com/statusd/statusd/internal/server"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
-	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
@@ -152,7 +151,6 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 	}
 	pressure := server.NewPressure(time.Now)
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
-		Statuspage:   notify.Statuspage{Notice: statuspage.Notice, PageID: statuspage.PageID, Indicator: statuspage.Indicator},
 		AllowPrivate: o.allowPrivate, RetryBase: o.retryBase, Lease: notify.DefaultLease, Busy: pressure.Busy, Log: log})
 	gate := server.NewGate(o.maxInFlight)
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, Log: log})

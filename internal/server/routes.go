@@ -70,16 +70,23 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage),
 	// with CORS and the rate limit as the v1 API.
 	for _, path := range []string{
-		"/api/v2/summary.json",                         // GET HEAD OPTIONS
-		"/api/v2/status.json",                          // GET HEAD OPTIONS
-		"/api/v2/components.json",                      // GET HEAD OPTIONS
-		"/api/v2/incidents.json",                       // GET HEAD OPTIONS
-		"/api/v2/incidents/unresolved.json",            // GET HEAD OPTIONS
-		"/api/v2/scheduled-maintenances.json",          // GET HEAD OPTIONS
-		"/api/v2/scheduled-maintenances/upcoming.json", // GET HEAD OPTIONS
-		"/api/v2/scheduled-maintenances/active.json",   // GET HEAD OPTIONS
+		"/api/v2/summary.json",                // GET HEAD OPTIONS
+		"/api/v2/status.json",                 // GET HEAD OPTIONS
+		"/api/v2/components.json",             // GET HEAD OPTIONS
+		"/api/v2/incidents.json",              // GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances.json", // GET HEAD OPTIONS
 	} {
 		pub.Read(path, v2.Serve(path), httpjson.Preflight)
+	}
+	// Their folders, each one route (a wildcard route beside fixed ones
+	// would conflict): incidents/unresolved.json and
+	// scheduled-maintenances/upcoming.json and active.json, each named by
+	// its own path, and one notice's <id>.json.
+	for _, dir := range []string{
+		"/api/v2/incidents/",              // {file}: GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances/", // {file}: GET HEAD OPTIONS
+	} {
+		pub.Read(dir+"{file}", v2.Folder(dir), httpjson.Preflight)
 	}
 
 	// The status page: HTML, feeds and its assets (internal/web); GET HEAD.

@@ -352,7 +352,7 @@ func TestStatuspageV2(t *testing.T) {
 
 			// status
 			wantStatus := map[string]testserver.Obj{
-				"degraded":    {"indicator": "major", "description": "Some systems are degraded"},
+				"degraded":    {"indicator": "minor", "description": "Some systems are degraded"},
 				"maintenance": {"indicator": "maintenance", "description": "Maintenance is underway"},
 				"operational": {"indicator": "none", "description": "All systems operational"},
 			}[st.name]
@@ -362,7 +362,7 @@ func TestStatuspageV2(t *testing.T) {
 			// components, in position order. Groups (10 API, 30 Database)
 			// show their worst member, as on Statuspage.
 			wantComps := map[string]string{
-				"degraded":    "20:under_maintenance 10:partial_outage 12:operational 11:partial_outage 30:under_maintenance 31:operational",
+				"degraded":    "20:under_maintenance 10:degraded_performance 12:operational 11:degraded_performance 30:under_maintenance 31:operational",
 				"maintenance": "20:under_maintenance 10:operational 12:operational 11:operational 30:under_maintenance 31:operational",
 				"operational": "20:operational 10:operational 12:operational 11:operational 30:operational 31:operational",
 			}[st.name]
@@ -401,7 +401,7 @@ func TestStatuspageV2(t *testing.T) {
 				t.Errorf("summary incidents %s, want %s", got, wantUnresolved)
 			}
 			// By hand from the fixture: impact none only for the false
-			// alarm; monitoring_at when recovering began; resolved_at when
+			// alarm, else minor, the default (the fixture names none); monitoring_at when recovering began; resolved_at when
 			// the final run of resolved began.
 			for _, w := range []struct {
 				id, impact          string
@@ -410,11 +410,11 @@ func TestStatuspageV2(t *testing.T) {
 				updates             string
 				components          string
 			}{
-				{"105", "major", h(-5), h(-4), nil, "monitoring investigating", "20:under_maintenance"},
-				{"101", "major", testserver.TS(d(-3)), testserver.TS(d(-3).Add(30 * time.Minute)), testserver.TS(d(-3).Add(time.Hour)), "resolved monitoring investigating", "31:operational"},
+				{"105", "minor", h(-5), h(-4), nil, "monitoring investigating", "20:under_maintenance"},
+				{"101", "minor", testserver.TS(d(-3)), testserver.TS(d(-3).Add(30 * time.Minute)), testserver.TS(d(-3).Add(time.Hour)), "resolved monitoring investigating", "31:operational"},
 				{"103", "none", testserver.TS(d(-10)), nil, testserver.TS(d(-10).Add(20 * time.Minute)), "resolved investigating", "12:operational"},
-				{"104", "major", testserver.TS(d(-20)), nil, testserver.TS(d(-20).Add(4 * time.Hour)), "resolved investigating", ""},
-				{"102", "major", testserver.TS(d(-40)), nil, testserver.TS(d(-40).Add(3 * time.Hour)), "resolved resolved identified investigating resolved investigating", ""},
+				{"104", "minor", testserver.TS(d(-20)), nil, testserver.TS(d(-20).Add(4 * time.Hour)), "resolved investigating", ""},
+				{"102", "minor", testserver.TS(d(-40)), nil, testserver.TS(d(-40).Add(3 * time.Hour)), "resolved resolved identified investigating resolved investigating", ""},
 			} {
 				in := tmFind(t, incidents, w.id)
 				if in["impact"] != w.impact || in["started_at"] != w.started || in["monitoring_at"] != w.monitoring || in["resolved_at"] != w.resolved {

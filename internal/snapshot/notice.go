@@ -46,6 +46,7 @@ type Notice struct {
 	typ      uint8 // an index in noticeTypes
 	timeline uint8 // an index in timelineStates
 	state    uint8 // an index in states
+	severity uint8 // an index in severities
 	automate bool
 	// open is set when the impact reaches past the moment the notice was
 	// derived, so that it depends on the time of the request.
@@ -163,10 +164,12 @@ func (a *arena) str(s span) string {
 	return unsafe.String(&a.text[s.start], s.len())
 }
 
-// noticeTypes and timelineStates are what Notice's indexes name.
+// noticeTypes, timelineStates and severities are what Notice's indexes
+// name.
 var (
 	noticeTypes    = []statusd.NoticeType{"", statusd.Unplanned, statusd.Planned, statusd.General}
 	timelineStates = []statusd.TimelineState{"", statusd.Future, statusd.Present, statusd.PastRecent, statusd.PastDistant}
+	severities     = []statusd.Severity{"", statusd.SeverityMinor, statusd.SeverityMajor, statusd.SeverityCritical}
 )
 
 // indexOf returns the index of v in list, and whether it is there.
@@ -226,8 +229,9 @@ func derive(n *Notice, src statusd.Notice, now time.Time, a *arena) {
 
 	typ, knownType := indexOf(noticeTypes, src.Type)
 	state, knownState := indexOf(states, src.State())
-	n.typ, n.state = typ, state
-	if !knownType || !knownState || !n.addUpdates(src.Updates) {
+	severity, knownSeverity := indexOf(severities, src.Severity)
+	n.typ, n.state, n.severity = typ, state, severity
+	if !knownType || !knownState || !knownSeverity || !n.addUpdates(src.Updates) {
 		a.whole = append(a.whole, src)
 		n.whole = int32(len(a.whole))
 	}
@@ -301,6 +305,14 @@ func (n *Notice) ImpactSeconds() *int64 {
 	return &v
 }
 
+// Severity is how badly an unplanned notice hurts (zero: minor).
+func (n *Notice) Severity() statusd.Severity {
+	if w := n.kept(); w != nil {
+		return w.Severity
+	}
+	return severities[n.severity]
+}
+
 // BeginsAt is when a planned notice is scheduled to begin.
 func (n *Notice) BeginsAt() *time.Time { return n.beginsAt.optional(n.hasBeginsAt) }
 
@@ -330,7 +342,7 @@ func (n *Notice) Full() statusd.Notice {
 	}
 	return statusd.Notice{
 		ID: n.ID, Type: n.Type(), Subject: n.Subject(), TagList: n.TagList(), ComponentIDs: n.ComponentIDs(),
-		ImpactSeconds: n.ImpactSeconds(), BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt(), Automate: n.automate,
+		ImpactSeconds: n.ImpactSeconds(), Severity: n.Severity(), BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt(), Automate: n.automate,
 		ExpiresAt: n.ExpiresAt(), CreatedAt: n.CreatedAt(), UpdatedAt: n.UpdatedAt(), Updates: n.Updates(),
 	}
 }

@@ -55,6 +55,9 @@ type Snapshot struct {
 
 	PageURL   string
 	PageState statusd.PageState
+	// Severity is the worst severity of the current incidents (never the
+	// zero value: minor), "" when there is none.
+	Severity statusd.Severity
 	// UpdatedAt is when the page, a component or a notice last changed
 	// (for a notice, statusd.Notice.ChangedAt): the page's updated_at, in
 	// the v1 API as in Statuspage v2.
@@ -93,7 +96,10 @@ type Snapshot struct {
 // Component is a component with its derived state and metrics data.
 type Component struct {
 	*statusd.Component
-	State    statusd.PageState
+	State statusd.PageState
+	// Severity is the worst severity of the current incidents that list
+	// the component or a descendant, as Snapshot.Severity.
+	Severity statusd.Severity
 	Children []*Component
 	resource statusd.ComponentResource
 	embedded statusd.EmbeddedComponent
@@ -220,8 +226,8 @@ func assemble(settings Settings, notices []*Notice, version int64, now time.Time
 		s.order[i] = n.slot
 	}
 	s.applyIndexes(prev, d, added)
-	states := s.indexNotices()
-	s.buildComponents(states)
+	states, current := s.indexNotices()
+	s.buildComponents(states, current)
 	s.applyCounting(prev, d, added)
 	s.finish()
 	return s
@@ -245,8 +251,8 @@ func assembleWhole(settings Settings, notices []Notice, version int64, now time.
 	}
 	s.byID = slices.Clone(s.order)
 	slices.SortFunc(s.byID, func(a, b int32) int { return byNoticeID(&notices[a], &notices[b]) })
-	states := s.indexNotices()
-	s.buildComponents(states)
+	states, current := s.indexNotices()
+	s.buildComponents(states, current)
 	s.buildCounting()
 	s.finish()
 	return s
@@ -359,8 +365,9 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 }
 
 // indexNotices fills the notice indexes, the page state, UpdatedAt and
-// ValidUntil, and returns the component states (CONTRACT C3).
-func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
+// ValidUntil, and returns the component states (CONTRACT C3) and the
+// current incidents.
+func (s *Snapshot) indexNotices() (states map[int64]statusd.PageState, current []*Notice) {
 	var first *Notice // the first to change by itself
 	var changed instant
 	for _, n := range s.AllNotices() {
@@ -372,6 +379,9 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		}
 		if n.open {
 			s.open = append(s.open, n)
+		}
+		if n.IsCurrentIncident() {
+			current = append(current, n)
 		}
 		if n.Type() == statusd.Planned && n.Automate() && (n.IsUnderway() || n.State() == statusd.Scheduled) {
 			s.Automated = append(s.Automated, n)
@@ -395,7 +405,7 @@ func (s *Snapshot) indexNotices() map[int64]statusd.PageState {
 		}
 	})
 	s.PageState = page
-	return states
+	return states, current
 }
 
 // Expired reports whether a time rule has changed the page since the
@@ -410,7 +420,9 @@ func link(pageURL, path string) string {
 
 func (s *Snapshot) link(path string) string { return link(s.PageURL, path) }
 
-func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
+// buildComponents makes the component tree, with each component's state
+// and the severity of the current incidents.
+func (s *Snapshot) buildComponents(states map[int64]statusd.PageState, current []*Notice) {
 	comps := s.Doc.Components
 	s.AllComponents = make([]*Component, len(comps))
 	for i := range comps {
@@ -429,6 +441,15 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 			p.Children = append(p.Children, c)
 		}
 	}
+	for _, n := range current {
+		sev := n.Severity().Level()
+		s.Severity = worse(s.Severity, sev)
+		for _, id := range n.ComponentIDs() {
+			for c := s.componentID[id]; c != nil; c = s.parent(c) {
+				c.Severity = worse(c.Severity, sev)
+			}
+		}
+	}
 	for _, c := range s.AllComponents {
 		state := s.Variant.Name(c.State)
 		c.embedded = statusd.EmbeddedComponent{
@@ -445,6 +466,14 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState) {
 			CreatedAt: statusd.Time{Time: c.CreatedAt}, UpdatedAt: statusd.Time{Time: c.UpdatedAt},
 		}
 	}
+}
+
+// worse returns the worse of a and b, where "" is none.
+func worse(a, b statusd.Severity) statusd.Severity {
+	if a == "" || b.Rank() > a.Rank() {
+		return b
+	}
+	return a
 }
 
 // fields are the notice's fields as the API shows them at now (SPEC §2).

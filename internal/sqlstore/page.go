@@ -95,7 +95,7 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 			args = append(args, id)
 		}
 	}
-	rows, err := t.query(`SELECT id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
+	rows, err := t.query(`SELECT id, type, subject, tag_list, impact_seconds, impact, begins_at, ends_at,
 		automate, expires_at, created_at, updated_at FROM notices`+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, err
@@ -104,17 +104,17 @@ func loadNotices(t tx, ids []int64) ([]statusd.Notice, error) {
 	out := make([]statusd.Notice, 0, rowCount(t, "notices", where, len(ids)))
 	// The scan's destinations are declared once: Scan takes their
 	// addresses, which would otherwise put each row's on the heap.
-	var typ, subject, tags sql.RawBytes
+	var typ, subject, tags, severity sql.RawBytes
 	var id, created, updated intColumn
 	var automate bool
 	var impact, begins, ends, expires nullIntColumn
 	for rows.Next() {
-		if err := rows.Scan(&id, &typ, &subject, &tags, &impact, &begins, &ends, &automate,
+		if err := rows.Scan(&id, &typ, &subject, &tags, &impact, &severity, &begins, &ends, &automate,
 			&expires, &created, &updated); err != nil {
 			return nil, err
 		}
 		n := statusd.Notice{ID: int64(id), Type: statusd.NoticeType(typ), Subject: string(subject),
-			ImpactSeconds: nullInt(sql.NullInt64(impact)), Automate: automate,
+			ImpactSeconds: nullInt(sql.NullInt64(impact)), Severity: statusd.Severity(severity), Automate: automate,
 			BeginsAt: fromMSPtr(sql.NullInt64(begins)), EndsAt: fromMSPtr(sql.NullInt64(ends)),
 			ExpiresAt: fromMSPtr(sql.NullInt64(expires)),
 			CreatedAt: fromMS(int64(created)), UpdatedAt: fromMS(int64(updated))}
@@ -388,8 +388,8 @@ func newNoticeWriter(t tx) (*noticeWriter, error) {
 			*dst, err = t.prepare(query)
 		}
 	}
-	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, begins_at, ends_at,
-		automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, impact, begins_at, ends_at,
+		automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prepare(&w.link, `INSERT INTO notice_components (notice_id, component_id, ord) VALUES (?, ?, ?)`)
 	prepare(&w.update, `INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at, notified, changes)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -416,7 +416,7 @@ func (w *noticeWriter) insert(n *statusd.Notice) error {
 			return err
 		}
 	}
-	if _, err := w.notice.Exec(n.ID, string(n.Type), n.Subject, string(tags), n.ImpactSeconds,
+	if _, err := w.notice.Exec(n.ID, string(n.Type), n.Subject, string(tags), n.ImpactSeconds, string(n.Severity),
 		msPtr(n.BeginsAt), msPtr(n.EndsAt), n.Automate, msPtr(n.ExpiresAt), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
 		return err
 	}

@@ -21,16 +21,16 @@ const TimeZone = "Etc/UTC"
 
 // Statuspage's values, as statusd maps them.
 const (
-	ComponentOperational      = "operational"
-	ComponentPartialOutage    = "partial_outage"
-	ComponentUnderMaintenance = "under_maintenance"
+	ComponentOperational         = "operational"
+	ComponentDegradedPerformance = "degraded_performance"
+	ComponentPartialOutage       = "partial_outage"
+	ComponentMajorOutage         = "major_outage"
+	ComponentUnderMaintenance    = "under_maintenance"
 
 	IndicatorNone        = "none"
-	IndicatorMajor       = "major"
 	IndicatorMaintenance = "maintenance"
 
 	ImpactNone        = "none"
-	ImpactMajor       = "major"
 	ImpactMaintenance = "maintenance"
 
 	IncidentInvestigating = "investigating"
@@ -43,6 +43,14 @@ const (
 	MaintenanceCompleted  = "completed"
 )
 
+// outages are the statuses of a degraded component, by the severity of
+// the worst current incident that lists it or a descendant.
+var outages = map[statusd.Severity]string{
+	statusd.SeverityMinor:    ComponentDegradedPerformance,
+	statusd.SeverityMajor:    ComponentPartialOutage,
+	statusd.SeverityCritical: ComponentMajorOutage,
+}
+
 // PageID is the page's id: statusd pages have none, so it is made from the
 // page's public url (12 lowercase hex digits, the shape of Statuspage's
 // ids), the same on every replica and across restarts.
@@ -51,26 +59,29 @@ func PageID(pageURL string) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-// ComponentStatus maps a component or page state: degraded, which statusd
-// derives from a current incident, is a partial outage; maintenance is
-// under_maintenance.
-func ComponentStatus(s statusd.PageState) string {
+// ComponentStatus maps a component's state and the worst severity of the
+// current incidents that list it or a descendant (snapshot.Component):
+// degraded, which statusd derives from a current incident, is
+// degraded_performance, partial_outage or major_outage as that severity is
+// minor, major or critical; maintenance is under_maintenance.
+func ComponentStatus(s statusd.PageState, worst statusd.Severity) string {
 	switch s {
 	case statusd.PageDegraded:
-		return ComponentPartialOutage
+		return outages[worst.Level()]
 	case statusd.PageUnderMaintenance:
 		return ComponentUnderMaintenance
 	}
 	return ComponentOperational
 }
 
-// Indicator maps the page's state to status.indicator: degraded is major
-// (Statuspage's "Partial System Outage", as components are partial_outage),
-// maintenance is maintenance, operational is none.
-func Indicator(s statusd.PageState) string {
-	switch s {
+// Indicator maps the page's state to status.indicator: degraded is the
+// worst severity of the current incidents (minor, major or critical, as
+// Statuspage's impacts are named), maintenance is maintenance, operational
+// is none.
+func Indicator(snap *snapshot.Snapshot) string {
+	switch snap.PageState {
 	case statusd.PageDegraded:
-		return IndicatorMajor
+		return string(snap.Severity.Level())
 	case statusd.PageUnderMaintenance:
 		return IndicatorMaintenance
 	}
@@ -133,7 +144,7 @@ func id(n int64) string { return strconv.FormatInt(n, 10) }
 func newView(snap *snapshot.Snapshot, want func(*snapshot.Notice) bool, max int) *view {
 	m := newMapper(snap)
 	v := &view{
-		status: Status{Indicator: Indicator(snap.PageState), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
+		status: Status{Indicator: Indicator(snap), Description: snap.Doc.Page.StateTexts.Text(snap.PageState)},
 		// Never null: an empty list is [].
 		components:   make([]Component, 0, len(snap.AllComponents)),
 		incidents:    []Incident{},
@@ -156,8 +167,13 @@ func newView(snap *snapshot.Snapshot, want func(*snapshot.Notice) bool, max int)
 			v.maintenances = append(v.maintenances, *mt)
 		}
 	}
-	v.page = Page{ID: m.pageID, Name: snap.Doc.Page.Name, URL: snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(snap.UpdatedAt)}
+	v.page = m.page()
 	return v
+}
+
+// page maps the page.
+func (m *mapper) page() Page {
+	return Page{ID: m.pageID, Name: m.snap.Doc.Page.Name, URL: m.snap.PageURL, TimeZone: TimeZone, UpdatedAt: ts(m.snap.UpdatedAt)}
 }
 
 // Notice maps one notice of snap as incidents.json (an Incident) or
@@ -179,7 +195,7 @@ func Notice(snap *snapshot.Snapshot, n *snapshot.Notice) any {
 // changed its state left it (CONTRACT C7).
 func ComponentIn(snap *snapshot.Snapshot, c *snapshot.Component, state statusd.PageState) any {
 	out := newMapper(snap).component(c)
-	out.Status = ComponentStatus(state)
+	out.Status = ComponentStatus(state, c.Severity)
 	return out
 }
 
@@ -204,7 +220,7 @@ func (m *mapper) component(c *snapshot.Component) Component {
 	out := Component{
 		ID:        id(c.ID),
 		Name:      c.Name,
-		Status:    ComponentStatus(c.State),
+		Status:    ComponentStatus(c.State, c.Severity),
 		CreatedAt: ts(c.CreatedAt),
 		UpdatedAt: ts(c.UpdatedAt),
 		Position:  c.Position,
@@ -283,7 +299,7 @@ func (m *mapper) notice(n *snapshot.Notice) (*Incident, *Maintenance) {
 	}
 	if n.Type() == statusd.Unplanned {
 		in.MonitoringAt = monitoringAt(updates)
-		in.Impact = ImpactMajor
+		in.Impact = string(n.Severity().Level())
 		if n.State() == statusd.FalseAlarm || (n.ImpactSeconds() != nil && *n.ImpactSeconds() == 0) {
 			in.Impact = ImpactNone
 		}
@@ -307,7 +323,7 @@ func (m *mapper) affected(changes []statusd.ComponentChange) []AffectedComponent
 	for _, ch := range changes {
 		if c := m.snap.Component(ch.ComponentID); c != nil {
 			out = append(out, AffectedComponent{Code: id(c.ID), Name: c.Name,
-				OldStatus: ComponentStatus(ch.Old), NewStatus: ComponentStatus(ch.New)})
+				OldStatus: ComponentStatus(ch.Old, c.Severity), NewStatus: ComponentStatus(ch.New, c.Severity)})
 		}
 	}
 	return out
@@ -420,4 +436,29 @@ func openIncident(n *snapshot.Notice) bool {
 // withStatus keeps them once mapped.
 func plannedIn(n *snapshot.Notice, statuses ...string) bool {
 	return n.Type() == statusd.Planned && slices.Contains(statuses, MaintenanceStatus(n.State()))
+}
+
+// itemPath is the path of the file of the notice with id in dir, one of
+// Folders.
+func itemPath(dir, id string) string { return dir + id + ".json" }
+
+// item is the answer of the file of the notice with the id in dir, one of
+// Folders: the notice as dir's list presents it, beside the page, under
+// the list's key made singular; ok is false when the list holds no notice
+// with that id (another type, a general notice, a maintenance cancelled
+// before it began, none at all).
+func item(snap *snapshot.Snapshot, dir string, noticeID int64) (ans any, ok bool) {
+	n := snap.Notice(noticeID)
+	if n == nil {
+		return nil, false
+	}
+	m := newMapper(snap)
+	in, mt := m.notice(n)
+	switch {
+	case dir == "/api/v2/incidents/" && in != nil:
+		return IncidentResponse{Page: m.page(), Incident: *in}, true
+	case dir == "/api/v2/scheduled-maintenances/" && mt != nil:
+		return MaintenanceResponse{Page: m.page(), ScheduledMaintenance: *mt}, true
+	}
+	return nil, false
 }

@@ -10,6 +10,8 @@
 //	/api/v2/scheduled-maintenances.json           the 50 most recent scheduled maintenances
 //	/api/v2/scheduled-maintenances/upcoming.json  maintenances still scheduled
 //	/api/v2/scheduled-maintenances/active.json    maintenances in progress
+//	/api/v2/incidents/{id}.json                   one incident
+//	/api/v2/scheduled-maintenances/{id}.json      one scheduled maintenance
 //
 // Unplanned notices are incidents, planned notices are scheduled
 // maintenances; general notices have no counterpart and are left out. See
@@ -23,7 +25,9 @@ package statuspage
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/statusd/statusd"
@@ -86,6 +90,16 @@ var Paths = []string{
 	"/api/v2/scheduled-maintenances/active.json",
 }
 
+// Folders are the folders of Paths that also hold one file per notice,
+// <id>.json, with what their notices are called in errors. A ServeMux
+// wildcard is a whole path segment, and a wildcard route beside fixed
+// routes of the same folder conflicts with them, so Folder answers every
+// file of these folders.
+var Folders = map[string]string{
+	"/api/v2/incidents/":              "incident",
+	"/api/v2/scheduled-maintenances/": "scheduled maintenance",
+}
+
 // Serve answers the endpoint at path, one of Paths, from the snapshot's
 // cache (respcache), under the key path: marshalled once per snapshot,
 // with its ETag, 304 and encodings. The answer does not depend on the
@@ -94,22 +108,58 @@ var Paths = []string{
 // before routing (internal/server).
 func (s *Server) Serve(path string) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		snap := s.snaps.Current()
-		if snap == nil {
-			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
-		}
-		cache := s.cache.For(snap)
-		e, err := cache.Get(path, s.now(), func(time.Time) (*respcache.Entry, error) {
-			v := answer(snap, path)
-			return respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, s.header, time.Time{})
-		})
-		if err != nil {
-			return err
-		}
-		if r.RequestURI != "" {
-			cache.Alias(r.RequestURI, path, r.Pattern)
-		}
-		respcache.Serve(w, r, e)
-		return nil
+		return s.serve(w, r, path, func(snap *snapshot.Snapshot) (any, error) { return answer(snap, path), nil })
 	}
+}
+
+// Folder answers the files of dir, one of Folders, at dir{file}: the
+// files of Paths in it, each named by its path as its own route would be,
+// and <id>.json, the notice with that id as dir's list presents it under
+// the list's key made singular ({"page": ..., "incident": ...}), the
+// shape of the list's own items. An id that names no notice of the list,
+// or that is no id, is 404 not_found.
+func (s *Server) Folder(dir string) route.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		path := dir + r.PathValue("file")
+		if slices.Contains(Paths, path) {
+			r.Pattern = path
+			return s.serve(w, r, path, func(snap *snapshot.Snapshot) (any, error) { return answer(snap, path), nil })
+		}
+		idText, isJSON := strings.CutSuffix(r.PathValue("file"), ".json")
+		n, err := statusd.ParseID(Folders[dir], idText)
+		if !isJSON || err != nil {
+			return statusd.Errorf(statusd.ENotFound, "%s %s not found", Folders[dir], idText)
+		}
+		return s.serve(w, r, itemPath(dir, id(n)), func(snap *snapshot.Snapshot) (any, error) {
+			if v, ok := item(snap, dir, n); ok {
+				return v, nil
+			}
+			return nil, statusd.Errorf(statusd.ENotFound, "%s %d not found", Folders[dir], n)
+		})
+	}
+}
+
+// serve answers the body that build maps from the current snapshot,
+// kept in the snapshot's cache under key; build's error is the answer's.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, key string, build func(*snapshot.Snapshot) (any, error)) error {
+	snap := s.snaps.Current()
+	if snap == nil {
+		return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
+	}
+	cache := s.cache.For(snap)
+	e, err := cache.Get(key, s.now(), func(time.Time) (*respcache.Entry, error) {
+		v, err := build(snap)
+		if err != nil {
+			return nil, err
+		}
+		return respcache.Compute(func(dst []byte) ([]byte, error) { return httpjson.Append(dst, v) }, s.header, time.Time{})
+	})
+	if err != nil {
+		return err
+	}
+	if r.RequestURI != "" {
+		cache.Alias(r.RequestURI, key, r.Pattern)
+	}
+	respcache.Serve(w, r, e)
+	return nil
 }

@@ -28,9 +28,10 @@ func upd(id int64, state statusd.State, at time.Time) statusd.Update {
 	return statusd.Update{ID: id, State: state, Content: "u" + string(state), CreatedAt: at, UpdatedAt: at}
 }
 
-// doc is a page with a group (1) of two members (2, 3), one of them
-// degraded, and a top-level component (4) under maintenance; a notice of
-// each kind and state that matters.
+// doc is a page with a group (1) of two members (2, 3), both degraded by
+// a major incident (10), and a top-level component (4) under maintenance;
+// a notice of each kind and state that matters, a critical incident (11)
+// among them, resolved.
 func doc() *statusd.Document {
 	h := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Hour) }
 	one := int64(1)
@@ -42,6 +43,7 @@ func doc() *statusd.Document {
 	zero := int64(0)
 	override := notice(15, statusd.Unplanned, nil, upd(150, statusd.Investigating, h(-30)), upd(151, statusd.Resolved, h(-29)))
 	override.ImpactSeconds = &zero
+	severe := func(n statusd.Notice, s statusd.Severity) statusd.Notice { n.Severity = s; return n }
 	return &statusd.Document{
 		Page: statusd.Page{Name: "Acme", URL: "https://status.acme.test/", CreatedAt: h(-100), UpdatedAt: h(-100)},
 		Components: []statusd.Component{
@@ -51,10 +53,10 @@ func doc() *statusd.Document {
 			{ID: 4, Position: 4, Name: "DB", CreatedAt: h(-100), UpdatedAt: h(-90)},
 		},
 		Notices: []statusd.Notice{
-			notice(10, statusd.Unplanned, []int64{3, 2}, upd(100, statusd.Investigating, h(-3)), upd(101, statusd.Identified, h(-2))),
-			notice(11, statusd.Unplanned, []int64{4},
+			severe(notice(10, statusd.Unplanned, []int64{3, 2}, upd(100, statusd.Investigating, h(-3)), upd(101, statusd.Identified, h(-2))), statusd.SeverityMajor),
+			severe(notice(11, statusd.Unplanned, []int64{4},
 				upd(110, statusd.Investigating, h(-10)), upd(111, statusd.Recovering, h(-9)), upd(112, statusd.Identified, h(-8)),
-				upd(113, statusd.Recovering, h(-7)), upd(114, statusd.Recovering, h(-6)), upd(115, statusd.Resolved, h(-5))),
+				upd(113, statusd.Recovering, h(-7)), upd(114, statusd.Recovering, h(-6)), upd(115, statusd.Resolved, h(-5))), statusd.SeverityCritical),
 			notice(12, statusd.Unplanned, nil, upd(120, statusd.Investigating, h(-20)), upd(121, statusd.FalseAlarm, h(-19))),
 			override,
 			planned(notice(20, statusd.Planned, []int64{4}, upd(200, statusd.Scheduled, h(-4)), upd(201, statusd.Underway, h(-1))), h(-1), h(1)),
@@ -83,13 +85,20 @@ func TestMappings(t *testing.T) {
 			t.Errorf("MaintenanceStatus(%s) = %s, want %s", s, got, want)
 		}
 	}
-	for s, want := range map[statusd.PageState][2]string{
-		statusd.PageOperational:      {"operational", "none"},
-		statusd.PageDegraded:         {"partial_outage", "major"},
-		statusd.PageUnderMaintenance: {"under_maintenance", "maintenance"},
+	for _, tc := range []struct {
+		state statusd.PageState
+		worst statusd.Severity
+		want  string
+	}{
+		{statusd.PageOperational, "", "operational"},
+		{statusd.PageDegraded, "", "degraded_performance"},
+		{statusd.PageDegraded, statusd.SeverityMinor, "degraded_performance"},
+		{statusd.PageDegraded, statusd.SeverityMajor, "partial_outage"},
+		{statusd.PageDegraded, statusd.SeverityCritical, "major_outage"},
+		{statusd.PageUnderMaintenance, "", "under_maintenance"},
 	} {
-		if got := [2]string{ComponentStatus(s), Indicator(s)}; got != want {
-			t.Errorf("%s: %v, want %v", s, got, want)
+		if got := ComponentStatus(tc.state, tc.worst); got != tc.want {
+			t.Errorf("ComponentStatus(%s, %q) = %s, want %s", tc.state, tc.worst, got, tc.want)
 		}
 	}
 	if id := PageID("https://status.acme.test"); !regexp.MustCompile(`^[0-9a-f]{12}$`).MatchString(id) || id != PageID("https://status.acme.test") || id == PageID("https://other.test") {
@@ -136,7 +145,7 @@ func TestView(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	if got, want := ids(v.incidents), "10:identified:major 11:resolved:major 12:resolved:none 15:resolved:none"; got != want {
+	if got, want := ids(v.incidents), "10:identified:major 11:resolved:critical 12:resolved:none 15:resolved:none"; got != want {
 		t.Errorf("incidents %s, want %s", got, want)
 	}
 	in := v.incidents[0]

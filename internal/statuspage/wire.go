@@ -130,3 +130,15 @@ type MaintenancesResponse struct {
 	Page                  Page          `json:"page"`
 	ScheduledMaintenances []Maintenance `json:"scheduled_maintenances"`
 }
+
+// IncidentResponse is /api/v2/incidents/{id}.json.
+type IncidentResponse struct {
+	Page     Page     `json:"page"`
+	Incident Incident `json:"incident"`
+}
+
+// MaintenanceResponse is /api/v2/scheduled-maintenances/{id}.json.
+type MaintenanceResponse struct {
+	Page                 Page        `json:"page"`
+	ScheduledMaintenance Maintenance `json:"scheduled_maintenance"`
+}

@@ -59,7 +59,7 @@ func Sample() *statusd.Document {
 		},
 		Notices: []statusd.Notice{
 			{ID: 100, Type: statusd.Unplanned, Subject: "Errors", TagList: []string{"api", "eu"},
-				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), CreatedAt: at(10), UpdatedAt: at(20),
+				ComponentIDs: []int64{3, 7}, ImpactSeconds: ptr(int64(90)), Severity: statusd.SeverityMajor, CreatedAt: at(10), UpdatedAt: at(20),
 				Updates: []statusd.Update{
 					{ID: 5, State: statusd.Investigating, Content: "Looking.", CreatedAt: at(10), UpdatedAt: at(11), Notified: true,
 						Changes: []statusd.ComponentChange{{ComponentID: 7, Old: statusd.PageOperational, New: statusd.PageDegraded},

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd/internal/testserver"
+)
+
+// TestTokenCreateNeedsPage: token create in a folder without the page's
+// database creates no file and names statusd init, as it does on a
+// database that holds no page; on the page's database its success line
+// names the database.
+func TestTokenCreateNeedsPage(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "statusd.db")
+	for _, sub := range [][]string{{"create", "--name", "alice"}, {"list"}} {
+		out, _, err := cli(t, "", append([]string{"token", sub[0], "--db", missing}, sub[1:]...)...)
+		if err == nil || out != "" || !strings.Contains(err.Error(), "statusd init") || !strings.Contains(err.Error(), missing) {
+			t.Errorf("token %s on a missing database: %q, %v; want a refusal naming it and statusd init", sub[0], out, err)
+		}
+		if _, err := os.Stat(missing); err == nil {
+			t.Fatalf("token %s on a missing database created %s", sub[0], missing)
+		}
+	}
+
+	empty := filepath.Join(dir, "empty.db")
+	testserver.OpenStore(t, empty) // a database, migrated, with no page
+	out, _, err := cli(t, "", "token", "create", "--db", empty, "--name", "alice")
+	if err == nil || out != "" || !strings.Contains(err.Error(), "holds no page") || !strings.Contains(err.Error(), "statusd init") {
+		t.Errorf("token create on a database without a page: %q, %v; want a refusal naming statusd init", out, err)
+	}
+
+	importDoc(t, empty, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	out, stderr, err := cli(t, "", "token", "create", "--db", empty, "--name", "bob")
+	if err != nil || strings.TrimSpace(out) == "" || !strings.Contains(stderr, `created token "bob" in `+empty) {
+		t.Errorf("token create on the page's database: %q, %q, %v; want the token, and the database named", out, stderr, err)
+	}
+}
+
+// TestCLIUnauthorizedSaysWhy: a 401 says whether a token was sent at all.
+func TestCLIUnauthorizedSaysWhy(t *testing.T) {
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	for _, c := range []struct{ token, says string }{
+		{"", "no token given: pass --token or set STATUSD_TOKEN"},
+		{"sd_wrong", "the server refused the token: "},
+	} {
+		_, _, err := cliEnv(t, map[string]string{"STATUSD_URL": srv.URL, "STATUSD_TOKEN": c.token}, "page", "show")
+		if exitCode(err) != exitCodeUnauthorized || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("page show with the token %q: %v (exit %d), want exit %d saying %q", c.token, err, exitCode(err), exitCodeUnauthorized, c.says)
+		}
+	}
+}

@@ -54,3 +54,17 @@ func TestCLIUnauthorizedSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyDatabaseNamesInit: served from a database without a page, the
+// log, the API's 503 and the page's 503 say how to start one.
+func TestEmptyDatabaseNamesInit(t *testing.T) {
+	srv := startServer(t, nil)
+	for _, path := range []string{"/api/v1/status", "/api/v2/summary.json", "/"} {
+		if r := srv.Get(path, 503); !strings.Contains(string(r.Body), "statusd init") {
+			t.Errorf("GET %s on an empty database: %s, want statusd init named", path, r.Body)
+		}
+	}
+	if !strings.Contains(srv.Logs.String(), "statusd init") {
+		t.Errorf("serve on an empty database logged:\n%s\nwant statusd init named", srv.Logs)
+	}
+}

@@ -182,8 +182,8 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	}
 	firstBuildTook := time.Since(firstBuild)
 	if holder.Current() == nil {
-		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
-			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
+		log.Warn("the database holds no page yet; the API answers 503 until one is started",
+			"hint", "statusd init --db "+c.db+" --name NAME --url URL, statusd import --db "+c.db+" FILE, or statusd serve --demo")
 	}
 
 	var limiter ratelimit.Allower

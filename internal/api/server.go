@@ -65,7 +65,7 @@ func (s *Server) Read(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
+			return statusd.NoPage(statusd.EUnavailable)
 		}
 		return h(w, r, snap)
 	}

@@ -107,7 +107,7 @@ func (s *Server) Serve(path string) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
+			return statusd.NoPage(statusd.EUnavailable)
 		}
 		b, err := s.answersFor(snap)
 		if err != nil {

@@ -128,7 +128,7 @@ func (s *Server) Page(h Handler) route.Handler {
 }
 
 // errNoPage answers a page while the store holds none.
-var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
+var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon. (To publish it: statusd init, or statusd import.)")
 
 // pageKey is the cache key of the page r asks for.
 func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }

@@ -68,3 +68,23 @@ func TestEmptyDatabaseNamesInit(t *testing.T) {
 		t.Errorf("serve on an empty database logged:\n%s\nwant statusd init named", srv.Logs)
 	}
 }
+
+// TestInitMetricsBars: the page of a page init made shows the bars'
+// legend only when it draws bars, which init --metrics turns on.
+func TestInitMetricsBars(t *testing.T) {
+	for _, metrics := range []bool{false, true} {
+		db := filepath.Join(t.TempDir(), "statusd.db")
+		args := []string{"init", "--db", db, "--name", "Acme Status", "--url", "https://status.acme.test", "API", "Website"}
+		if metrics {
+			args = append(args, "--metrics")
+		}
+		if _, stderr, err := cli(t, "", args...); err != nil {
+			t.Fatalf("%q: %v\n%s", args, err, stderr)
+		}
+		page := string(serveDB(t, db).Get("/", 200).Body)
+		bars, legend := strings.Count(page, `<svg class="bars"`), strings.Contains(page, `class="legend"`)
+		if want := map[bool]int{false: 0, true: 2}[metrics]; bars != want || legend != metrics {
+			t.Errorf("init with --metrics=%v: %d rows of bars and the legend %v, want %d and %v", metrics, bars, legend, want, metrics)
+		}
+	}
+}

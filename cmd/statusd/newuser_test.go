@@ -88,3 +88,38 @@ func TestInitMetricsBars(t *testing.T) {
 		}
 	}
 }
+
+// TestServeBindsFirst: a serve that cannot bind its address fails before
+// it creates the database.
+func TestServeBindsFirst(t *testing.T) {
+	taken := localListener(t)
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	if _, _, err := cli(t, "", "serve", "--db", db, "--addr", taken.Addr().String()); err == nil || !strings.Contains(err.Error(), taken.Addr().String()) {
+		t.Errorf("serve on a taken address: %v, want a failure naming it", err)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Errorf("serve that could not bind created %s", db)
+	}
+}
+
+// TestServeLogsEmailSubscription: serve --smtp-url says that email
+// subscription is on, without the SMTP password.
+func TestServeLogsEmailSubscription(t *testing.T) {
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)),
+		"--smtp-url", "smtp://status:hunter2@127.0.0.1:2525", "--mail-from", "Acme Status <status@acme.test>")
+	logs := srv.Logs.String()
+	if !strings.Contains(logs, "email subscription is on") || !strings.Contains(logs, "127.0.0.1:2525") || strings.Contains(logs, "hunter2") {
+		t.Errorf("serve --smtp-url logged:\n%s\nwant email subscription said to be on, the server named, the password not", logs)
+	}
+}
+
+// TestFlagErrorPrintedOnce: the statusd process prints an unknown flag's
+// error once, for serve as for the commands of internal/cli.
+func TestFlagErrorPrintedOnce(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--bogus"}, {"init", "--bogus"}, {"token", "create", "--bogus"}, {"incident", "open", "--bogus"}} {
+		out, err := statusdCmd(args...).CombinedOutput()
+		if n := strings.Count(string(out), "flag provided but not defined: --bogus"); n != 1 || exitCode(err) == 0 {
+			t.Errorf("statusd %q: %v, the error printed %d times, want once with a usage exit:\n%s", args, err, n, out)
+		}
+	}
+}

@@ -195,6 +195,9 @@ func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 		snap = s.snaps.Current()
 	}
 	v := errorView{base: s.base(snap, s.now(), ""), Failure: errorScreen.Failure(err)}
+	if v.Empty {
+		v.Back = htmlkit.Link{} // there is no status page to go back to
+	}
 	v.Title = v.Heading
 	s.render(w, v.Status, "error", v)
 }

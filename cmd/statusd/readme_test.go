@@ -136,8 +136,8 @@ func readmeSteps(t *testing.T, readme, heading string) []readmeStep {
 	if !ok {
 		t.Fatalf("README.md has no %q", heading)
 	}
-	_, block, ok := strings.Cut(after, "```sh\n")
-	if block, _, ok = strings.Cut(block, "\n```"); !ok {
+	_, block, opened := strings.Cut(after, "```sh\n")
+	if block, _, ok = strings.Cut(block, "\n```"); !opened || !ok {
 		t.Fatalf("README.md has no sh block under %q", heading)
 	}
 	var steps []readmeStep

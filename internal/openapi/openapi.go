@@ -53,6 +53,11 @@ func build(v statusd.Variant) []byte {
 		},
 		"x-statusd-variant": string(v),
 	}
+	return encode(doc)
+}
+
+// encode writes a document as indented JSON.
+func encode(doc obj) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -233,6 +233,7 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{pattern: "GET " + v1a + "/tokens", action: app.ActRead, h: ad.ListTokens},
 		{pattern: "POST " + v1a + "/tokens", action: app.ActAddToken, h: ad.CreateToken},
 		{pattern: "DELETE " + v1a + "/tokens/{name}", action: app.ActRevokeToken, h: ad.DeleteToken},
+		{pattern: "GET " + v1a + "/openapi.json", action: app.ActRead, h: ad.OpenAPI},
 	}
 	for i := range routes {
 		routes[i].least = app.Least(routes[i].action)

@@ -47,7 +47,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	a, p := s.api, s.pages
 	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
 
-	// The public v1 JSON API (SPEC.md), at /api/v1 and its alias /v1
+	// The public v1 JSON API (docs/API.md), at /api/v1 and its alias /v1
 	// (CONTRACT C1): GET HEAD OPTIONS, CORS and the rate limit on every
 	// answer.
 	v1 := pub.With(a.Public)

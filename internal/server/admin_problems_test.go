@@ -24,6 +24,8 @@ func TestAdminBodyNamesEveryProblem(t *testing.T) {
 			[]string{"subject: must be a string, not number", "content: must be a string, not bool", "colour: unknown field"}},
 		{`{"type": "unplanned", "subject": "Down", "content": "Down.", "component_ids": [999], "begins_at": "2026-01-01T00:00:00Z", "expires_at": null}`,
 			[]string{"component_ids", "begins_at: only planned notices", "expires_at: only general notices"}},
+		{`{"type": "unplanned", "subject": " ", "state": "scheduled", "component_ids": [999]}`,
+			[]string{"subject: must not be empty", "content: is required", "state", "component_ids"}},
 	} {
 		r := srv.Refuse(tok, http.MethodPost, "/notices", c.body, 422, "invalid_field", c.want...)
 		if n := strings.Count(testserver.ErrorMessage(r), "; ") + 1; n != len(c.want) {

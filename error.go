@@ -89,6 +89,12 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// NoPage is the refusal, with code, of a request that needs a page while
+// the store holds none: it says how to start one.
+func NoPage(code string) *Error {
+	return Errorf(code, "no page has been published yet; start one with statusd init (or statusd import)")
+}
+
 // FieldError returns an *Error with the code about the one field at path
 // (its JSON path): its Problems that field's, its Message "path: message".
 func FieldError(code, path, format string, args ...any) *Error {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Variant is one of the two deployments of SPEC.md: A has component metrics
+// Variant is one of the two deployments of the public API: A has component metrics
 // and spells the maintenance state under_maintenance, B has no metrics and
 // spells it under-maintenance.
 type Variant string

@@ -8,7 +8,7 @@ import (
 
 // This file holds the wire types of the public v1 API (SPEC §2 and §4). The
 // server marshals them and the SDK unmarshals them; field order follows
-// SPEC.md.
+// the API's answers (docs/API.md, GET /api/v1/openapi.json).
 
 // TimeLayout is the layout of timestamps on the wire (CONTRACT C2).
 const TimeLayout = "2006-01-02T15:04:05.000Z"

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// This file holds the wire types of the admin API (CONTRACT C6), beside
+// This file holds the wire types of the admin API (docs/ADMIN-API.md), beside
 // those of the public API that they extend: the server decodes the request
 // bodies and encodes the answers, the admin client of package client does
 // the reverse, and the CLI prints them.
@@ -37,7 +37,7 @@ type AdminPageRequest struct {
 }
 
 // AdminStateTextsRequest changes some of the page state texts; an empty
-// text is the default of CONTRACT C2.
+// text is the state's default text.
 type AdminStateTextsRequest struct {
 	Operational      *string `json:"operational,omitempty"`
 	Degraded         *string `json:"degraded,omitempty"`
@@ -141,7 +141,7 @@ type AdminAuditResponse struct {
 	Meta  Meta              `json:"meta"`
 }
 
-// AdminSubscriber is a subscriber as the admin API shows it (CONTRACT C7).
+// AdminSubscriber is a subscriber as the admin API shows it.
 // Secret is a webhook's signing secret, carried only by the answer that
 // created it (and empty, so left out, everywhere else).
 type AdminSubscriber struct {
@@ -253,7 +253,7 @@ type AdminDeliveriesResponse struct {
 	Meta       Meta            `json:"meta"`
 }
 
-// AdminUser is a console user as the admin API shows it (CONTRACT C8).
+// AdminUser is a console user as the admin API shows it.
 // State is "pending" until the user has set a password through a setup
 // link, "active" after.
 type AdminUser struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// AdminRoot is the path of the admin API (CONTRACT C6).
+// AdminRoot is the path of the admin API (docs/ADMIN-API.md).
 const AdminRoot = "/admin/api/v1"
 
 // Admin calls the admin API of one statusd server, with a bearer token made
@@ -25,7 +25,7 @@ const AdminRoot = "/admin/api/v1"
 // the base URL. A redirect is an *Error with the redirect's status and its
 // target in Location. It is safe for concurrent use.
 //
-// Notice writes tell subscribers (CONTRACT C7) unless their request sets
+// Notice writes tell subscribers unless their request sets
 // Notify to false; the subscribers themselves, and the log of what was
 // sent to them, are managed here too.
 type Admin struct {

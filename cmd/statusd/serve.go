@@ -162,6 +162,21 @@ func (c *serveConfig) parse(cmd *cobra.Command, args []string, stderr io.Writer)
 // requests in flight.
 func (c *serveConfig) Run(ctx context.Context) error {
 	log, variant := c.log, c.variant
+	// The listeners come first: a serve that cannot bind leaves no
+	// database behind.
+	addrs := []string{c.addr}
+	if c.adminAddr != "" {
+		addrs = append(addrs, c.adminAddr)
+	}
+	listeners, err := listen(ctx, c.getenv, addrs)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, ln := range listeners {
+			ln.Close() // when serving ended before it began; else already closed
+		}
+	}()
 	store, err := sqlstore.Open(ctx, c.db)
 	if err != nil {
 		return err
@@ -182,8 +197,8 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	}
 	firstBuildTook := time.Since(firstBuild)
 	if holder.Current() == nil {
-		log.Warn("the database holds no page yet; the API answers 503 until one is imported",
-			"hint", "statusd import --db "+c.db+" FILE, or statusd serve --demo")
+		log.Warn("the database holds no page yet; the API answers 503 until one is started",
+			"hint", "statusd init --db "+c.db+" --name NAME --url URL, statusd import --db "+c.db+" FILE, or statusd serve --demo")
 	}
 
 	var limiter ratelimit.Allower
@@ -238,14 +253,8 @@ func (c *serveConfig) Run(ctx context.Context) error {
 		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}
-	addrs := []string{c.addr}
 	if c.adminAddr != "" {
 		servers = append(servers, newHTTPServer(adminHandler, log))
-		addrs = append(addrs, c.adminAddr)
-	}
-	listeners, err := listen(ctx, c.getenv, addrs)
-	if err != nil {
-		return err
 	}
 	// Both listeners' connections hold descriptors of the one process:
 	// one cap for both.
@@ -265,6 +274,9 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	log.Info("statusd listening", "url", "http://"+listeners[0].Addr().String(), "db", sqlstore.Redact(c.db), "variant", string(variant))
 	if len(listeners) > 1 {
 		log.Info("statusd admin API listening", "url", "http://"+listeners[1].Addr().String())
+	}
+	if mailer != nil {
+		log.Info("email subscription is on: every page links to /subscribe", "smtp", sqlstore.Redact(c.smtpURL), "from", c.mailFrom)
 	}
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {

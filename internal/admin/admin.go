@@ -7,6 +7,7 @@
 package admin
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/app"
+	"github.com/statusd/statusd/internal/httpjson"
+	"github.com/statusd/statusd/internal/openapi"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -78,4 +81,9 @@ func listMeta(path string, query url.Values, page int64, count, total int) statu
 		meta.NextPage = &next
 	}
 	return meta
+}
+
+// OpenAPI answers GET /openapi.json: the admin API's OpenAPI document.
+func (s *Server) OpenAPI(w http.ResponseWriter, r *http.Request, _ statusd.Actor) error {
+	return httpjson.Write(w, r, http.StatusOK, json.RawMessage(openapi.Admin()))
 }

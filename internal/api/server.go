@@ -1,4 +1,4 @@
-// Package api serves the public, read-only v1 JSON API of SPEC.md from the
+// Package api serves the public, read-only v1 JSON API (docs/API.md) from the
 // current snapshot, with the path aliases of CONTRACT C1 and the pagination,
 // filters, errors, rate limit and CORS of C2. The read path never touches
 // the database.
@@ -70,7 +70,7 @@ func (s *Server) Read(h Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		snap := s.snaps.Current()
 		if snap == nil {
-			return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
+			return statusd.NoPage(statusd.EUnavailable)
 		}
 		return h(w, r, snap)
 	}

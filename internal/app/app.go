@@ -181,7 +181,7 @@ func (a *App) stamp() time.Time { return a.now().UTC().Truncate(time.Millisecond
 func (a *App) Snapshot() (*snapshot.Snapshot, error) {
 	snap := a.snaps.Current()
 	if snap == nil {
-		return nil, statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
+		return nil, statusd.NoPage(statusd.ENotFound)
 	}
 	return snap, nil
 }

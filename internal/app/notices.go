@@ -86,17 +86,26 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 	}
 	bad.requireText("subject", body.Subject, true)
 	bad.requireText("content", body.Content, true)
-	if err := bad.err(); err != nil {
-		return 0, err
+	if typ == "" {
+		return 0, bad.err() // the type decides which other fields belong
+	}
+	// The problems of the fields read here are named with those the
+	// transaction finds, all at once; stand-ins take the refused values'
+	// places, so that no rule names them twice.
+	content := "-"
+	if body.Content != nil && !bad.has("content") {
+		content = *body.Content
 	}
 	state := firstStates[typ]
 	if body.State != nil {
-		state = statusd.State(*body.State)
-		if typ == statusd.General || !statusd.ValidState(typ, state) {
-			if err := statusd.CheckTransition(typ, "", state); err != nil {
-				return 0, statusd.FieldError(statusd.EInvalidField, "state", "%s", statusd.ErrorMessage(err))
+		s := statusd.State(*body.State)
+		if typ == statusd.General || !statusd.ValidState(typ, s) {
+			if err := statusd.CheckTransition(typ, "", s); err != nil {
+				bad.add("state", "%s", statusd.ErrorMessage(err))
+				s = state
 			}
 		}
+		state = s
 	}
 	var id int64
 	err := a.write(ctx, func(tx statusd.Tx) error {
@@ -113,11 +122,14 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 		}
 		now := a.stamp()
 		n := statusd.Notice{ID: id, Type: typ, TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now, UpdatedAt: now,
-			Updates: []statusd.Update{{ID: uid, State: state, Content: *body.Content, CreatedAt: now, UpdatedAt: now}}}
-		var bad problems
-		applyNotice(&body, &n, &bad)
-		bad = append(bad, statusd.ValidateNotice(&n, comps)...)
-		if err := bad.err(); err != nil {
+			Updates: []statusd.Update{{ID: uid, State: state, Content: content, CreatedAt: now, UpdatedAt: now}}}
+		all := slices.Clone(bad)
+		applyNotice(&body, &n, &all)
+		if bad.has("subject") {
+			n.Subject = "-"
+		}
+		all = append(all, statusd.ValidateNotice(&n, comps)...)
+		if err := all.err(); err != nil {
 			return err
 		}
 		changes, err := noticeChanges(tx, nil, &n)

@@ -20,6 +20,11 @@ func (p *problems) add(path, format string, args ...any) {
 	*p = append(*p, statusd.Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
+// has reports whether a problem is noted at path.
+func (p problems) has(path string) bool {
+	return slices.ContainsFunc(p, func(q statusd.Problem) bool { return q.Path == path })
+}
+
 // setField is a field of a request body, and whether the body sets it.
 type setField struct {
 	key string

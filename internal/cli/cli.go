@@ -77,7 +77,7 @@ const rootUsage = `statusd publishes the status of a service.
 
 Usage:
   statusd serve  [flags]          run the server (statusd serve --demo to try it)
-  statusd init --name N --url U [COMPONENT...]
+  statusd init --name N --url U [--metrics] [COMPONENT...]
                                   start a page and its components in an empty database
   statusd import [flags] FILE|-   load a page document atomically
   statusd export [flags]          write the page document to standard output

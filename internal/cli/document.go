@@ -79,21 +79,11 @@ func (e Env) exportCommand() *cobra.Command {
 		if len(rest) > 0 {
 			return UsageError(c, "takes no arguments, got %q", rest)
 		}
-		if _, err := os.Stat(db); err != nil && !sqlstore.IsPostgres(db) {
-			return fmt.Errorf("%s: no such database; give its path with --db", db)
-		}
-		store, err := sqlstore.Open(ctx, db)
+		store, doc, err := openPage(ctx, db)
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		doc, _, err := store.Load(ctx)
-		if err != nil {
-			return err
-		}
-		if doc == nil {
-			return fmt.Errorf("%s holds no page to export", db)
-		}
 		if doc.Subscribers, err = allSubscribers(ctx, store); err != nil {
 			return err
 		}

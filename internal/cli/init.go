@@ -16,10 +16,12 @@ import (
 // holds a page is left as it is.
 func (e Env) initCommand() *cobra.Command {
 	var db, name, pageURL string
-	c := Command("init [--db DATABASE] --name NAME --url URL [COMPONENT...]", "start a page and its components in an empty database")
+	var metrics bool
+	c := Command("init [--db DATABASE] --name NAME --url URL [--metrics] [COMPONENT...]", "start a page and its components in an empty database")
 	WithEnv(c).String(&db, "db", "statusd.db", DBUsage+"; created when missing")
 	c.Flags().StringVar(&name, "name", "", "the page's `name`, such as \"Acme Status\"")
 	c.Flags().StringVar(&pageURL, "url", "", "the page's public `URL`, such as https://status.acme.com")
+	c.Flags().BoolVar(&metrics, "metrics", false, "publish the components' metrics (uptime bars on the page, the metrics API)")
 	c.RunE = func(c *cobra.Command, comps []string) error {
 		ctx := c.Context()
 		if name == "" || pageURL == "" {
@@ -29,7 +31,7 @@ func (e Env) initCommand() *cobra.Command {
 		doc := &statusd.Document{Page: statusd.Page{Name: name, URL: pageURL, CreatedAt: now, UpdatedAt: now}}
 		for i, comp := range comps {
 			doc.Components = append(doc.Components, statusd.Component{ID: int64(i + 1), Name: comp, Position: i + 1,
-				CreatedAt: now, UpdatedAt: now})
+				MetricsEnabled: metrics, CreatedAt: now, UpdatedAt: now})
 		}
 		if problems := doc.Validate(); len(problems) > 0 {
 			list := make([]string, len(problems))

@@ -151,7 +151,7 @@ func (cmd *opCommand) connect(args []string, positional ...string) ([]string, er
 
 // fail turns an error of the admin client into one that says what to do.
 func (cmd *opCommand) fail(ctx context.Context, err error) error {
-	return opFailure(ctx, cmd.base, err)
+	return opFailure(ctx, cmd.base, strings.TrimSpace(cmd.token) != "", err)
 }
 
 // answer prints the server's last JSON answer with --json, else the

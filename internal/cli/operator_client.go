@@ -45,8 +45,9 @@ func newOpAdmin(base, token string, answer func([]byte)) *client.Admin {
 }
 
 // opFailure turns an error of the admin client into an *ExitError whose
-// message says what to do about it.
-func opFailure(ctx context.Context, base string, err error) error {
+// message says what to do about it; sent is whether the request carried a
+// token, which a 401 answer is explained by.
+func opFailure(ctx context.Context, base string, sent bool, err error) error {
 	var e *client.Error
 	var ne net.Error
 	switch {
@@ -69,8 +70,11 @@ func opFailure(ctx context.Context, base string, err error) error {
 	switch {
 	case s >= 300 && s < 400 && e.Location != "":
 		return Errorf(ExitUsage, "the server answered a redirect to %s; use that URL with --url", opRedirectBase(e.Location))
+	case s == http.StatusUnauthorized && !sent:
+		return Errorf(ExitUnauthorized, "no token given: pass --token or set STATUSD_TOKEN (statusd token create --name NAME on the server's host makes one)")
 	case s == http.StatusUnauthorized:
-		return Errorf(ExitUnauthorized, "not authorized by %s (%s); set $STATUSD_TOKEN or pass --token with a token made by statusd token create --name NAME on the server's host", base, e.Message)
+		return Errorf(ExitUnauthorized, "the server refused the token: %s; --token (or STATUSD_TOKEN) must come from statusd token create on the database that statusd serve at %s uses",
+			e.Message, base)
 	case s == http.StatusNotFound:
 		return Errorf(ExitNotFound, "%s", e.Message)
 	case s == http.StatusBadRequest, s == http.StatusConflict, s == http.StatusRequestEntityTooLarge, s == http.StatusUnprocessableEntity:

@@ -38,7 +38,15 @@ func (e Env) token(sub string) *cobra.Command {
 		case sub == "revoke" && len(rest) != 1:
 			return UsageError(c, "takes the token's NAME")
 		}
-		store, err := sqlstore.Open(ctx, db)
+		var secret string
+		var t statusd.Token
+		if sub == "create" {
+			var err error
+			if secret, t, err = statusd.NewNamedToken(name, time.Now()); err != nil {
+				return UsageError(c, "--%s", statusd.ErrorMessage(err))
+			}
+		}
+		store, _, err := openPage(ctx, db)
 		if err != nil {
 			return err
 		}
@@ -46,15 +54,11 @@ func (e Env) token(sub string) *cobra.Command {
 		tokens := store.Tokens()
 		switch sub {
 		case "create":
-			secret, t, err := statusd.NewNamedToken(name, time.Now())
-			if err != nil {
-				return UsageError(c, "--%s", statusd.ErrorMessage(err))
-			}
 			if err := tokens.Create(ctx, t, nil); err != nil {
 				return userError(err)
 			}
 			fmt.Fprintln(e.Stdout, secret)
-			fmt.Fprintf(e.Stderr, "created token %q; it is shown only this once: keep it secret (statusd stores only its hash)\n", name)
+			fmt.Fprintf(e.Stderr, "created token %q in %s; it is shown only this once: keep it secret (statusd stores only its hash)\n", name, dbName(db))
 			return nil
 		case "list":
 			list, err := tokens.List(ctx)

@@ -11,7 +11,7 @@ import (
 type Link struct{ Href, Text string }
 
 // Failure is what the error screen shows: the status, a heading, the
-// message, and the way back.
+// message, and the way back (none when its Href is empty).
 type Failure struct {
 	Status  int
 	Heading string

@@ -12,7 +12,7 @@ import (
 )
 
 // Write answers v as JSON with the status. Paths inside keep their & raw,
-// as SPEC.md shows them. A HEAD request gets the headers only. When v
+// as the API's documents show them. A HEAD request gets the headers only. When v
 // cannot be encoded, nothing is written and the error is returned.
 func Write(w http.ResponseWriter, r *http.Request, status int, v any) error {
 	body, err := Marshal(v)

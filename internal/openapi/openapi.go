@@ -1,9 +1,10 @@
-// Package openapi builds the OpenAPI 3.1 document of the public v1 API
-// (SPEC.md with the decisions of CONTRACT.md), one per variant. The
-// document is built in Go from the same vocabulary as the server (states,
-// notice types, error codes, the variant's spelling of maintenance), so that
-// Variant A's and Variant B's documents cannot disagree with each other, and
-// the black-box tests of cmd/statusd validate every public answer against it.
+// Package openapi builds the OpenAPI 3.1 documents of statusd: the public
+// v1 API's (docs/API.md), one per variant, and the admin API's (Admin). The
+// public document is built in Go from the same vocabulary as the server
+// (states, notice types, error codes, the variant's spelling of
+// maintenance), so that Variant A's and Variant B's documents cannot
+// disagree with each other; the black-box tests of internal/server validate
+// the real server's answers against both documents.
 package openapi
 
 import (
@@ -53,6 +54,11 @@ func build(v statusd.Variant) []byte {
 		},
 		"x-statusd-variant": string(v),
 	}
+	return encode(doc)
+}
+
+// encode writes a document as indented JSON.
+func encode(doc obj) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -50,7 +50,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	a, p := s.api, s.pages
 	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
 
-	// The public v1 JSON API (SPEC.md), at /api/v1 and its alias /v1
+	// The public v1 JSON API (docs/API.md), at /api/v1 and its alias /v1
 	// (CONTRACT C1): GET HEAD OPTIONS; CORS and the rate limit on every
 	// answer under /api/ and /v1 are the front's (publicChain).
 	read := func(path string, h api.Handler) { pub.Read(path, a.Read(h), httpjson.Preflight) }
@@ -241,6 +241,7 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{pattern: "GET " + v1a + "/tokens", action: app.ActRead, h: ad.ListTokens},
 		{pattern: "POST " + v1a + "/tokens", action: app.ActAddToken, h: ad.CreateToken},
 		{pattern: "DELETE " + v1a + "/tokens/{name}", action: app.ActRevokeToken, h: ad.DeleteToken},
+		{pattern: "GET " + v1a + "/openapi.json", action: app.ActRead, h: ad.OpenAPI},
 	}
 	for i := range routes {
 		routes[i].least = app.Least(routes[i].action)

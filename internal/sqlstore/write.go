@@ -183,7 +183,7 @@ func (t *sqlTx) written() (statusd.Written, error) {
 func (t *sqlTx) Page() (*statusd.Page, error) {
 	p, err := loadPage(t.t)
 	if err == nil && p == nil {
-		err = statusd.Errorf(statusd.ENotFound, "no page has been published yet; import one with statusd import")
+		err = statusd.NoPage(statusd.ENotFound)
 	}
 	return p, err
 }

@@ -144,7 +144,7 @@ func (s *Server) Folder(dir string) route.Handler {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, key string, build func(*snapshot.Snapshot) (any, error)) error {
 	snap := s.snaps.Current()
 	if snap == nil {
-		return statusd.Errorf(statusd.EUnavailable, "no page has been published yet; import one with statusd import")
+		return statusd.NoPage(statusd.EUnavailable)
 	}
 	cache := s.cache.For(snap)
 	e, err := cache.Get(key, s.now(), func(time.Time) (*respcache.Entry, error) {

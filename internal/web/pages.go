@@ -44,7 +44,7 @@ type indexView struct {
 	Upcoming      []noticeView // scheduled maintenance, soonest first
 	Announcements []noticeView // present general notices
 	Recent        []dayNotices // the last RecentDays days, today first
-	Metrics       bool
+	Bars          bool         // some component has uptime bars: the legend is shown
 }
 
 // treeNode is a component in the tree of the status page.
@@ -70,7 +70,6 @@ func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 		base:      s.base(snap, now, "status"),
 		State:     snap.PageState,
 		StateText: snap.Page().StateText,
-		Metrics:   s.variant.HasMetrics(),
 	}
 	views := func(list []*snapshot.Notice) []noticeView {
 		out := make([]noticeView, 0, len(list))
@@ -89,7 +88,9 @@ func (s *Server) Index(w http.ResponseWriter, r *http.Request, snap *snapshot.Sn
 	today := statusd.Day(now)
 	childBars := len(snap.AllComponents) <= ChildBarsUpTo
 	for _, c := range htmlkit.Roots(snap) {
-		v.Components = append(v.Components, s.tree(snap, c, today, now, true, childBars))
+		t := s.tree(snap, c, today, now, true, childBars)
+		v.Components = append(v.Components, t)
+		v.Bars = v.Bars || t.hasBars()
 	}
 
 	derived := s.derive(snap)
@@ -130,6 +131,11 @@ func (s *Server) tree(snap *snapshot.Snapshot, c *snapshot.Component, today, now
 		t.Children = append(t.Children, s.tree(snap, child, today, now, childBars, childBars))
 	}
 	return t
+}
+
+// hasBars reports whether t or a descendant has uptime bars.
+func (t *treeNode) hasBars() bool {
+	return t.Bars != nil || slices.ContainsFunc(t.Children, (*treeNode).hasBars)
 }
 
 // barsView is a row of daily uptime bars, drawn as inline SVG.

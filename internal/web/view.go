@@ -48,12 +48,16 @@ type base struct {
 	Updated time.Time
 	// Subscribe links to /subscribe: email subscription is on.
 	Subscribe bool
+	// Empty: no page is published, so every page of the site answers 503
+	// and the layout links to none.
+	Empty bool
 }
 
 // base returns the layout's data for a page; snap may be nil.
 func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
 	b := base{Name: "Status", Nav: nav, Updated: now, Subscribe: s.subscribe}
 	if snap == nil {
+		b.Empty = true
 		return b
 	}
 	b.Name = snap.Doc.Page.Name

@@ -135,7 +135,7 @@ func (s *Server) Page(h Handler) route.Handler {
 }
 
 // errNoPage answers a page while the store holds none.
-var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon.")
+var errNoPage = statusd.Errorf(statusd.EUnavailable, "No status has been published yet. Please come back soon. (To publish it: statusd init, or statusd import.)")
 
 // pageKey is the cache key of the page r asks for.
 func pageKey(r *http.Request) string { return r.URL.Path + "?" + r.URL.RawQuery }
@@ -202,6 +202,9 @@ func (s *Server) ErrorPage(w http.ResponseWriter, r *http.Request, err error) {
 		snap = s.snaps.Current()
 	}
 	v := errorView{base: s.base(snap, s.now(), ""), Failure: errorScreen.Failure(err)}
+	if v.Empty {
+		v.Back = htmlkit.Link{} // there is no status page to go back to
+	}
 	v.Title = v.Heading
 	s.render(w, v.Status, "error", v)
 }

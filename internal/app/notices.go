@@ -208,7 +208,9 @@ func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body stat
 }
 
 // AddUpdate adds the update of body to notice id: its state (the
-// notice's own when left out) must follow from the notice's.
+// notice's own when left out) must follow from the notice's, and a state
+// given that is the notice's current final one is a 409 that writes and
+// sends nothing (statusd.CheckRepeat).
 //
 // Statusd itself (statusd.System) posts the moves of automated
 // maintenance through it: such a move is made only while it is due
@@ -232,6 +234,9 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
+			if err := statusd.CheckRepeat(n, state); err != nil {
+				return "", err
+			}
 		}
 		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
 			return "", ErrNotDue

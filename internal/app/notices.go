@@ -79,6 +79,8 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 	}
 	bad.requireText("subject", body.Subject, true)
 	bad.requireText("content", body.Content, true)
+	bad.bound("subject", body.Subject, statusd.MaxSubject)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if err := bad.err(); err != nil {
 		return 0, err
 	}
@@ -197,6 +199,7 @@ func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body stat
 	bad.refuse("an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)",
 		setField{"notify", body.Notify != nil})
 	bad.requireText("subject", body.Subject, false)
+	bad.bound("subject", body.Subject, statusd.MaxSubject)
 	if err := bad.err(); err != nil {
 		return err
 	}
@@ -223,6 +226,7 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 	}
 	var bad problems
 	bad.requireText("content", body.Content, true)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if err := bad.err(); err != nil {
 		return err
 	}
@@ -260,6 +264,7 @@ func (a *App) Reopen(ctx context.Context, actor statusd.Actor, id int64, body st
 	}
 	var bad problems
 	bad.requireText("content", body.Content, true)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if body.State != nil {
 		bad.add("state", "a reopened incident is investigating; leave state out")
 	}

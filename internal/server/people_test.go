@@ -5,8 +5,10 @@ package server_test
 // case of addresses, old confirmation links, control characters.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,4 +62,39 @@ func TestRepeatedFinalStateNotifiesOnce(t *testing.T) {
 	srv.AdminOK(http.MethodPost, mpath, tok, `{"state": "underway", "content": "Now.", "notify": false}`, 201)
 	srv.AdminOK(http.MethodPost, mpath, tok, `{"state": "complete", "content": "Done.", "notify": false}`, 201)
 	srv.Refuse(tok, http.MethodPost, mpath, `{"state": "complete", "content": "Done."}`, http.StatusConflict, "conflict", "already complete")
+}
+
+// TestNoticeTextLimits: every write that takes a subject or a content
+// refuses one over 255 or 20,000 characters with 422 invalid_field naming
+// the field, names every problem of a body, and writes nothing; the
+// limits count characters, not bytes.
+func TestNoticeTextLimits(t *testing.T) {
+	srv := startServer(t, testserver.SubDoc(), options{})
+	tok := newToken(t, srv.DB, "ops")
+	long := func(n int) string { return strings.Repeat("x", n) }
+	body := func(kv ...string) string {
+		m := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// At the limits, in characters of two and three bytes: accepted.
+	inc := srv.AdminOK(http.MethodPost, "/notices", tok,
+		body("type", "unplanned", "subject", strings.Repeat("é", 255), "content", strings.Repeat("€", 20_000)), 201)
+	id := int64(testserver.At(t, inc, "id").(float64))
+	notice := fmt.Sprintf("/notices/%d", id)
+
+	srv.Refuse(tok, http.MethodPost, "/notices", body("type", "unplanned", "subject", long(256), "content", long(20_001)),
+		422, "invalid_field", "subject: must be at most 255 characters, not 256", "content: must be at most 20000 characters, not 20001")
+	srv.Refuse(tok, http.MethodPatch, notice, body("subject", long(256)), 422, "invalid_field", "subject: must be at most 255 characters")
+	srv.Refuse(tok, http.MethodPost, notice+"/updates", body("content", long(500_000)), 422, "invalid_field",
+		"content: must be at most 20000 characters, not 500000")
+	srv.AdminOK(http.MethodPost, notice+"/updates", tok, body("state", "resolved", "content", "Fixed."), 201)
+	srv.Refuse(tok, http.MethodPost, notice+"/reopen", body("content", long(20_001)), 422, "invalid_field",
+		"content: must be at most 20000 characters")
 }

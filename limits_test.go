@@ -28,3 +28,28 @@ func TestDocumentTextLimits(t *testing.T) {
 		t.Errorf("%d problems, want 2: %v", len(got), got)
 	}
 }
+
+// TestInvisibleAddresses: an address with a control character or a mark
+// that reorders text is refused, an email address as a URL, by every
+// entry point's check (the import document checks with them too).
+func TestInvisibleAddresses(t *testing.T) {
+	for _, c := range []struct {
+		channel Channel
+		addr    string
+	}{
+		{Email, "ann\u202e@example.com"},
+		{Email, "ann@exa\u2066mple.com"},
+		{Webhook, "https://hooks.example.com/\u202egpj.exe"},
+		{Slack, "https://hooks.slack.com/services/\u200f/x"},
+		{Discord, "https://discord.com/api/webhooks/1/a\u0085b"},
+		{Teams, "https://example.webhook.office.com/\u061c"},
+	} {
+		err := checkAddress(c.channel, c.addr)
+		if ErrorCode(err) != EInvalidField || !strings.Contains(ErrorMessage(err), "invisible character") {
+			t.Errorf("%s %q: %v, want invalid_field naming the invisible character", c.channel, c.addr, err)
+		}
+	}
+	if err := checkAddress(Webhook, "https://hooks.example.com/ok"); err != nil {
+		t.Errorf("a plain URL: %v", err)
+	}
+}

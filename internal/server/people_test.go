@@ -5,14 +5,19 @@ package server_test
 // case of addresses, old confirmation links, control characters.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
 
@@ -97,4 +102,84 @@ func TestNoticeTextLimits(t *testing.T) {
 	srv.AdminOK(http.MethodPost, notice+"/updates", tok, body("state", "resolved", "content", "Fixed."), 201)
 	srv.Refuse(tok, http.MethodPost, notice+"/reopen", body("content", long(20_001)), 422, "invalid_field",
 		"content: must be at most 20000 characters")
+}
+
+// TestPeopleSubscribe: an address is one subscriber whatever its letter
+// case; asking again while pending mails a link, and the link mailed
+// before keeps working until one is used; a used link, opened again, says
+// the address is subscribed; an expired one does not work; addresses with
+// invisible characters are refused by the form, the admin API and the
+// import document alike.
+func TestPeopleSubscribe(t *testing.T) {
+	s := startSubscriptions(t, options{})
+	link := regexp.MustCompile(`/subscriptions/confirm\?token=[A-Za-z0-9_%-]+`)
+	links := func(n int) []string {
+		t.Helper()
+		var out []string
+		for _, m := range s.smtp.WaitMessages(t, n) {
+			out = append(out, link.FindString(testenv.ParseEmail(t, m.Data).Text))
+		}
+		return out
+	}
+
+	s.post("/subscribe", url.Values{"email": {"Ann@Example.com"}})
+	first := links(1)[0]
+	s.post("/subscribe", url.Values{"email": {"aNN@example.COM"}, "component_ids": {"2"}})
+	second := links(2)[1]
+	list, total, err := s.subs.List(context.Background(), statusd.SubscriberFilter{}, 1, 10)
+	if err != nil || total != 1 || list[0].Address != "Ann@example.com" || !slices.Equal(list[0].ComponentIDs, []int64{2}) {
+		t.Fatalf("after two requests in two cases: %d subscribers %+v (%v), want one, Ann@example.com on [2]", total, list, err)
+	}
+	if first == "" || second == "" {
+		t.Fatalf("links mailed %q and %q", first, second)
+	}
+	// The first email's link, after the second was sent, confirms.
+	token := strings.TrimPrefix(first, "/subscriptions/confirm?token=")
+	subSees(t, subPage(t, "GET the first link", s.Do("GET", first), 200, true), "Confirm your subscription")
+	p := subPage(t, "POST the first link", s.post("/subscriptions/confirm", url.Values{"token": {token}}), 200, true)
+	subSees(t, p, "You are subscribed", "Ann@example.com")
+	if sub := s.subscriber("Ann@example.com"); sub.State != statusd.SubscriberActive {
+		t.Errorf("after confirming: %s, want active", sub.State)
+	}
+	// The second link, opened after the first was used.
+	subSees(t, subPage(t, "GET the second link", s.Do("GET", second), 200, true), "You are subscribed", "Ann@example.com")
+
+	// An expired link does not work; asking again mails a new one.
+	s.post("/subscribe", url.Values{"email": {"late@example.com"}})
+	old := links(3)[2]
+	sub := s.subscriber("late@example.com")
+	past := time.Now().Add(-time.Minute)
+	if _, err := s.subs.Change(context.Background(), sub.ID, func(c *statusd.Subscriber) error {
+		c.ConfirmExpiresAt = &past
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	subSees(t, subPage(t, "GET an expired link", s.Do("GET", old), 404, true), "This link is not valid")
+	s.post("/subscribe", url.Values{"email": {"late@example.com"}})
+	if fresh := links(4)[3]; fresh == old {
+		t.Errorf("after the link expired, the new email carries the same link")
+	} else {
+		subSees(t, subPage(t, "GET the new link", s.Do("GET", fresh), 200, true), "Confirm your subscription")
+	}
+
+	// Invisible characters: a right-to-left override, a zero-width mark, a
+	// C1 control.
+	stored := s.state()
+	for _, addr := range []string{"ann\u202e@example.com", "bob@exam\u200fple.com", "eve\u0085@example.com"} {
+		r := s.post("/subscribe", url.Values{"email": {addr}})
+		subSees(t, subPage(t, fmt.Sprintf("POST /subscribe %q", addr), r, 422, true), "is not an email address")
+	}
+	if s.state() != stored {
+		t.Errorf("a refused address changed the store")
+	}
+	tok := newToken(t, s.DB, "ops")
+	for _, body := range []string{
+		`{"channel": "email", "address": "ann\u202e@example.com", "confirmed": true}`,
+		`{"channel": "webhook", "address": "https://hooks.example.com/\u202egpj.exe"}`,
+		`{"channel": "slack", "address": "https://hooks.slack.com/services/T0/\u2066B0/x"}`,
+		`{"channel": "discord", "address": "https://discord.com/api/webhooks/1/a\u0085b"}`,
+	} {
+		subRefuse(t, s.Server, tok, http.MethodPost, "/subscribers", body, 422, "invalid_field", "address", "invisible character")
+	}
 }

@@ -364,7 +364,9 @@ func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditE
 
 // Request records a self-service email subscription, of the address in
 // its stored form (statusd.StoredAddress), found whatever its case
-// (statusd.AddressKey). A quarantined
+// (statusd.AddressKey). A pending subscriber whose confirmation has not
+// expired keeps its token, now valid 48 hours from now, so that every
+// link sent in the last 48 hours works until one is used. A quarantined
 // address is left as it is, and nothing is sent to it (CONTRACT C7:
 // nothing is sent until an operator sets it active again); the caller
 // answers the same page whatever the address's state.
@@ -396,10 +398,17 @@ func (ss subscriberStore) Request(ctx context.Context, email string, componentID
 				return errors.Join(err, errors.New("the subscriber requested was inserted and deleted meanwhile"))
 			}
 		}
-		switch s.State {
-		case statusd.SubscriberQuarantined:
+		switch {
+		case s.State == statusd.SubscriberQuarantined:
 			return nil
-		case statusd.SubscriberPending, statusd.SubscriberUnsubscribed:
+		case s.State == statusd.SubscriberPending && s.ConfirmToken != "" && s.ConfirmExpiresAt != nil && now.Before(*s.ConfirmExpiresAt):
+			// The links sent before keep working: the new email carries
+			// the same token, valid 48 hours from now.
+			if _, err := t.exec(`UPDATE subscribers SET component_ids = ?, confirm_expires_at = ?, updated_at = ? WHERE id = ?`,
+				idsJSON(componentIDs), ms(expires), ms(now), s.ID); err != nil {
+				return err
+			}
+		case s.State == statusd.SubscriberPending, s.State == statusd.SubscriberUnsubscribed:
 			if _, err := t.exec(`UPDATE subscribers SET state = 'pending', component_ids = ?, confirm_token = ?,
 				confirm_expires_at = ?, failures = 0, failing_since = NULL, updated_at = ? WHERE id = ?`,
 				idsJSON(componentIDs), statusd.NewToken(), ms(expires), ms(now), s.ID); err != nil {

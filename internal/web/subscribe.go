@@ -248,12 +248,12 @@ type hiddenField struct{ Name, Value string }
 
 type linkView struct{ Href, Text string }
 
-// unknownLink answers a token that names nothing (never was, was used, or
-// has expired): 404, a page that says so and how to start again.
+// unknownLink answers a token that names nothing (never was, or has
+// expired): 404, a page that says so and how to start again.
 func (s *Server) unknownLink(w http.ResponseWriter, snap *snapshot.Snapshot, what string) {
 	s.message(w, http.StatusNotFound, snap, messageView{Kind: "degraded",
 		Heading: "This link is not valid",
-		Lines: []string{"This " + what + " link is unknown, or was used already, or has expired (confirmation links work for 48 hours).",
+		Lines: []string{"This " + what + " link is unknown, or has expired (confirmation links work for 48 hours).",
 			"Subscribe again to get a new link by email."},
 		Links: []linkView{{"/subscribe", "Subscribe again"}, {"/", "Back to the status page"}}})
 }
@@ -282,6 +282,10 @@ func (s *Server) ConfirmForm(w http.ResponseWriter, r *http.Request, snap *snaps
 	sub, err := s.subscriber(w, r, snap, token, true, now, "confirmation")
 	if sub == nil {
 		return err
+	}
+	if sub.State == statusd.SubscriberActive {
+		s.subscribed(w, snap, sub, false)
+		return nil
 	}
 	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Confirm your subscription",
@@ -316,12 +320,18 @@ func (s *Server) Confirm(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if sub == nil {
 		return err
 	}
+	if sub.State == statusd.SubscriberActive {
+		s.subscribed(w, snap, sub, false)
+		return nil
+	}
 	sub, err = s.subs.Change(r.Context(), sub.ID, func(c *statusd.Subscriber) error {
-		// Another request may have used it since ByToken.
-		if c.ConfirmToken != token || c.ConfirmExpiresAt == nil || !now.Before(*c.ConfirmExpiresAt) {
+		// Another request may have used it, or an unsubscription ended
+		// it, since ByToken. The token stays until it expires, so that
+		// the link, used, says the address is subscribed.
+		if c.ConfirmToken != token || c.ConfirmExpiresAt == nil || !now.Before(*c.ConfirmExpiresAt) || c.State != statusd.SubscriberPending {
 			return errConfirmed
 		}
-		c.State, c.ConfirmToken, c.ConfirmExpiresAt = statusd.SubscriberActive, "", nil
+		c.State = statusd.SubscriberActive
 		return nil
 	}, nil)
 	if errors.Is(err, errConfirmed) {
@@ -331,12 +341,23 @@ func (s *Server) Confirm(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if err != nil {
 		return err
 	}
-	s.message(w, http.StatusOK, snap, messageView{Kind: "resolved",
-		Heading: "You are subscribed",
-		Lines: []string{sub.Address + " will receive email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + ".",
-			"Every email has a link to change or stop your subscription; this one does too."},
-		Links: []linkView{{manageHref(sub.Token), "Change or stop your subscription"}, {"/", "Back to the status page"}}})
+	s.subscribed(w, snap, sub, true)
 	return nil
+}
+
+// subscribed answers a confirmation link of active subscriber sub: the
+// manage link when this request confirmed it (first), else only that it
+// is subscribed, as a link used before is opened again.
+func (s *Server) subscribed(w http.ResponseWriter, snap *snapshot.Snapshot, sub *statusd.Subscriber, first bool) {
+	v := messageView{Kind: "resolved", Heading: "You are subscribed",
+		Lines: []string{sub.Address + " will receive email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + ".",
+			"Every email has a link to change or stop your subscription."},
+		Links: []linkView{{"/", "Back to the status page"}}}
+	if first {
+		v.Lines[1] = "Every email has a link to change or stop your subscription; this one does too."
+		v.Links = append([]linkView{{manageHref(sub.Token), "Change or stop your subscription"}}, v.Links...)
+	}
+	s.message(w, http.StatusOK, snap, v)
 }
 
 // errConfirmed is a confirmation used, or expired, while it was confirmed.

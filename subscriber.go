@@ -332,9 +332,11 @@ func Quarantined(failures int, since *time.Time, now time.Time) bool {
 
 // CheckTarget checks a webhook or chat URL at creation (CONTRACT C7): an
 // absolute https URL, without control characters or the invisible marks
-// that reorder text (checkVisible), whose host is not literally a loopback, private,
-// link-local, multicast or unspecified address. With allowPrivate, http
-// and those addresses are allowed. The address it resolves to is checked
+// that reorder text (checkVisible), whose host is not literally an
+// address that is not public (PublicAddr: loopback, private, link-local,
+// multicast, unspecified, and every other special-purpose block that is
+// not globally reachable) nor localhost. With allowPrivate, http and
+// those addresses are allowed. The address it resolves to is checked
 // again at connect time by the sender.
 func CheckTarget(raw string, allowPrivate bool) error {
 	if err := checkVisible(raw); err != nil {
@@ -361,15 +363,6 @@ func CheckTarget(raw string, allowPrivate bool) error {
 		return FieldError(EInvalidField, "address", "%s is a private address; statusd sends only to public ones", host)
 	}
 	return nil
-}
-
-// PublicAddr reports whether ip may be sent to without
-// --allow-private-targets: not loopback, private, link-local, multicast,
-// unspecified (or an IPv4 address mapped into IPv6 that is one of those).
-func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() &&
-		!ip.IsLinkLocalMulticast() && !ip.IsInterfaceLocalMulticast() && !ip.IsMulticast() && !ip.IsUnspecified()
 }
 
 // CheckEmail checks an email address: one bare address (no display name),

@@ -183,3 +183,40 @@ func TestPeopleSubscribe(t *testing.T) {
 		subRefuse(t, s.Server, tok, http.MethodPost, "/subscribers", body, 422, "invalid_field", "address", "invisible character")
 	}
 }
+
+// TestSubscriptionLinksBadBytesPostgres: a subscription link whose token
+// holds NUL or bytes that are not UTF-8 names no subscriber: 404, as any
+// unknown link, on PostgreSQL too (which refuses such text outright).
+func TestSubscriptionLinksBadBytesPostgres(t *testing.T) {
+	s := startSubscriptions(t, options{db: testenv.Postgres(t)})
+	s.post("/subscribe", url.Values{"email": {"ann@example.com"}})
+	stored := s.state()
+	for _, token := range []string{"%00", "abc%00def", "%FF", "%C3%28", "%ED%A0%80"} {
+		for _, c := range []struct {
+			method, path string
+			form         url.Values
+		}{
+			{http.MethodGet, "/subscriptions/confirm?token=" + token, nil},
+			{http.MethodGet, "/subscriptions/manage?token=" + token, nil},
+			{http.MethodGet, "/subscriptions/unsubscribe?token=" + token, nil},
+			{http.MethodPost, "/subscriptions/unsubscribe?token=" + token, url.Values{"List-Unsubscribe": {"One-Click"}}},
+		} {
+			var r testserver.Response
+			if c.method == http.MethodGet {
+				r = s.Do(c.method, c.path)
+			} else {
+				r = s.post(c.path, c.form)
+			}
+			subSees(t, subPage(t, c.method+" "+c.path, r, 404, true), "This link is not valid")
+		}
+		raw, err := url.QueryUnescape(token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.post("/subscriptions/confirm", url.Values{"token": {raw}})
+		subSees(t, subPage(t, "POST confirm "+token, r, 404, true), "This link is not valid")
+	}
+	if s.state() != stored {
+		t.Error("a bad link changed the store")
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/statusd/statusd"
 )
@@ -218,7 +220,8 @@ func (ss subscriberStore) one(ctx context.Context, missing error, cond string, a
 
 func (ss subscriberStore) ByToken(ctx context.Context, token string, confirm bool, now time.Time) (*statusd.Subscriber, error) {
 	missing := statusd.Errorf(statusd.ENotFound, "this link is not valid (any more); subscribe again")
-	if token == "" {
+	if token == "" || !utf8.ValidString(token) || strings.IndexByte(token, 0) >= 0 {
+		// No token is one; PostgreSQL refuses such text outright.
 		return nil, missing
 	}
 	if confirm {

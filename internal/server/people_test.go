@@ -9,10 +9,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,4 +221,56 @@ func TestSubscriptionLinksBadBytesPostgres(t *testing.T) {
 	if s.state() != stored {
 		t.Error("a bad link changed the store")
 	}
+}
+
+// TestSubscribeCountersHold: 20,020 requests from 1,001 IPv6 /64s, each
+// for an address of its own, do not make the limits forget the victim's
+// address: after its 5 requests, its next ones from new networks are
+// refused, and it got 5 confirmations, not more. The page sends at most
+// --confirmations-per-hour (500 by default) emails an hour: requests past
+// it see the same page, store and send nothing, and are logged.
+func TestSubscribeCountersHold(t *testing.T) {
+	s := startSubscriptions(t, options{trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	from := func(i int) []string {
+		return []string{"X-Forwarded-For", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff)}
+	}
+	const victim = "victim@example.com"
+	for range 5 {
+		subPage(t, "POST /subscribe for the victim", s.post("/subscribe", url.Values{"email": {victim}}, from(0)...), 200, true)
+	}
+	// The flood, 8 at a time.
+	var wg sync.WaitGroup
+	jobs := make(chan int)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				net := 1 + i/20
+				form := url.Values{"email": {fmt.Sprintf("flood%d@example.com", i)}}
+				r, err := testserver.Send(http.MethodPost, s.URL+"/subscribe", form.Encode(),
+					append([]string{"Content-Type", "application/x-www-form-urlencoded"}, from(net)...)...)
+				if err != nil || r.Status != 200 {
+					t.Errorf("flood request %d: %v %d, want 200", i, err, r.Status)
+				}
+			}
+		}()
+	}
+	for i := range 20_020 {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for i := range 5 {
+		r := s.post("/subscribe", url.Values{"email": {victim}}, from(2000+i)...)
+		subSees(t, subPage(t, "POST /subscribe for the victim after the flood", r, 429, true), "at most 5 for an address")
+	}
+	if n := s.confirmations(s.subscriber(victim).ID); n != 5 {
+		t.Errorf("the victim got %d confirmations, want 5", n)
+	}
+	// 5 for the victim, 495 of the flood: the rest sent nothing.
+	if _, total, err := s.subs.List(context.Background(), statusd.SubscriberFilter{}, 1, 1); err != nil || total != 496 {
+		t.Errorf("%d subscribers (%v), want 496: the victim and the 495 flood addresses within the hour's 500 emails", total, err)
+	}
+	testserver.WaitLog(t, s.Logs, "subscription request not sent: the confirmation emails of the hour are spent", "per_hour=500")
 }

@@ -48,11 +48,15 @@ const (
 	PerAddressPerHour = 5
 	// PerClientPerHour is how many requests one client may make an hour.
 	PerClientPerHour = 20
-	// limitKeys bounds the keys the hourly limits remember (addresses and
-	// clients): measured, some 420 bytes a client key at its 20 times and
-	// 230 an address key at its 5, so 9 MB at the very most. Past it the
-	// least recently used is forgotten: to make the limits forget an
-	// address, one has to bring 20,000 others in its hour.
+	// DefaultConfirmationsPerHour is how many subscription requests an
+	// hour, over all addresses, may send an email when the
+	// configuration does not say.
+	DefaultConfirmationsPerHour = 500
+	// limitKeys bounds the clients the hourly limit remembers: measured,
+	// some 420 bytes a client key at its 20 times, so 9 MB at the very
+	// most. Past it the least recently used is forgotten. Addresses are
+	// counted apart, and never forgotten within their hour
+	// (newSubscribeLimits).
 	limitKeys = 20_000
 	// maxForm bounds the body of a form.
 	maxForm = 64 << 10
@@ -61,12 +65,37 @@ const (
 	maxToken = 128
 )
 
-// newSubscribeLimits returns the hourly limits of subscription requests.
-// They are counted in this process's memory: with several replicas, each
+// subscribeLimits are the hourly limits of subscription requests. They
+// are counted in this process's memory: with several replicas, each
 // counts its own, so a client spreading its requests over n replicas gets
 // up to n times the limits. Bounded and per process is enough for their
 // purpose, which is to keep statusd from being used to flood an inbox.
-func newSubscribeLimits() *ratelimit.Window { return ratelimit.NewWindow(time.Hour, limitKeys) }
+type subscribeLimits struct {
+	// clients counts the requests of each client; a client forgotten
+	// for room (past limitKeys) starts again from 0.
+	clients *ratelimit.Window
+	// addresses counts the requests that send an email, per address and
+	// in all (the key allConfirmations, up to perHour): an address is counted
+	// only with the page, so at most perHour addresses are in their hour
+	// at once, and the window, one key larger, never forgets one for
+	// room, however many clients and addresses pass.
+	addresses *ratelimit.Window
+	perHour   int
+}
+
+// allConfirmations is the key of the page's confirmation emails in
+// subscribeLimits.addresses.
+const allConfirmations = "page"
+
+// newSubscribeLimits returns the hourly limits, perHour emails at most
+// (DefaultConfirmationsPerHour when 0 or less).
+func newSubscribeLimits(perHour int) subscribeLimits {
+	if perHour <= 0 {
+		perHour = DefaultConfirmationsPerHour
+	}
+	return subscribeLimits{clients: ratelimit.NewWindow(time.Hour, limitKeys),
+		addresses: ratelimit.NewWindow(time.Hour, perHour+1), perHour: perHour}
+}
 
 // addressKey is the key of an address in the hourly limits: a hash of its
 // statusd.AddressKey (one key whatever the case, as the store counts one
@@ -193,15 +222,23 @@ func (s *Server) Subscribe(w http.ResponseWriter, r *http.Request, snap *snapsho
 		return nil
 	}
 	client := ratelimit.ClientAddr(r, s.trusted)
-	if ok, retry := s.limits.Take(now, ratelimit.Quota{Key: addressKey(email), Limit: PerAddressPerHour},
-		ratelimit.Quota{Key: clientKey(client), Limit: PerClientPerHour}); !ok {
+	address := ratelimit.Quota{Key: addressKey(email), Limit: PerAddressPerHour}
+	retry := s.limits.addresses.Wait(now, address)
+	if retry == 0 {
+		_, retry = s.limits.clients.Take(now, ratelimit.Quota{Key: clientKey(client), Limit: PerClientPerHour})
+	}
+	if retry > 0 {
 		secs := int((retry + time.Second - 1) / time.Second)
 		return route.Retry(statusd.Errorf(statusd.ERateLimited,
 			"Too many subscription requests for this address or from your network in the last hour "+
 				"(at most %d for an address, %d from a network). Please try again in %s.",
 			PerAddressPerHour, PerClientPerHour, statusd.DurationWords(int64(secs))), secs)
 	}
-	if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
+	if ok, _ := s.limits.addresses.Take(now, address, ratelimit.Quota{Key: allConfirmations, Limit: s.limits.perHour}); !ok {
+		// The page's emails of the hour are spent (or the address's,
+		// since a moment): the same answer, nothing sent.
+		s.log.Warn("subscription request not sent: the confirmation emails of the hour are spent", "per_hour", s.limits.perHour)
+	} else if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
 		var e *statusd.Error
 		if errors.As(err, &e) {
 			return err

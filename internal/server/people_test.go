@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -273,4 +274,38 @@ func TestSubscribeCountersHold(t *testing.T) {
 		t.Errorf("%d subscribers (%v), want 496: the victim and the 495 flood addresses within the hour's 500 emails", total, err)
 	}
 	testserver.WaitLog(t, s.Logs, "subscription request not sent: the confirmation emails of the hour are spent", "per_hour=500")
+}
+
+// TestTestMessagesLimited: at most 5 test messages a minute to one
+// subscriber; the sixth is a 429 rate_limited with Retry-After, sends
+// nothing and writes nothing; another subscriber still gets its own.
+func TestTestMessagesLimited(t *testing.T) {
+	srv := startServer(t, testserver.SubDoc(), options{allowPrivate: true})
+	tok := newToken(t, srv.DB, "ops")
+	recv := testserver.StartReceiver(t)
+	add := func(path string) int64 {
+		m := srv.AdminOK(http.MethodPost, "/subscribers", tok, `{"channel": "webhook", "address": "`+recv.URL+path+`"}`, 201)
+		return int64(testserver.At(t, m, "id").(float64))
+	}
+	one, two := add("/one"), add("/two")
+	test := func(id int64) string { return fmt.Sprintf("/subscribers/%d/test", id) }
+	for range 5 {
+		srv.AdminOK(http.MethodPost, test(one), tok, "", 201)
+	}
+	audit := srv.AuditTotal(tok)
+	r := srv.Authed(http.MethodPost, testserver.AdminRoot+test(one), tok, "")
+	testserver.AssertError(t, "the sixth test in a minute", r, 429, "rate_limited")
+	if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 || secs > 60 {
+		t.Errorf("Retry-After %q, want 1 to 60 seconds", r.Header.Get("Retry-After"))
+	}
+	if msg := testserver.ErrorMessage(r); !strings.Contains(msg, "at most 5 test messages a minute") {
+		t.Errorf("message %q does not say the limit", msg)
+	}
+	if got := srv.AuditTotal(tok); got != audit {
+		t.Errorf("the refused test wrote %d audit entries", got-audit)
+	}
+	srv.AdminOK(http.MethodPost, test(two), tok, "", 201)
+	if got := len(recv.Requests()); got != 6 {
+		t.Errorf("the receiver got %d requests, want 6 (5 to one, 1 to two)", got)
+	}
 }

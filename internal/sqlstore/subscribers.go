@@ -371,8 +371,9 @@ func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditE
 // expired keeps its token, now valid 48 hours from now, so that every
 // link sent in the last 48 hours works until one is used. A quarantined
 // address is left as it is, and nothing is sent to it (CONTRACT C7:
-// nothing is sent until an operator sets it active again); the caller
-// answers the same page whatever the address's state.
+// nothing is sent until an operator sets it active again), yet the
+// request does the same work as any other; the caller answers the same
+// page whatever the address's state.
 func (ss subscriberStore) Request(ctx context.Context, email string, componentIDs []int64, now time.Time) error {
 	email = statusd.StoredAddress(statusd.Email, email)
 	return ss.s.outbox(ctx, func(t tx) error {
@@ -402,8 +403,14 @@ func (ss subscriberStore) Request(ctx context.Context, email string, componentID
 			}
 		}
 		switch {
-		case s.State == statusd.SubscriberQuarantined:
-			return nil
+		case s.State == statusd.SubscriberQuarantined, s.State == statusd.SubscriberActive:
+			// The same work as for a pending address, so that no answer's
+			// timing tells the state: an update (that changes nothing)
+			// and the event, which Expand turns into nothing for a
+			// quarantined one and into its manage link for an active one.
+			if _, err := t.exec(`UPDATE subscribers SET updated_at = updated_at WHERE id = ?`, s.ID); err != nil {
+				return err
+			}
 		case s.State == statusd.SubscriberPending && s.ConfirmToken != "" && s.ConfirmExpiresAt != nil && now.Before(*s.ConfirmExpiresAt):
 			// The links sent before keep working: the new email carries
 			// the same token, valid 48 hours from now.

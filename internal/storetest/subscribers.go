@@ -1055,13 +1055,19 @@ func testRequest(t *testing.T, s statusd.Store) {
 	if got := o.confirmations(t0.Add(3 * time.Hour)); !slices.Equal(got, []int64{s1.ID}) {
 		t.Errorf("confirmations sent: %v, want one to %d", got, s1.ID)
 	}
-	// Quarantined: left so, and sent nothing.
+	// Quarantined: left so, and sent nothing; yet the request stores its
+	// event as any other does (the same work, the same time taken),
+	// which is expanded to no delivery.
 	set(s1.ID, statusd.SubscriberQuarantined)
 	if s5 := request(t0.Add(4 * time.Hour)); s5.State != statusd.SubscriberQuarantined {
 		t.Errorf("a request of a quarantined one: %s, want quarantined", s5.State)
 	}
-	if n := o.expand(t0.Add(4*time.Hour), 10); n != 0 {
-		t.Errorf("a request of a quarantined one stored %d events, want none", n)
+	before := len(o.deliveries(statusd.DeliveryFilter{}))
+	if n := o.expand(t0.Add(4*time.Hour), 10); n != 1 {
+		t.Errorf("a request of a quarantined one stored %d events, want 1, as any request does", n)
+	}
+	if after := len(o.deliveries(statusd.DeliveryFilter{})); after != before {
+		t.Errorf("a request of a quarantined one made %d deliveries, want none", after-before)
 	}
 	if subs, total, _ := o.ss.List(ctx, statusd.SubscriberFilter{}, 1, 10); total != 1 || len(subs) != 1 {
 		t.Errorf("%d subscribers after five requests of one address, want 1", total)

@@ -490,15 +490,7 @@ func TestSubscribeLimits(t *testing.T) {
 func TestSubscribeLinks(t *testing.T) {
 	s := startSubscriptions(t, options{})
 	s.post("/subscribe", url.Values{"email": {"late@example.com"}})
-	sub := s.subscriber("late@example.com")
-	// The link was mailed 49 hours ago.
-	past := time.Now().Add(-time.Hour)
-	if _, err := s.subs.Change(context.Background(), sub.ID, func(c *statusd.Subscriber) error {
-		c.ConfirmExpiresAt = &past
-		return nil
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	sub := s.expire("late@example.com")
 	stored := s.state()
 	for _, c := range []struct {
 		name string

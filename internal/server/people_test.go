@@ -161,6 +161,14 @@ func TestPeopleSubscribe(t *testing.T) {
 	}
 	// The second link, opened after the first was used.
 	subSees(t, subPage(t, "GET the second link", s.Do("GET", second), 200, true), "You are subscribed", "Ann@example.com")
+	// Quarantined since, the address is not told it is subscribed.
+	if _, err := s.subs.Change(context.Background(), s.subscriber("Ann@example.com").ID, func(c *statusd.Subscriber) error {
+		c.State = statusd.SubscriberQuarantined
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	subSees(t, subPage(t, "GET the link of a quarantined address", s.Do("GET", second), 404, true), "This link is not valid")
 
 	// An expired link does not work; asking again mails a new one.
 	s.post("/subscribe", url.Values{"email": {"late@example.com"}})

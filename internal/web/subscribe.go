@@ -320,8 +320,13 @@ func (s *Server) ConfirmForm(w http.ResponseWriter, r *http.Request, snap *snaps
 	if sub == nil {
 		return err
 	}
-	if sub.State == statusd.SubscriberActive {
+	switch sub.State {
+	case statusd.SubscriberActive:
 		s.subscribed(w, snap, sub, false)
+		return nil
+	case statusd.SubscriberPending:
+	default: // quarantined since: the link confirms nothing
+		s.unknownLink(w, snap, "confirmation")
 		return nil
 	}
 	s.message(w, http.StatusOK, snap, messageView{Kind: "info",

@@ -490,9 +490,20 @@ func (doc *Document) Validate() []Problem {
 		p := index("notices", i)
 		r.uniqueID(p, n.ID, notices, "notice")
 		r.validateNotice(p, n, comps, updates)
+		r.tooLong(join(p, "subject"), n.Subject, MaxSubject)
+		for j, u := range n.Updates {
+			r.tooLong(join(index(join(p, "updates"), j), "content"), u.Content, MaxContent)
+		}
 	}
 	r.validateSubscribers(doc.Subscribers, comps)
 	return r.problems
+}
+
+// tooLong notes a text at p of more than max characters.
+func (r *reader) tooLong(p, s string, max int) {
+	if msg := TooLong(s, max); msg != "" {
+		r.add(p, "%s", msg)
+	}
 }
 
 // uniqueID checks the id of an object at p: positive, and not the id of

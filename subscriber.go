@@ -353,11 +353,17 @@ func Quarantined(failures int, since *time.Time, now time.Time) bool {
 }
 
 // CheckTarget checks a webhook or chat URL at creation (CONTRACT C7): an
-// absolute https URL whose host is not literally a loopback, private,
-// link-local, multicast or unspecified address. With allowPrivate, http
-// and those addresses are allowed. The address it resolves to is checked
+// absolute https URL, without control characters or the invisible marks
+// that reorder text (checkVisible), whose host is not literally an
+// address that is not public (PublicAddr: loopback, private, link-local,
+// multicast, unspecified, and every other special-purpose block that is
+// not globally reachable) nor localhost. With allowPrivate, http and
+// those addresses are allowed. The address it resolves to is checked
 // again at connect time by the sender.
 func CheckTarget(raw string, allowPrivate bool) error {
+	if err := checkVisible(raw); err != nil {
+		return err
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil {
 		return FieldError(EInvalidField, "address", "%q is not an absolute URL without credentials", raw)
@@ -381,27 +387,28 @@ func CheckTarget(raw string, allowPrivate bool) error {
 	return nil
 }
 
-// PublicAddr reports whether ip may be sent to without
-// --allow-private-targets: not loopback, private, link-local, multicast,
-// unspecified (or an IPv4 address mapped into IPv6 that is one of those).
-func PublicAddr(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() &&
-		!ip.IsLinkLocalMulticast() && !ip.IsInterfaceLocalMulticast() && !ip.IsMulticast() && !ip.IsUnspecified()
-}
-
 // CheckEmail checks an email address: one bare address (no display name),
 // at most 254 bytes, without control characters or the invisible marks
-// that reorder text (bidiControl), which would show an operator, or a
-// mail client, another address than the one mail goes to.
+// that reorder text (checkVisible).
 func CheckEmail(addr string) error {
-	if i := strings.IndexFunc(addr, func(r rune) bool { return unicode.IsControl(r) || bidiControl(r) }); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(addr[i:])
-		return FieldError(EInvalidField, "address", "%q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
+	if err := checkVisible(addr); err != nil {
+		return err
 	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Name != "" || a.Address != addr || len(addr) > 254 || !strings.Contains(addr, "@") {
 		return FieldError(EInvalidField, "address", "%q is not an email address (like name@example.com)", addr)
+	}
+	return nil
+}
+
+// checkVisible refuses an address (an email address or a URL) that holds
+// a control character or an invisible mark that reorders text
+// (bidiControl), which would show an operator, or a mail client, another
+// address than the one statusd sends to.
+func checkVisible(addr string) error {
+	if i := strings.IndexFunc(addr, func(r rune) bool { return unicode.IsControl(r) || bidiControl(r) }); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(addr[i:])
+		return FieldError(EInvalidField, "address", "%q holds the invisible character U+%04X (a control or text-direction mark); type the address without it", addr, r)
 	}
 	return nil
 }

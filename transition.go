@@ -52,6 +52,18 @@ func CheckTransition(t NoticeType, from, to State) error {
 	return Errorf(EInvalidTransition, "a %s notice cannot go from %s to %s", t, from, to)
 }
 
+// CheckRepeat refuses a state command that targets the final state n is
+// already in (resolved on a resolved incident): posting it again would
+// add a second closing update and tell every subscriber twice. Adding
+// words without naming a state stays allowed. The error is an *Error with
+// code EConflict that says nothing was posted.
+func CheckRepeat(n *Notice, to State) error {
+	if to == n.State() && isClosed(n.Type, to) {
+		return Errorf(EConflict, "notice %d is already %s; nothing was posted and no one was notified (leave the state out to add words to it)", n.ID, to)
+	}
+	return nil
+}
+
 // CheckReopen decides whether a notice may be reopened: only a closed
 // incident (resolved or false_alarm) can.
 func CheckReopen(n *Notice) error {

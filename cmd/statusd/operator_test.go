@@ -351,6 +351,8 @@ func TestOperatorExitCodes(t *testing.T) {
 			[]string{`"Cache"`, "statusd component list"}},
 		{"resolved back to investigating", nil, []string{"incident", "update", id, "--state", "investigating", "-m", "Again.",
 			"--url", srv.URL, "--token", token}, exitCodeRefused, []string{"refused by the server", "reopen"}},
+		{"resolved again", nil, []string{"incident", "resolve", id, "-m", "Fixed.", "--url", srv.URL, "--token", token}, exitCodeRefused,
+			[]string{"refused by the server", "is already resolved", "nothing was posted and no one was notified"}},
 		{"delete a parent", nil, []string{"component", "rm", "Database", "--url", srv.URL, "--token", token}, exitCodeRefused,
 			[]string{"1 components below it", "--recursive"}},
 		{"bad schedule", nil, []string{"maintenance", "schedule", "--subject", "X", "--begins", "+2h", "--ends", "+1h",

@@ -640,20 +640,37 @@ func rbCheckCrash(t *testing.T, srv *testserver.Server, db, tok string, all []*r
 
 // --- Graceful shutdown -----------------------------------------------------
 
+// rbLargeUpdates is how many updates notice 999 of rbLargeServer has.
+const rbLargeUpdates = 430
+
 // rbLargeServer serves the fixture with notice 999, whose detail is an
-// 8.6 MB answer, from a child process; it returns the server, its database
-// and the large content.
+// 8.6 MB answer (rbLargeUpdates updates of 19,995 characters, under the
+// longest content), from a child process; it returns the server, its
+// database and the updates' contents joined.
 func rbLargeServer(t *testing.T) (*replica, string, string) {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Second)
 	doc := testserver.Fixture(now)
-	big := strings.Repeat("All work and no play makes a large answer. ", 200_000)
-	doc.Notices = append(doc.Notices, statusd.Notice{ID: 999, Type: statusd.General, Subject: "Large",
-		TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour),
-		Updates: []statusd.Update{testserver.Upd("", now.Add(-time.Hour), big)}})
+	piece := strings.Repeat("All work and no play makes a large answer. ", 465)
+	large := statusd.Notice{ID: 999, Type: statusd.General, Subject: "Large",
+		TagList: []string{}, ComponentIDs: []int64{}, CreatedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour)}
+	for range rbLargeUpdates {
+		large.Updates = append(large.Updates, testserver.Upd("", now.Add(-time.Hour), piece))
+	}
+	doc.Notices = append(doc.Notices, large)
+	big := strings.Repeat(piece, rbLargeUpdates)
 	db := filepath.Join(t.TempDir(), "statusd.db")
 	importDoc(t, db, doc)
 	return startReplica(t, db, "--rate-limit", "0"), db, big
+}
+
+// rbJoined is the contents of updates, joined.
+func rbJoined(updates []statusd.UpdateResource) string {
+	var b strings.Builder
+	for _, u := range updates {
+		b.WriteString(u.Content)
+	}
+	return b.String()
 }
 
 // rbSlowRead is the outcome of a slow read.
@@ -806,7 +823,7 @@ func TestRobustGracefulShutdown(t *testing.T) {
 	var n statusd.NoticeResponse
 	if r.err != nil || r.status != 200 {
 		t.Errorf("the slow read in flight at SIGTERM: status %d, %d bytes, %v", r.status, len(r.body), r.err)
-	} else if err := json.Unmarshal(r.body, &n); err != nil || len(n.Notice.Updates) != 1 || n.Notice.Updates[0].Content != big {
+	} else if err := json.Unmarshal(r.body, &n); err != nil || len(n.Notice.Updates) != rbLargeUpdates || rbJoined(n.Notice.Updates) != big {
 		t.Errorf("the slow read in flight at SIGTERM is not the whole notice (%d bytes): %v", len(r.body), err)
 	}
 

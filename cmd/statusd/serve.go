@@ -30,6 +30,7 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/telemetry"
+	"github.com/statusd/statusd/internal/web"
 )
 
 // watchInterval is how often the server checks the store for writes made by
@@ -45,6 +46,7 @@ type serveConfig struct {
 	demo, metricsPublic, allowPrivate                      bool
 	smtpURL, mailFrom                                      string
 	smtpRate                                               float64
+	confirmationsPerHour                                   int
 	retryBase, reminder, lease, keep                       time.Duration
 	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret string
 	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag  string // parse reads them into the fields below
@@ -94,6 +96,7 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.String(&c.smtpURL, "smtp-url", "", "SMTP server `URL` to send email through (smtp://[user:pass@]host:port, or smtps:// for implicit TLS); turns email subscription on")
 	fs.String(&c.mailFrom, "mail-from", "", "the `sender` of every email, \"Name <addr>\" or addr; required with --smtp-url")
 	fs.Float64(&c.smtpRate, "smtp-rate", notify.DefaultMailRate, "emails sent a second at most (hosted relays often allow fewer)")
+	fs.Int(&c.confirmationsPerHour, "confirmations-per-hour", web.DefaultConfirmationsPerHour, "subscription requests that send an email an hour, over all addresses; past it the form answers as ever, sends nothing and logs it")
 	fs.Duration(&c.retryBase, "notify-retry-base", notify.DefaultRetryBase, "the first retry's delay after a failed delivery; it doubles each time, up to an hour, for 24 hours")
 	fs.Duration(&c.lease, "notify-lease", notify.DefaultLease, "how long a replica holds the deliveries it claimed before another may take them: what is left unsent when a replica dies goes out after it (at least "+notify.MinLease.String()+")")
 	fs.Duration(&c.keep, "notify-keep", statusd.DeliveryRetention, "how long delivered and dropped deliveries stay in the delivery log, counted from their making (failed ones stay until their subscriber is deleted)")
@@ -138,8 +141,8 @@ func (c *serveConfig) parse(cmd *cobra.Command, args []string, stderr io.Writer)
 	if c.smtpURL != "" && c.mailFrom == "" {
 		return commands.UsageError(cmd, "--smtp-url needs --mail-from, the sender of the emails, such as \"Acme Status <status@acme.example>\"")
 	}
-	if c.smtpRate <= 0 || c.retryBase <= 0 || c.keep <= 0 || c.reminder < 0 {
-		return commands.UsageError(cmd, "--smtp-rate, --notify-retry-base and --notify-keep must be > 0, and --maintenance-reminder >= 0")
+	if c.smtpRate <= 0 || c.retryBase <= 0 || c.keep <= 0 || c.reminder < 0 || c.confirmationsPerHour <= 0 {
+		return commands.UsageError(cmd, "--smtp-rate, --notify-retry-base, --notify-keep and --confirmations-per-hour must be > 0, and --maintenance-reminder >= 0")
 	}
 	if c.lease < notify.MinLease {
 		return commands.UsageError(cmd, "--notify-lease: %v is too short; give at least %v", c.lease, notify.MinLease)
@@ -249,7 +252,7 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
 		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "",
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "", ConfirmationsPerHour: c.confirmationsPerHour,
 		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}

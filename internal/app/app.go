@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
@@ -53,6 +54,8 @@ type App struct {
 	now          func() time.Time
 	notifier     Notifier
 	allowPrivate bool
+	// tests counts the test messages of each subscriber (SendTest).
+	tests *ratelimit.Window
 }
 
 // MaxBody is the largest request body an adapter reads for an action: a
@@ -64,7 +67,8 @@ const pageSize = snapshot.PageSize
 
 // New returns an App for the configuration.
 func New(cfg Config) *App {
-	a := &App{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets}
+	a := &App{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets,
+		tests: ratelimit.NewWindow(time.Minute, testKeys)}
 	if a.now == nil {
 		a.now = time.Now
 	}

@@ -86,6 +86,8 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 	}
 	bad.requireText("subject", body.Subject, true)
 	bad.requireText("content", body.Content, true)
+	bad.bound("subject", body.Subject, statusd.MaxSubject)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if typ == "" {
 		return 0, bad.err() // the type decides which other fields belong
 	}
@@ -236,6 +238,7 @@ func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body stat
 	bad.refuse("an edit sends nothing to subscribers; leave notify out (only new notices, updates and reopens are sent)",
 		setField{"notify", body.Notify != nil})
 	bad.requireText("subject", body.Subject, false)
+	bad.bound("subject", body.Subject, statusd.MaxSubject)
 	if err := bad.err(); err != nil {
 		return err
 	}
@@ -251,7 +254,9 @@ func (a *App) Edit(ctx context.Context, actor statusd.Actor, id int64, body stat
 }
 
 // AddUpdate adds the update of body to notice id: its state (the
-// notice's own when left out) must follow from the notice's.
+// notice's own when left out) must follow from the notice's, and a state
+// given that is the notice's current final one is a 409 that writes and
+// sends nothing (statusd.CheckRepeat).
 //
 // Statusd itself (statusd.System) posts the moves of automated
 // maintenance through it: such a move is made only while it is due
@@ -264,6 +269,7 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 	}
 	var bad problems
 	bad.requireText("content", body.Content, true)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if err := bad.err(); err != nil {
 		return err
 	}
@@ -275,6 +281,9 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
+			if err := statusd.CheckRepeat(n, state); err != nil {
+				return "", err
+			}
 		}
 		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
 			return "", ErrNotDue
@@ -298,6 +307,7 @@ func (a *App) Reopen(ctx context.Context, actor statusd.Actor, id int64, body st
 	}
 	var bad problems
 	bad.requireText("content", body.Content, true)
+	bad.bound("content", body.Content, statusd.MaxContent)
 	if body.State != nil {
 		bad.add("state", "a reopened incident is investigating; leave state out")
 	}

@@ -78,6 +78,17 @@ func (p *problems) requireText(path string, v *string, required bool) {
 	}
 }
 
+// bound notes a set string field of more than max characters
+// (statusd.MaxSubject, statusd.MaxContent).
+func (p *problems) bound(path string, v *string, max int) {
+	if v == nil {
+		return
+	}
+	if msg := statusd.TooLong(*v, max); msg != "" {
+		p.add(path, "%s", msg)
+	}
+}
+
 // oneOf lists the values a setting takes, for messages: "a, b or c".
 func oneOf[T ~string](list []T) string {
 	s := make([]string, len(list))

@@ -8,9 +8,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/ratelimit"
+	"github.com/statusd/statusd/internal/route"
 )
 
 // subscriberTarget names a subscriber in the audit log.
@@ -211,9 +215,19 @@ func (a *App) RemoveSubscriber(ctx context.Context, actor statusd.Actor, id int6
 	return a.store.Subscribers().Delete(ctx, sub.ID, e)
 }
 
+// The limit of test messages: at most TestsPerMinute to one subscriber a
+// minute, counted in this process (each replica counts its own), for at
+// most testKeys subscribers at once (the least recently tested is
+// forgotten past it).
+const (
+	TestsPerMinute = 5
+	testKeys       = 10_000
+)
+
 // SendTest sends a test message to subscriber id now and returns its
 // delivery, as the attempt left it. An email address that has not
-// confirmed, or has unsubscribed, is sent nothing.
+// confirmed, or has unsubscribed, is sent nothing. Past TestsPerMinute
+// to the subscriber it is a 429 that says when to try again.
 func (a *App) SendTest(ctx context.Context, actor statusd.Actor, id int64) (*statusd.Delivery, error) {
 	if err := May(actor, ActSendTest); err != nil {
 		return nil, err
@@ -227,6 +241,11 @@ func (a *App) SendTest(ctx context.Context, actor statusd.Actor, id int64) (*sta
 	}
 	if sub.Channel == statusd.Email && (sub.State == statusd.SubscriberPending || sub.State == statusd.SubscriberUnsubscribed) {
 		return nil, statusd.Errorf(statusd.EConflict, "subscriber %d is %s: nothing is sent to an address that has not confirmed, or has unsubscribed", sub.ID, sub.State)
+	}
+	if ok, retry := a.tests.Take(a.now(), ratelimit.Quota{Key: strconv.FormatInt(sub.ID, 10), Limit: TestsPerMinute}); !ok {
+		secs := int((retry + time.Second - 1) / time.Second)
+		return nil, route.Retry(statusd.Errorf(statusd.ERateLimited,
+			"at most %d test messages a minute to one subscriber; try again in %s", TestsPerMinute, statusd.DurationWords(int64(secs))), secs)
 	}
 	d, err := a.notifier.Test(ctx, sub.ID)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	htmltemplate "html/template"
+	"net/url"
 	"strconv"
 	"strings"
 	texttemplate "text/template"
@@ -68,18 +69,103 @@ type email struct {
 	Text, HTML string
 }
 
-// renderEmail renders m for the claimed delivery's subscriber.
+// emailBody is an email's subject and parts as every subscriber of a
+// message with (or without) a confirmation link gets them, but for the
+// subscriber's tokens: marks where they go (tokenMark, confirmMark).
+type emailBody struct {
+	subject    string
+	text, html marked
+}
+
+// marked is a text split at the marks of a subscriber's tokens: parts[i]
+// is followed by the token that marks[i] stands for, the last part by
+// nothing.
+type marked struct {
+	parts []string
+	marks []string
+}
+
+// markText splits s at every tokenMark and confirmMark.
+func markText(s string) marked {
+	var m marked
+	for {
+		i, mark := strings.Index(s, tokenMark), tokenMark
+		if j := strings.Index(s, confirmMark); j >= 0 && (i < 0 || j < i) {
+			i, mark = j, confirmMark
+		}
+		if i < 0 {
+			m.parts = append(m.parts, s)
+			return m
+		}
+		m.parts, m.marks = append(m.parts, s[:i]), append(m.marks, mark)
+		s = s[i+len(mark):]
+	}
+}
+
+// fill is the text with token and confirm in place of their marks, made
+// in one allocation of its size.
+func (m marked) fill(token, confirm string) string {
+	n := len(m.marks) * max(len(token), len(confirm))
+	for _, p := range m.parts {
+		n += len(p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range m.parts {
+		b.WriteString(p)
+		switch {
+		case i == len(m.marks):
+		case m.marks[i] == tokenMark:
+			b.WriteString(token)
+		default:
+			b.WriteString(confirm)
+		}
+	}
+	return b.String()
+}
+
+// The marks of a subscriber's token and confirmation token in an
+// emailBody: letters, digits, "-" and "_", which neither part escapes, random to
+// the process, so that no text a notice carries holds them.
+var tokenMark, confirmMark = "tok" + statusd.NewToken(), "cnf" + statusd.NewToken()
+
+// emailBody returns m's email parts for subscribers with a confirmation
+// link (confirm) or without, rendered the first time: once per event,
+// whatever the number of subscribers.
+func (m *message) emailBody(confirm bool) (emailBody, error) {
+	i := 0
+	if confirm {
+		i = 1
+	}
+	m.emailOnce[i].Do(func() {
+		cmark := ""
+		if confirm {
+			cmark = confirmMark
+		}
+		d := emailData{message: m, Links: tokenLinks(m.PageURL, tokenMark, cmark)}
+		var text, html bytes.Buffer
+		if m.emailErrs[i] = textEmail.Execute(&text, d); m.emailErrs[i] != nil {
+			return
+		}
+		if m.emailErrs[i] = htmlEmail.Execute(&html, d); m.emailErrs[i] != nil {
+			return
+		}
+		m.emails[i] = emailBody{subject: d.Title(), text: markText(text.String()), html: markText(html.String())}
+	})
+	return m.emails[i], m.emailErrs[i]
+}
+
+// renderEmail renders m for the claimed delivery's subscriber: m's email
+// parts (emailBody) with the subscriber's tokens in.
 func renderEmail(m *message, c *statusd.Claimed) (*email, error) {
 	s := &c.Subscriber
-	d := emailData{message: m, Links: linksFor(m.PageURL, s)}
-	var text, html bytes.Buffer
-	if err := textEmail.Execute(&text, d); err != nil {
+	b, err := m.emailBody(confirming(s))
+	if err != nil {
 		return nil, err
 	}
-	if err := htmlEmail.Execute(&html, d); err != nil {
-		return nil, err
-	}
-	e := &email{Subject: d.Title(), Text: text.String(), HTML: html.String()}
+	l := linksFor(m.PageURL, s)
+	token, confirm := url.QueryEscape(s.Token), url.QueryEscape(s.ConfirmToken)
+	e := &email{Subject: b.subject, Text: b.text.fill(token, confirm), HTML: b.html.fill(token, confirm)}
 	// Ids unique for good (CONTRACT C7): the delivery's random id, and
 	// for the notice's first message to the subscriber, which the others
 	// reply to, the notice's random thread with the subscriber's id.
@@ -94,7 +180,7 @@ func renderEmail(m *message, c *statusd.Claimed) (*email, error) {
 	}
 	if m.Kind != statusd.SubscriptionConfirm {
 		// RFC 8058 one-click unsubscription.
-		e.Headers = append(e.Headers, [2]string{"List-Unsubscribe", "<" + d.Links.Unsubscribe + ">"},
+		e.Headers = append(e.Headers, [2]string{"List-Unsubscribe", "<" + l.Unsubscribe + ">"},
 			[2]string{"List-Unsubscribe-Post", "List-Unsubscribe=One-Click"})
 	}
 	// RFC 3834: no auto-replies to this.

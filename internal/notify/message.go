@@ -62,6 +62,13 @@ type message struct {
 	webhookOnce sync.Once
 	webhook     webhookParts
 	webhookErr  error
+
+	// The email's parts, rendered once for the subscribers without a
+	// confirmation link ([0]) and once for those with one ([1])
+	// (emailBody).
+	emailOnce [2]sync.Once
+	emails    [2]emailBody
+	emailErrs [2]error
 }
 
 // Title is the message's one line: "[<page name>] <subject>: <word>"
@@ -145,12 +152,27 @@ type links struct {
 }
 
 func linksFor(pageURL string, s *statusd.Subscriber) links {
-	l := links{
-		Manage:      pageURL + "/subscriptions/manage?token=" + url.QueryEscape(s.Token),
-		Unsubscribe: pageURL + "/subscriptions/unsubscribe?token=" + url.QueryEscape(s.Token),
+	confirm := ""
+	if confirming(s) {
+		confirm = url.QueryEscape(s.ConfirmToken)
 	}
-	if s.State == statusd.SubscriberPending && s.ConfirmToken != "" {
-		l.Confirm = pageURL + "/subscriptions/confirm?token=" + url.QueryEscape(s.ConfirmToken)
+	return tokenLinks(pageURL, url.QueryEscape(s.Token), confirm)
+}
+
+// confirming reports whether the messages to s carry a confirmation link.
+func confirming(s *statusd.Subscriber) bool {
+	return s.State == statusd.SubscriberPending && s.ConfirmToken != ""
+}
+
+// tokenLinks are the links of the token and the confirmation token, both
+// as they go in a query ("" confirm: none).
+func tokenLinks(pageURL, token, confirm string) links {
+	l := links{
+		Manage:      pageURL + "/subscriptions/manage?token=" + token,
+		Unsubscribe: pageURL + "/subscriptions/unsubscribe?token=" + token,
+	}
+	if confirm != "" {
+		l.Confirm = pageURL + "/subscriptions/confirm?token=" + confirm
 	}
 	return l
 }

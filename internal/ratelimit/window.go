@@ -50,16 +50,7 @@ func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Durat
 	defer w.mu.Unlock()
 	w.forget(now)
 	for _, q := range quotas {
-		e, found := w.keys[q.Key]
-		if !found {
-			continue
-		}
-		k := e.Value.(*windowKey)
-		k.times = w.recent(k.times, now)
-		if limit := max(1, q.Limit); len(k.times) >= limit {
-			// Room again when the event limit places back leaves the window.
-			retry = max(retry, time.Unix(0, k.times[len(k.times)-limit]).Add(w.span).Sub(now))
-		}
+		retry = max(retry, w.wait(now, q))
 	}
 	if retry > 0 {
 		return false, retry
@@ -80,6 +71,29 @@ func (w *Window) Take(now time.Time, quotas ...Quota) (ok bool, retry time.Durat
 		w.drop(w.lru.Back())
 	}
 	return true, 0
+}
+
+// Wait returns how long until q's key has room for one more event at now,
+// 0 when it has: it counts nothing.
+func (w *Window) Wait(now time.Time, q Quota) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.wait(now, q)
+}
+
+// wait is Wait with the lock held.
+func (w *Window) wait(now time.Time, q Quota) time.Duration {
+	e, found := w.keys[q.Key]
+	if !found {
+		return 0
+	}
+	k := e.Value.(*windowKey)
+	k.times = w.recent(k.times, now)
+	if limit := max(1, q.Limit); len(k.times) >= limit {
+		// Room again when the event limit places back leaves the window.
+		return time.Unix(0, k.times[len(k.times)-limit]).Add(w.span).Sub(now)
+	}
+	return 0
 }
 
 // recent is times without those that have left the window at now.

@@ -57,6 +57,7 @@ type options struct {
 	consoleURL   string        // --console-url
 	oidc         *console.OIDC // --oidc-issuer, --oidc-client-id, --oidc-client-secret
 	debug        bool          // --log-level debug
+	db           string        // --db: "" for a SQLite file of the test's own
 }
 
 // startServer imports doc (when not nil) into a fresh database and serves
@@ -64,7 +65,10 @@ type options struct {
 func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Server {
 	t.Helper()
 	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "statusd.db")
+	db := o.db
+	if db == "" {
+		db = filepath.Join(t.TempDir(), "statusd.db")
+	}
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,9 @@ type Config struct {
 	// EmailSubscriptions serves the pages where people subscribe by email
 	// (CONTRACT C7), and links to them: statusd can send email.
 	EmailSubscriptions bool
+	// ConfirmationsPerHour caps the emails subscription requests send an
+	// hour (--confirmations-per-hour; 0: web.DefaultConfirmationsPerHour).
+	ConfirmationsPerHour int
 	// App runs the writes of the admin API and the console
 	// (internal/app).
 	App *app.App
@@ -103,7 +106,7 @@ func New(cfg Config) (public, adminH http.Handler) {
 	s := &assembly{cfg: cfg,
 		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
 			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
-			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies}),
+			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies, ConfirmationsPerHour: cfg.ConfirmationsPerHour}),
 	}
 	s.api = api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Cache: cfg.Cache, Answers: &s.answers,
 		Now: cfg.Now, Log: cfg.Log})

@@ -250,13 +250,17 @@ func TestHealthProbes(t *testing.T) {
 	testserver.AssertJSON(t, "/readyz without a page", r.JSON, testserver.Obj{"status": "degraded", "reasons": []any{"no page has been published yet: nothing to serve"}})
 
 	// One request at a time, and one request holds it: notice 100 answers
-	// 16 MiB, which a client that reads only its first line keeps the
+	// 16 MiB (840 more updates of the longest content), which a client that reads only its first line keeps the
 	// handler writing (Linux caps a socket's send buffer at 4 MiB by
 	// default). While it does, every other API request of a crowd is shed,
 	// and every probe is served; the shed counter and the request counter
 	// count exactly the refusals.
 	doc := testserver.Fixture(now)
-	doc.Notices[0].Updates[0].Content = strings.Repeat("x", 16<<20)
+	n := &doc.Notices[0]
+	last := n.Updates[len(n.Updates)-1]
+	for range 840 {
+		n.Updates = append(n.Updates, testserver.Upd(last.State, last.CreatedAt, strings.Repeat("x", 20_000)))
+	}
 	busy := startServer(t, doc, options{maxInFlight: 1, metricsPublic: true})
 	hold := tmHold(t, busy.URL, "/api/v1/notices/100")
 	// A client of its own, whose idle connections are closed at the end:

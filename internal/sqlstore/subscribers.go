@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/statusd/statusd"
 )
@@ -218,7 +220,8 @@ func (ss subscriberStore) one(ctx context.Context, missing error, cond string, a
 
 func (ss subscriberStore) ByToken(ctx context.Context, token string, confirm bool, now time.Time) (*statusd.Subscriber, error) {
 	missing := statusd.Errorf(statusd.ENotFound, "this link is not valid (any more); subscribe again")
-	if token == "" {
+	if token == "" || !utf8.ValidString(token) || strings.IndexByte(token, 0) >= 0 {
+		// No token is one; PostgreSQL refuses such text outright.
 		return nil, missing
 	}
 	if confirm {
@@ -364,10 +367,13 @@ func (ss subscriberStore) Delete(ctx context.Context, id int64, e statusd.AuditE
 
 // Request records a self-service email subscription, of the address in
 // its stored form (statusd.StoredAddress), found whatever its case
-// (statusd.AddressKey). A quarantined
+// (statusd.AddressKey). A pending subscriber whose confirmation has not
+// expired keeps its token, now valid 48 hours from now, so that every
+// link sent in the last 48 hours works until one is used. A quarantined
 // address is left as it is, and nothing is sent to it (CONTRACT C7:
-// nothing is sent until an operator sets it active again); the caller
-// answers the same page whatever the address's state.
+// nothing is sent until an operator sets it active again), yet the
+// request does the same work as any other; the caller answers the same
+// page whatever the address's state.
 func (ss subscriberStore) Request(ctx context.Context, email string, componentIDs []int64, now time.Time) error {
 	email = statusd.StoredAddress(statusd.Email, email)
 	return ss.s.outbox(ctx, func(t tx) error {
@@ -396,10 +402,23 @@ func (ss subscriberStore) Request(ctx context.Context, email string, componentID
 				return errors.Join(err, errors.New("the subscriber requested was inserted and deleted meanwhile"))
 			}
 		}
-		switch s.State {
-		case statusd.SubscriberQuarantined:
-			return nil
-		case statusd.SubscriberPending, statusd.SubscriberUnsubscribed:
+		switch {
+		case s.State == statusd.SubscriberQuarantined, s.State == statusd.SubscriberActive:
+			// The same work as for a pending address, so that no answer's
+			// timing tells the state: an update (that changes nothing)
+			// and the event, which Expand turns into nothing for a
+			// quarantined one and into its manage link for an active one.
+			if _, err := t.exec(`UPDATE subscribers SET updated_at = updated_at WHERE id = ?`, s.ID); err != nil {
+				return err
+			}
+		case s.State == statusd.SubscriberPending && s.ConfirmToken != "" && s.ConfirmExpiresAt != nil && now.Before(*s.ConfirmExpiresAt):
+			// The links sent before keep working: the new email carries
+			// the same token, valid 48 hours from now.
+			if _, err := t.exec(`UPDATE subscribers SET component_ids = ?, confirm_expires_at = ?, updated_at = ? WHERE id = ?`,
+				idsJSON(componentIDs), ms(expires), ms(now), s.ID); err != nil {
+				return err
+			}
+		case s.State == statusd.SubscriberPending, s.State == statusd.SubscriberUnsubscribed:
 			if _, err := t.exec(`UPDATE subscribers SET state = 'pending', component_ids = ?, confirm_token = ?,
 				confirm_expires_at = ?, failures = 0, failing_since = NULL, updated_at = ? WHERE id = ?`,
 				idsJSON(componentIDs), statusd.NewToken(), ms(expires), ms(now), s.ID); err != nil {

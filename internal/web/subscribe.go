@@ -48,11 +48,15 @@ const (
 	PerAddressPerHour = 5
 	// PerClientPerHour is how many requests one client may make an hour.
 	PerClientPerHour = 20
-	// limitKeys bounds the keys the hourly limits remember (addresses and
-	// clients): measured, some 420 bytes a client key at its 20 times and
-	// 230 an address key at its 5, so 9 MB at the very most. Past it the
-	// least recently used is forgotten: to make the limits forget an
-	// address, one has to bring 20,000 others in its hour.
+	// DefaultConfirmationsPerHour is how many subscription requests an
+	// hour, over all addresses, may send an email when the
+	// configuration does not say.
+	DefaultConfirmationsPerHour = 500
+	// limitKeys bounds the clients the hourly limit remembers: measured,
+	// some 420 bytes a client key at its 20 times, so 9 MB at the very
+	// most. Past it the least recently used is forgotten. Addresses are
+	// counted apart, and never forgotten within their hour
+	// (newSubscribeLimits).
 	limitKeys = 20_000
 	// maxForm bounds the body of a form.
 	maxForm = 64 << 10
@@ -61,12 +65,37 @@ const (
 	maxToken = 128
 )
 
-// newSubscribeLimits returns the hourly limits of subscription requests.
-// They are counted in this process's memory: with several replicas, each
+// subscribeLimits are the hourly limits of subscription requests. They
+// are counted in this process's memory: with several replicas, each
 // counts its own, so a client spreading its requests over n replicas gets
 // up to n times the limits. Bounded and per process is enough for their
 // purpose, which is to keep statusd from being used to flood an inbox.
-func newSubscribeLimits() *ratelimit.Window { return ratelimit.NewWindow(time.Hour, limitKeys) }
+type subscribeLimits struct {
+	// clients counts the requests of each client; a client forgotten
+	// for room (past limitKeys) starts again from 0.
+	clients *ratelimit.Window
+	// addresses counts the requests that send an email, per address and
+	// in all (the key allConfirmations, up to perHour): an address is counted
+	// only with the page, so at most perHour addresses are in their hour
+	// at once, and the window, one key larger, never forgets one for
+	// room, however many clients and addresses pass.
+	addresses *ratelimit.Window
+	perHour   int
+}
+
+// allConfirmations is the key of the page's confirmation emails in
+// subscribeLimits.addresses.
+const allConfirmations = "page"
+
+// newSubscribeLimits returns the hourly limits, perHour emails at most
+// (DefaultConfirmationsPerHour when 0 or less).
+func newSubscribeLimits(perHour int) subscribeLimits {
+	if perHour <= 0 {
+		perHour = DefaultConfirmationsPerHour
+	}
+	return subscribeLimits{clients: ratelimit.NewWindow(time.Hour, limitKeys),
+		addresses: ratelimit.NewWindow(time.Hour, perHour+1), perHour: perHour}
+}
 
 // addressKey is the key of an address in the hourly limits: a hash of its
 // statusd.AddressKey (one key whatever the case, as the store counts one
@@ -193,15 +222,23 @@ func (s *Server) Subscribe(w http.ResponseWriter, r *http.Request, snap *snapsho
 		return nil
 	}
 	client := ratelimit.ClientAddr(r, s.trusted)
-	if ok, retry := s.limits.Take(now, ratelimit.Quota{Key: addressKey(email), Limit: PerAddressPerHour},
-		ratelimit.Quota{Key: clientKey(client), Limit: PerClientPerHour}); !ok {
+	address := ratelimit.Quota{Key: addressKey(email), Limit: PerAddressPerHour}
+	retry := s.limits.addresses.Wait(now, address)
+	if retry == 0 {
+		_, retry = s.limits.clients.Take(now, ratelimit.Quota{Key: clientKey(client), Limit: PerClientPerHour})
+	}
+	if retry > 0 {
 		secs := int((retry + time.Second - 1) / time.Second)
 		return route.Retry(statusd.Errorf(statusd.ERateLimited,
 			"Too many subscription requests for this address or from your network in the last hour "+
 				"(at most %d for an address, %d from a network). Please try again in %s.",
 			PerAddressPerHour, PerClientPerHour, statusd.DurationWords(int64(secs))), secs)
 	}
-	if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
+	if ok, _ := s.limits.addresses.Take(now, address, ratelimit.Quota{Key: allConfirmations, Limit: s.limits.perHour}); !ok {
+		// The page's emails of the hour are spent (or the address's,
+		// since a moment): the same answer, nothing sent.
+		s.log.Warn("subscription request not sent: the confirmation emails of the hour are spent", "per_hour", s.limits.perHour)
+	} else if err := s.subs.Request(r.Context(), email, ids, now); err != nil {
 		var e *statusd.Error
 		if errors.As(err, &e) {
 			return err
@@ -248,12 +285,12 @@ type hiddenField struct{ Name, Value string }
 
 type linkView struct{ Href, Text string }
 
-// unknownLink answers a token that names nothing (never was, was used, or
-// has expired): 404, a page that says so and how to start again.
+// unknownLink answers a token that names nothing (never was, or has
+// expired): 404, a page that says so and how to start again.
 func (s *Server) unknownLink(w http.ResponseWriter, snap *snapshot.Snapshot, what string) {
 	s.message(w, http.StatusNotFound, snap, messageView{Kind: "degraded",
 		Heading: "This link is not valid",
-		Lines: []string{"This " + what + " link is unknown, or was used already, or has expired (confirmation links work for 48 hours).",
+		Lines: []string{"This " + what + " link is unknown, or has expired (confirmation links work for 48 hours).",
 			"Subscribe again to get a new link by email."},
 		Links: []linkView{{"/subscribe", "Subscribe again"}, {"/", "Back to the status page"}}})
 }
@@ -282,6 +319,15 @@ func (s *Server) ConfirmForm(w http.ResponseWriter, r *http.Request, snap *snaps
 	sub, err := s.subscriber(w, r, snap, token, true, now, "confirmation")
 	if sub == nil {
 		return err
+	}
+	switch sub.State {
+	case statusd.SubscriberActive:
+		s.subscribed(w, snap, sub, false)
+		return nil
+	case statusd.SubscriberPending:
+	default: // quarantined since: the link confirms nothing
+		s.unknownLink(w, snap, "confirmation")
+		return nil
 	}
 	s.message(w, http.StatusOK, snap, messageView{Kind: "info",
 		Heading: "Confirm your subscription",
@@ -316,12 +362,18 @@ func (s *Server) Confirm(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if sub == nil {
 		return err
 	}
+	if sub.State == statusd.SubscriberActive {
+		s.subscribed(w, snap, sub, false)
+		return nil
+	}
 	sub, err = s.subs.Change(r.Context(), sub.ID, func(c *statusd.Subscriber) error {
-		// Another request may have used it since ByToken.
-		if c.ConfirmToken != token || c.ConfirmExpiresAt == nil || !now.Before(*c.ConfirmExpiresAt) {
+		// Another request may have used it, or an unsubscription ended
+		// it, since ByToken. The token stays until it expires, so that
+		// the link, used, says the address is subscribed.
+		if c.ConfirmToken != token || c.ConfirmExpiresAt == nil || !now.Before(*c.ConfirmExpiresAt) || c.State != statusd.SubscriberPending {
 			return errConfirmed
 		}
-		c.State, c.ConfirmToken, c.ConfirmExpiresAt = statusd.SubscriberActive, "", nil
+		c.State = statusd.SubscriberActive
 		return nil
 	}, nil)
 	if errors.Is(err, errConfirmed) {
@@ -331,12 +383,23 @@ func (s *Server) Confirm(w http.ResponseWriter, r *http.Request, snap *snapshot.
 	if err != nil {
 		return err
 	}
-	s.message(w, http.StatusOK, snap, messageView{Kind: "resolved",
-		Heading: "You are subscribed",
-		Lines: []string{sub.Address + " will receive email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + ".",
-			"Every email has a link to change or stop your subscription; this one does too."},
-		Links: []linkView{{manageHref(sub.Token), "Change or stop your subscription"}, {"/", "Back to the status page"}}})
+	s.subscribed(w, snap, sub, true)
 	return nil
+}
+
+// subscribed answers a confirmation link of active subscriber sub: the
+// manage link when this request confirmed it (first), else only that it
+// is subscribed, as a link used before is opened again.
+func (s *Server) subscribed(w http.ResponseWriter, snap *snapshot.Snapshot, sub *statusd.Subscriber, first bool) {
+	v := messageView{Kind: "resolved", Heading: "You are subscribed",
+		Lines: []string{sub.Address + " will receive email updates of " + snap.Doc.Page.Name + " about " + following(snap, sub.ComponentIDs) + ".",
+			"Every email has a link to change or stop your subscription."},
+		Links: []linkView{{"/", "Back to the status page"}}}
+	if first {
+		v.Lines[1] = "Every email has a link to change or stop your subscription; this one does too."
+		v.Links = append([]linkView{{manageHref(sub.Token), "Change or stop your subscription"}}, v.Links...)
+	}
+	s.message(w, http.StatusOK, snap, v)
 }
 
 // errConfirmed is a confirmation used, or expired, while it was confirmed.

@@ -61,6 +61,11 @@ type Config struct {
 	// X-Forwarded-For tells the client.
 	Limiter        ratelimit.Allower
 	TrustedProxies []netip.Prefix
+	// ConfirmationsPerHour is how many subscription requests an hour,
+	// over all addresses, send an email; past it the form answers as
+	// ever, sends nothing and logs it. 0 means
+	// DefaultConfirmationsPerHour.
+	ConfirmationsPerHour int
 }
 
 // Server renders the status page. It is safe for concurrent use.
@@ -79,7 +84,7 @@ type Server struct {
 	subs      statusd.SubscriberStore
 	limiter   ratelimit.Allower
 	trusted   []netip.Prefix
-	limits    *ratelimit.Window
+	limits    subscribeLimits
 	origin    *htmlkit.SameOrigin
 }
 
@@ -87,7 +92,7 @@ type Server struct {
 func New(cfg Config) *Server {
 	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log,
 		subscribe: cfg.EmailSubscriptions, subs: cfg.Subscribers,
-		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(), origin: htmlkit.NewSameOrigin("the form on this page")}
+		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(cfg.ConfirmationsPerHour), origin: htmlkit.NewSameOrigin("the form on this page")}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -1,0 +1,31 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// TestRefuseSpecialRanges: the dialer's hook refuses, after resolution,
+// addresses of the special-purpose blocks that are not globally reachable
+// (the cloud metadata service on 100.100.100.200, benchmarking, IETF
+// assignments, reserved, NAT64 and 6to4 among them), and lets a public
+// address through. It is called as the dialer calls it: nothing is
+// connected to.
+func TestRefuseSpecialRanges(t *testing.T) {
+	for _, addr := range []string{
+		"100.100.100.200:80", "100.64.0.1:443", "198.18.0.1:443", "198.19.255.254:443", "192.0.0.1:443",
+		"240.0.0.1:443", "255.255.255.255:443", "[64:ff9b::a9fe:a9fe]:443", "[2002:a9fe:a9fe::1]:443",
+		"[::ffff:100.100.100.200]:443", "[fe80::1%eth0]:443", "[2001:db8::1]:443",
+	} {
+		var pe *privateError
+		if err := refusePrivate(context.Background(), "tcp", addr, nil); !errors.As(err, &pe) {
+			t.Errorf("%s: %v, want refused as not public", addr, err)
+		}
+	}
+	for _, addr := range []string{"8.8.8.8:443", "[2606:4700:4700::1111]:443", "100.128.0.1:443"} {
+		if err := refusePrivate(context.Background(), "tcp", addr, nil); err != nil {
+			t.Errorf("%s: %v, want allowed", addr, err)
+		}
+	}
+}

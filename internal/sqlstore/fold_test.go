@@ -1,0 +1,73 @@
+package sqlstore
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+)
+
+// TestFoldAddressesMigration: email subscribers stored before migration 6
+// whose addresses differ only in case become one, the one that hears most
+// (active before pending before unsubscribed), with its deliveries; the
+// others' deliveries and confirmation events go with them, and a request
+// in any case finds the one kept.
+func TestFoldAddressesMigration(t *testing.T) {
+	// The database as migration 5 left it: Bob three times (1 pending, 2
+	// active, 4 unsubscribed), a webhook, and Ann.
+	migrateAgain(t, []string{
+		`DROP INDEX subscribers_address_key`,
+		`ALTER TABLE subscribers DROP COLUMN address_key`,
+		`DELETE FROM schema_migrations WHERE version IN (6, 11)`,
+		`INSERT INTO subscribers (id, channel, address, state, token, created_at, updated_at) VALUES
+			(1, 'email', 'Bob@Example.com', 'pending', 't1', 0, 0),
+			(2, 'email', 'bob@example.com', 'active', 't2', 0, 0),
+			(3, 'webhook', 'https://Hooks.example.com/A', 'active', 't3', 0, 0),
+			(4, 'email', 'BOB@EXAMPLE.COM', 'unsubscribed', 't4', 0, 0),
+			(5, 'email', 'ann@example.com', 'active', 't5', 0, 0)`,
+		`INSERT INTO events (id, kind, subscriber_id, created_at) VALUES (1, 'subscription.confirm', 1, 0), (2, 'notice.created', 0, 0)`,
+		`INSERT INTO deliveries (event_id, subscriber_id, state, created_at) VALUES (1, 1, 'pending', 0), (2, 2, 'pending', 0),
+			(2, 3, 'pending', 0), (2, 4, 'delivered', 0), (2, 5, 'pending', 0)`,
+	}, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		ints := func(q string) []int64 {
+			t.Helper()
+			rows, err := s.db.QueryContext(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var out []int64
+			for rows.Next() {
+				var v int64
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, v)
+			}
+			return out
+		}
+		if got := ints(`SELECT id FROM subscribers ORDER BY id`); !slices.Equal(got, []int64{2, 3, 5}) {
+			t.Errorf("subscribers %v, want [2 3 5]: Bob once, the active one", got)
+		}
+		if got := ints(`SELECT subscriber_id FROM deliveries ORDER BY subscriber_id`); !slices.Equal(got, []int64{2, 3, 5}) {
+			t.Errorf("deliveries to %v, want [2 3 5]", got)
+		}
+		if got := ints(`SELECT id FROM events ORDER BY id`); !slices.Equal(got, []int64{2}) {
+			t.Errorf("events %v, want [2]: the confirmation of the folded one gone", got)
+		}
+		var key string
+		if err := s.db.QueryRowContext(ctx, `SELECT address_key FROM subscribers WHERE id = 2`).Scan(&key); err != nil || key != "bob@example.com" {
+			t.Errorf("the key kept %q (%v), want bob@example.com", key, err)
+		}
+		ss := s.Subscribers()
+		if err := ss.Request(ctx, "bOb@example.COM", nil, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, total, err := ss.List(ctx, statusd.SubscriberFilter{}, 1, 10); err != nil || total != 3 {
+			t.Errorf("after a request: %d subscribers (%v), want still 3", total, err)
+		}
+	})
+}

@@ -122,8 +122,17 @@ func TestNotifyChannels(t *testing.T) {
 				}
 			case "webhook":
 				testserver.CheckSigned(t, "the webhook's test", got[0], secret)
-				if body["notice"] != nil || body["incident"] != nil {
-					t.Errorf("the webhook's test: notice %v, incident %v; want none", body["notice"], body["incident"])
+				// A sample incident marked as a test (CONTRACT C7): id 0, a
+				// subject that says so, the default impact (minor); the
+				// page is the real one, with no incident: indicator none.
+				const subject = "Test message from Sub Status (not an incident)"
+				if body["event"] != "test" || testserver.At(t, body, "incident.id") != "0" || testserver.At(t, body, "incident.name") != subject ||
+					testserver.At(t, body, "incident.status") != "investigating" || testserver.At(t, body, "incident.impact") != "minor" ||
+					testserver.At(t, body, "notice.id") != float64(0) || testserver.At(t, body, "notice.subject") != subject ||
+					testserver.At(t, body, "notice.type") != "unplanned" || testserver.At(t, body, "notice.state") != "investigating" ||
+					testserver.At(t, body, "notice.updates.0.content") != "This is a test message from Sub Status: its notifications will come here." ||
+					testserver.At(t, body, "page.status_indicator") != "none" {
+					t.Errorf("the webhook's test: %s", got[0].Body)
 				}
 			}
 			if ch != "webhook" {
@@ -146,11 +155,46 @@ func TestNotifyChannels(t *testing.T) {
 		// CONTRACT C7's one line: [<page name>] <subject>: <state word>.
 		const title = "[Sub Status] Checkout down: Investigating"
 		for _, ch := range channels {
-			got := recv[ch].Wait(t, 2)
-			if len(got) != 2 {
-				t.Fatalf("the %s receiver got %d requests, want the test and the incident", ch, len(got))
+			// The webhook also gets API's component update: API (2, no
+			// parent) goes from operational to degraded by an incident of
+			// the default impact, minor; chat channels carry no
+			// component updates (CONTRACT C7).
+			n := 2
+			if ch == "webhook" {
+				n = 3
 			}
-			body := decodeBody(t, "the "+ch+" incident", got[1])
+			got := recv[ch].Wait(t, n)
+			if len(got) != n {
+				t.Fatalf("the %s receiver got %d requests, want the test, the incident (and for the webhook API's component update)", ch, len(got))
+			}
+			incident := got[1]
+			if ch == "webhook" {
+				// The incident and the component update arrive in any
+				// order: each is known by its key.
+				var update testserver.Received
+				for _, r := range got[1:] {
+					if _, ok := decodeBody(t, "a webhook", r)["component_update"]; ok {
+						update = r
+					} else {
+						incident = r
+					}
+				}
+				what := "the webhook's component update"
+				if update.Body == nil || incident.Body == nil {
+					t.Fatalf("the webhook's requests are not the incident and a component update")
+				}
+				testserver.CheckSigned(t, what, update, secret)
+				body := decodeBody(t, what, update)
+				if len(body) != 4 || body["meta"] == nil || testserver.At(t, body, "page.status_indicator") != "minor" ||
+					testserver.At(t, body, "component_update.component_id") != "2" ||
+					testserver.At(t, body, "component_update.old_status") != "operational" ||
+					testserver.At(t, body, "component_update.new_status") != "degraded_performance" ||
+					testserver.At(t, body, "component.id") != "2" || testserver.At(t, body, "component.name") != "API" ||
+					testserver.At(t, body, "component.status") != "degraded_performance" {
+					t.Errorf("%s: %s", what, update.Body)
+				}
+			}
+			body := decodeBody(t, "the "+ch+" incident", incident)
 			what := "the " + ch + " incident"
 			switch ch {
 			case "slack":
@@ -199,10 +243,11 @@ func TestNotifyChannels(t *testing.T) {
 					t.Errorf("%s: fields %v, want the state and the components", what, fields)
 				}
 			case "webhook":
-				testserver.CheckSigned(t, what, got[1], secret)
+				testserver.CheckSigned(t, what, incident, secret)
 				if body["event"] != "notice.created" || testserver.At(t, body, "notice.id") != float64(notice) || testserver.At(t, body, "notice.subject") != "Checkout down" ||
-					testserver.At(t, body, "incident.name") != "Checkout down" || testserver.At(t, body, "incident.status") != "investigating" {
-					t.Errorf("%s: %s", what, got[1].Body)
+					testserver.At(t, body, "incident.name") != "Checkout down" || testserver.At(t, body, "incident.status") != "investigating" ||
+					testserver.At(t, body, "incident.impact") != "minor" {
+					t.Errorf("%s: %s", what, incident.Body)
 				}
 				if u, _ := testserver.At(t, body, "meta.unsubscribe").(string); !strings.HasPrefix(u, "https://status.sub.test/subscriptions/unsubscribe?token=") {
 					t.Errorf("%s: meta.unsubscribe %q", what, u)
@@ -295,8 +340,8 @@ func TestNotifyMaintenance(t *testing.T) {
 	testserver.NoErr(t, "the maintenance", err)
 	begins, ends := n.BeginsAt.Time, n.EndsAt.Time
 
-	// Each event: its kind, the Statuspage status of the maintenance, and
-	// the earliest it may arrive (CONTRACT C7).
+	// Each notice event: its kind, the Statuspage status of the
+	// maintenance, and the earliest it may arrive (CONTRACT C7).
 	want := []struct {
 		event, status string
 		from          time.Time
@@ -306,39 +351,90 @@ func TestNotifyMaintenance(t *testing.T) {
 		{"notice.updated", "in_progress", begins},
 		{"notice.updated", "completed", ends},
 	}
+	// Each component update (CONTRACT C3, C7): the start puts Replica (4)
+	// under maintenance, and Database (3), its parent, with it; the end
+	// brings both back. The webhook follows Database: it hears of
+	// Database's own and, as Replica's ancestor, of Replica's. Each
+	// arrives within the window of the notice event of the same moment.
+	wantUpdates := []struct {
+		component, old, new string
+		from                time.Time
+	}{
+		{"4", "operational", "under_maintenance", begins},
+		{"3", "operational", "under_maintenance", begins},
+		{"4", "under_maintenance", "operational", ends},
+		{"3", "under_maintenance", "operational", ends},
+	}
+	total := len(want) + len(wantUpdates)
 	var got []testserver.Received
 	testserver.Step(t, "the scheduling, the reminder, the start and the end arrive, in time", func(t *testing.T) {
 		deadline := time.Now().Add(time.Until(ends) + 10*time.Second)
-		for got = hook.Requests(); len(got) < len(want) && time.Now().Before(deadline); got = hook.Requests() {
+		for got = hook.Requests(); len(got) < total && time.Now().Before(deadline); got = hook.Requests() {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%d webhooks arrived by %s, want %d", len(got), testserver.TS(deadline), len(want))
+		if len(got) != total {
+			t.Fatalf("%d webhooks arrived by %s, want %d", len(got), testserver.TS(deadline), total)
 		}
 		ids := map[string]bool{}
+		// The notice events, in their order, and the component updates,
+		// by what they tell: those of one moment arrive in any order.
+		var notices []testserver.Received
+		updates := map[string][]testserver.Received{}
+		for _, r := range got {
+			ids[r.Header.Get("webhook-id")] = true
+			body := decodeBody(t, "a webhook", r)
+			if _, ok := body["component_update"]; !ok {
+				notices = append(notices, r)
+				continue
+			}
+			key := fmt.Sprint(testserver.At(t, body, "component_update.component_id"), " ", testserver.At(t, body, "component_update.old_status"),
+				" ", testserver.At(t, body, "component_update.new_status"))
+			updates[key] = append(updates[key], r)
+		}
+		if len(notices) != len(want) {
+			t.Fatalf("%d notice events and %d component updates arrived, want %d and %d", len(notices), total-len(notices), len(want), len(wantUpdates))
+		}
+		for _, w := range wantUpdates {
+			key := w.component + " " + w.old + " " + w.new
+			what := "the component update " + key
+			rs := updates[key]
+			delete(updates, key)
+			if len(rs) != 1 {
+				t.Errorf("%s: %d arrived, want 1", what, len(rs))
+				continue
+			}
+			testserver.CheckSigned(t, what, rs[0], secret)
+			body := decodeBody(t, what, rs[0])
+			if testserver.At(t, body, "component.id") != w.component || testserver.At(t, body, "component.status") != w.new {
+				t.Errorf("%s: component %v", what, body["component"])
+			}
+			testserver.Within(t, what+" arrived", rs[0].At, w.from, w.from.Add(3*time.Second))
+		}
+		for key, rs := range updates {
+			t.Errorf("%d component updates %s arrived, want none", len(rs), key)
+		}
 		for i, w := range want {
 			what := fmt.Sprintf("webhook %d (%s)", i+1, w.event)
-			testserver.CheckSigned(t, what, got[i], secret)
-			ids[got[i].Header.Get("webhook-id")] = true
-			body := decodeBody(t, what, got[i])
+			testserver.CheckSigned(t, what, notices[i], secret)
+			body := decodeBody(t, what, notices[i])
 			if body["event"] != w.event || testserver.At(t, body, "incident.status") != w.status || testserver.At(t, body, "notice.id") != float64(id) {
 				t.Errorf("%s: event %v, incident.status %v, notice.id %v; want %s, %s, %d", what, body["event"],
 					testserver.At(t, body, "incident.status"), testserver.At(t, body, "notice.id"), w.event, w.status, id)
 			}
 			// Automation looks every 200 ms: each arrives soon after it
 			// is due.
-			testserver.Within(t, what+" arrived", got[i].At, w.from, w.from.Add(3*time.Second))
-			t.Logf("%s arrived %v after it was due", what, got[i].At.Sub(w.from).Round(time.Millisecond))
+			testserver.Within(t, what+" arrived", notices[i].At, w.from, w.from.Add(3*time.Second))
+			t.Logf("%s arrived %v after it was due", what, notices[i].At.Sub(w.from).Round(time.Millisecond))
 		}
-		if len(ids) != len(want) {
-			t.Errorf("%d webhook-ids for %d events", len(ids), len(want))
+		if len(ids) != total {
+			t.Errorf("%d webhook-ids for %d events", len(ids), total)
 		}
 	})
 
 	testserver.Step(t, "nothing more comes after the next ticks, and nothing to another component", func(t *testing.T) {
 		time.Sleep(time.Second) // five ticks of the automation
-		if n := len(hook.Requests()); n != len(want) {
-			t.Errorf("%d webhooks after the end, want %d: the reminder once", n, len(want))
+		if n := len(hook.Requests()); n != total {
+			t.Errorf("%d webhooks after the end, want %d: the reminder once", n, total)
 		}
 		if n := len(other.Requests()); n != 0 {
 			t.Errorf("the subscriber of Website got %d webhooks, want none", n)

@@ -71,6 +71,7 @@ func TestCLISubscribers(t *testing.T) {
 	adm := srv.Admin(tok)
 	var hook, ann, bob string
 	var discord int64
+	var inc int64 // the incident of the --no-notify step
 
 	testserver.Step(t, "subscriber add prints a webhook's secret once, and the server's refusals", func(t *testing.T) {
 		out := subCLIOK(t, srv, tok, "subscriber", "add", "--channel", "webhook", "--address", "https://hooks.example.com/cli", "--component", "api")
@@ -215,7 +216,7 @@ func TestCLISubscribers(t *testing.T) {
 			t.Helper()
 			return subAtoi(t, subMatch(t, "publish", out, re)[0])
 		}
-		inc := notice(subCLIOK(t, srv, tok, "incident", "open", "--component", "API", "-m", "Errors."), `^opened incident (\d+) `)
+		inc = notice(subCLIOK(t, srv, tok, "incident", "open", "--component", "API", "-m", "Errors."), `^opened incident (\d+) `)
 		is := fmt.Sprint(inc)
 		subCLIOK(t, srv, tok, "incident", "update", is, "--state", "identified", "-m", "Found.", "--no-notify")
 		subCLIOK(t, srv, tok, "incident", "resolve", is, "-m", "Fixed.", "--no-notify")
@@ -262,8 +263,12 @@ func TestCLISubscribers(t *testing.T) {
 		// The worker tries each once: hooks.example.com does not
 		// resolve, and --notify-retry-base 1h puts the next attempt
 		// after the test.
+		// The webhook follows the whole page: besides the notices' events
+		// it has API's component update (operational to degraded) of the
+		// incident's opening. The writes with --no-notify stored none of
+		// API's later changes, and "Still looking." left it degraded.
 		testserver.SubSettled(t, adm, statusd.DeliveryFilter{SubscriberID: subAtoi(t, hook)}, func(ds []statusd.AdminDelivery) bool {
-			return len(ds) == 3 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
+			return len(ds) == 4 && !slices.ContainsFunc(ds, func(d statusd.AdminDelivery) bool { return d.Attempts == 0 })
 		})
 		out, stderr, code := subCLI(t, srv, tok, "deliveries", "--subscriber", hook)
 		if code != 0 {
@@ -271,14 +276,19 @@ func TestCLISubscribers(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		subMatch(t, "deliveries header", lines[0], `^ID\s+CREATED\s+SUBSCRIBER\s+EVENT\s+STATE\s+ATTEMPTS\s+LAST ATTEMPT\s+NEXT OR DELIVERED$`)
-		if len(lines) != 4 || stderr != "3 of 3 deliveries (page 1)\n" {
-			t.Fatalf("deliveries of the webhook: %d lines, stderr %q, want 3 deliveries:\n%s", len(lines), stderr, out)
+		if len(lines) != 5 || stderr != "4 of 4 deliveries (page 1)\n" {
+			t.Fatalf("deliveries of the webhook: %d lines, stderr %q, want 4 deliveries:\n%s", len(lines), stderr, out)
 		}
-		// Newest first: the announcement, the incident's last update, its
-		// creation.
+		// Newest first: the announcement, the incident's last update, then
+		// the two of its opening, its creation and API's component update,
+		// made by one write, in either order.
 		subMatch(t, "newest delivery", lines[1], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+1\s+the host name does not resolve`)
-		subMatch(t, "oldest delivery", lines[3], `^\d+\s+\S+Z\s+`+hook+`\s+notice\.created \(notice \d+\)\s+pending\s+1\s+the host name does not resolve`)
 		subMatch(t, "update delivery", lines[2], `\snotice\.updated \(notice \d+\)\s`)
+		created := regexp.MustCompile(`^\d+\s+\S+Z\s+` + hook + `\s+notice\.created \(notice ` + fmt.Sprint(inc) + `\)\s+pending\s+1\s+the host name does not resolve`)
+		component := regexp.MustCompile(`^\d+\s+\S+Z\s+` + hook + `\s+component_update\s+pending\s+1\s+the host name does not resolve`)
+		if !(created.MatchString(lines[3]) && component.MatchString(lines[4]) || component.MatchString(lines[3]) && created.MatchString(lines[4])) {
+			t.Errorf("the oldest deliveries are not the incident's creation and API's component update:\n%s\n%s", lines[3], lines[4])
+		}
 		out, stderr, _ = subCLI(t, srv, tok, "deliveries", "--state", "delivered")
 		if strings.Count(out, "\n") != 1 || stderr != "0 of 0 deliveries (page 1)\n" {
 			t.Errorf("delivered deliveries:\n%s%s", out, stderr)

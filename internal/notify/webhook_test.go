@@ -284,7 +284,7 @@ func TestWebhookTestMessage(t *testing.T) {
 	)
 	pageID := statuspage.PageID("https://status.acme.test/")
 	wantIncident := map[string]any{
-		"id": "0", "name": subject, "status": "investigating", "impact": "major",
+		"id": "0", "name": subject, "status": "investigating", "impact": "minor",
 		"created_at": noon, "updated_at": noon, "started_at": noon, "monitoring_at": nil, "resolved_at": nil,
 		"shortlink": "https://status.acme.test/notices/0", "page_id": pageID, "components": []any{},
 		"incident_updates": []any{map[string]any{
@@ -303,8 +303,10 @@ func TestWebhookTestMessage(t *testing.T) {
 	if n == nil || n["subject"] != subject || n["type"] != "unplanned" || n["state"] != "investigating" {
 		t.Errorf("notice %v, want the sample incident, unplanned and investigating", got["notice"])
 	}
-	// The page is the real one: incident 41 makes it degraded.
-	if p := got["page"].(map[string]any); p["id"] != pageID || p["status_indicator"] != "major" {
+	// The page is the real one: incident 41 makes it degraded, and names
+	// no impact: the indicator is minor, the default. The sample incident
+	// names none either: its impact is minor.
+	if p := got["page"].(map[string]any); p["id"] != pageID || p["status_indicator"] != "minor" {
 		t.Errorf("page %v", p)
 	}
 }
@@ -320,13 +322,15 @@ func TestWebhookComponentUpdate(t *testing.T) {
 	if len(got) != 4 || got["meta"] == nil || got["page"] == nil {
 		t.Errorf("keys %v, want meta, page, component_update, component", reflect.ValueOf(got).MapKeys())
 	}
-	wantUpdate := map[string]any{"created_at": "2026-03-01T12:00:00.000Z", "new_status": "partial_outage",
+	// API is degraded by incident 41 alone, which names no impact (minor):
+	// Statuspage's degraded_performance.
+	wantUpdate := map[string]any{"created_at": "2026-03-01T12:00:00.000Z", "new_status": "degraded_performance",
 		"old_status": "operational", "id": "cu13", "component_id": "2"}
 	if !reflect.DeepEqual(got["component_update"], wantUpdate) {
 		t.Errorf("component_update %v, want %v", got["component_update"], wantUpdate)
 	}
 	created := "2026-02-28T19:20:00.000Z" // t0 less 1,000 minutes
-	wantComponent := map[string]any{"id": "2", "name": "API", "status": "partial_outage", "created_at": created,
+	wantComponent := map[string]any{"id": "2", "name": "API", "status": "degraded_performance", "created_at": created,
 		"updated_at": created, "position": 2.0, "description": nil, "showcase": false, "start_date": "2026-02-28",
 		"group_id": "1", "page_id": statuspage.PageID("https://status.acme.test/"), "group": false, "only_show_if_degraded": false}
 	if !reflect.DeepEqual(got["component"], wantComponent) {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,14 +122,29 @@ func TestConsoleNotices(t *testing.T) {
 		if testserver.Value(n.State) != "recovering" || len(n.Updates) != 2 {
 			t.Errorf("the API's notice 12: state %q, %d updates; want recovering, 2", testserver.Value(n.State), len(n.Updates))
 		}
-		got := hook.Wait(t, 1)
-		if !strings.Contains(string(got[0].Body), "Fix deployed.") {
-			t.Errorf("the webhook is not of the update: %s", got[0].Body)
+		// Two events: the update's, and Website's (3) change back to
+		// operational (recovering is not current), from the degraded of
+		// an incident of the default impact, minor. Website has no
+		// parent; incident 10 is on API EU. The declaration, notify off,
+		// stored neither its notice's event nor Website's change then.
+		got := hook.Wait(t, 2)
+		testserver.AssertJSON(t, "the webhooks", hookLines(t, got), []string{
+			"component_update 3 degraded_performance operational",
+			"notice.updated recovering Login failures",
+		})
+		if r := hookFind(t, got, "notice.updated recovering Login failures"); !strings.Contains(string(r.Body), "Fix deployed.") {
+			t.Errorf("the webhook is not of the update: %s", r.Body)
 		}
 		d, err := adm.Deliveries(ctx, statusd.DeliveryFilter{}, 1)
 		testserver.NoErr(t, "Deliveries", err)
-		if d.Meta.TotalCount != 1 {
-			t.Errorf("%d deliveries: want 1, the update's (the incident was declared with notify off)", d.Meta.TotalCount)
+		kinds := []string{}
+		for _, x := range d.Deliveries {
+			kinds = append(kinds, x.Event.Kind)
+		}
+		slices.Sort(kinds)
+		if d.Meta.TotalCount != 2 || !slices.Equal(kinds, []string{"component_update", "notice.updated"}) {
+			t.Errorf("%d deliveries %v: want 2, the update's and Website's component_update (the incident was declared with notify off)",
+				d.Meta.TotalCount, kinds)
 		}
 		p := pat.do("GET", "/manage/notices/12", nil)
 		// The timeline, newest first.

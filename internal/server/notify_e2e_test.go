@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -84,6 +85,13 @@ func TestNotifyEndToEnd(t *testing.T) {
 	})
 
 	hook, gone := testserver.StartReceiver(t), testserver.StartReceiver(t)
+	// What the incident's opening sends a webhook of the whole page
+	// (hookLines).
+	opening := []string{
+		"component_update 1 operational degraded_performance",
+		"component_update 2 operational degraded_performance",
+		"notice.created investigating Checkout down",
+	}
 	gone.Status.Store(http.StatusGone)
 	var hookSecret string
 	var goneID, incident int64
@@ -124,17 +132,15 @@ func TestNotifyEndToEnd(t *testing.T) {
 			t.Error("no Message-ID")
 		}
 
-		got := hook.Wait(t, 1)
-		testserver.CheckSigned(t, "the incident's webhook", got[0], hookSecret)
-		var body struct {
-			Event  string `json:"event"`
-			Notice struct {
-				Subject string `json:"subject"`
-			} `json:"notice"`
+		// The write makes three events for a webhook of the whole page:
+		// the notice's, and the component updates of Checkout (2), now
+		// degraded by an incident of the default impact, minor, and of
+		// its parent Website (1), degraded through it (CONTRACT C3, C7).
+		got := hook.Wait(t, 3)
+		for i, r := range got {
+			testserver.CheckSigned(t, fmt.Sprintf("the incident's webhook %d", i+1), r, hookSecret)
 		}
-		if err := json.Unmarshal(got[0].Body, &body); err != nil || body.Event != "notice.created" || body.Notice.Subject != "Checkout down" {
-			t.Errorf("webhook body: %v %+v\n%s", err, body, got[0].Body)
-		}
+		testserver.AssertJSON(t, "the incident's webhooks", hookLines(t, got), opening)
 		gone.Wait(t, 1)
 		waitState(t, func() string {
 			s, err := adm.Subscriber(ctx, goneID)
@@ -150,7 +156,9 @@ func TestNotifyEndToEnd(t *testing.T) {
 			Notify: new(false)}); err != nil {
 			t.Fatal(err)
 		}
-		quiet(t, "after notify false", 2, hook, 1)
+		// Nothing at all: notify false stores no event, not even a
+		// component's (and identified leaves Checkout degraded anyway).
+		quiet(t, "after notify false", 2, hook, 3)
 	})
 
 	testserver.Step(t, "an update sends the second email, a reply to the first", func(t *testing.T) {
@@ -165,7 +173,16 @@ func TestNotifyEndToEnd(t *testing.T) {
 			t.Errorf("In-Reply-To %q, Message-ID %q; want In-Reply-To the first's Message-ID %q", second.Header.Get("In-Reply-To"),
 				second.Header.Get("Message-ID"), id)
 		}
-		testserver.CheckSigned(t, "the update's webhook", hook.Wait(t, 2)[1], hookSecret)
+		// Recovering ends the only current incident: Checkout and,
+		// through it, Website are operational again, each a component
+		// update besides the notice's.
+		got := hook.Wait(t, 6)[3:]
+		testserver.AssertJSON(t, "the update's webhooks", hookLines(t, got), []string{
+			"component_update 1 degraded_performance operational",
+			"component_update 2 degraded_performance operational",
+			"notice.updated recovering Checkout down",
+		})
+		testserver.CheckSigned(t, "the update's webhook", hookFind(t, got, "notice.updated recovering Checkout down"), hookSecret)
 	})
 
 	testserver.Step(t, "one-click unsubscription stops the emails", func(t *testing.T) {
@@ -180,11 +197,17 @@ func TestNotifyEndToEnd(t *testing.T) {
 		if _, err := adm.PostUpdate(ctx, incident, statusd.AdminUpdateRequest{State: new("resolved"), Content: new("Fixed.")}); err != nil {
 			t.Fatal(err)
 		}
-		hook.Wait(t, 3) // the update was sent: to the webhook only
-		quiet(t, "after the unsubscription", 3, hook, 3)
-		if n := len(gone.Requests()); n != 1 {
-			t.Errorf("the unsubscribed webhook got %d POSTs, want 1", n)
+		// The update was sent: to the webhook only. Checkout was
+		// operational already (recovering): no component update.
+		got := hook.Wait(t, 7)
+		if line := hookLine(t, got[6]); line != "notice.updated resolved Checkout down" {
+			t.Errorf("the resolution's webhook is %q", line)
 		}
+		quiet(t, "after the unsubscription", 3, hook, 7)
+		// The receiver answering 410 got the three deliveries of the
+		// opening, claimed and sent together before its first 410 was
+		// recorded, and nothing since.
+		testserver.AssertJSON(t, "the unsubscribed webhook's POSTs", hookLines(t, gone.Requests()), opening)
 	})
 }
 
@@ -202,4 +225,61 @@ func waitState(t *testing.T, state func() string, want string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// hookLine is a webhook request in one line: "<event> <notice's state>
+// <notice's subject>" for a notice's event, "component_update <component
+// id> <old status> <new status>" for a component's (Statuspage's
+// component webhook, CONTRACT C7); it fails the test for a body that is
+// neither.
+func hookLine(t *testing.T, r testserver.Received) string {
+	t.Helper()
+	var body struct {
+		Event  string `json:"event"`
+		Notice struct {
+			State   string `json:"state"`
+			Subject string `json:"subject"`
+		} `json:"notice"`
+		ComponentUpdate *struct {
+			ComponentID string `json:"component_id"`
+			OldStatus   string `json:"old_status"`
+			NewStatus   string `json:"new_status"`
+		} `json:"component_update"`
+	}
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatalf("a webhook body: %v\n%s", err, r.Body)
+	}
+	switch {
+	case body.ComponentUpdate != nil && body.Event == "":
+		u := body.ComponentUpdate
+		return "component_update " + u.ComponentID + " " + u.OldStatus + " " + u.NewStatus
+	case body.Event != "" && body.ComponentUpdate == nil:
+		return body.Event + " " + body.Notice.State + " " + body.Notice.Subject
+	}
+	t.Fatalf("a webhook body is neither a notice's event nor a component update:\n%s", r.Body)
+	return ""
+}
+
+// hookLines is the hookLine of each request, sorted: the requests of
+// one write arrive in any order.
+func hookLines(t *testing.T, rs []testserver.Received) []string {
+	t.Helper()
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, hookLine(t, r))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hookFind is the request of rs whose hookLine is line.
+func hookFind(t *testing.T, rs []testserver.Received, line string) testserver.Received {
+	t.Helper()
+	for _, r := range rs {
+		if hookLine(t, r) == line {
+			return r
+		}
+	}
+	t.Fatalf("no webhook request is %q", line)
+	return testserver.Received{}
 }

@@ -281,12 +281,17 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
+		}
+		// A move of statusd's own that another server made first is not
+		// due any more; checked before the repeat rule, which would call
+		// it a person's conflict.
+		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
+			return "", ErrNotDue
+		}
+		if body.State != nil {
 			if err := statusd.CheckRepeat(n, state); err != nil {
 				return "", err
 			}
-		}
-		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
-			return "", ErrNotDue
 		}
 		if err := statusd.CheckTransition(n.Type, n.State(), state); err != nil {
 			return "", err

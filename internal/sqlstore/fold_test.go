@@ -9,7 +9,7 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// TestFoldAddressesMigration: email subscribers stored before migration 6
+// TestFoldAddressesMigration: email subscribers stored before migrations 6 and 12
 // whose addresses differ only in case become one, the one that hears most
 // (active before pending before unsubscribed), with its deliveries; the
 // others' deliveries and confirmation events go with them, and a request
@@ -20,7 +20,7 @@ func TestFoldAddressesMigration(t *testing.T) {
 	migrateAgain(t, []string{
 		`DROP INDEX subscribers_address_key`,
 		`ALTER TABLE subscribers DROP COLUMN address_key`,
-		`DELETE FROM schema_migrations WHERE version IN (6, 11)`,
+		`DELETE FROM schema_migrations WHERE version IN (6, 12)`,
 		`INSERT INTO subscribers (id, channel, address, state, token, created_at, updated_at) VALUES
 			(1, 'email', 'Bob@Example.com', 'pending', 't1', 0, 0),
 			(2, 'email', 'bob@example.com', 'active', 't2', 0, 0),

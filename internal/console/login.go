@@ -13,14 +13,17 @@ import (
 )
 
 // Limits of sign-in attempts (CONTRACT C8), counted in this process's
-// memory (ratelimit.Window), each attempt whatever its outcome.
+// memory (ratelimit.Window). Only failures count: a sign-in that succeeds
+// clears its account's count and is given back to its client's.
 const (
-	// LoginWindow is the span over which attempts are counted.
+	// LoginWindow is the span over which failures are counted.
 	LoginWindow = 15 * time.Minute
-	// LoginsPerAccount is how many attempts may name one email in a
+	// LoginsPerAccount is how many failures may name one email in a
 	// window, whether or not it is a user's: a refusal does not tell.
+	// The count starts again when the account's password changes (a
+	// reset, a setup).
 	LoginsPerAccount = 5
-	// LoginsPerClient is how many attempts one client may make in a
+	// LoginsPerClient is how many failures one client may have in a
 	// window.
 	LoginsPerClient = 20
 	// loginKeys bounds the keys the limits remember.
@@ -67,23 +70,15 @@ func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
 
 // Login signs a person in with the form's email and password, and sends
 // them home. A wrong email and a wrong password get the same answer,
-// after the same work (verifyPassword); attempts are limited per
-// email and per client (429).
+// after the same work (verifyPassword); failures are limited per email
+// and per client (429).
 func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		return statusd.Errorf(statusd.EInvalidBody, "The form could not be read. Please send it again from the sign-in page.")
 	}
 	email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
-	ok, retry := s.logins.Take(s.now(),
-		ratelimit.Quota{Key: "account " + string(statusd.SecretHash(strings.ToLower(email))), Limit: LoginsPerAccount},
-		ratelimit.Quota{Key: "client " + ratelimit.ClientAddr(r, s.trusted), Limit: LoginsPerClient})
-	if !ok {
-		minutes := int((retry + time.Minute - 1) / time.Minute)
-		return route.Retry(statusd.Errorf(statusd.ERateLimited,
-			"Too many sign-in attempts. Please wait %d minute(s) and try again, or ask an owner to reset your account.", minutes),
-			int((retry+time.Second-1)/time.Second))
-	}
+	account := strings.ToLower(email)
 	var u *statusd.User
 	if normalized, err := statusd.NormalizeEmail(email); err == nil {
 		if u, err = s.users.ByEmail(r.Context(), normalized); err != nil {
@@ -94,6 +89,20 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if u != nil {
 		hash = u.PasswordHash
 	}
+	// The account's count is kept per password: one that changes (a
+	// reset, a setup) starts from 0.
+	accountKey := "account " + string(statusd.SecretHash(account+"\x00"+hash))
+	clientKey := "client " + ratelimit.ClientAddr(r, s.trusted)
+	now := s.now()
+	ok, retry := s.logins.Take(now,
+		ratelimit.Quota{Key: accountKey, Limit: LoginsPerAccount},
+		ratelimit.Quota{Key: clientKey, Limit: LoginsPerClient})
+	if !ok {
+		minutes := int((retry + time.Minute - 1) / time.Minute)
+		return route.Retry(statusd.Errorf(statusd.ERateLimited,
+			"Too many sign-in attempts. Please wait %d minute(s) and try again, or ask an owner to reset your account.", minutes),
+			int((retry+time.Second-1)/time.Second))
+	}
 	ok, err := verifyPassword(r.Context(), hash, password)
 	if err != nil {
 		return err
@@ -101,6 +110,8 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return s.render(w, http.StatusUnauthorized, "login", s.loginView(r, email, wrongLogin))
 	}
+	s.logins.Forget(accountKey)
+	s.logins.Return(now, clientKey)
 	if err := s.startSession(w, r, u); err != nil {
 		return err
 	}
@@ -116,7 +127,7 @@ func (s *Server) Logout(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	http.SetCookie(w, s.cookie("", -1))
+	http.SetCookie(w, s.cookie("", 0))
 	http.Redirect(w, r, Root+"/login", http.StatusSeeOther)
 	return nil
 }

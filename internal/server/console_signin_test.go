@@ -1,0 +1,112 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd/internal/testserver"
+)
+
+// The limits of sign-in and the session's cookie (CONTRACT C8): only
+// failures count, a success or a reset clears them, and the cookie lasts
+// as long as the session.
+
+// signInAs posts the sign-in form from a new browser, with headers as
+// name, value pairs.
+func signInAs(t *testing.T, srv *testserver.Server, email, password string, header ...string) screen {
+	t.Helper()
+	return newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {email}, "password": {password}}, header...)
+}
+
+// sessionCookie is the session cookie an answer sets, or nil.
+func sessionCookie(p screen) *http.Cookie {
+	for _, c := range (&http.Response{Header: p.header}).Cookies() {
+		if c.Name == "statusd_session" {
+			return c
+		}
+	}
+	return nil
+}
+
+// wantLifetime fails unless the answer sets the session cookie to last
+// 12 hours from about now: Max-Age 43200 (12 × 3600) and Expires within
+// a few seconds of now + 12 h.
+func wantLifetime(t *testing.T, what string, p screen) {
+	t.Helper()
+	c := sessionCookie(p)
+	if c == nil {
+		t.Fatalf("%s: no session cookie in %q", what, p.header.Values("Set-Cookie"))
+	}
+	if c.MaxAge != 43200 {
+		t.Errorf("%s: Max-Age %d, want 43200 (%q)", what, c.MaxAge, p.header.Get("Set-Cookie"))
+	}
+	if d := time.Until(c.Expires) - 12*time.Hour; d < -5*time.Second || d > 5*time.Second {
+		t.Errorf("%s: Expires %s, want 12 hours from now (%q)", what, c.Expires, p.header.Get("Set-Cookie"))
+	}
+}
+
+// TestConsoleSignInCountsFailures: six right sign-ins in a row all pass;
+// a success clears the account's failures; five failures refuse the
+// sixth attempt, which a reset and a new password lift; the session
+// cookie lasts 12 hours and is renewed as the session is used.
+func TestConsoleSignInCountsFailures(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true})
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	owner := signedIn(t, srv, adm, "ann@example.com", "owner")
+
+	testserver.Step(t, "six right sign-ins in a row", func(t *testing.T) {
+		for i := range 6 {
+			p := signInAs(t, srv, "ann@example.com", goodPassword)
+			p.want(t, "sign-in", 303, "/manage")
+			if i == 0 {
+				wantLifetime(t, "the sign-in's cookie", p)
+			}
+		}
+	})
+
+	testserver.Step(t, "the cookie is renewed as the session is used", func(t *testing.T) {
+		p := owner.do("GET", "/manage", nil)
+		p.want(t, "home", 200, "")
+		wantLifetime(t, "home's cookie", p)
+		if c := sessionCookie(p); c.Value != owner.session {
+			t.Errorf("home set the session %q, want the same %q", c.Value, owner.session)
+		}
+	})
+
+	testserver.Step(t, "a success clears the failures", func(t *testing.T) {
+		// 4 failures, a success (clears them), 4 failures: never 5 in a
+		// row, never refused.
+		for range 2 {
+			for range 4 {
+				signInAs(t, srv, "ann@example.com", "not the password").want(t, "a wrong password", 401, "")
+			}
+			signInAs(t, srv, "ann@example.com", goodPassword).want(t, "the right one", 303, "/manage")
+		}
+	})
+
+	testserver.Step(t, "five failures refuse the account until a reset", func(t *testing.T) {
+		// The account has 0 failures (the last sign-in succeeded): 5 more,
+		// then even the right password is refused.
+		for range 5 {
+			signInAs(t, srv, "ann@example.com", "not the password").want(t, "a wrong password", 401, "")
+		}
+		signInAs(t, srv, "ann@example.com", goodPassword).want(t, "the sixth attempt", 429, "")
+
+		users, err := adm.Users(context.Background())
+		testserver.NoErr(t, "Users", err)
+		u, err := adm.ResetUser(context.Background(), users[0].ID)
+		testserver.NoErr(t, "ResetUser", err)
+		const newPassword = "a new correct horse"
+		newBrowser(t, srv.AdminURL).do("POST", "/manage/setup", url.Values{"token": {testserver.SetupToken(t, u.SetupURL)},
+			"password": {newPassword}, "password2": {newPassword}}).want(t, "setup after the reset", 303, "/manage")
+		p := signInAs(t, srv, "ann@example.com", newPassword)
+		p.want(t, "the new password after the reset", 303, "/manage")
+		if strings.Contains(p.body, "Too many") {
+			t.Errorf("still limited: %s", p.body)
+		}
+	})
+}

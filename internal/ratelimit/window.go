@@ -138,3 +138,16 @@ func (w *Window) Forget(keys ...string) {
 		}
 	}
 }
+
+// Count is how many events key has in the window at now.
+func (w *Window) Count(now time.Time, key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, found := w.keys[key]
+	if !found {
+		return 0
+	}
+	k := e.Value.(*windowKey)
+	k.times = w.recent(k.times, now)
+	return len(k.times)
+}

@@ -87,7 +87,8 @@ func TestWindowBounded(t *testing.T) {
 }
 
 // TestWindowReturnForget: an event given back with Return no longer
-// counts, for its key only; Forget starts keys from 0.
+// counts, for its key only; Count says how many are in the window;
+// Forget starts keys from 0.
 func TestWindowReturnForget(t *testing.T) {
 	t0 := time.Date(2028, 6, 15, 12, 0, 0, 0, time.UTC)
 	w := NewWindow(time.Hour, 100)
@@ -107,6 +108,12 @@ func TestWindowReturnForget(t *testing.T) {
 	// b still has 2: full until its first leaves, at 60 min.
 	if ok, retry := w.Take(t0.Add(2*time.Minute), b); ok || retry != 58*time.Minute {
 		t.Errorf("b: Take = %v, %v; want false, 58m", ok, retry)
+	}
+	if n := w.Count(t0.Add(2*time.Minute), "a"); n != 2 {
+		t.Errorf("a counts %d at 2 min, want 2 (0 and 2 min)", n)
+	}
+	if n := w.Count(t0.Add(60*time.Minute), "a"); n != 1 {
+		t.Errorf("a counts %d at 60 min, want 1 (2 min)", n)
 	}
 	w.Forget("b", "c")
 	for i := range 2 {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -109,4 +110,39 @@ func TestConsoleSignInCountsFailures(t *testing.T) {
 			t.Errorf("still limited: %s", p.body)
 		}
 	})
+}
+
+// TestConsoleSignInNoLockout: five wrong passwords from one client
+// refuse that client on the account, but the owner's right password from
+// another client signs in, slowed; a wrong one from there is a plain
+// 401. The owner's typo waits 1 s (5 failures on the account: one
+// LoginDelayStep), the right password then 2 s (6 failures). The clients are told by X-Forwarded-For from the
+// trusted loopback proxy.
+func TestConsoleSignInNoLockout(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true,
+		trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	adm := srv.Admin(newToken(t, srv.DB, "alice"))
+	signedIn(t, srv, adm, "owner@example.com", "owner")
+	attacker := []string{"X-Forwarded-For", "203.0.113.7"}
+	owner := []string{"X-Forwarded-For", "198.51.100.9"}
+
+	for range 5 {
+		signInAs(t, srv, "owner@example.com", "guess guess guess", attacker...).want(t, "the attacker's guess", 401, "")
+	}
+	signInAs(t, srv, "owner@example.com", "guess guess guess", attacker...).want(t, "the attacker's sixth guess", 429, "")
+
+	signInAs(t, srv, "owner@example.com", "not the password", owner...).want(t, "the owner's typo", 401, "")
+	start := time.Now()
+	signInAs(t, srv, "owner@example.com", goodPassword, owner...).want(t, "the owner from another client", 303, "/manage")
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("the owner's sign-in took %s: want it slowed by at least 2 s", took)
+	}
+	// The success cleared the account's failures, not the attacker's
+	// own limit on it.
+	start = time.Now()
+	signInAs(t, srv, "owner@example.com", goodPassword, owner...).want(t, "the owner again", 303, "/manage")
+	if took := time.Since(start); took >= time.Second {
+		t.Errorf("the owner's second sign-in took %s: want no wait", took)
+	}
+	signInAs(t, srv, "owner@example.com", goodPassword, attacker...).want(t, "the attacker's client", 429, "")
 }

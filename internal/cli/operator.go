@@ -13,7 +13,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -189,39 +188,6 @@ func (cmd *opCommand) opID(kind, s string) (int64, error) {
 		return 0, cmd.usageErr("%q is not a %s id (a positive integer; statusd %s list shows them)", s, kind, kind)
 	}
 	return id, nil
-}
-
-// opSubject derives a subject from a message: the message up to its first
-// '.', ';', '!', '?' or newline, trimmed, at most 80 characters cut at a
-// word boundary.
-func opSubject(msg string) string {
-	s := msg
-	if i := strings.IndexAny(s, ".;!?\n"); i >= 0 {
-		s = s[:i]
-	}
-	if s = opCut(strings.TrimSpace(s), 80); s == "" {
-		s = opCut(strings.TrimSpace(msg), 80) // the message began with punctuation
-	}
-	return s
-}
-
-// opCut shortens s to at most n characters, at the last word boundary that
-// fits when there is one.
-func opCut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := n
-	if !unicode.IsSpace(r[n]) {
-		for i := n - 1; i > 0; i-- {
-			if unicode.IsSpace(r[i]) {
-				cut = i
-				break
-			}
-		}
-	}
-	return strings.TrimSpace(string(r[:cut]))
 }
 
 // opParseTime reads a time flag: RFC 3339, or a duration from now such as
@@ -466,7 +432,7 @@ func (e Env) incidentOpen() *cobra.Command {
 			return cmd.usageErr("--state: %q is not investigating or identified", state)
 		}
 		if subject == "" {
-			subject = opSubject(msg)
+			subject = statusd.SubjectOf(msg)
 		}
 		body := statusd.AdminNoticeRequest{Type: new("unplanned"), Subject: &subject, State: &state, Content: &msg, Notify: cmd.notify()}
 		if err := cmd.listing(ctx, &body, comps, tags); err != nil {
@@ -748,7 +714,7 @@ func (e Env) announceCommand() *cobra.Command {
 			return cmd.usageErr("say what to announce with -m MESSAGE")
 		}
 		if subject == "" {
-			subject = opSubject(msg)
+			subject = statusd.SubjectOf(msg)
 		}
 		body := statusd.AdminNoticeRequest{Type: new("general"), Subject: &subject, Content: &msg, Notify: cmd.notify()}
 		if expires != "" {

@@ -203,6 +203,10 @@ var pages = htmlkit.Parse(htmlkit.Site{Files: files, Shared: []string{"templates
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
+		// first is a message field with the focus, first in its form.
+		"first": func(f *form, id, label string) fieldsView {
+			return fieldsView{Form: f, ID: id, Label: label, Autofocus: true}
+		},
 		"states": func(f *form, id string, states []statusd.State) fieldsView {
 			return fieldsView{Form: f, ID: id, States: states}
 		},

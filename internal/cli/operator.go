@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/app"
 )
 
 // opCommand is one operator command: its flags, the common --url, --token
@@ -416,7 +418,7 @@ func (e Env) incidentOpen() *cobra.Command {
 	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
 	cmd.message(&msg, "", "what is happening: the first update's `text`, shown on the page")
 	cmd.fs.StringVar(&subject, "subject", "", "the incident's `title` (default: the message's first sentence)")
-	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: investigating or identified")
+	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: "+app.OpeningWords())
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.notifyFlag()
 	return cmd.run(func(ctx context.Context, args []string) error {
@@ -428,8 +430,8 @@ func (e Env) incidentOpen() *cobra.Command {
 			return cmd.usageErr("say which component is affected with --component C (statusd component list shows them)")
 		case strings.TrimSpace(msg) == "":
 			return cmd.usageErr("say what is happening with -m MESSAGE")
-		case state != "investigating" && state != "identified":
-			return cmd.usageErr("--state: %q is not investigating or identified", state)
+		case !slices.Contains(app.OpeningStates, statusd.State(state)):
+			return cmd.usageErr("--state: %q is not %s", state, app.OpeningWords())
 		}
 		if subject == "" {
 			subject = statusd.SubjectOf(msg)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -138,7 +139,7 @@ func (s *Server) newNotice(w http.ResponseWriter, r *http.Request, status int, k
 	}
 	v := newNoticeView{base: s.newBase(r, k.title), Form: f, Components: s.pickers(f, "component_ids")}
 	if k.typ == statusd.Unplanned {
-		v.States = []statusd.State{statusd.Investigating, statusd.Identified, statusd.Recovering}
+		v.States = app.OpeningStates
 	}
 	if s.reminder > 0 {
 		v.Reminder = duration(s.reminder)

@@ -200,10 +200,10 @@ func TestConsoleSignInAndHome(t *testing.T) {
 			`<span class="cname">API EU</span> ` + badge("degraded", "Degraded") + `</div>`,
 			`<span class="cname">Website</span> ` + badge("operational", "Operational") + `</div>`,
 			// Identified is a degraded notice state, as on the public page.
-			`<a href="https://status.acme.test/notices/10">EU errors</a> ` + badge("degraded", "Identified"),
+			`<a href="/manage/notices/10">EU errors</a> ` + badge("degraded", "Identified"),
 			// 7 min 30 s ago, rounded down.
 			`>7 minutes ago</time>`,
-			`<a href="https://status.acme.test/notices/11">Website move</a>`,
+			`<a href="/manage/notices/11">Website move</a>`,
 			`0 pending, 0 failed`,
 			`pat@example.com (publisher)`,
 		} {

@@ -58,6 +58,7 @@ type options struct {
 	consoleURL   string        // --console-url
 	oidc         *console.OIDC // --oidc-issuer, --oidc-client-id, --oidc-client-secret
 	debug        bool          // --log-level debug
+	dbDir        string        // the database's folder: t.TempDir() when ""
 }
 
 // startServer imports doc (when not nil) into a fresh database and serves
@@ -65,7 +66,10 @@ type options struct {
 func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Server {
 	t.Helper()
 	ctx := context.Background()
-	db := filepath.Join(t.TempDir(), "statusd.db")
+	if o.dbDir == "" {
+		o.dbDir = t.TempDir()
+	}
+	db := filepath.Join(o.dbDir, "statusd.db")
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)

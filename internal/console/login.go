@@ -112,7 +112,7 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The account's count is kept per password: one that changes (a
 	// reset, a setup) starts from 0.
-	client := ratelimit.ClientAddr(r, s.trusted)
+	client := ratelimit.Block(ratelimit.ClientAddr(r, s.trusted))
 	accountKey := "account " + string(statusd.SecretHash(account+"\x00"+hash))
 	accountClientKey := accountKey + " client " + client
 	clientKey := "client " + client

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -145,4 +146,21 @@ func TestConsoleSignInNoLockout(t *testing.T) {
 		t.Errorf("the owner's second sign-in took %s: want no wait", took)
 	}
 	signInAs(t, srv, "owner@example.com", goodPassword, attacker...).want(t, "the attacker's client", 429, "")
+}
+
+// TestConsoleSignInIPv6Block: the addresses of one IPv6 /64 are one
+// client: 20 failures from 20 of its addresses, each on another account,
+// and the 21st, from yet another address of it, is refused; an address of
+// another /64 is not.
+func TestConsoleSignInIPv6Block(t *testing.T) {
+	srv := startServer(t, consoleDoc(time.Now().UTC()), options{adminListener: true,
+		trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
+	for i := range 20 {
+		signInAs(t, srv, fmt.Sprintf("nobody%d@example.com", i), "not the password",
+			"X-Forwarded-For", fmt.Sprintf("2001:db8:1:2::%x", i+1)).want(t, "a failure", 401, "")
+	}
+	signInAs(t, srv, "zed@example.com", "not the password", "X-Forwarded-For", "2001:db8:1:2:ffff::1").
+		want(t, "the 21st failure from the /64", 429, "")
+	signInAs(t, srv, "zed@example.com", "not the password", "X-Forwarded-For", "2001:db8:1:3::1").
+		want(t, "another /64", 401, "")
 }

@@ -182,8 +182,9 @@ type UserStore interface {
 	StartSession(ctx context.Context, userID int64, session []byte, now time.Time) error
 	// Session returns the user of a session last seen less than
 	// SessionIdle before now, and marks it seen at now (at most once a
-	// minute, so that most requests write nothing); nil when there is none
-	// (it ended, or it was idle too long).
+	// minute, so that most requests write nothing, and at best: a mark
+	// that cannot be written, on a full or read-only disk, is no error);
+	// nil when there is none (it ended, or it was idle too long).
 	Session(ctx context.Context, session []byte, now time.Time) (*User, error)
 	// EndSession removes a session; ending one that does not exist is no
 	// error.

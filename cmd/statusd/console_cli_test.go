@@ -4,6 +4,7 @@ package main
 // itself is tested in internal/server.
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -29,6 +30,9 @@ func TestConsoleOIDCFlags(t *testing.T) {
 		{nil, []string{"--oidc-issuer", "id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "is not an absolute https URL"},
 		{nil, []string{"--admin-addr", "127.0.0.1:0", "--oidc-issuer", "https://id.acme.test", "--oidc-client-id", "c", "--oidc-client-secret", "hush-hush"}, "with --admin-addr needs --console-url"},
 		{nil, []string{"--console-url", "admin.acme.test"}, "--console-url: \"admin.acme.test\" must be an absolute http or https URL"},
+		// An address it cannot listen on: were the flag taken alone, serve
+		// would fail at once, not run.
+		{map[string]string{"STATUSD_OIDC_TRUST_EMAIL": "true"}, []string{"--addr", "nowhere:-1"}, "--oidc-trust-email is for sign-in with OpenID Connect"},
 	} {
 		args := append([]string{"serve", "--db", db}, tc.args...)
 		_, stderr, err := cliEnv(t, tc.env, args...)
@@ -37,6 +41,45 @@ func TestConsoleOIDCFlags(t *testing.T) {
 		}
 		if strings.Contains(err.Error()+stderr, "hush-hush") {
 			t.Errorf("%v %v: the secret is shown: %v\n%s", tc.env, tc.args, err, stderr)
+		}
+	}
+}
+
+// TestConsoleOIDCHelp: serve -h names the redirect URI to register at the
+// provider and --oidc-trust-email.
+func TestConsoleOIDCHelp(t *testing.T) {
+	out, _, err := cliEnv(t, nil, "serve", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"register the redirect URI <console URL>/manage/oidc/callback at the provider", "--oidc-trust-email"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("serve -h lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestServeEnvFile: packaging/statusd.env lists the console's URL and the
+// OpenID Connect settings, and each variable it lists is a serve flag's.
+func TestServeEnvFile(t *testing.T) {
+	env, err := os.ReadFile("../../packaging/statusd.env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help, _, err := cliEnv(t, nil, "serve", "-h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^#?STATUSD_([A-Z_]+)=`).FindAllStringSubmatch(string(env), -1) {
+		listed[m[1]] = true
+		if flag := "--" + strings.ReplaceAll(strings.ToLower(m[1]), "_", "-"); !strings.Contains(help, flag) {
+			t.Errorf("statusd.env lists STATUSD_%s, but serve has no %s", m[1], flag)
+		}
+	}
+	for _, v := range []string{"CONSOLE_URL", "OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_TRUST_EMAIL"} {
+		if !listed[v] {
+			t.Errorf("statusd.env does not list STATUSD_%s", v)
 		}
 	}
 }

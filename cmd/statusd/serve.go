@@ -43,7 +43,7 @@ type serveConfig struct {
 	maxAge, staleWhileRevalidate, staleIfError             time.Duration
 	maxInFlight, maxConns, maxConnsPerClient               int
 	db, addr, adminAddr, baseURL, redisURL, logFormat      string
-	demo, metricsPublic, allowPrivate                      bool
+	demo, metricsPublic, allowPrivate, oidcTrustEmail      bool
 	smtpURL, mailFrom                                      string
 	smtpRate                                               float64
 	confirmationsPerHour                                   int
@@ -103,9 +103,10 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.Duration(&c.reminder, "maintenance-reminder", time.Hour, "how long before it begins a scheduled maintenance is reminded to subscribers (0: no reminders)")
 	fs.Bool(&c.allowPrivate, "allow-private-targets", "allow webhook and chat URLs that are http or reach private addresses (intranets, tests)")
 	fs.String(&c.consoleURL, "console-url", "", "the `URL` people reach the console's listener at (scheme and host; the console is its /manage): the base of setup links and of the OpenID Connect redirect URI, and https makes the session cookie Secure (default: the page's url, or unknown with --admin-addr)")
-	fs.String(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect provider's issuer `URL` (https), for the console's sign-in with it; with --oidc-client-id and --oidc-client-secret")
+	fs.String(&c.oidcIssuer, "oidc-issuer", "", "the OpenID Connect provider's issuer `URL` (https, exactly as the provider writes it), for the console's sign-in with it; with --oidc-client-id and --oidc-client-secret; register the redirect URI <console URL>"+console.OIDCCallbackPath+" at the provider")
 	fs.String(&c.oidcClientID, "oidc-client-id", "", "the console's client `id` at the OpenID Connect provider")
-	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged)")
+	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged; better in STATUSD_OIDC_CLIENT_SECRET than on the command line)")
+	fs.Bool(&c.oidcTrustEmail, "oidc-trust-email", "take the provider's email as verified when its ID token has no email_verified claim (Microsoft Entra ID); email_verified false is refused all the same")
 	fs.Bool(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 }
 
@@ -328,6 +329,8 @@ func (c *serveConfig) parseOIDC(cmd *cobra.Command) (*console.OIDC, error) {
 		}
 	}
 	switch {
+	case len(missing) == 3 && c.oidcTrustEmail:
+		return nil, commands.UsageError(cmd, "--oidc-trust-email is for sign-in with OpenID Connect: give --oidc-issuer, --oidc-client-id and --oidc-client-secret too")
 	case len(missing) == 3:
 		return nil, nil
 	case len(missing) > 0:
@@ -339,7 +342,7 @@ func (c *serveConfig) parseOIDC(cmd *cobra.Command) (*console.OIDC, error) {
 	if c.adminAddr != "" && c.consoleURL == "" {
 		return nil, commands.UsageError(cmd, "--oidc-issuer with --admin-addr needs --console-url, the URL people reach the admin listener at: the provider sends them back to <console-url>%s", console.OIDCCallbackPath)
 	}
-	return &console.OIDC{Issuer: c.oidcIssuer, ClientID: c.oidcClientID, ClientSecret: c.oidcClientSecret}, nil
+	return &console.OIDC{Issuer: c.oidcIssuer, ClientID: c.oidcClientID, ClientSecret: c.oidcClientSecret, TrustEmail: c.oidcTrustEmail}, nil
 }
 
 // listenersKey is the context key of the listeners a caller of run in the

@@ -63,6 +63,14 @@ var firstStates = map[statusd.NoticeType]statusd.State{
 	statusd.Unplanned: statusd.Investigating, statusd.Planned: statusd.Scheduled,
 }
 
+// OpeningStates are the states an incident may be published in, the one
+// rule of the admin API, the console's form and the command line: it
+// opens investigating or identified, and moves on with updates.
+var OpeningStates = []statusd.State{statusd.Investigating, statusd.Identified}
+
+// OpeningWords are OpeningStates in words: "investigating or identified".
+func OpeningWords() string { return oneOf(OpeningStates) }
+
 // Publish publishes the notice of body, by actor, and returns its id.
 //
 // The actions on notices (Publish, Edit, AddUpdate, Reopen, DeleteNotice)
@@ -106,6 +114,10 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 				bad.add("state", "%s", statusd.ErrorMessage(err))
 				s = state
 			}
+		}
+		if typ == statusd.Unplanned && s != state && !slices.Contains(OpeningStates, s) {
+			bad.add("state", "an incident opens %s; post %s as an update once it is open", OpeningWords(), s)
+			s = state
 		}
 		state = s
 	}

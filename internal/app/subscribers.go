@@ -32,17 +32,60 @@ func (a *App) SubscribersPage(ctx context.Context, actor statusd.Actor, f status
 	}
 	list := make([]statusd.AdminSubscriber, len(subs))
 	for i := range subs {
-		list[i] = statusd.AdminSubscriberOf(&subs[i])
+		list[i] = statusd.AdminSubscriberOf(masked(actor, &subs[i]))
 	}
 	return list, total, nil
 }
 
-// Subscriber returns subscriber id; a 404 when there is none.
+// Subscriber returns subscriber id, its address masked for actor
+// (masked); a 404 when there is none.
 func (a *App) Subscriber(ctx context.Context, actor statusd.Actor, id int64) (*statusd.Subscriber, error) {
 	if err := May(actor, ActRead); err != nil {
 		return nil, err
 	}
-	return a.store.Subscribers().Get(ctx, id)
+	sub, err := a.store.Subscribers().Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return masked(actor, sub), nil
+}
+
+// masked is s as actor may read it: a chat channel's address (Slack,
+// Teams, Discord) is a webhook URL that anyone who has it may post to, a
+// credential, which only those who may change subscribers (owners)
+// read whole; anyone else reads its scheme and host and the last 4
+// characters.
+func masked(actor statusd.Actor, s *statusd.Subscriber) *statusd.Subscriber {
+	if actor.Role.Allows(Least(ActChangeSubscriber)) || !slices.Contains(chatChannels, s.Channel) {
+		return s
+	}
+	c := *s
+	c.Address = maskURL(s.Address)
+	return &c
+}
+
+// chatChannels are the channels whose address is a credential.
+var chatChannels = []statusd.Channel{statusd.Slack, statusd.Teams, statusd.Discord}
+
+// maskURL is u's scheme and host, then "…" and its last 4 characters
+// ("https://hooks.slack.com/…AbCd"), none of them when what follows the
+// host has 8 or fewer.
+func maskURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		scheme, rest = "", u
+	} else {
+		scheme += "://"
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	tail := []rune(path)
+	if len(tail) > 4 {
+		tail = tail[len(tail)-4:]
+	}
+	if len(path) <= 8 {
+		tail = nil // too short to show any of it
+	}
+	return scheme + host + "/…" + string(tail)
 }
 
 // componentIDs checks the components a body lists: each one exists, and

@@ -9,17 +9,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/client"
+	"github.com/statusd/statusd/internal/app"
 )
 
 // opCommand is one operator command: its flags, the common --url, --token
@@ -206,39 +207,6 @@ func (cmd *opCommand) opID(kind, s string) (int64, error) {
 		return 0, cmd.usageErr("%q is not a %s id (a positive integer; statusd %s list shows them)", s, kind, kind)
 	}
 	return id, nil
-}
-
-// opSubject derives a subject from a message: the message up to its first
-// '.', ';', '!', '?' or newline, trimmed, at most 80 characters cut at a
-// word boundary.
-func opSubject(msg string) string {
-	s := msg
-	if i := strings.IndexAny(s, ".;!?\n"); i >= 0 {
-		s = s[:i]
-	}
-	if s = opCut(strings.TrimSpace(s), 80); s == "" {
-		s = opCut(strings.TrimSpace(msg), 80) // the message began with punctuation
-	}
-	return s
-}
-
-// opCut shortens s to at most n characters, at the last word boundary that
-// fits when there is one.
-func opCut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := n
-	if !unicode.IsSpace(r[n]) {
-		for i := n - 1; i > 0; i-- {
-			if unicode.IsSpace(r[i]) {
-				cut = i
-				break
-			}
-		}
-	}
-	return strings.TrimSpace(string(r[:cut]))
 }
 
 // opParseTime reads a time flag: RFC 3339, or a duration from now such as
@@ -467,7 +435,7 @@ func (e Env) incidentOpen() *cobra.Command {
 	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
 	cmd.message(&msg, "", "what is happening: the first update's `text`, shown on the page")
 	cmd.fs.StringVar(&subject, "subject", "", "the incident's `title` (default: the message's first sentence)")
-	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: investigating or identified")
+	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: "+app.OpeningWords())
 	cmd.impactFlag(&impact, "how bad it is, as Statuspage clients read it: `minor` (the default), major or critical")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.notifyFlag()
@@ -480,11 +448,11 @@ func (e Env) incidentOpen() *cobra.Command {
 			return cmd.usageErr("say which component is affected with --component C (statusd component list shows them)")
 		case strings.TrimSpace(msg) == "":
 			return cmd.usageErr("say what is happening with -m MESSAGE")
-		case state != "investigating" && state != "identified":
-			return cmd.usageErr("--state: %q is not investigating or identified", state)
+		case !slices.Contains(app.OpeningStates, statusd.State(state)):
+			return cmd.usageErr("--state: %q is not %s", state, app.OpeningWords())
 		}
 		if subject == "" {
-			subject = opSubject(msg)
+			subject = statusd.SubjectOf(msg)
 		}
 		level, err := cmd.impact(impact)
 		if err != nil {
@@ -774,7 +742,7 @@ func (e Env) announceCommand() *cobra.Command {
 			return cmd.usageErr("say what to announce with -m MESSAGE")
 		}
 		if subject == "" {
-			subject = opSubject(msg)
+			subject = statusd.SubjectOf(msg)
 		}
 		body := statusd.AdminNoticeRequest{Type: new("general"), Subject: &subject, Content: &msg, Notify: cmd.notify()}
 		if expires != "" {

@@ -267,7 +267,7 @@ func opLastAttempt(d *statusd.AdminDelivery) string {
 		parts = append(parts, fmt.Sprintf("status %d", *d.LastStatus))
 	}
 	if d.LastError != nil {
-		parts = append(parts, printable(opCut(strings.Join(strings.Fields(*d.LastError), " "), 100)))
+		parts = append(parts, printable(statusd.CutWords(strings.Join(strings.Fields(*d.LastError), " "), 100)))
 	}
 	switch {
 	case len(parts) > 0:

@@ -131,6 +131,7 @@ func (s *Server) SignedIn(h route.Handler) route.Handler {
 			http.Redirect(w, r, Root+"/login", http.StatusSeeOther)
 			return nil
 		}
+		s.renew(w, r)
 		return h(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: u.Email, Role: u.Role, Kind: statusd.ByPerson})))
 	}
 }
@@ -145,20 +146,36 @@ func (s *Server) sessionUser(r *http.Request) (*statusd.User, error) {
 }
 
 // startSession starts a session of u and sets its cookie: HttpOnly,
-// SameSite=Lax, on /manage only, Secure when the console's URL is https.
+// SameSite=Lax, on /manage only, Secure when the console's URL is https,
+// kept by the browser as long as the session lasts unused
+// (statusd.SessionIdle).
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, u *statusd.User) error {
 	secret, hash := statusd.NewSecret()
 	if err := s.users.StartSession(r.Context(), u.ID, hash, s.now()); err != nil {
 		return err
 	}
-	http.SetCookie(w, s.cookie(secret, 0))
+	http.SetCookie(w, s.cookie(secret, statusd.SessionIdle))
 	return nil
 }
 
-// cookie is the session cookie with value; maxAge < 0 deletes it.
-func (s *Server) cookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: CookieName, Value: value, Path: Root, MaxAge: maxAge, HttpOnly: true, Secure: s.secure(),
-		SameSite: http.SameSiteLaxMode}
+// renew sets the cookie of r's live session again, to last
+// statusd.SessionIdle from now, as the store's Session has just renewed
+// the session.
+func (s *Server) renew(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(CookieName); err == nil {
+		http.SetCookie(w, s.cookie(c.Value, statusd.SessionIdle))
+	}
+}
+
+// cookie is the session cookie with value, kept for maxAge from now
+// (Max-Age and Expires); a maxAge of 0 or less deletes it.
+func (s *Server) cookie(value string, maxAge time.Duration) *http.Cookie {
+	c := &http.Cookie{Name: CookieName, Value: value, Path: Root, HttpOnly: true, Secure: s.secure(),
+		SameSite: http.SameSiteLaxMode, MaxAge: -1}
+	if maxAge > 0 {
+		c.MaxAge, c.Expires = int(maxAge/time.Second), s.now().Add(maxAge).UTC()
+	}
+	return c
 }
 
 // secure reports whether the console's cookies are Secure: its URL is
@@ -192,6 +209,10 @@ var pages = htmlkit.Parse(htmlkit.Site{Files: files, Shared: []string{"templates
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
+		// first is a message field with the focus, first in its form.
+		"first": func(f *form, id, label string) fieldsView {
+			return fieldsView{Form: f, ID: id, Label: label, Autofocus: true}
+		},
 		"states": func(f *form, id string, states []statusd.State) fieldsView {
 			return fieldsView{Form: f, ID: id, States: states}
 		},

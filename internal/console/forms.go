@@ -204,10 +204,11 @@ func formTime(t *time.Time) string {
 
 // fieldsView is what the layout's "message" (a message and notify) and
 // "state" (a select of states) show: the form, the input's id, its label
-// or the states offered.
+// or the states offered, and whether the input has the focus.
 type fieldsView struct {
-	Form   *form
-	ID     string
-	Label  string
-	States []statusd.State
+	Form      *form
+	ID        string
+	Label     string
+	States    []statusd.State
+	Autofocus bool
 }

@@ -24,7 +24,8 @@ type homeView struct {
 	StateText  string
 	Components []*htmlkit.Node
 	Incidents  []incidentView
-	Upcoming   []maintenanceView
+	// Underway and Upcoming are the maintenance going on and to come.
+	Underway, Upcoming maintenanceList
 	// Pending and Failed count the deliveries in those states.
 	Pending, Failed int
 }
@@ -35,6 +36,13 @@ type incidentView struct {
 	State      statusd.State
 	LastUpdate time.Time
 	Ago        string // since LastUpdate, in words
+}
+
+// maintenanceList is maintenance, each linked to its screen and to the
+// public page at PageURL.
+type maintenanceList struct {
+	PageURL string
+	Items   []maintenanceView
 }
 
 type maintenanceView struct {
@@ -63,13 +71,21 @@ func (s *Server) Home(w http.ResponseWriter, r *http.Request) error {
 		last := lastUpdate(n)
 		v.Incidents = append(v.Incidents, incidentView{ID: n.ID, Subject: n.Subject(), State: n.State(), LastUpdate: last, Ago: ago(now.Sub(last))})
 	}
-	for _, n := range snap.Find(statusd.Planned, statusd.Future, now) {
-		v.Upcoming = append(v.Upcoming, maintenanceView{ID: n.ID, Subject: n.Subject(), BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt()})
+	v.Underway = maintenanceOf(snap.Find(statusd.Planned, statusd.Present, now), v.PageURL)
+	v.Upcoming = maintenanceOf(snap.Find(statusd.Planned, statusd.Future, now), v.PageURL)
+	return s.render(w, http.StatusOK, "home", v)
+}
+
+// maintenanceOf lists maintenance notices by when they begin.
+func maintenanceOf(notices []*snapshot.Notice, pageURL string) maintenanceList {
+	l := maintenanceList{PageURL: pageURL}
+	for _, n := range notices {
+		l.Items = append(l.Items, maintenanceView{ID: n.ID, Subject: n.Subject(), BeginsAt: n.BeginsAt(), EndsAt: n.EndsAt()})
 	}
-	slices.SortStableFunc(v.Upcoming, func(a, b maintenanceView) int {
+	slices.SortStableFunc(l.Items, func(a, b maintenanceView) int {
 		return cmp.Compare(a.BeginsAt.UnixMilli(), b.BeginsAt.UnixMilli())
 	})
-	return s.render(w, http.StatusOK, "home", v)
+	return l
 }
 
 // deliveries counts the deliveries in a state.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,21 +14,43 @@ import (
 )
 
 // Limits of sign-in attempts (CONTRACT C8), counted in this process's
-// memory (ratelimit.Window), each attempt whatever its outcome.
+// memory (ratelimit.Window). Only failures count: a sign-in that succeeds
+// clears its account's counts and is given back to its client's. A
+// client's failures refuse that client only: failures on an account from
+// every client together slow its sign-ins (loginDelay), never shut them
+// out, so that nobody can lock the owner out by guessing.
 const (
-	// LoginWindow is the span over which attempts are counted.
+	// LoginWindow is the span over which failures are counted.
 	LoginWindow = 15 * time.Minute
-	// LoginsPerAccount is how many attempts may name one email in a
-	// window, whether or not it is a user's: a refusal does not tell.
+	// LoginsPerAccount is how many failures one client may have on one
+	// email in a window, whether or not it is a user's (a refusal does
+	// not tell); and how many the email may have from all clients before
+	// its sign-ins are slowed. The counts start again when the account's
+	// password changes (a reset, a setup).
 	LoginsPerAccount = 5
-	// LoginsPerClient is how many attempts one client may make in a
+	// LoginsPerClient is how many failures one client may have in a
 	// window.
 	LoginsPerClient = 20
+	// LoginDelayStep is how much longer each failure past
+	// LoginsPerAccount, from any client, makes every sign-in of the
+	// account wait, up to LoginDelayMax.
+	LoginDelayStep = time.Second
+	// LoginDelayMax bounds that wait.
+	LoginDelayMax = 10 * time.Second
 	// loginKeys bounds the keys the limits remember.
 	loginKeys = 20_000
 	// maxForm bounds the body of a form.
 	maxForm = 16 << 10
 )
+
+// loginDelay is how long a sign-in waits on an account that had failures
+// from all clients in the window.
+func loginDelay(failures int) time.Duration {
+	if failures < LoginsPerAccount {
+		return 0
+	}
+	return min(time.Duration(failures-LoginsPerAccount+1)*LoginDelayStep, LoginDelayMax)
+}
 
 // formView is what the sign-in and setup screens show.
 type formView struct {
@@ -67,23 +90,16 @@ func (s *Server) LoginForm(w http.ResponseWriter, r *http.Request) error {
 
 // Login signs a person in with the form's email and password, and sends
 // them home. A wrong email and a wrong password get the same answer,
-// after the same work (verifyPassword); attempts are limited per
-// email and per client (429).
+// after the same work (verifyPassword); failures are limited per email
+// and client and per client (429), and slow the email's sign-ins from
+// every client (loginDelay).
 func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 	if err := r.ParseForm(); err != nil {
 		return statusd.Errorf(statusd.EInvalidBody, "The form could not be read. Please send it again from the sign-in page.")
 	}
 	email, password := strings.TrimSpace(r.PostForm.Get("email")), r.PostForm.Get("password")
-	ok, retry := s.logins.Take(s.now(),
-		ratelimit.Quota{Key: "account " + string(statusd.SecretHash(strings.ToLower(email))), Limit: LoginsPerAccount},
-		ratelimit.Quota{Key: "client " + ratelimit.ClientAddr(r, s.trusted), Limit: LoginsPerClient})
-	if !ok {
-		minutes := int((retry + time.Minute - 1) / time.Minute)
-		return route.Retry(statusd.Errorf(statusd.ERateLimited,
-			"Too many sign-in attempts. Please wait %d minute(s) and try again, or ask an owner to reset your account.", minutes),
-			int((retry+time.Second-1)/time.Second))
-	}
+	account := strings.ToLower(email)
 	var u *statusd.User
 	if normalized, err := statusd.NormalizeEmail(email); err == nil {
 		if u, err = s.users.ByEmail(r.Context(), normalized); err != nil {
@@ -94,6 +110,29 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if u != nil {
 		hash = u.PasswordHash
 	}
+	// The account's count is kept per password: one that changes (a
+	// reset, a setup) starts from 0.
+	client := ratelimit.Block(ratelimit.ClientAddr(r, s.trusted))
+	accountKey := "account " + string(statusd.SecretHash(account+"\x00"+hash))
+	accountClientKey := accountKey + " client " + client
+	clientKey := "client " + client
+	now := s.now()
+	ok, retry := s.logins.Take(now,
+		ratelimit.Quota{Key: accountClientKey, Limit: LoginsPerAccount},
+		ratelimit.Quota{Key: clientKey, Limit: LoginsPerClient})
+	if !ok {
+		minutes := int((retry + time.Minute - 1) / time.Minute)
+		return route.Retry(statusd.Errorf(statusd.ERateLimited,
+			"Too many sign-in attempts. Please wait %d minute(s) and try again, or ask an owner to reset your account.", minutes),
+			int((retry+time.Second-1)/time.Second))
+	}
+	failures := s.logins.Count(now, accountKey)
+	// Counted while it is below the longest wait; past it a failure adds
+	// nothing.
+	s.logins.Take(now, ratelimit.Quota{Key: accountKey, Limit: LoginsPerAccount + int(LoginDelayMax/LoginDelayStep)})
+	if err := wait(r.Context(), loginDelay(failures)); err != nil {
+		return err
+	}
 	ok, err := verifyPassword(r.Context(), hash, password)
 	if err != nil {
 		return err
@@ -101,6 +140,8 @@ func (s *Server) Login(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return s.render(w, http.StatusUnauthorized, "login", s.loginView(r, email, wrongLogin))
 	}
+	s.logins.Forget(accountKey, accountClientKey)
+	s.logins.Return(now, clientKey)
 	if err := s.startSession(w, r, u); err != nil {
 		return err
 	}
@@ -116,7 +157,7 @@ func (s *Server) Logout(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	http.SetCookie(w, s.cookie("", -1))
+	http.SetCookie(w, s.cookie("", 0))
 	http.Redirect(w, r, Root+"/login", http.StatusSeeOther)
 	return nil
 }
@@ -169,4 +210,19 @@ func (s *Server) Setup(w http.ResponseWriter, r *http.Request) error {
 	}
 	http.Redirect(w, r, Root, http.StatusSeeOther)
 	return nil
+}
+
+// wait waits d, or until ctx ends (its error).
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

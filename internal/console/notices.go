@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/htmlkit"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -61,6 +62,12 @@ func (f *form) notice(typ statusd.NoticeType, publishing bool) statusd.AdminNoti
 		b.Type, b.Content, b.Notify = &t, f.text("content"), f.check("notify")
 		if typ == statusd.Unplanned {
 			b.State = f.text("state")
+		}
+		// An incident's or an announcement's subject left empty is its
+		// message's first sentence, as on the command line.
+		if typ != statusd.Planned && strings.TrimSpace(f.Get("subject")) == "" && b.Content != nil {
+			subject := statusd.SubjectOf(*b.Content)
+			b.Subject = &subject
 		}
 	}
 	switch typ {
@@ -127,10 +134,15 @@ func (s *Server) Announce(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) newNotice(w http.ResponseWriter, r *http.Request, status int, k kind, f *form) error {
 	if f == nil {
 		f = newForm(cloneValues(k.defaults))
+		// The only component of a page is the one an incident or a
+		// maintenance concerns (an announcement may concern none).
+		if snap := s.snaps.Current(); snap != nil && len(snap.AllComponents) == 1 && k.typ != statusd.General {
+			f.Values.Set("component_ids", strconv.FormatInt(snap.AllComponents[0].ID, 10))
+		}
 	}
 	v := newNoticeView{base: s.newBase(r, k.title), Form: f, Components: s.pickers(f, "component_ids")}
 	if k.typ == statusd.Unplanned {
-		v.States = []statusd.State{statusd.Investigating, statusd.Identified, statusd.Recovering}
+		v.States = app.OpeningStates
 	}
 	if s.reminder > 0 {
 		v.Reminder = duration(s.reminder)

@@ -5,6 +5,7 @@ package console
 // claim picks an existing user.
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -30,6 +31,11 @@ type OIDC struct {
 	Issuer       string
 	ClientID     string
 	ClientSecret string
+	// TrustEmail takes the ID token's email as verified when the token
+	// has no email_verified claim (--oidc-trust-email), for a provider
+	// that verifies every email and does not say so (Microsoft Entra ID).
+	// An email_verified false is refused all the same.
+	TrustEmail bool
 }
 
 // CheckIssuer refuses an issuer URL that is not https, unless it names a
@@ -58,8 +64,11 @@ func loopback(host string) bool {
 const OIDCCallbackPath = Root + "/oidc/callback"
 
 const (
-	// oidcCookie holds a flow's state, nonce and PKCE verifier, for
-	// oidcFlowTime, on the flow's paths only.
+	// oidcCookie, then "_" and the first 16 characters of a flow's state,
+	// names the cookie that holds that flow's state, nonce and PKCE
+	// verifier, for oidcFlowTime, on the callback's path only: one cookie
+	// a flow, so that a sign-in started again in the same browser leaves
+	// the first one working.
 	oidcCookie   = "statusd_oidc"
 	oidcFlowTime = 10 * time.Minute
 	// oidcTimeout bounds each request to the provider.
@@ -123,16 +132,34 @@ func (o *sso) discover(ctx context.Context) (*oidc.Provider, error) {
 	return p, nil
 }
 
-// Discover asks the provider's discovery document, at start: a failure is
-// logged as a warning, and the sign-in button tries again when pressed.
+// Discover logs the redirect URI to register at the provider and asks the
+// provider's discovery document, at start: a failure is logged as a
+// warning saying what failed, and the sign-in button tries again when
+// pressed.
 func (s *Server) Discover(ctx context.Context) {
 	if s.sso == nil {
 		return
 	}
+	s.log.Info("OpenID Connect sign-in: register this redirect URI at the provider", "issuer", s.sso.cfg.Issuer,
+		"redirect_uri", cmp.Or(s.url(), "<console URL>")+OIDCCallbackPath)
 	if _, err := s.sso.discover(ctx); err != nil {
 		s.log.Warn("OpenID Connect discovery failed; sign-in with the provider is unavailable until it works (it is tried again at each sign-in)",
-			"issuer", s.sso.cfg.Issuer, "err", err)
+			"issuer", s.sso.cfg.Issuer, "problem", discoveryProblem(s.sso.cfg.Issuer, err), "err", err)
 	}
+}
+
+// discoveryProblem says what failed in a discovery of issuer.
+func discoveryProblem(issuer string, err error) string {
+	var mismatch *oidc.IssuerMismatchError
+	var netErr *url.Error
+	switch {
+	case errors.As(err, &mismatch):
+		return fmt.Sprintf("the provider's discovery document names the issuer %q, not %q: --oidc-issuer must be written exactly as the provider writes it, trailing slash included",
+			mismatch.Discovered, mismatch.Provided)
+	case errors.As(err, &netErr):
+		return fmt.Sprintf("statusd could not reach %s/.well-known/openid-configuration (%v)", strings.TrimSuffix(issuer, "/"), netErr.Err)
+	}
+	return fmt.Sprintf("%s/.well-known/openid-configuration did not answer a discovery document: %v", strings.TrimSuffix(issuer, "/"), err)
 }
 
 // oauth2Config is the flow's client configuration with p, redirecting to
@@ -166,24 +193,34 @@ func (s *Server) OIDCLogin(w http.ResponseWriter, r *http.Request) error {
 	}
 	p, err := s.sso.discover(r.Context())
 	if err != nil {
-		s.log.Warn("OpenID Connect discovery failed", "issuer", s.sso.cfg.Issuer, "err", err)
-		return s.unavailable(w, r, "statusd could not reach the provider's discovery document; it tries again at the next sign-in.")
+		problem := discoveryProblem(s.sso.cfg.Issuer, err)
+		s.log.Warn("OpenID Connect discovery failed", "issuer", s.sso.cfg.Issuer, "problem", problem, "err", err)
+		return s.unavailable(w, r, "statusd could not read the provider's discovery document ("+problem+"); it tries again at the next sign-in.")
 	}
 	state, _ := statusd.NewSecret()
 	nonce, _ := statusd.NewSecret()
 	verifier := oauth2.GenerateVerifier()
-	http.SetCookie(w, s.flowCookie(state+"."+nonce+"."+verifier, int(oidcFlowTime/time.Second)))
+	http.SetCookie(w, s.flowCookie(state, state+"."+nonce+"."+verifier, int(oidcFlowTime/time.Second)))
 	target := s.oauth2Config(p, base).AuthCodeURL(state, oidc.Nonce(nonce), oauth2.S256ChallengeOption(verifier))
 	http.Redirect(w, r, target, http.StatusSeeOther)
 	return nil
 }
 
-// flowCookie is the cookie of a flow with value; maxAge < 0 deletes it.
-// SameSite=Lax: the provider's redirect back is a top-level GET, which
-// carries it.
-func (s *Server) flowCookie(value string, maxAge int) *http.Cookie {
-	return &http.Cookie{Name: oidcCookie, Value: value, Path: OIDCCallbackPath, MaxAge: maxAge, HttpOnly: true,
+// flowCookie is the cookie of the flow of state with value; maxAge < 0
+// deletes it. SameSite=Lax: the provider's redirect back is a top-level
+// GET, which carries it.
+func (s *Server) flowCookie(state, value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: flowCookieName(state), Value: value, Path: OIDCCallbackPath, MaxAge: maxAge, HttpOnly: true,
 		Secure: s.secure(), SameSite: http.SameSiteLaxMode}
+}
+
+// flowCookieName is the name of the cookie of the flow of state; "" when
+// state cannot be one (a state is 43 URL-safe characters).
+func flowCookieName(state string) string {
+	if len(state) < 16 || strings.Trim(state[:16], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+		return ""
+	}
+	return oidcCookie + "_" + state[:16]
 }
 
 // errNotStarted refuses a callback without the flow that this browser
@@ -191,20 +228,22 @@ func (s *Server) flowCookie(value string, maxAge int) *http.Cookie {
 var errNotStarted = statusd.Errorf(statusd.EInvalidParameter,
 	"This sign-in was not started from this browser, or took longer than 10 minutes. Please start again from the sign-in page.")
 
-// OIDCCallback ends the flow: the state must be the cookie's, the code is
-// exchanged (with the PKCE verifier) for an ID token that go-oidc
-// verifies (signature, issuer, audience, expiry) and whose nonce must be
-// the cookie's; the token's email, verified, signs in the user who has it.
-// An unverified or unknown email gets the refusal of a wrong password.
+// OIDCCallback ends the flow: the state must be that of a flow this
+// browser started (its cookie), the code is exchanged (with the PKCE
+// verifier) for an ID token that go-oidc verifies (signature, issuer,
+// audience, expiry) and whose nonce must be the cookie's; the token's
+// email, verified, signs in the user who has it. Each refusal says why
+// (ssoUser), and is logged.
 func (s *Server) OIDCCallback(w http.ResponseWriter, r *http.Request) error {
 	htmlkit.Private(w)
-	http.SetCookie(w, s.flowCookie("", -1))
-	c, err := r.Cookie(oidcCookie)
-	if err != nil {
+	q := r.URL.Query()
+	name := flowCookieName(q.Get("state"))
+	c, err := r.Cookie(name)
+	if name == "" || err != nil {
 		return errNotStarted
 	}
+	http.SetCookie(w, s.flowCookie(q.Get("state"), "", -1))
 	parts := strings.Split(c.Value, ".")
-	q := r.URL.Query()
 	if len(parts) != 3 || subtle.ConstantTimeCompare([]byte(parts[0]), []byte(q.Get("state"))) != 1 {
 		return errNotStarted
 	}
@@ -214,11 +253,17 @@ func (s *Server) OIDCCallback(w http.ResponseWriter, r *http.Request) error {
 	}
 	p, err := s.sso.discover(r.Context())
 	if err != nil {
-		return s.unavailable(w, r, "statusd could not reach the provider's discovery document; it tries again at the next sign-in.")
+		return s.unavailable(w, r, "statusd could not read the provider's discovery document ("+discoveryProblem(s.sso.cfg.Issuer, err)+
+			"); it tries again at the next sign-in.")
 	}
 	ctx := providerContext(r.Context())
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, &http.Client{Timeout: oidcTimeout})
 	tok, err := s.oauth2Config(p, s.url()).Exchange(ctx, q.Get("code"), oauth2.VerifierOption(verifier))
+	if code, ok := clientRefused(err); ok {
+		s.log.Error("OpenID Connect: the provider refused statusd's client id or secret; check --oidc-client-id and --oidc-client-secret",
+			"issuer", s.sso.cfg.Issuer, "client_id", s.sso.cfg.ClientID, "error", code)
+		return s.unavailable(w, r, "Sign-in with the provider is misconfigured; tell an owner.")
+	}
 	if err != nil {
 		s.log.Warn("OpenID Connect: the code exchange failed", "issuer", s.sso.cfg.Issuer, "err", err)
 		return s.refuseSSO(w, r, fmt.Sprintf("%s did not confirm the sign-in. Please try again.", s.sso.host))
@@ -232,12 +277,13 @@ func (s *Server) OIDCCallback(w http.ResponseWriter, r *http.Request) error {
 		s.log.Warn("OpenID Connect: the ID token was refused", "issuer", s.sso.cfg.Issuer, "err", err)
 		return s.refuseSSO(w, r, fmt.Sprintf("%s did not confirm the sign-in. Please try again.", s.sso.host))
 	}
-	u, err := s.ssoUser(r.Context(), id)
+	u, refusal, err := s.ssoUser(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	if u == nil {
-		return s.render(w, http.StatusUnauthorized, "login", s.loginView(r, "", wrongLogin))
+		s.log.Warn("OpenID Connect: sign-in refused", "reason", refusal.reason, "email", refusal.email)
+		return s.refuseSSO(w, r, refusal.problem)
 	}
 	if err := s.startSession(w, r, u); err != nil {
 		return err
@@ -246,30 +292,71 @@ func (s *Server) OIDCCallback(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// clientRefused reports whether err is the token endpoint's refusal of
+// statusd's client (invalid_client, unauthorized_client, or 401: a wrong
+// client id or secret), with the provider's error code.
+func clientRefused(err error) (code string, ok bool) {
+	var refused *oauth2.RetrieveError
+	if !errors.As(err, &refused) {
+		return "", false
+	}
+	status := 0
+	if refused.Response != nil {
+		status = refused.Response.StatusCode
+	}
+	return refused.ErrorCode, refused.ErrorCode == "invalid_client" || refused.ErrorCode == "unauthorized_client" ||
+		status == http.StatusUnauthorized
+}
+
 // refuseSSO answers 401 with the sign-in page and problem.
 func (s *Server) refuseSSO(w http.ResponseWriter, r *http.Request, problem string) error {
 	return s.render(w, http.StatusUnauthorized, "login", s.loginView(r, "", problem))
 }
 
+// ssoRefusal is why an ID token signs nobody in: for the log, the reason
+// and the email (no secret); for the person, the problem.
+type ssoRefusal struct {
+	reason, email, problem string
+}
+
+// The problems shown to a person the provider signed in but statusd
+// does not.
+const (
+	ssoNoEmail    = "The provider did not send an email address. Please sign in with your password, or tell an owner."
+	ssoUnverified = "The provider has not verified this email."
+	ssoNoAccount  = "No statusd account for this email; ask an owner to add you."
+)
+
 // ssoUser is the user whose email is the ID token's, if the provider says
 // it is verified (email_verified true, or "true" as some providers send
-// it); nil otherwise. A user without a password yet (pending, or reset)
-// is one too: the provider proved who it is, and its setup link is left
-// as it is; a removed user is no user (docs/CONSOLE.md).
-func (s *Server) ssoUser(ctx context.Context, id *oidc.IDToken) (*statusd.User, error) {
+// it; or no such claim at all with OIDC.TrustEmail); else nil and why. A
+// user without a password yet (pending, or reset) is one too: the
+// provider proved who it is, and its setup link is left as it is; a
+// removed user is no user (docs/CONSOLE.md).
+func (s *Server) ssoUser(ctx context.Context, id *oidc.IDToken) (*statusd.User, ssoRefusal, error) {
 	var claims struct {
 		Email    string          `json:"email"`
 		Verified json.RawMessage `json:"email_verified"`
 	}
 	if err := id.Claims(&claims); err != nil {
-		return nil, nil
-	}
-	if v := string(claims.Verified); v != "true" && v != `"true"` {
-		return nil, nil
+		return nil, ssoRefusal{reason: "the ID token's claims could not be read: " + err.Error(), problem: ssoNoEmail}, nil
 	}
 	email, err := statusd.NormalizeEmail(claims.Email)
 	if err != nil {
-		return nil, nil
+		return nil, ssoRefusal{reason: "no email claim, or not an email address", email: claims.Email, problem: ssoNoEmail}, nil
 	}
-	return s.users.ByEmail(ctx, email)
+	switch v := string(claims.Verified); {
+	case v == "true" || v == `"true"`:
+	case v == "" && s.sso.cfg.TrustEmail:
+	case v == "":
+		return nil, ssoRefusal{reason: "the ID token has no email_verified claim; if the provider verifies every email (Microsoft Entra ID), start serve with --oidc-trust-email",
+			email: email, problem: ssoUnverified}, nil
+	default:
+		return nil, ssoRefusal{reason: "email_verified is " + v, email: email, problem: ssoUnverified}, nil
+	}
+	u, err := s.users.ByEmail(ctx, email)
+	if err != nil || u != nil {
+		return u, ssoRefusal{}, err
+	}
+	return nil, ssoRefusal{reason: "no statusd account has this email", email: email, problem: ssoNoAccount}, nil
 }

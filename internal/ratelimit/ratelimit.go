@@ -126,6 +126,18 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
 	return host
 }
 
+// Block is the block of addresses that a limit counts as one client: the
+// address client (as ClientAddr gives it), or for IPv6 its /64, the block
+// one host or home usually has whole, so that a client cannot take a new
+// allowance with each of its addresses.
+func Block(client string) string {
+	if ip, err := netip.ParseAddr(client); err == nil && ip.Is6() && !ip.Is4In6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return client
+}
+
 // addrOf is the IP address in s, written "ip", "ip:port" or "[ip]:port",
 // in its canonical form (an IPv4-mapped IPv6 address as IPv4); s itself
 // when it holds no IP address.

@@ -36,3 +36,19 @@ func TestClientAddr(t *testing.T) {
 		})
 	}
 }
+
+// TestBlock: an IPv6 client counts as its /64, an IPv4 one (mapped
+// included, as ClientAddr unmaps it) as its address.
+func TestBlock(t *testing.T) {
+	for in, want := range map[string]string{
+		"2001:db8:1:2:aaaa::1": "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::9": "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
+		"203.0.113.7":          "203.0.113.7",
+		"not an address":       "not an address",
+	} {
+		if got := Block(in); got != want {
+			t.Errorf("Block(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"container/list"
+	"slices"
 	"sync"
 	"time"
 )
@@ -121,4 +122,46 @@ func (w *Window) forget(now time.Time) {
 func (w *Window) drop(e *list.Element) {
 	delete(w.keys, e.Value.(*windowKey).key)
 	w.lru.Remove(e)
+}
+
+// Return takes back one event that Take counted at at for each key, as
+// if it had not been counted: a sign-in that succeeded is no attempt
+// against its client's limit. A key with no event at at is left alone.
+func (w *Window) Return(at time.Time, keys ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, key := range keys {
+		e, found := w.keys[key]
+		if !found {
+			continue
+		}
+		k := e.Value.(*windowKey)
+		if i := slices.Index(k.times, at.UnixNano()); i >= 0 {
+			k.times = slices.Delete(k.times, i, i+1)
+		}
+	}
+}
+
+// Forget drops every event of the keys: they start again from 0.
+func (w *Window) Forget(keys ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, key := range keys {
+		if e, found := w.keys[key]; found {
+			w.drop(e)
+		}
+	}
+}
+
+// Count is how many events key has in the window at now.
+func (w *Window) Count(now time.Time, key string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e, found := w.keys[key]
+	if !found {
+		return 0
+	}
+	k := e.Value.(*windowKey)
+	k.times = w.recent(k.times, now)
+	return len(k.times)
 }

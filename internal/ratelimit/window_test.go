@@ -85,3 +85,40 @@ func TestWindowBounded(t *testing.T) {
 		t.Error("a, taken 59 min 59 s before, took again with a limit of 1")
 	}
 }
+
+// TestWindowReturnForget: an event given back with Return no longer
+// counts, for its key only; Count says how many are in the window;
+// Forget starts keys from 0.
+func TestWindowReturnForget(t *testing.T) {
+	t0 := time.Date(2028, 6, 15, 12, 0, 0, 0, time.UTC)
+	w := NewWindow(time.Hour, 100)
+	a, b := Quota{Key: "a", Limit: 2}, Quota{Key: "b", Limit: 2}
+	for i := range 2 {
+		if ok, _ := w.Take(t0.Add(time.Duration(i)*time.Minute), a, b); !ok {
+			t.Fatalf("take %d refused", i)
+		}
+	}
+	// a and b have 2 each (0 and 1 min); a gives back the one of 1 min,
+	// and one of 5 min it never had (nothing).
+	w.Return(t0.Add(time.Minute), "a")
+	w.Return(t0.Add(5*time.Minute), "a", "c")
+	if ok, _ := w.Take(t0.Add(2*time.Minute), a); !ok {
+		t.Error("a is full after giving one back")
+	}
+	// b still has 2: full until its first leaves, at 60 min.
+	if ok, retry := w.Take(t0.Add(2*time.Minute), b); ok || retry != 58*time.Minute {
+		t.Errorf("b: Take = %v, %v; want false, 58m", ok, retry)
+	}
+	if n := w.Count(t0.Add(2*time.Minute), "a"); n != 2 {
+		t.Errorf("a counts %d at 2 min, want 2 (0 and 2 min)", n)
+	}
+	if n := w.Count(t0.Add(60*time.Minute), "a"); n != 1 {
+		t.Errorf("a counts %d at 60 min, want 1 (2 min)", n)
+	}
+	w.Forget("b", "c")
+	for i := range 2 {
+		if ok, _ := w.Take(t0.Add(3*time.Minute), b); !ok {
+			t.Errorf("b refused (%d) after Forget", i)
+		}
+	}
+}

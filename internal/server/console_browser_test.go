@@ -45,12 +45,12 @@ func TestConsoleBrowser(t *testing.T) {
 			if docs {
 				shot(t, ctx, "console-incident-"+width)
 			}
-			// Action 2: fill it in. The subject has the focus; Tab goes
-			// through the state (investigating), the impact (minor), API,
-			// API EU (Space checks it), Website, the message, notify (on),
-			// the button.
+			// Action 2: fill it in. The message has the focus; Tab goes
+			// through notify (on), the subject, the state
+			// (investigating), the impact (minor), API, API EU (Space
+			// checks it), Website, the button.
 			subject := "Checkout errors seen from " + vp.name
-			if err := chromedp.Do(ctx, press(subject, kb.Tab, kb.Tab, kb.Tab, kb.Tab, " ", kb.Tab, kb.Tab, "Payments fail for some.", kb.Tab, kb.Tab)); err != nil {
+			if err := chromedp.Do(ctx, press("Payments fail for some.", kb.Tab, kb.Tab, subject, kb.Tab, kb.Tab, kb.Tab, kb.Tab, " ", kb.Tab, kb.Tab)); err != nil {
 				t.Fatal(err)
 			}
 			// Action 3: send it.

@@ -59,8 +59,8 @@ func TestConsoleNotices(t *testing.T) {
 		home := pat.do("GET", "/manage", nil)
 		home.want(t, "pat's home", 200, "")
 		home.has(t, "pat's home", `<a href="/manage/incidents/new">Declare an incident</a>`,
-			// The open incident 10 and the maintenance 11, to their pages.
-			`<a class="manage" href="/manage/notices/10">Timeline and updates</a>`, `<a class="manage" href="/manage/notices/11">Timeline and updates</a>`,
+			// The open incident 10 and the maintenance 11, to their screens.
+			`<a href="/manage/notices/10">EU errors</a>`, `<a href="/manage/notices/11">Website move</a>`,
 			`<a href="/manage/maintenance/new">Schedule maintenance</a>`, `<a href="/manage/announcements/new">Announce</a>`)
 		home = vic.do("GET", "/manage", nil)
 		home.want(t, "vic's home", 200, "")

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -87,14 +88,8 @@ var hiddenField = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" valu
 // ended.
 func ssoSignIn(t *testing.T, c *http.Client, prov *testProvider, email string, verified bool, tamper func(url.Values)) landing {
 	t.Helper()
-	form := browse(t, c, "GET", "http://console.test/manage/oidc/login", nil)
-	if form.status != 200 || !strings.HasPrefix(form.url, prov.URL+"/auth?") {
-		t.Fatalf("the button: %d at %s, want the provider's login form\n%s", form.status, form.url, form.body)
-	}
-	fields := url.Values{"email": {email}}
-	for _, m := range hiddenField.FindAllStringSubmatch(form.body, -1) {
-		fields.Set(m[1], strings.ReplaceAll(m[2], "&amp;", "&"))
-	}
+	fields := ssoStart(t, c, prov)
+	fields.Set("email", email)
 	if verified {
 		fields.Set("email_verified", "true")
 	}
@@ -102,6 +97,21 @@ func ssoSignIn(t *testing.T, c *http.Client, prov *testProvider, email string, v
 		tamper(fields)
 	}
 	return browse(t, c, "POST", prov.URL+"/auth", fields)
+}
+
+// ssoStart presses "Sign in with" on the console and returns the fields
+// that the provider put in its login form.
+func ssoStart(t *testing.T, c *http.Client, prov *testProvider) url.Values {
+	t.Helper()
+	form := browse(t, c, "GET", "http://console.test/manage/oidc/login", nil)
+	if form.status != 200 || !strings.HasPrefix(form.url, prov.URL+"/auth?") {
+		t.Fatalf("the button: %d at %s, want the provider's login form\n%s", form.status, form.url, form.body)
+	}
+	fields := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(form.body, -1) {
+		fields.Set(m[1], strings.ReplaceAll(m[2], "&amp;", "&"))
+	}
+	return fields
 }
 
 func TestConsoleOIDC(t *testing.T) {
@@ -161,18 +171,22 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 	})
 
-	testserver.Step(t, "an unverified email and an unknown one get the one refusal of a wrong password, and no account", func(t *testing.T) {
-		unverified := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "pat@example.com", false, nil)
-		unknown := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, "zed@example.com", true, nil)
-		if unverified.status != 401 || !strings.Contains(unverified.body, "The email or the password is not right.") {
-			t.Errorf("an unverified email: %d\n%s", unverified.status, unverified.body)
-		}
-		if unknown.status != unverified.status || unknown.body != unverified.body {
-			t.Errorf("an unknown email: %d at %s, want the unverified one's answer\n%s", unknown.status, unknown.url, unknown.body)
-		}
-		password := newBrowser(t, srv.AdminURL).do("POST", "/manage/login", url.Values{"email": {""}, "password": {"not the password"}})
-		if password.status != unverified.status || password.body != unverified.body {
-			t.Errorf("a wrong password: %d, the SSO refusal %d; want the same page\n%s\n%s", password.status, unverified.status, password.body, unverified.body)
+	testserver.Step(t, "an unverified email, one the provider does not say is verified and an unknown one are each refused, saying why, logged; no account", func(t *testing.T) {
+		for _, tc := range []struct {
+			what, email, verified, problem, logged string
+		}{
+			{"an unverified email", "pat@example.com", "false", "The provider has not verified this email.",
+				`reason="email_verified is false" email=pat@example.com`},
+			{"no email_verified claim", "pat@example.com", "absent", "The provider has not verified this email.",
+				`--oidc-trust-email" email=pat@example.com`},
+			{"an unknown email", "zed@example.com", "true", "No statusd account for this email; ask an owner to add you.",
+				`reason="no statusd account has this email" email=zed@example.com`},
+		} {
+			p := ssoSignIn(t, ssoBrowser(t, srv.AdminURL), prov, tc.email, false, func(f url.Values) { f.Set("email_verified", tc.verified) })
+			if p.status != 401 || !strings.Contains(p.body, html.EscapeString(tc.problem)) || strings.Contains(p.body, "The email or the password is not right.") {
+				t.Errorf("%s: %d, want 401 saying %q\n%s", tc.what, p.status, tc.problem, p.body)
+			}
+			testserver.WaitLog(t, srv.Logs, "OpenID Connect: sign-in refused", tc.logged)
 		}
 		users, err := adm.Users(ctx)
 		testserver.NoErr(t, "Users", err)
@@ -295,7 +309,8 @@ func TestConsoleOIDC(t *testing.T) {
 		}
 		removed := verified(t, ssoBrowser(t, srv.AdminURL), "val@example.com")
 		unknown := verified(t, ssoBrowser(t, srv.AdminURL), "zed@example.com")
-		if removed.status != 401 || removed.body != unknown.body || !strings.Contains(removed.body, "The email or the password is not right.") {
+		if removed.status != 401 || strings.Replace(removed.body, "val@", "zed@", -1) != unknown.body ||
+			!strings.Contains(removed.body, "No statusd account for this email; ask an owner to add you.") {
 			t.Errorf("removed val with the provider: %d at %s, want the unknown email's 401\n%s", removed.status, removed.url, removed.body)
 		}
 		if st := stateOf(t, "val@example.com"); st != "removed" {
@@ -327,6 +342,9 @@ type testProvider struct {
 	down bool
 	// grants are the codes given and not yet exchanged.
 	grants map[string]grant
+	// secretWanted, when set, is the client secret the token endpoint
+	// takes instead of secret (a provider whose secret was changed).
+	secretWanted string
 	// redirects are the redirect URIs the authorization requests named.
 	redirects []string
 }
@@ -334,7 +352,9 @@ type testProvider struct {
 // grant is what a code stands for.
 type grant struct {
 	redirectURI, challenge, nonce, email string
-	verified                             bool
+	// verified is the form's email_verified: "true", "false" or "" (the
+	// claim false), or "absent" (no claim, as Microsoft Entra ID).
+	verified string
 }
 
 func startProvider(t *testing.T) *testProvider {
@@ -407,7 +427,7 @@ func (p *testProvider) authorize(w http.ResponseWriter, r *http.Request) {
 	code := rand.Text()
 	p.mu.Lock()
 	p.grants[code] = grant{redirectURI: f.Get("redirect_uri"), challenge: f.Get("code_challenge"), nonce: f.Get("nonce"),
-		email: f.Get("email"), verified: f.Get("email_verified") == "true"}
+		email: f.Get("email"), verified: f.Get("email_verified")}
 	p.mu.Unlock()
 	http.Redirect(w, r, f.Get("redirect_uri")+"?code="+code+"&state="+f.Get("state"), http.StatusSeeOther)
 }
@@ -424,11 +444,12 @@ func (p *testProvider) token(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	g, known := p.grants[f.Get("code")]
 	delete(p.grants, f.Get("code"))
+	wanted := cmp.Or(p.secretWanted, p.secret)
 	p.mu.Unlock()
 	sum := sha256.Sum256([]byte(f.Get("code_verifier")))
 	w.Header().Set("Content-Type", "application/json")
 	switch {
-	case id != p.clientID || secret != p.secret:
+	case id != p.clientID || secret != wanted:
 		w.WriteHeader(http.StatusUnauthorized)
 		w.Write([]byte(`{"error":"invalid_client"}`))
 		return
@@ -438,9 +459,13 @@ func (p *testProvider) token(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"error":"invalid_grant"}`))
 		return
 	}
-	claims, _ := json.Marshal(map[string]any{"iss": p.URL, "aud": p.clientID, "sub": "u-" + g.email,
+	fields := map[string]any{"iss": p.URL, "aud": p.clientID, "sub": "u-" + g.email,
 		"iat": time.Now().Unix(), "exp": time.Now().Add(5 * time.Minute).Unix(), "nonce": g.nonce,
-		"email": g.email, "email_verified": g.verified})
+		"email": g.email, "email_verified": g.verified == "true"}
+	if g.verified == "absent" {
+		delete(fields, "email_verified")
+	}
+	claims, _ := json.Marshal(fields)
 	json.NewEncoder(w).Encode(map[string]any{"access_token": rand.Text(), "token_type": "Bearer", "expires_in": 300,
 		"id_token": oidctest.SignIDToken(p.key, "k1", oidc.RS256, string(claims))})
 }

@@ -57,7 +57,8 @@ type options struct {
 	consoleURL   string        // --console-url
 	oidc         *console.OIDC // --oidc-issuer, --oidc-client-id, --oidc-client-secret
 	debug        bool          // --log-level debug
-	db           string        // --db: "" for a SQLite file of the test's own
+	db           string        // --db: "" for a SQLite file of the test's own, in dbDir
+	dbDir        string        // the SQLite file's folder: t.TempDir() when ""
 }
 
 // startServer imports doc (when not nil) into a fresh database and serves
@@ -65,9 +66,12 @@ type options struct {
 func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Server {
 	t.Helper()
 	ctx := context.Background()
+	if o.dbDir == "" {
+		o.dbDir = t.TempDir()
+	}
 	db := o.db
 	if db == "" {
-		db = filepath.Join(t.TempDir(), "statusd.db")
+		db = filepath.Join(o.dbDir, "statusd.db")
 	}
 	store, err := sqlstore.Open(ctx, db)
 	if err != nil {

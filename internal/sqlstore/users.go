@@ -233,12 +233,18 @@ func (us userStore) Session(ctx context.Context, session []byte, now time.Time) 
 		return nil, unavailable(err)
 	}
 	if now.Sub(fromMS(seen)) >= seenEvery {
+		// Best effort: a disk that is full or read-only refuses writes,
+		// not the reads of a person signed in. The session lasts from
+		// its last use written, and a later request writes it again.
 		err = us.s.outbox(ctx, func(t tx) error {
 			_, err := t.exec(`UPDATE sessions SET last_seen = ? WHERE hash = ?`, ms(now), session)
 			return err
 		})
+		if err != nil {
+			us.s.log.Warn("a console session's last use was not written; a later request will write it", "err", err)
+		}
 	}
-	return u, err
+	return u, nil
 }
 
 func (us userStore) EndSession(ctx context.Context, session []byte) error {

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -105,15 +104,9 @@ func addressKey(email string) string {
 	return "address " + string(sum[:16])
 }
 
-// clientKey is the key of a client in the hourly limits: its address, or
-// for IPv6 its /64, the block one host or home usually has whole.
-func clientKey(client string) string {
-	if ip, err := netip.ParseAddr(client); err == nil && ip.Is6() && !ip.Is4In6() {
-		p, _ := ip.Prefix(64)
-		return "client " + p.String()
-	}
-	return "client " + client
-}
+// clientKey is the key of a client in the hourly limits: its block
+// (ratelimit.Block).
+func clientKey(client string) string { return "client " + ratelimit.Block(client) }
 
 // checkTree is the page's component tree as checkboxes, those of checked
 // checked.

@@ -314,23 +314,22 @@ func TestCLISubscribers(t *testing.T) {
 		}
 	})
 
-	testserver.Step(t, "an address is printed escaped", func(t *testing.T) {
-		// An email address with a character that reorders text is refused
-		// (statusd.CheckEmail); a URL may hold one in its path, and the CLI
-		// writes it escaped.
-		addr := "eve\u202e@example.com"
-		_, err := adm.CreateSubscriber(context.Background(), statusd.AdminSubscriberRequest{Channel: new("email"), Address: &addr,
-			Confirmed: new(true)})
-		if !errors.Is(err, client.ErrInvalidField) || !strings.Contains(err.Error(), "U+202E") {
-			t.Errorf("the server takes %q: %v; want invalid_field naming U+202E", addr, err)
+	testserver.Step(t, "an address with a character that reorders text is refused", func(t *testing.T) {
+		// Email addresses and URLs alike (CONTRACT C7, "People"): nothing
+		// stored can reorder what the CLI prints. What it prints of older
+		// data is escaped all the same (internal/cli TestPrintable).
+		for _, c := range []struct{ channel, addr string }{
+			{"email", "eve\u202e@example.com"},
+			{"webhook", "https://hooks.example.com/eve\u202e"},
+		} {
+			_, err := adm.CreateSubscriber(context.Background(), statusd.AdminSubscriberRequest{Channel: new(c.channel), Address: &c.addr,
+				Confirmed: new(true)})
+			if !errors.Is(err, client.ErrInvalidField) || !strings.Contains(err.Error(), "U+202E") {
+				t.Errorf("the server takes %q: %v; want invalid_field naming U+202E", c.addr, err)
+			}
 		}
-		hookURL := "https://hooks.example.com/eve\u202e"
-		if _, err := adm.CreateSubscriber(context.Background(), statusd.AdminSubscriberRequest{Channel: new("webhook"), Address: &hookURL}); err != nil {
-			t.Fatalf("the server refuses %q: %v", hookURL, err)
-		}
-		out := subCLIOK(t, srv, tok, "subscriber", "list", "--channel", "webhook")
-		if strings.Contains(out, "\u202e") || !strings.Contains(out, `https://hooks.example.com/eve\u202e`) {
-			t.Errorf("list prints the address unescaped:\n%q", out)
+		if out := subCLIOK(t, srv, tok, "subscriber", "list", "--channel", "webhook"); strings.Contains(out, "\u202e") || strings.Contains(out, "eve") {
+			t.Errorf("list shows a refused address:\n%q", out)
 		}
 	})
 }

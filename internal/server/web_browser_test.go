@@ -27,9 +27,15 @@ import (
 // package) driven with chromedp. Outside CI the test skips when Chromium is
 // missing; with CI=true it must run.
 
-// webChromium returns the path of Chromium, or skips (fails in CI).
+// webChromium returns the path of Chromium, or skips (fails in CI). With
+// -short it skips: a browser test is long, and what it adds is the page's
+// behaviour in a browser, which the run without -short checks; CI's run
+// under the race detector is -short.
 func webChromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a browser test: skipped with -short")
+	}
 	if p := os.Getenv("STATUSD_CHROMIUM"); p != "" {
 		return p
 	}

@@ -116,14 +116,10 @@ func stateOr(states map[int64]statusd.PageState, id int64) statusd.PageState {
 	return statusd.PageOperational
 }
 
-// noticeChanges returns the changes of state of the components that a
-// write making notice was into is makes (see noticeStates). It may run
-// before or after the write stores is.
-func noticeChanges(tx statusd.Tx, was, is *statusd.Notice) ([]statusd.ComponentChange, error) {
-	comps, err := tx.Components()
-	if err != nil {
-		return nil, err
-	}
+// noticeChanges returns the changes of state of the components comps
+// that a write making notice was into is makes (see noticeStates). It may
+// run before or after the write stores is.
+func noticeChanges(tx statusd.Tx, comps []statusd.Component, was, is *statusd.Notice) ([]statusd.ComponentChange, error) {
 	before, after, err := noticeStates(tx, comps, was, is)
 	if err != nil {
 		return nil, err

@@ -146,7 +146,7 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 		if err := all.err(); err != nil {
 			return err
 		}
-		changes, err := noticeChanges(tx, nil, &n)
+		changes, err := noticeChanges(tx, comps, nil, &n)
 		if err != nil {
 			return err
 		}
@@ -222,7 +222,7 @@ func (a *App) changeNotice(ctx context.Context, actor statusd.Actor, action stri
 		if err := statusd.Invalid(statusd.EInvalidField, statusd.ValidateNotice(n, comps)); err != nil {
 			return err
 		}
-		changes, err := noticeChanges(tx, &was, n)
+		changes, err := noticeChanges(tx, comps, &was, n)
 		if err != nil {
 			return err
 		}
@@ -378,7 +378,11 @@ func (a *App) DeleteNotice(ctx context.Context, actor statusd.Actor, id int64) e
 		if err := tx.DeleteNotice(id); err != nil {
 			return err
 		}
-		changes, err := noticeChanges(tx, n, nil)
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
+		changes, err := noticeChanges(tx, comps, n, nil)
 		if err != nil {
 			return err
 		}

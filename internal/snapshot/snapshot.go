@@ -370,6 +370,7 @@ func (s *Snapshot) notices(slots []int32) []*Notice {
 func (s *Snapshot) indexNotices() (states map[int64]statusd.PageState, current []*Notice) {
 	var first *Notice // the first to change by itself
 	var changed instant
+	var making []*Notice // those that make a state (statusd.DeriveStates)
 	for _, n := range s.AllNotices() {
 		if n.changed.compare(changed) > 0 {
 			changed = n.changed
@@ -382,6 +383,9 @@ func (s *Snapshot) indexNotices() (states map[int64]statusd.PageState, current [
 		}
 		if n.IsCurrentIncident() {
 			current = append(current, n)
+		}
+		if n.IsCurrentIncident() || n.IsUnderway() {
+			making = append(making, n)
 		}
 		if n.Type() == statusd.Planned && n.Automate() && (n.IsUnderway() || n.State() == statusd.Scheduled) {
 			s.Automated = append(s.Automated, n)
@@ -398,7 +402,7 @@ func (s *Snapshot) indexNotices() (states map[int64]statusd.PageState, current [
 		s.UpdatedAt = statusd.Latest(s.UpdatedAt, c.UpdatedAt)
 	}
 	page, states := statusd.DeriveStates(s.Doc.Components, func(yield func(statusd.StateNotice, []int64) bool) {
-		for _, n := range s.AllNotices() {
+		for _, n := range making {
 			if !yield(n, n.ComponentIDs()) {
 				return
 			}

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -68,6 +69,44 @@ func TestFoldAddressesMigration(t *testing.T) {
 		}
 		if _, total, err := ss.List(ctx, statusd.SubscriberFilter{}, 1, 10); err != nil || total != 3 {
 			t.Errorf("after a request: %d subscribers (%v), want still 3", total, err)
+		}
+	})
+}
+
+// TestNoticeStateMigration: notices stored before migration 13 get the
+// state of their newest update (by seq, not by id or time), or none.
+func TestNoticeStateMigration(t *testing.T) {
+	// The database as migration 12 left it: notice 1 resolved after it
+	// was investigated, 2 identified (its newest update, seq 1, has the
+	// lower id), 3 a general notice without updates, 4 an update that
+	// only adds words after investigating.
+	migrateAgain(t, []string{
+		`DROP INDEX notices_state`,
+		`ALTER TABLE notices DROP COLUMN state`,
+		`DELETE FROM schema_migrations WHERE version = 13`,
+		`INSERT INTO notices (id, type, subject, created_at, updated_at) VALUES
+			(1, 'unplanned', 'a', 0, 0), (2, 'unplanned', 'b', 0, 0), (3, 'general', 'c', 0, 0), (4, 'unplanned', 'd', 0, 0)`,
+		`INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at) VALUES
+			(10, 1, 0, 'investigating', 'x', 0, 0), (11, 1, 1, 'resolved', 'x', 0, 0),
+			(21, 2, 0, 'investigating', 'x', 0, 0), (20, 2, 1, 'identified', 'x', 0, 0),
+			(40, 4, 0, 'investigating', 'x', 0, 0), (41, 4, 1, NULL, 'x', 0, 0)`,
+	}, func(t *testing.T, s *Store) {
+		rows, err := s.db.QueryContext(context.Background(), `SELECT id, COALESCE(state, '-') FROM notices ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var got []string
+		for rows.Next() {
+			var id int64
+			var state string
+			if err := rows.Scan(&id, &state); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprint(id, state))
+		}
+		if want := []string{"1resolved", "2identified", "3-", "4-"}; !slices.Equal(got, want) {
+			t.Errorf("notices' states %v, want %v", got, want)
 		}
 	})
 }

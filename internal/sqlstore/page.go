@@ -389,7 +389,7 @@ func newNoticeWriter(t tx) (*noticeWriter, error) {
 		}
 	}
 	prepare(&w.notice, `INSERT INTO notices (id, type, subject, tag_list, impact_seconds, impact, begins_at, ends_at,
-		automate, expires_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		automate, expires_at, created_at, updated_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	prepare(&w.link, `INSERT INTO notice_components (notice_id, component_id, ord) VALUES (?, ?, ?)`)
 	prepare(&w.update, `INSERT INTO updates (id, notice_id, seq, state, content, created_at, updated_at, notified, changes)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -417,7 +417,7 @@ func (w *noticeWriter) insert(n *statusd.Notice) error {
 		}
 	}
 	if _, err := w.notice.Exec(n.ID, string(n.Type), n.Subject, string(tags), n.ImpactSeconds, string(n.Severity),
-		msPtr(n.BeginsAt), msPtr(n.EndsAt), n.Automate, msPtr(n.ExpiresAt), ms(n.CreatedAt), ms(n.UpdatedAt)); err != nil {
+		msPtr(n.BeginsAt), msPtr(n.EndsAt), n.Automate, msPtr(n.ExpiresAt), ms(n.CreatedAt), ms(n.UpdatedAt), stateColumn(n.State())); err != nil {
 		return err
 	}
 	for i, cid := range n.ComponentIDs {
@@ -426,20 +426,24 @@ func (w *noticeWriter) insert(n *statusd.Notice) error {
 		}
 	}
 	for i, u := range n.Updates {
-		var state *string
-		if u.State != "" {
-			s := string(u.State)
-			state = &s
-		}
 		changes, err := changesJSON(u.Changes)
 		if err != nil {
 			return err
 		}
-		if _, err := w.update.Exec(u.ID, n.ID, i, state, u.Content, ms(u.CreatedAt), ms(u.UpdatedAt), u.Notified, changes); err != nil {
+		if _, err := w.update.Exec(u.ID, n.ID, i, stateColumn(u.State), u.Content, ms(u.CreatedAt), ms(u.UpdatedAt), u.Notified, changes); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stateColumn is a state in a state column: NULL for none.
+func stateColumn(s statusd.State) *string {
+	if s == "" {
+		return nil
+	}
+	str := string(s)
+	return &str
 }
 
 // changeJSON is a statusd.ComponentChange in the updates' changes column.

@@ -249,9 +249,9 @@ func (t *sqlTx) CurrentListing(componentIDs []int64) ([]statusd.Notice, error) {
 	if len(componentIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := t.t.query(`SELECT DISTINCT nc.notice_id FROM notice_components nc WHERE nc.component_id`+t.t.d.inIDs+`
-		AND (SELECT u.state FROM updates u WHERE u.notice_id = nc.notice_id ORDER BY u.seq DESC LIMIT 1)
-		IN ('investigating', 'identified', 'underway') ORDER BY nc.notice_id`, idsJSON(componentIDs))
+	rows, err := t.t.query(`SELECT n.id FROM notices n WHERE n.state IN ('investigating', 'identified', 'underway')
+		AND EXISTS (SELECT 1 FROM notice_components nc WHERE nc.notice_id = n.id AND nc.component_id`+t.t.d.inIDs+`)
+		ORDER BY n.id`, idsJSON(componentIDs))
 	if err != nil {
 		return nil, err
 	}

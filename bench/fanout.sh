@@ -5,6 +5,8 @@
 #   bash bench/fanout.sh --quick      a smoke test: 1,000 of each, 1 + 2 rounds (~2 minutes)
 #   options: --sqlite-only            skip PostgreSQL
 #            --postgres-only          skip SQLite (writes bench/fanout-results[-quick]-postgres.md)
+#            --webhooks               webhook subscribers only (writes bench/fanout-results[-quick]-webhooks.md):
+#                                     the sender's share under a read flood, without the other channels' work
 #            --keep                   keep the working folder (binaries, documents, databases, logs)
 #
 # PostgreSQL: $STATUSD_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test),
@@ -13,15 +15,16 @@
 # bench/fanout (the receivers) and wrk on core 1.
 set -euo pipefail
 
-MODE=full KEEP=0 SQLITE=1 PG=${STATUSD_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
+MODE=full KEEP=0 SQLITE=1 CHANNELS=email,webhook,slack,teams,discord PG=${STATUSD_BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 for arg in "$@"; do
 	case $arg in
 	--quick) MODE=quick ;;
 	--keep) KEEP=1 ;;
 	--sqlite-only) PG= ;;
 	--postgres-only) SQLITE=0 ;;
+	--webhooks) CHANNELS=webhook ;;
 	-h | --help)
-		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -41,6 +44,7 @@ if [ $SQLITE = 0 ]; then
 	[ -n "$PG" ] || { echo "fanout.sh: --postgres-only and --sqlite-only leave nothing to measure" >&2; exit 2; }
 	NOSQLITE=-no-sqlite OUT=${OUT%.md}-postgres.md
 fi
+[ "$CHANNELS" = webhook ] && OUT=${OUT%.md}-webhooks.md
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -61,5 +65,5 @@ go build -o "$WORK/fanout" ./bench/fanout
 # bench/fanout stops statusd (by its PID) however it ends; timeout bounds
 # the whole run (TERM, then KILL 30 s later).
 taskset -c 1 timeout -k 30 $LIMIT "$WORK/fanout" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
-	-postgres "$PG" $NOSQLITE -per $PER -rounds $ROUNDS -limit $((LIMIT - 20))s -o "$OUT" 9>&-
+	-postgres "$PG" $NOSQLITE -per $PER -channels $CHANNELS -rounds $ROUNDS -limit $((LIMIT - 20))s -o "$OUT" 9>&-
 echo "written: $OUT" >&2

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,10 +38,14 @@ type config struct {
 	smtpRate                           float64
 }
 
-// channels are the subscribers' channels, in the order subscriber ids
-// take them (id i has channels[i%5]): every channel's subscribers are
-// spread over the whole outbox.
-var channels = []string{"email", "webhook", "slack", "teams", "discord"}
+// allChannels are the channels a run may give subscribers.
+var allChannels = []string{"email", "webhook", "slack", "teams", "discord"}
+
+// channels are the run's subscribers' channels (-channels; default
+// allChannels), in the order subscriber ids take them (id i has
+// channels[i%len(channels)]): every channel's subscribers are spread over
+// the whole outbox.
+var channels = allChannels
 
 // readPaths are the public reads measured without and during a fan-out.
 var readPaths = []string{"/api/v1/status", "/api/v2/summary.json"}
@@ -61,7 +66,15 @@ func main() {
 	flag.DurationVar(&cfg.wrkDur, "wrk-d", 2*time.Second, "one wrk run")
 	flag.DurationVar(&cfg.roundLimit, "round-limit", 5*time.Minute, "how long one fan-out may take before the run gives up")
 	flag.Float64Var(&cfg.smtpRate, "smtp-rate", 250, "statusd's --smtp-rate")
+	only := flag.String("channels", strings.Join(allChannels, ","), "the subscribers' `channels`, comma-separated")
 	flag.Parse()
+	channels = strings.Split(*only, ",")
+	for i, ch := range channels {
+		if !slices.Contains(allChannels, ch) || slices.Contains(channels[:i], ch) {
+			fmt.Fprintf(os.Stderr, "fanout: -channels %q: give each of %s at most once\n", *only, strings.Join(allChannels, ", "))
+			os.Exit(2)
+		}
+	}
 	if cfg.statusd == "" || cfg.page == "" || cfg.work == "" {
 		fmt.Fprintln(os.Stderr, "fanout: -statusd, -page and -work are needed (bench/fanout.sh gives them)")
 		os.Exit(2)

@@ -12,8 +12,11 @@ import (
 const (
 	targetAckMs   = 50
 	targetWebhook = 15
-	targetEmail   = 60
-	targetRatio   = 0.8
+	// targetWebhookRead is the webhooks' target while wrk saturates the
+	// public API: a fan-out during a read flood still gets through.
+	targetWebhookRead = 60
+	targetEmail       = 60
+	targetRatio       = 0.8
 )
 
 // report is the Markdown written at the end of a run.
@@ -31,7 +34,7 @@ func (rep report) write(path string) error {
 	fmt.Fprintf(&b, "Written by `bash bench/fanout.sh` (bench/fanout; see bench/README.md). %s UTC, commit %s, %s, wrk %s.\n\n",
 		m.date, m.commit, m.goVersion, m.wrk)
 	fmt.Fprintf(&b, "Machine: %d cores, %s. Load average before %s, after %s.\n\n", m.nproc, m.cpu, m.loadBefore, m.loadAfter)
-	fmt.Fprintf(&b, "Setup: %d active subscribers of each channel (email, webhook, Slack, Teams, Discord: %d), whole page, ids interleaved "+
+	fmt.Fprintf(&b, "Setup: %d active subscribers of each channel (%s: %d), whole page, ids interleaved "+
 		"across channels; statusd `serve --allow-private-targets --smtp-url` (an in-process go-smtp server that counts messages) "+
 		"`--smtp-rate %g --rate-limit 0`, pinned to core 0 with GOMAXPROCS=1; the receivers (one HTTP server for every HTTP channel) "+
 		"and wrk (`-t1 -c%d -d%s`) on core 1. Per database %d rounds without reads, then %d with reads. A round: wrk on %s without a fan-out, "+
@@ -39,8 +42,10 @@ func (rep report) write(path string) error {
 		"wrk on the two paths in turn (or, without reads, as long a wait), with an edit of the notice (`PATCH`, sends nothing) after each; "+
 		"then the wait until no delivery is pending. "+
 		"A message counts once per recipient (a repeat is counted apart).\n\n",
-		c.per, c.per*len(channels), c.smtpRate, c.wrkConns, c.wrkDur, c.idleRounds, c.rounds, strings.Join(code(readPaths), " and "))
-	fmt.Fprintf(&b, "Email is bounded by `--smtp-rate`: %d emails at %g/s take at least %.0f s.\n\n", c.per, c.smtpRate, float64(c.per)/c.smtpRate)
+		c.per, strings.Join(channels, ", "), c.per*len(channels), c.smtpRate, c.wrkConns, c.wrkDur, c.idleRounds, c.rounds, strings.Join(code(readPaths), " and "))
+	if slices.Contains(channels, "email") {
+		fmt.Fprintf(&b, "Email is bounded by `--smtp-rate`: %d emails at %g/s take at least %.0f s.\n\n", c.per, c.smtpRate, float64(c.per)/c.smtpRate)
+	}
 	for _, n := range rep.notes {
 		fmt.Fprintf(&b, "Note: %s\n\n", n)
 	}
@@ -63,12 +68,14 @@ func (rep report) write(path string) error {
 		acks := collect(d.rounds, func(r roundResult) float64 { return r.ackMs })
 		return fmt.Sprintf("%.1f / %.1f ms %s", median(acks), maxOf(acks), verdict(maxOf(acks) <= targetAckMs))
 	})
-	row(fmt.Sprintf("%d webhooks arrived <= %d s (max without reads; median / max with reads)", c.per, targetWebhook), func(d dbResult) string {
-		return arrivalCell(d, "webhook", targetWebhook)
+	row(fmt.Sprintf("%d webhooks arrived <= %d s without reads (max), <= %d s with reads (median / max)", c.per, targetWebhook, targetWebhookRead), func(d dbResult) string {
+		return arrivalCell(d, "webhook", targetWebhook, targetWebhookRead)
 	})
-	row(fmt.Sprintf("%d emails arrived <= %d s (max without reads; median / max with reads)", c.per, targetEmail), func(d dbResult) string {
-		return arrivalCell(d, "email", targetEmail)
-	})
+	if slices.Contains(channels, "email") {
+		row(fmt.Sprintf("%d emails arrived <= %d s (max without reads; median / max with reads)", c.per, targetEmail), func(d dbResult) string {
+			return arrivalCell(d, "email", targetEmail, targetEmail)
+		})
+	}
 	for _, p := range readPaths {
 		row(fmt.Sprintf("`%s` read throughput during the fan-out >= %.1f of without (median of the steady rounds: HTTP phase; email phase)", p, targetRatio),
 			func(d dbResult) string {
@@ -95,12 +102,13 @@ func (rep report) write(path string) error {
 					i+1, r.cpu, c.per*len(channels), 1000*r.cpu/float64(c.per*len(channels)), 100*r.cpu/r.recorded)
 			}
 		}
-		b.WriteString("| round | reads | write ack | edits during the fan-out (median / max, n) | webhook | slack | teams | discord | email | none pending | repeats | statusd CPU (share of its core; reads included) | load average |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+		b.WriteString("| round | reads | write ack | edits during the fan-out (median / max, n) | " + strings.Join(channels, " | ") +
+			" | none pending | repeats | statusd CPU (share of its core; reads included) | load average |\n")
+		b.WriteString("|---|---|---|---|" + strings.Repeat("---|", len(channels)) + "---|---|---|---|\n")
 		for i, r := range d.rounds {
 			fmt.Fprintf(&b, "| %d | %s | %.1f ms | %.1f / %.1f ms, %d |", i+1, map[bool]string{true: "wrk", false: "none"}[r.underReads],
 				r.ackMs, median(r.editsMs), maxOf(r.editsMs), len(r.editsMs))
-			for _, ch := range []string{"webhook", "slack", "teams", "discord", "email"} {
+			for _, ch := range channels {
 				fmt.Fprintf(&b, " %.1f s |", r.arrived[ch])
 			}
 			fmt.Fprintf(&b, " %.1f s | %d | %.1f s (%.0f%%) | %s |\n", r.recorded, r.repeats, r.cpu, 100*r.cpu/r.recorded, r.load)
@@ -132,7 +140,7 @@ func (rep report) write(path string) error {
 // arrivalCell is the time until every message of a channel arrived: the
 // longest of the rounds without reads, and the median and longest of those
 // with reads, each with its verdict.
-func arrivalCell(d dbResult, ch string, target float64) string {
+func arrivalCell(d dbResult, ch string, target, readTarget float64) string {
 	var idle, loaded []float64
 	for _, r := range d.rounds {
 		if r.underReads {
@@ -146,7 +154,7 @@ func arrivalCell(d dbResult, ch string, target float64) string {
 		parts = append(parts, fmt.Sprintf("no reads %.1f s %s", maxOf(idle), verdict(maxOf(idle) <= target)))
 	}
 	if len(loaded) > 0 {
-		parts = append(parts, fmt.Sprintf("under wrk %.1f / %.1f s %s", median(loaded), maxOf(loaded), verdict(maxOf(loaded) <= target)))
+		parts = append(parts, fmt.Sprintf("under wrk %.1f / %.1f s %s", median(loaded), maxOf(loaded), verdict(maxOf(loaded) <= readTarget)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -174,6 +174,12 @@ type lane struct {
 	// relay, on the email lane with a mailer, is the relay's trouble and
 	// until when email rests for it (relayWatch.state).
 	relay func() (trouble string, until time.Time)
+	// dry is set when the lane's last claim found fewer deliveries due
+	// than it asked for: it claims again only when events may have come
+	// (a wake, the poll), not on every round another lane's claims make,
+	// each of which would read the whole outbox for nothing. Only Run's
+	// goroutine reads and sets it.
+	dry bool
 
 	mu      sync.Mutex
 	claimed time.Time // when the lane last claimed deliveries
@@ -471,6 +477,12 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 	startBy := now.Add(w.lease - statusd.AttemptTimeout - leaseMargin)
 	busy := w.busy()
 	for _, l := range w.lanes {
+		if expand {
+			l.dry = false
+		}
+		if l.dry {
+			continue // the wake or the poll ends the wait
+		}
 		if until, held := l.hold(now, busy); held {
 			if !until.IsZero() && (rest.IsZero() || until.Before(rest)) {
 				rest = until
@@ -505,7 +517,8 @@ func (w *Worker) round(ctx context.Context, wg *sync.WaitGroup, expand bool) (mo
 			l.slots <- struct{}{}
 			wg.Go(func() { w.deliver(ctx, c, l, startBy) })
 		}
-		more = more || len(claimed) == free
+		l.dry = len(claimed) < free
+		more = more || !l.dry
 	}
 	return more, rest, nil
 }

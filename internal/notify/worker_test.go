@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -551,9 +552,58 @@ func TestLanes(t *testing.T) {
 	}
 }
 
+// TestDryLaneWaits: a lane that found nothing due does not read the
+// outbox again on every round the other lane's claims make, only when
+// events may have come (a wake, the poll). 1,000 webhook subscribers hear
+// of one update, with a mailer (so an email lane) and a poll of a minute:
+// the HTTP lane claims at most 100 at a time, at least 10 times; the
+// email lane claims when the worker starts and when it is woken, and
+// finds nothing either time. Claiming in every round, it would claim as
+// often as the HTTP lane.
+func TestDryLaneWaits(t *testing.T) {
+	const hooks = 1000
+	var received atomic.Int64
+	rcv := startReceiver(t, func(w http.ResponseWriter, _ *http.Request) { received.Add(1) })
+	smtpd := testenv.StartSMTP(t, testenv.SMTPOptions{})
+	var subs []statusd.Subscriber
+	for i := range hooks {
+		subs = append(subs, statusd.Subscriber{Channel: statusd.Webhook, Address: fmt.Sprintf("%s/%d", rcv.URL, i), Secret: statusd.NewWebhookSecret()})
+	}
+	claims := &claimCounter{}
+	mailer := mustMailer(t, MailConfig{URL: "smtp://" + smtpd.Addr, From: "status@acme.test"})
+	start, _ := startFanOut(t, Config{Mailer: mailer, Store: claims, Poll: time.Minute}, subs)
+	for received.Load() < hooks && time.Since(start) < 30*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if received.Load() < hooks {
+		t.Fatalf("%d of %d webhooks arrived in 30 s", received.Load(), hooks)
+	}
+	email, http := claims.email.Load(), claims.http.Load()
+	if http < hooks/batch || email > 2 {
+		t.Errorf("the email lane claimed %d times, the HTTP lane %d; want at most 2 (start, wake), and at least %d", email, http, hooks/batch)
+	}
+}
+
+// claimCounter counts each lane's claims from the store startFanOut
+// makes (its Config.Store).
+type claimCounter struct {
+	statusd.SubscriberStore
+	email, http atomic.Int64
+}
+
+func (c *claimCounter) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, channels []statusd.Channel) ([]statusd.Claimed, error) {
+	if slices.Contains(channels, statusd.Email) {
+		c.email.Add(1)
+	} else {
+		c.http.Add(1)
+	}
+	return c.SubscriberStore.Claim(ctx, now, lease, limit, channels)
+}
+
 // startFanOut stores the subscribers (active, numbered from 1), runs a
-// worker of cfg (with a store and snapshots of its own, and
-// private targets allowed) until the test ends, and stores an update of
+// worker of cfg (with a store and snapshots of its own, a poll of 100 ms
+// unless cfg has one, and private targets allowed; a *claimCounter in
+// cfg.Store counts the claims from that store) until the test ends, and stores an update of
 // notice 41, which every subscriber hears of. It returns when it woke the
 // worker, and the worker's store.
 func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken time.Time, ss statusd.SubscriberStore) {
@@ -577,7 +627,15 @@ func startFanOut(t *testing.T, cfg Config, subs []statusd.Subscriber) (woken tim
 	if err := h.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Store, cfg.Snapshots, cfg.AllowPrivate, cfg.Poll = store.Subscribers(), h, true, 100*time.Millisecond
+	if c, ok := cfg.Store.(*claimCounter); ok {
+		c.SubscriberStore = store.Subscribers()
+	} else {
+		cfg.Store = store.Subscribers()
+	}
+	if cfg.Poll == 0 {
+		cfg.Poll = 100 * time.Millisecond
+	}
+	cfg.Snapshots, cfg.AllowPrivate = h, true
 	w := New(cfg)
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan struct{})

@@ -1,6 +1,7 @@
 package statusd
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -290,6 +291,12 @@ const (
 	Dropped
 )
 
+// Dropped reports whether the delivery was dropped (Outcome Dropped):
+// failed with nothing to send, its LastError DroppedPrefix and why.
+func (d *Delivery) Dropped() bool {
+	return d.State == DeliveryFailed && strings.HasPrefix(d.LastError, DroppedPrefix)
+}
+
 // DroppedPrefix begins the LastError of a Dropped delivery. A dropped
 // delivery is failed rather than in a state of its own: it was not
 // delivered and never will be, which is what failed says to the delivery
@@ -466,6 +473,68 @@ type DeliveryFilter struct {
 	State        DeliveryState
 }
 
+// ResendWithin is how recent an event of a notice must be to be sent to a
+// subscriber set active again (Subscriber.Missed): older news is stale.
+const ResendWithin = 24 * time.Hour
+
+// Owed is an event of a notice, for everyone, and the delivery of it to
+// one subscriber: nil when none was made (the event came while the
+// subscriber was not active).
+type Owed struct {
+	Event    Event
+	Delivery *Delivery
+}
+
+// Missed returns what a subscriber set active again at now, from
+// quarantine or from its receiver's 410, is sent of the events of owed:
+// for each notice, only its newest event made less than ResendWithin
+// before now that concerns the subscriber (it has a delivery of it; or
+// the event came after the subscriber was created, and its channel
+// carries it and it wants it: Channel.Carries, Wants on the component
+// tree parents). That event is sent when its delivery failed, but was not
+// dropped (Delivery.Dropped), or when none was made; its older events are
+// not, so that a subscriber is not flooded with stale updates (a message
+// renders its event as it was made, and the newest tells the notice as it
+// is). Anything else (a confirmation, a test, a component's update) is
+// not in owed. The events come in id order.
+func (s *Subscriber) Missed(owed []Owed, parents map[int64]*int64, now time.Time) []Owed {
+	newest := map[int64]Owed{} // by notice
+	for _, o := range owed {
+		e := o.Event
+		concerns := o.Delivery != nil ||
+			!e.CreatedAt.Before(s.CreatedAt) && s.Channel.Carries(e.Kind) && s.Wants(e.ComponentIDs, parents)
+		if !concerns || now.Sub(e.CreatedAt) >= ResendWithin {
+			continue
+		}
+		if n, ok := newest[e.NoticeID]; !ok || e.ID > n.Event.ID {
+			newest[e.NoticeID] = o
+		}
+	}
+	var send []Owed
+	for _, o := range newest {
+		if d := o.Delivery; d == nil || d.State == DeliveryFailed && !d.Dropped() {
+			send = append(send, o)
+		}
+	}
+	slices.SortFunc(send, func(a, b Owed) int { return cmp.Compare(a.Event.ID, b.Event.ID) })
+	return send
+}
+
+// Reactivation chooses the quarantined subscribers that
+// SubscriberStore.Reactivate sets active again: those of Channel (empty:
+// of every channel) and, when IDs is not nil, those it lists.
+type Reactivation struct {
+	Channel Channel
+	IDs     []int64
+}
+
+// Reactivated is what setting subscribers active again did: how many it
+// set active, and how many messages it queued to send them again.
+type Reactivated struct {
+	Subscribers int
+	Requeued    int
+}
+
 // SubscriberStore keeps the subscribers and the notification outbox
 // (CONTRACT C7). Each method is one transaction. Methods that change a
 // subscriber for a person take the audit entry to record with the change.
@@ -486,8 +555,19 @@ type SubscriberStore interface {
 	List(ctx context.Context, f SubscriberFilter, page, perPage int) ([]Subscriber, int, error)
 	// Change runs fn on the subscriber and stores what it leaves, in one
 	// transaction; an *Error ENotFound when there is none. A nil e records
-	// nothing in the audit log.
+	// nothing in the audit log. A subscriber that becomes active counts
+	// its failures afresh; one that fn sets active again from quarantined
+	// or unsubscribed is also sent what it missed, as Reactivate does, at
+	// the UpdatedAt that fn leaves.
 	Change(ctx context.Context, id int64, fn func(*Subscriber) error, e *AuditEntry) (*Subscriber, error)
+	// Reactivate sets the quarantined subscribers that r chooses active
+	// again, counting their failures afresh, and queues for each, due at
+	// now, what it missed that is still current (Subscriber.Missed at
+	// now), in one transaction with the audit entry e, to whose Detail it
+	// adds what it did. An id of r that is not a quarantined subscriber
+	// (of r's channel, when r names one) is an *Error EInvalidField that
+	// names each such id by its path ("ids[2]"), and nothing is changed.
+	Reactivate(ctx context.Context, r Reactivation, now time.Time, e AuditEntry) (Reactivated, error)
 	// Delete removes a subscriber and its deliveries: every personal datum.
 	Delete(ctx context.Context, id int64, e AuditEntry) error
 	// Request records a self-service email subscription and, in the same

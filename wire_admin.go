@@ -203,6 +203,24 @@ type AdminSubscriberRequest struct {
 	State     *string `json:"state,omitempty"`
 }
 
+// AdminReactivateRequest is the body of POST /subscribers/reactivate: it
+// chooses the quarantined subscribers to set active again, those of
+// Channel and, when IDs is given, those it lists; neither chooses every
+// quarantined subscriber.
+type AdminReactivateRequest struct {
+	Channel *string  `json:"channel,omitempty"`
+	IDs     *[]int64 `json:"ids,omitempty"`
+}
+
+// AdminReactivateResponse is the answer of POST /subscribers/reactivate:
+// how many subscribers were set active again, and how many messages are
+// sent to them again (for each notice, its newest update of the last 24
+// hours that they did not get).
+type AdminReactivateResponse struct {
+	Reactivated int `json:"reactivated"`
+	Requeued    int `json:"requeued"`
+}
+
 // AdminDelivery is one message owed to one subscriber, as the delivery log
 // shows it. The optional values are null when there is none: the notice
 // of a test message, the status of an attempt that got no answer, the next

@@ -212,6 +212,15 @@ func (a *Admin) PatchSubscriber(ctx context.Context, id int64, r statusd.AdminSu
 	return call[statusd.AdminSubscriber](ctx, a, http.MethodPatch, subscriberPath(id), r)
 }
 
+// ReactivateSubscribers sets quarantined subscribers active again, those
+// of r.Channel and, when r.IDs is set, those it lists (neither: every
+// quarantined subscriber), and has each sent, for every notice, its
+// newest update of the last 24 hours that it did not get (POST
+// /subscribers/reactivate). It answers how many of each.
+func (a *Admin) ReactivateSubscribers(ctx context.Context, r statusd.AdminReactivateRequest) (*statusd.AdminReactivateResponse, error) {
+	return call[statusd.AdminReactivateResponse](ctx, a, http.MethodPost, "/subscribers/reactivate", r)
+}
+
 // DeleteSubscriber removes a subscriber and its deliveries (DELETE
 // /subscribers/{id}).
 func (a *Admin) DeleteSubscriber(ctx context.Context, id int64) error {

@@ -30,6 +30,7 @@ func init() {
 		{[]string{"subscriber", "list"}, []string{"--page", "0"}},
 		{[]string{"subscriber", "show"}, nil},
 		{[]string{"subscriber", "set"}, []string{"1"}}, // nothing to change
+		{[]string{"subscriber", "reactivate"}, []string{"--id", "x"}},
 		{[]string{"subscriber", "remove"}, []string{"x"}},
 		{[]string{"subscriber", "test"}, []string{"1", "2"}},
 		{[]string{"deliveries"}, []string{"--subscriber", "abc"}},
@@ -187,6 +188,43 @@ func TestCLISubscribers(t *testing.T) {
 		} {
 			if _, stderr, code := subCLI(t, srv, tok, append([]string{"subscriber", "set"}, c.args...)...); code != c.code {
 				t.Errorf("subscriber set %q: exit %d, want %d\n%s", c.args, code, c.code, stderr)
+			}
+		}
+	})
+
+	testserver.Step(t, "subscriber reactivate sets the quarantined active again, and says how many", func(t *testing.T) {
+		// Quarantined, as the sender leaves it: no notice was sent since
+		// it was added, so nothing is sent again.
+		id := subAtoi(t, hook)
+		if _, err := st.Subscribers().Change(context.Background(), id, func(s *statusd.Subscriber) error {
+			s.State = statusd.SubscriberQuarantined
+			return nil
+		}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if out := subCLIOK(t, srv, tok, "subscriber", "reactivate", "--channel", "email"); out != "reactivated 0 subscribers; 0 messages will be sent again\n" {
+			t.Errorf("reactivate --channel email: %q", out)
+		}
+		if out := subCLIOK(t, srv, tok, "subscriber", "reactivate", "--id", hook); out != "reactivated 1 subscribers; 0 messages will be sent again\n" {
+			t.Errorf("reactivate --id %s: %q", hook, out)
+		}
+		if s, err := adm.Subscriber(context.Background(), id); err != nil || s.State != "active" {
+			t.Errorf("after reactivate: %+v %v, want active", s, err)
+		}
+		for _, c := range []struct {
+			args []string
+			code int
+			says string
+		}{
+			{[]string{"--id", hook}, exitCodeRefused, "is active, not quarantined"},
+			{[]string{"--id", "999"}, exitCodeRefused, "ids[0]: no subscriber has id 999"},
+			{[]string{"--channel", "sms"}, exitCodeRefused, `channel: "sms" is not email`},
+			{[]string{"--id", "0"}, exitCodeUsage, "not a subscriber id"},
+			{[]string{"extra"}, exitCodeUsage, "takes no arguments"},
+		} {
+			_, stderr, err := cliEnv(t, nil, append([]string{"subscriber", "reactivate", "--url", srv.URL, "--token", tok}, c.args...)...)
+			if code := exitCode(err); code != c.code || !strings.Contains(fmt.Sprint(err), c.says) {
+				t.Errorf("subscriber reactivate %q: exit %d (%v), want %d saying %q\n%s", c.args, code, err, c.code, c.says, stderr)
 			}
 		}
 	})

@@ -79,6 +79,22 @@ func (s *Server) PatchSubscriber(w http.ResponseWriter, r *http.Request, actor s
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminSubscriberOf(sub))
 }
 
+// ReactivateSubscribers sets quarantined subscribers active again and
+// sends them what they missed that is still current (POST
+// /subscribers/reactivate): app.ReactivateSubscribers, then how many of
+// each, 200.
+func (s *Server) ReactivateSubscribers(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
+	var body statusd.AdminReactivateRequest
+	if err := decode(r, &body); err != nil {
+		return err
+	}
+	done, err := s.app.ReactivateSubscribers(r.Context(), actor, body)
+	if err != nil {
+		return err
+	}
+	return httpjson.Write(w, r, http.StatusOK, statusd.AdminReactivateResponse{Reactivated: done.Subscribers, Requeued: done.Requeued})
+}
+
 // DeleteSubscriber removes a subscriber (DELETE /subscribers/{id}):
 // app.RemoveSubscriber, then 204.
 func (s *Server) DeleteSubscriber(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {

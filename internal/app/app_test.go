@@ -135,6 +135,10 @@ func TestRoles(t *testing.T) {
 			return err
 		}},
 		{"RemoveSubscriber", o, func(a *App, actor statusd.Actor) error { return a.RemoveSubscriber(ctx, actor, 1) }},
+		{"ReactivateSubscribers", o, func(a *App, actor statusd.Actor) error {
+			_, err := a.ReactivateSubscribers(ctx, actor, statusd.AdminReactivateRequest{})
+			return err
+		}},
 		{"AddToken", o, func(a *App, actor statusd.Actor) error {
 			_, err := a.AddToken(ctx, actor, statusd.AdminTokenRequest{Name: text("deploy-" + string(actor.Role))})
 			return err

@@ -216,7 +216,7 @@ func (a *App) ChangeSubscriber(ctx context.Context, actor statusd.Actor, id int6
 		detail = strings.Join(changed, "; ")
 	}
 	e := a.entry(actor, "subscriber.update", subscriberTarget(id), detail)
-	return a.store.Subscribers().Change(ctx, id, func(sub *statusd.Subscriber) error {
+	sub, err := a.store.Subscribers().Change(ctx, id, func(sub *statusd.Subscriber) error {
 		if body.State != nil && sub.State != statusd.SubscriberActive {
 			if err := reactivate(sub); err != nil {
 				return err
@@ -228,10 +228,72 @@ func (a *App) ChangeSubscriber(ctx context.Context, actor statusd.Actor, id int6
 		sub.UpdatedAt = a.stamp()
 		return nil
 	}, &e)
+	if err != nil {
+		return nil, err
+	}
+	if body.State != nil {
+		a.wake(nil) // what it missed, queued again
+	}
+	return sub, nil
+}
+
+// ReactivateSubscribers sets the quarantined subscribers that body
+// chooses active again, and has each sent what it missed that is still
+// current (statusd.Subscriber.Missed), as ChangeSubscriber does one:
+// those of body's channel and, when body lists ids, those (each a
+// quarantined subscriber of the channel); neither, every quarantined
+// subscriber. It needs ChangeSubscriber's role, and says how many it set
+// active and how many messages it queued.
+func (a *App) ReactivateSubscribers(ctx context.Context, actor statusd.Actor, body statusd.AdminReactivateRequest) (statusd.Reactivated, error) {
+	if err := May(actor, ActChangeSubscriber); err != nil {
+		return statusd.Reactivated{}, err
+	}
+	var bad problems
+	var r statusd.Reactivation
+	chosen := "quarantined subscribers"
+	if body.Channel != nil {
+		r.Channel = statusd.Channel(*body.Channel)
+		if !r.Channel.Valid() {
+			bad.add("channel", "%q is not %s", *body.Channel, oneOf(statusd.Channels))
+		}
+		chosen = fmt.Sprintf("quarantined %s subscribers", r.Channel)
+	}
+	if body.IDs != nil {
+		if len(*body.IDs) == 0 {
+			bad.add("ids", "lists no subscriber; leave it out to reactivate every quarantined subscriber")
+		}
+		seen := map[int64]bool{}
+		names := make([]string, len(*body.IDs))
+		for i, id := range *body.IDs {
+			path := fmt.Sprintf("ids[%d]", i)
+			switch {
+			case id < 1:
+				bad.add(path, "%d is not a subscriber id (an integer >= 1)", id)
+			case seen[id]:
+				bad.add(path, "subscriber %d is listed twice", id)
+			}
+			seen[id] = true
+			names[i] = strconv.FormatInt(id, 10)
+		}
+		r.IDs = slices.Clone(*body.IDs)
+		chosen += " " + strings.Join(names, ", ")
+	}
+	if err := bad.err(); err != nil {
+		return statusd.Reactivated{}, err
+	}
+	// The store adds to the entry's detail what it did.
+	e := a.entry(actor, "subscriber.reactivate", "subscribers", chosen)
+	done, err := a.store.Subscribers().Reactivate(ctx, r, a.stamp(), e)
+	if err != nil {
+		return statusd.Reactivated{}, err
+	}
+	a.wake(nil)
+	return done, nil
 }
 
 // reactivate sets a subscriber active again (the store has it count
-// failures afresh), or says why it cannot be.
+// failures afresh, and sends it what it missed), or says why it cannot
+// be.
 func reactivate(sub *statusd.Subscriber) error {
 	switch {
 	case sub.State == statusd.SubscriberPending:

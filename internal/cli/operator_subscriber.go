@@ -20,7 +20,7 @@ func (e Env) subscriberCommand() *cobra.Command {
 	return group("subscriber", "who is told of notices: email, webhooks, chat",
 		"CHANNEL is email, webhook, slack, teams or discord; A the email address or the URL to send to.\n"+
 			"C is a component's id or its name; a subscriber without components follows the whole page.",
-		e.subscriberAdd(), e.subscriberList(), e.subscriberShow(), e.subscriberSet(), e.subscriberRemove(), e.subscriberTest())
+		e.subscriberAdd(), e.subscriberList(), e.subscriberShow(), e.subscriberSet(), e.subscriberReactivate(), e.subscriberRemove(), e.subscriberTest())
 }
 
 // opSubscriber is a one-line summary of a subscriber after a verb.
@@ -197,6 +197,46 @@ func (e Env) subscriberSet() *cobra.Command {
 		s, err := cmd.adm.PatchSubscriber(ctx, id, body)
 		return cmd.subscriber(ctx, s, err, func(w io.Writer, s *statusd.AdminSubscriber) error {
 			_, err := fmt.Fprintln(w, opSubscriber("changed", s))
+			return err
+		})
+	})
+}
+
+// subscriberReactivate sets quarantined subscribers active again, through
+// POST /subscribers/reactivate: those of --channel, or those --id names;
+// neither, every quarantined subscriber.
+func (e Env) subscriberReactivate() *cobra.Command {
+	cmd := e.operator("reactivate [--channel CHANNEL] [--id ID ...]",
+		"set quarantined subscribers active again, and send them the newest update of each notice they missed")
+	var ids opStrings
+	var channel string
+	cmd.fs.StringVar(&channel, "channel", "", "only the quarantined subscribers of this `channel`: email, webhook, slack, teams or discord")
+	cmd.fs.Var(&ids, "id", "the quarantined subscriber with this `ID` (repeat for several; default: every quarantined subscriber)")
+	return cmd.run(func(ctx context.Context, args []string) error {
+		if _, err := cmd.connect(args); err != nil {
+			return err
+		}
+		var body statusd.AdminReactivateRequest
+		if channel != "" {
+			body.Channel = &channel
+		}
+		if len(ids) > 0 {
+			list := make([]int64, len(ids))
+			for i, v := range ids {
+				id, err := cmd.opID("subscriber", v)
+				if err != nil {
+					return err
+				}
+				list[i] = id
+			}
+			body.IDs = &list
+		}
+		done, err := cmd.adm.ReactivateSubscribers(ctx, body)
+		if err != nil {
+			return opWithHint(cmd.fail(ctx, err), ExitRefused, "statusd subscriber list --state quarantined shows the quarantined subscribers")
+		}
+		return cmd.answer(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "reactivated %d subscribers; %d messages will be sent again\n", done.Reactivated, done.Requeued)
 			return err
 		})
 	})

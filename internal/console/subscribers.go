@@ -59,6 +59,11 @@ type subscribersView struct {
 	Act         form // a subscriber's form that was refused
 	Created     *statusd.Subscriber
 	Sent        *statusd.AdminDelivery
+	// Quarantined counts the quarantined subscribers, for a person who
+	// may set them active again (0 for anyone else); Reactivated is what
+	// doing so did.
+	Quarantined int
+	Reactivated *statusd.Reactivated
 }
 
 // Follows says whether the subscriber follows component id.
@@ -88,6 +93,12 @@ func (s *Server) subscribersScreen(w http.ResponseWriter, r *http.Request, statu
 	v.base, v.pager, v.Filter, v.Subscribers = s.newBase(r, "Subscribers"), pagerOf(Root+"/subscribers", q, page, total), f, list
 	v.Edit, v.Test = may(r, app.ActAddSubscriber), may(r, app.ActSendTest)
 	v.Channels, v.States = statusd.Channels, statusd.SubscriberStates
+	if may(r, app.ActChangeSubscriber) {
+		quarantined := statusd.SubscriberFilter{State: statusd.SubscriberQuarantined}
+		if _, v.Quarantined, err = s.app.SubscribersPage(r.Context(), actor(r), quarantined, 1); err != nil {
+			return err
+		}
+	}
 	if snap := s.snaps.Current(); snap != nil {
 		v.Components = componentRows(snap)
 	}
@@ -162,6 +173,21 @@ func (s *Server) ActivateSubscriber(w http.ResponseWriter, r *http.Request) erro
 		_, err := s.app.ChangeSubscriber(r.Context(), actor(r), id, statusd.AdminSubscriberRequest{State: &active})
 		return err
 	})(w, r)
+}
+
+// ReactivateSubscribers sets every quarantined subscriber active again,
+// and sends each what it missed that is still current
+// (app.ReactivateSubscribers); the list then says how many of each.
+func (s *Server) ReactivateSubscribers(w http.ResponseWriter, r *http.Request) error {
+	var done statusd.Reactivated
+	return submit(w, r, nil, func(*form) (err error) {
+		done, err = s.app.ReactivateSubscribers(r.Context(), actor(r), statusd.AdminReactivateRequest{})
+		return err
+	}, func(status int, f *form) error {
+		return s.subscribersScreen(w, r, status, subscribersView{Act: *f})
+	}, func() error {
+		return s.subscribersScreen(w, r, http.StatusOK, subscribersView{Reactivated: &done})
+	})
 }
 
 // RemoveSubscriber removes a subscriber (app.RemoveSubscriber).

@@ -56,6 +56,7 @@ var adminOps = []adminOp{
 	{"GET", "/audit", "A page of the audit log, newest first.", nil, 200, statusd.AdminAuditResponse{}, []string{"page"}},
 	{"GET", "/subscribers", "A page of subscribers.", nil, 200, statusd.AdminSubscribersResponse{}, []string{"page", "channel", "state"}},
 	{"POST", "/subscribers", "Add a subscriber (channel and address required); a webhook's answer carries its signing secret, once.", statusd.AdminSubscriberRequest{}, 201, statusd.AdminSubscriber{}, nil},
+	{"POST", "/subscribers/reactivate", "Set quarantined subscribers active again (those of channel, or those ids lists; neither: all) and send each, for every notice, its newest update of the last 24 hours that it did not get.", statusd.AdminReactivateRequest{}, 200, statusd.AdminReactivateResponse{}, nil},
 	{"GET", "/subscribers/{id}", "One subscriber.", nil, 200, statusd.AdminSubscriber{}, nil},
 	{"PATCH", "/subscribers/{id}", "Change what a subscriber follows, or make it active again.", statusd.AdminSubscriberRequest{}, 200, statusd.AdminSubscriber{}, nil},
 	{"DELETE", "/subscribers/{id}", "Remove a subscriber.", nil, 204, nil, nil},

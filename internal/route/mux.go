@@ -55,6 +55,15 @@ func (m *Mux) Handle(pattern string, h Handler) {
 	m.handle(pattern, "", h)
 }
 
+// HandleOnly registers h for pattern ("METHOD /path") as Handle does, but
+// without the 405 of the path's other methods, for a literal path beside a
+// route of wildcards that matches it too (POST /subscribers/reactivate
+// beside GET /subscribers/{id}), which that 405 would conflict with: the
+// other methods go to that route.
+func (m *Mux) HandleOnly(pattern string, h Handler) {
+	m.register(pattern, "", h)
+}
+
 // Read registers h for GET and HEAD on path, and preflight, if not nil,
 // for OPTIONS (a CORS preflight): a resource that is only read. Its routes
 // are named by path alone (the request's Pattern, which the metrics and
@@ -67,8 +76,22 @@ func (m *Mux) Read(path string, h, preflight Handler) {
 	}
 }
 
-// handle registers h for pattern, named name when not "".
+// handle registers h for pattern, named name when not "", and the 405 of
+// its path's other methods.
 func (m *Mux) handle(pattern, name string, h Handler) {
+	m.register(pattern, name, h)
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		return
+	}
+	if _, seen := m.allowed[path]; !seen {
+		m.handle(path, "", m.notAllowed(path))
+	}
+	m.allowed[path] = append(m.allowed[path], method)
+}
+
+// register registers h for pattern, named name when not "".
+func (m *Mux) register(pattern, name string, h Handler) {
 	if m.wrap != nil {
 		h = m.wrap(h)
 	}
@@ -81,14 +104,6 @@ func (m *Mux) handle(pattern, name string, h Handler) {
 		}
 	}
 	m.mux.Handle(pattern, m.errs.Serve(h))
-	method, path, ok := strings.Cut(pattern, " ")
-	if !ok {
-		return
-	}
-	if _, seen := m.allowed[path]; !seen {
-		m.handle(path, "", m.notAllowed(path))
-	}
-	m.allowed[path] = append(m.allowed[path], method)
 }
 
 // notAllowed answers a method that path has no route for.

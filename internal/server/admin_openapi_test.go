@@ -98,6 +98,8 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "GET", "/subscribers/"+s, "", 200)
 	call(tok, "PATCH", "/subscribers/"+s, `{"component_ids": []}`, 200)
 	call(tok, "POST", "/subscribers/"+s+"/test", "", 201)
+	call(tok, "POST", "/subscribers/reactivate", `{"channel": "webhook"}`, 200)
+	call(tok, "POST", "/subscribers/reactivate", `{"ids": [99999]}`, 422)
 	call(tok, "GET", "/deliveries?subscriber_id="+s, "", 200)
 	call(tok, "DELETE", "/subscribers/"+s, "", 204)
 	u := call(tok, "POST", "/users", `{"email": "pat@example.com", "role": "publisher"}`, 201)

@@ -139,7 +139,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		if strings.HasPrefix(rt.pattern, http.MethodGet+" ") {
 			h = permit(rt.least, h) // a write's role is checked by its action (internal/app)
 		}
-		authed.Handle(rt.pattern, h)
+		handle(authed, rt.pattern, h)
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
@@ -175,7 +175,7 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		if method, path, _ := strings.Cut(sc.pattern, " "); method == http.MethodGet {
 			adm.Read(path, h, nil)
 		} else {
-			adm.Handle(sc.pattern, con.SameOrigin(h))
+			handle(adm, sc.pattern, con.SameOrigin(h))
 		}
 	}
 
@@ -195,6 +195,24 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		}
 		adm.Handle("/", notFound("this listener serves only the admin API and the console")) // any: JSON 404
 	}
+}
+
+// besideWildcards are the routes whose literal path a route of wildcards
+// matches too (reactivate beside {id}): they are registered without the
+// 405 of their path's other methods, which would conflict with that route
+// (route.Mux.HandleOnly).
+var besideWildcards = []string{
+	"POST /admin/api/v1/subscribers/reactivate",
+	"POST " + console.Root + "/subscribers/reactivate",
+}
+
+// handle registers h for pattern on mux (besideWildcards).
+func handle(mux *route.Mux, pattern string, h route.Handler) {
+	if slices.Contains(besideWildcards, pattern) {
+		mux.HandleOnly(pattern, h)
+		return
+	}
+	mux.Handle(pattern, h)
 }
 
 // adminRoute is a route of the admin API, the action it does and the
@@ -229,6 +247,7 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{pattern: "GET " + v1a + "/audit", action: app.ActRead, h: ad.Audit},
 		{pattern: "GET " + v1a + "/subscribers", action: app.ActRead, h: ad.ListSubscribers},
 		{pattern: "POST " + v1a + "/subscribers", action: app.ActAddSubscriber, h: ad.CreateSubscriber},
+		{pattern: "POST " + v1a + "/subscribers/reactivate", action: app.ActChangeSubscriber, h: ad.ReactivateSubscribers},
 		{pattern: "GET " + v1a + "/subscribers/{id}", action: app.ActRead, h: ad.GetSubscriber},
 		{pattern: "PATCH " + v1a + "/subscribers/{id}", action: app.ActChangeSubscriber, h: ad.PatchSubscriber},
 		{pattern: "DELETE " + v1a + "/subscribers/{id}", action: app.ActRemoveSubscriber, h: ad.DeleteSubscriber},
@@ -282,6 +301,7 @@ func ownerScreens(con *console.Server) []consoleScreen {
 		{"GET " + m + "/audit", app.ActRead, con.Audit},
 		{"GET " + m + "/subscribers", app.ActRead, con.Subscribers},
 		{"POST " + m + "/subscribers", app.ActAddSubscriber, con.AddSubscriber},
+		{"POST " + m + "/subscribers/reactivate", app.ActChangeSubscriber, con.ReactivateSubscribers},
 		{"POST " + m + "/subscribers/{id}", app.ActChangeSubscriber, con.ChangeSubscriber},
 		{"POST " + m + "/subscribers/{id}/activate", app.ActChangeSubscriber, con.ActivateSubscriber},
 		{"POST " + m + "/subscribers/{id}/remove", app.ActRemoveSubscriber, con.RemoveSubscriber},

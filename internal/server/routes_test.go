@@ -112,9 +112,9 @@ func TestConsoleScreensMapToAdminRoutes(t *testing.T) {
 		// Declare, schedule, announce, update, reopen, edit, delete.
 		{"notice", noticeScreens(nil), statusd.Publisher, 7},
 		// Components: add, change, move, delete; the page; tokens: create,
-		// revoke; users: add, reset, remove; subscribers: add, change,
-		// activate, remove, test.
-		{"owner", ownerScreens(nil), statusd.Owner, 15},
+		// revoke; users: add, reset, remove; subscribers: add,
+		// reactivate the quarantined, change, activate, remove, test.
+		{"owner", ownerScreens(nil), statusd.Owner, 16},
 	} {
 		posts := 0
 		for _, sc := range table.screens {

@@ -123,9 +123,7 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 		if err != nil || len(events) == 0 {
 			return err
 		}
-		insert, err := t.prepare(`INSERT INTO deliveries (event_id, subscriber_id, message_id, state, next_attempt_at, created_at)
-			SELECT ?, ids.id, ` + t.d.randomID + `, 'pending', ?, ? FROM (` + t.d.idList + `) ids WHERE true
-			ON CONFLICT (subscriber_id, event_id) DO NOTHING`)
+		insert, err := t.prepare(insertDeliveries(t.d))
 		if err != nil {
 			return err
 		}
@@ -183,6 +181,16 @@ func (ss subscriberStore) Expand(ctx context.Context, now time.Time, limit int) 
 	return expanded, err
 }
 
+// insertDeliveries is the insert of the pending deliveries of an event
+// (its first parameter), due at the second and made at the third, to the
+// subscribers whose ids the fourth lists (a JSON array), each once: one
+// that has a delivery of the event keeps it.
+func insertDeliveries(d *dialect) string {
+	return `INSERT INTO deliveries (event_id, subscriber_id, message_id, state, next_attempt_at, created_at)
+			SELECT ?, ids.id, ` + d.randomID + `, 'pending', ?, ? FROM (` + d.idList + `) ids WHERE true
+			ON CONFLICT (subscriber_id, event_id) DO NOTHING`
+}
+
 // analyzeAfter is how many deliveries one Expand makes before it renews
 // the outbox's statistics (dialect.analyzeOutbox).
 const analyzeAfter = 1000
@@ -232,24 +240,11 @@ type group struct {
 }
 
 func readAudience(t tx) (*audience, error) {
-	a := &audience{parents: map[int64]*int64{}}
-	rows, err := t.query(`SELECT id, parent_id FROM components`)
+	parents, err := readParents(t)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var parent sql.NullInt64
-		if err := rows.Scan(&id, &parent); err != nil {
-			return nil, err
-		}
-		a.parents[id] = nullInt(parent)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
+	a := &audience{parents: parents}
 	groups, err := t.query(`SELECT channel, component_ids, ` + t.d.idArray + ` FROM subscribers WHERE state = 'active'
 		GROUP BY channel, component_ids`)
 	if err != nil {
@@ -269,6 +264,26 @@ func readAudience(t tx) (*audience, error) {
 		a.groups = append(a.groups, g)
 	}
 	return a, groups.Err()
+}
+
+// readParents reads the component tree: each component's id, and its
+// parent's (nil at the top level), for Subscriber.Wants.
+func readParents(t tx) (map[int64]*int64, error) {
+	parents := map[int64]*int64{}
+	rows, err := t.query(`SELECT id, parent_id FROM components`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var parent sql.NullInt64
+		if err := rows.Scan(&id, &parent); err != nil {
+			return nil, err
+		}
+		parents[id] = nullInt(parent)
+	}
+	return parents, rows.Err()
 }
 
 // wanting returns the JSON arrays of the ids of the subscribers whose
@@ -667,4 +682,105 @@ func (ss subscriberStore) Deliveries(ctx context.Context, f statusd.DeliveryFilt
 	return paged(ss.s, ctx, q, page, perPage, func(rows *sql.Rows) (statusd.Delivery, error) {
 		return scanRow(rows, &deliveryRow{})
 	})
+}
+
+// sendMissed queues for the subscribers with ids, just set active again at
+// now, what each missed that is still current (Subscriber.Missed), due at
+// now: its failed delivery pending again, or a new delivery of an event
+// that came while it was not active. The events are those of notices, for
+// everyone, expanded and made in the last statusd.ResendWithin. It takes
+// the lock of the subscribers (lockSubscribers) first, so that an
+// expansion that read them before they were active has committed, its
+// events expanded, before they are read. It returns how many deliveries
+// it queued.
+func sendMissed(t tx, ids []int64, now time.Time) (int, error) {
+	if err := lockSubscribers(t); err != nil {
+		return 0, err
+	}
+	var events []statusd.Event
+	err := eachRow(t, func(rows *sql.Rows) error {
+		e, err := scanRow(rows, &eventRow{})
+		events = append(events, e)
+		return err
+	}, `SELECT `+eventColumns+` FROM events e WHERE e.notice_id <> 0 AND e.subscriber_id = 0 AND e.expanded_at IS NOT NULL
+		AND e.created_at > ? ORDER BY e.id`, ms(now.Add(-statusd.ResendWithin)))
+	if err != nil || len(events) == 0 {
+		return 0, err
+	}
+	eventIDs := make([]int64, len(events))
+	for i, e := range events {
+		eventIDs[i] = e.ID
+	}
+	var subs []statusd.Subscriber
+	err = eachRow(t, func(rows *sql.Rows) error {
+		s, err := scanRow(rows, &subscriberRow{})
+		subs = append(subs, s)
+		return err
+	}, `SELECT `+subscriberColumns+` FROM subscribers s WHERE s.id`+t.d.inIDs+` ORDER BY s.id`, idsJSON(ids))
+	if err != nil {
+		return 0, err
+	}
+	had := map[[2]int64]*statusd.Delivery{} // by subscriber and event
+	err = eachRow(t, func(rows *sql.Rows) error {
+		d, err := scanRow(rows, &deliveryRow{})
+		had[[2]int64{d.SubscriberID, d.Event.ID}] = &d
+		return err
+	}, `SELECT `+deliveryColumns+` FROM `+deliveryFrom+` WHERE d.subscriber_id`+t.d.inIDs+` AND d.event_id`+t.d.inIDs,
+		idsJSON(ids), idsJSON(eventIDs))
+	if err != nil {
+		return 0, err
+	}
+	parents, err := readParents(t)
+	if err != nil {
+		return 0, err
+	}
+	var again []int64           // failed deliveries, pending again
+	made := map[int64][]int64{} // event: the subscribers to make a delivery of it for
+	owed := make([]statusd.Owed, len(events))
+	for _, s := range subs {
+		for i, e := range events {
+			owed[i] = statusd.Owed{Event: e, Delivery: had[[2]int64{s.ID, e.ID}]}
+		}
+		for _, o := range s.Missed(owed, parents, now) {
+			if o.Delivery != nil {
+				again = append(again, o.Delivery.ID)
+			} else {
+				made[o.Event.ID] = append(made[o.Event.ID], s.ID)
+			}
+		}
+	}
+	queued := len(again)
+	if queued > 0 {
+		if _, err := t.exec(`UPDATE deliveries SET state = 'pending', next_attempt_at = ?, claimed_until = NULL WHERE id`+t.d.inIDs,
+			ms(now), idsJSON(again)); err != nil {
+			return 0, err
+		}
+	}
+	for _, e := range eventIDs {
+		if made[e] == nil {
+			continue
+		}
+		res, err := t.exec(insertDeliveries(t.d), e, ms(now), ms(now), idsJSON(made[e]))
+		if err != nil {
+			return 0, fmt.Errorf("deliveries of event %d: %w", e, err)
+		}
+		n, _ := res.RowsAffected()
+		queued += int(n)
+	}
+	return queued, nil
+}
+
+// eachRow runs the query and calls fn on each of its rows.
+func eachRow(t tx, fn func(*sql.Rows) error, query string, args ...any) error {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

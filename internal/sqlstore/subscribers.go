@@ -240,10 +240,11 @@ func (ss subscriberStore) List(ctx context.Context, f statusd.SubscriberFilter, 
 }
 
 // Change runs fn on the subscriber, locked, and stores what it leaves (its
-// id aside). A subscriber made active again starts counting failures
-// afresh, so that one more failure does not quarantine it at once. One
-// that leaves the active state has the pending deliveries it may no
-// longer hear failed (failPending).
+// id aside). A subscriber made active is set so by activate: it counts
+// failures afresh, and, back from quarantine or its receiver's 410, is
+// sent what it missed, at the UpdatedAt fn leaves. One that leaves the
+// active state has the pending deliveries it may no longer hear failed
+// (failPending).
 func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd.Subscriber) error, e *statusd.AuditEntry) (*statusd.Subscriber, error) {
 	var out *statusd.Subscriber
 	err := ss.s.outbox(ctx, func(t tx) error {
@@ -260,9 +261,6 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 			return err
 		}
 		s.ID = id
-		if s.State == statusd.SubscriberActive && old.State != statusd.SubscriberActive {
-			s.Failures, s.FailingSince = 0, nil
-		}
 		if s.Channel != old.Channel || s.Address != old.Address {
 			if err := moveSubscriber(t, &s); err != nil {
 				return err
@@ -279,12 +277,119 @@ func (ss subscriberStore) Change(ctx context.Context, id int64, fn func(*statusd
 			}
 		}
 		out = &s
-		if e == nil {
+		var entry *statusd.AuditEntry // e, with what activate did
+		if e != nil {
+			c := *e
+			entry = &c
+		}
+		if s.State == statusd.SubscriberActive && old.State != statusd.SubscriberActive {
+			back := old.State != statusd.SubscriberPending // not a confirmation
+			n, err := activate(t, []int64{id}, back, s.UpdatedAt)
+			if err != nil {
+				return err
+			}
+			if out, err = getSubscriber(t, `s.id = ?`, "", id); err != nil {
+				return err
+			}
+			if entry != nil && back {
+				entry.Detail += fmt.Sprintf("; %d messages sent again", n)
+			}
+		}
+		if entry == nil {
 			return nil
 		}
-		return audit(t, *e)
+		return audit(t, *entry)
 	})
 	return out, err
+}
+
+// activate sets the subscribers with ids active at now, counting their
+// failures afresh, so that one more failure does not quarantine one at
+// once; those that come back (back: from quarantine, or from their
+// receiver's 410) are sent what they missed (sendMissed). It returns how
+// many deliveries it queued.
+func activate(t tx, ids []int64, back bool, now time.Time) (int, error) {
+	if _, err := t.exec(`UPDATE subscribers SET state = 'active', failures = 0, failing_since = NULL, updated_at = ?
+		WHERE id`+t.d.inIDs, ms(now), idsJSON(ids)); err != nil {
+		return 0, err
+	}
+	if !back {
+		return 0, nil
+	}
+	return sendMissed(t, ids, now)
+}
+
+// Reactivate locks the subscribers it may set active, in the order of
+// their ids (as Change and RecordMany lock them), checks those r names,
+// and activates the quarantined ones.
+func (ss subscriberStore) Reactivate(ctx context.Context, r statusd.Reactivation, now time.Time, e statusd.AuditEntry) (statusd.Reactivated, error) {
+	var out statusd.Reactivated
+	err := ss.s.outbox(ctx, func(t tx) error {
+		var where filter
+		where.add(r.IDs != nil, `id`+t.d.inIDs, idsJSON(r.IDs))
+		where.add(r.IDs == nil, `state = ?`, string(statusd.SubscriberQuarantined))
+		where.add(r.IDs == nil && r.Channel != "", `channel = ?`, string(r.Channel))
+		rows, err := t.query(`SELECT id, channel, state FROM subscribers`+where.String()+` ORDER BY id`+t.d.lock("FOR NO KEY UPDATE"),
+			where.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		found := map[int64]statusd.Subscriber{}
+		var ids []int64
+		for rows.Next() {
+			var sub statusd.Subscriber
+			var channel, state string
+			if err := rows.Scan(&sub.ID, &channel, &state); err != nil {
+				return err
+			}
+			sub.Channel, sub.State = statusd.Channel(channel), statusd.SubscriberState(state)
+			found[sub.ID] = sub
+			ids = append(ids, sub.ID)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		if err := statusd.Invalid(statusd.EInvalidField, unreactivable(r, found)); err != nil {
+			return err
+		}
+		if len(ids) > 0 {
+			if out.Requeued, err = activate(t, ids, true, now); err != nil {
+				return err
+			}
+		}
+		out.Subscribers = len(ids)
+		e.Detail += fmt.Sprintf("; %d subscribers active again, %d messages sent again", out.Subscribers, out.Requeued)
+		return audit(t, e)
+	})
+	if err != nil {
+		return statusd.Reactivated{}, err
+	}
+	return out, nil
+}
+
+// unreactivable names, by its path, each id of r that is not a
+// quarantined subscriber of r's channel, given the subscribers found by
+// id.
+func unreactivable(r statusd.Reactivation, found map[int64]statusd.Subscriber) []statusd.Problem {
+	var problems []statusd.Problem
+	for i, id := range r.IDs {
+		sub, ok := found[id]
+		var msg string
+		switch {
+		case !ok:
+			msg = fmt.Sprintf("no subscriber has id %d", id)
+		case r.Channel != "" && sub.Channel != r.Channel:
+			msg = fmt.Sprintf("subscriber %d is a %s subscriber, not %s", id, sub.Channel, r.Channel)
+		case sub.State != statusd.SubscriberQuarantined:
+			msg = fmt.Sprintf("subscriber %d is %s, not quarantined", id, sub.State)
+		default:
+			continue
+		}
+		problems = append(problems, statusd.Problem{Path: fmt.Sprintf("ids[%d]", i), Message: msg})
+	}
+	return problems
 }
 
 // moveSubscriber gives a subscriber that Change gives a new channel or

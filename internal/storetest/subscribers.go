@@ -37,6 +37,7 @@ var subscriberCases = []struct {
 	{"ComponentUpdatesGoToWebhooksOnly", testComponentUpdates},
 	{"EmailAddressesAreOneWhateverTheirCase", testEmailCase},
 	{"AddGetChange", testAddChange},
+	{"ReactivateSendsWhatIsCurrent", testReactivate},
 	{"DeleteRemovesDeliveries", testDeleteSubscriber},
 	{"RequestByState", testRequest},
 	{"ByTokenConfirmationExpires", testByToken},

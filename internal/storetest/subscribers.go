@@ -1234,6 +1234,11 @@ func testImportSubscribers(t *testing.T, s statusd.Store) {
 	if !reflect.DeepEqual(got, doc.Subscribers) {
 		t.Errorf("imported subscribers:\n%+v\nwant\n%+v", got, doc.Subscribers)
 	}
+	// An import notifies nobody: its notices (the open incident's
+	// updates included) and component states are history, not news.
+	if n := o.expand(t0.Add(time.Hour), 10); n != 0 {
+		t.Errorf("after an import, %d events to expand, want none", n)
+	}
 	// Ids go on after the imported ones.
 	if c := o.add(statusd.Slack, "c", statusd.SubscriberActive); c.ID <= 9 {
 		t.Errorf("a subscriber added after the import got id %d, want more than 9", c.ID)

@@ -414,7 +414,7 @@ func (r *reader) changes(path string, v any) []ComponentChange {
 	var out []ComponentChange
 	for i, cv := range r.array(path, v) {
 		p := index(path, i)
-		m := r.object(p, cv, "component_id", "old_state", "new_state")
+		m := r.object(p, cv, "component_id", "old_state", "new_state", "old_impact", "new_impact")
 		if m == nil {
 			continue
 		}
@@ -423,6 +423,7 @@ func (r *reader) changes(path string, v any) []ComponentChange {
 			c.ComponentID = *id
 		}
 		c.Old, c.New = PageState(r.str(p, m, "old_state", true)), PageState(r.str(p, m, "new_state", true))
+		c.OldSeverity, c.NewSeverity = Severity(r.str(p, m, "old_impact", false)), Severity(r.str(p, m, "new_impact", false))
 		out = append(out, c)
 	}
 	return out
@@ -698,8 +699,9 @@ func (r *reader) validateNotice(p string, n *Notice, comps map[int64]int, update
 }
 
 // validateChanges checks an update's component_changes: a positive
-// component id (a component deleted since keeps its history), and two
-// different component states.
+// component id (a component deleted since keeps its history), component
+// states, impacts only beside degraded (the worst impact of the current
+// incidents that make it so), and a change of one or the other.
 func (r *reader) validateChanges(p string, changes []ComponentChange) {
 	for i, c := range changes {
 		cp := index(p, i)
@@ -707,15 +709,23 @@ func (r *reader) validateChanges(p string, changes []ComponentChange) {
 			r.add(join(cp, "component_id"), "must be a positive integer")
 		}
 		for _, f := range []struct {
-			key   string
-			state PageState
-		}{{"old_state", c.Old}, {"new_state", c.New}} {
+			key, impactKey string
+			state          PageState
+			impact         Severity
+		}{{"old_state", "old_impact", c.Old, c.OldSeverity}, {"new_state", "new_impact", c.New, c.NewSeverity}} {
 			if f.state != PageOperational && f.state != PageDegraded && f.state != PageUnderMaintenance {
 				r.add(join(cp, f.key), "%q is not a component state (operational, degraded, under_maintenance)", f.state)
 			}
+			switch _, err := ParseSeverity(string(f.impact)); {
+			case f.impact == "":
+			case f.state != PageDegraded:
+				r.add(join(cp, f.impactKey), "is only given beside a degraded %s", f.key)
+			case err != nil:
+				r.add(join(cp, f.impactKey), "%v", err)
+			}
 		}
-		if c.Old == c.New {
-			r.add(join(cp, "new_state"), "is the old state; a change changes it")
+		if c.Old == c.New && c.OldSeverity == c.NewSeverity {
+			r.add(join(cp, "new_state"), "is the old state, with the old impact; a change changes one")
 		}
 	}
 }
@@ -838,6 +848,8 @@ type (
 		ComponentID int64     `json:"component_id"`
 		OldState    PageState `json:"old_state"`
 		NewState    PageState `json:"new_state"`
+		OldImpact   Severity  `json:"old_impact,omitempty"`
+		NewImpact   Severity  `json:"new_impact,omitempty"`
 	}
 )
 
@@ -876,7 +888,7 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 			uj := updateJSON{ID: u.ID, State: u.State, Content: u.Content, CreatedAt: Time{u.CreatedAt},
 				UpdatedAt: Time{u.UpdatedAt}, Notified: u.Notified}
 			for _, c := range u.Changes {
-				uj.ComponentChanges = append(uj.ComponentChanges, changeJSON{c.ComponentID, c.Old, c.New})
+				uj.ComponentChanges = append(uj.ComponentChanges, changeJSON{c.ComponentID, c.Old, c.New, c.OldSeverity, c.NewSeverity})
 			}
 			nj.Updates = append(nj.Updates, uj)
 		}

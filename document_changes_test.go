@@ -18,10 +18,12 @@ func TestDocumentUpdateChanges(t *testing.T) {
 		u["component_changes"] = []any{
 			c5obj{"component_id": 1, "old_state": "operational", "new_state": "degraded"},
 			c5obj{"component_id": 2, "old_state": "under_maintenance", "new_state": "degraded"},
+			c5obj{"component_id": 3, "old_state": "degraded", "old_impact": "minor", "new_state": "degraded", "new_impact": "critical"},
 		}
 	})
 	got := c5MustDecode(t, doc)
-	want := []ComponentChange{{ComponentID: 1, Old: PageOperational, New: PageDegraded}, {ComponentID: 2, Old: PageUnderMaintenance, New: PageDegraded}}
+	want := []ComponentChange{{ComponentID: 1, Old: PageOperational, New: PageDegraded}, {ComponentID: 2, Old: PageUnderMaintenance, New: PageDegraded},
+		{ComponentID: 3, Old: PageDegraded, New: PageDegraded, OldSeverity: SeverityMinor, NewSeverity: SeverityCritical}}
 	if u := got.Notices[0].Updates[0]; !u.Notified || !reflect.DeepEqual(u.Changes, want) {
 		t.Errorf("update: notified %v, changes %+v; want true, %+v", u.Notified, u.Changes, want)
 	}
@@ -49,13 +51,16 @@ func TestDocumentUpdateChanges(t *testing.T) {
 }
 
 // TestDocumentUpdateChangesRules: each change names a component by a
-// positive id and two different component states.
+// positive id and component states, impacts only beside degraded, and
+// changes the state or the impact.
 func TestDocumentUpdateChangesRules(t *testing.T) {
 	doc := c5Mutate(t, func(d c5obj) {
 		c5Update(d, 0, 0)["component_changes"] = []any{
 			c5obj{"component_id": 0, "old_state": "operational", "new_state": "degraded"},
 			c5obj{"component_id": 1, "old_state": "broken", "new_state": "operational"},
 			c5obj{"component_id": 1, "old_state": "degraded", "new_state": "degraded", "extra": 1},
+			c5obj{"component_id": 1, "old_state": "operational", "old_impact": "minor", "new_state": "degraded", "new_impact": "huge"},
+			c5obj{"component_id": 1, "old_state": "degraded", "old_impact": "major", "new_state": "degraded", "new_impact": "major"},
 		}
 		c5Update(d, 0, 1)["notified"] = "yes"
 	})
@@ -65,5 +70,8 @@ func TestDocumentUpdateChangesRules(t *testing.T) {
 		c5Want{p + "[1].old_state", `"broken" is not a component state`},
 		c5Want{p + "[2].new_state", "is the old state"},
 		c5Want{p + "[2].extra", "unknown key"},
+		c5Want{p + "[3].old_impact", "is only given beside a degraded old_state"},
+		c5Want{p + "[3].new_impact", `"huge" is not an impact`},
+		c5Want{p + "[4].new_state", "is the old state, with the old impact"},
 		c5Want{"notices[0].updates[1].notified", "must be true or false"})
 }

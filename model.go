@@ -181,10 +181,15 @@ type Update struct {
 	Changes []ComponentChange
 }
 
-// ComponentChange is a change of a component's state by a write.
+// ComponentChange is a change of a component's state, or of the worst
+// severity of the current incidents that make it degraded, by a write.
 type ComponentChange struct {
 	ComponentID int64
 	Old, New    PageState
+	// OldSeverity and NewSeverity are, when Old and New are degraded, the
+	// worst severity of the current incidents that make them so
+	// (DeriveSeverities); empty otherwise.
+	OldSeverity, NewSeverity Severity
 }
 
 // Document is a whole page: the unit of import, export and snapshot building

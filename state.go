@@ -250,6 +250,37 @@ func DeriveStates(components []Component, notices iter.Seq2[StateNotice, []int64
 	return page, states
 }
 
+// DeriveSeverities returns, for each component that a current incident
+// lists, itself or through a descendant, the worst severity of those
+// incidents (CONTRACT C6's impact: what makes a degraded component
+// Statuspage's degraded_performance, partial_outage or major_outage).
+// incidents yields each current incident's severity with the ids of the
+// components it lists; components missing from the map are degraded by
+// none.
+func DeriveSeverities(components []Component, incidents iter.Seq2[Severity, []int64]) map[int64]Severity {
+	parents := make(map[int64]int64, len(components))
+	for _, c := range components {
+		if c.ParentID != nil {
+			parents[c.ID] = *c.ParentID
+		}
+	}
+	worst := make(map[int64]Severity)
+	for sev, ids := range incidents {
+		sev = sev.Level()
+		for _, id := range ids {
+			// Up the tree, until a component already as bad, whose
+			// ancestors then are too.
+			for id, ok := id, true; ok; id, ok = parents[id] {
+				if w, seen := worst[id]; seen && w.Rank() >= sev.Rank() {
+					break
+				}
+				worst[id] = sev
+			}
+		}
+	}
+	return worst
+}
+
 // AutomationDue returns the state an automated planned notice must move to
 // at now: underway once begins_at has come while it is scheduled, complete
 // once ends_at has come while it is underway. ok is false when nothing is

@@ -3,6 +3,7 @@ package statusd
 import (
 	"iter"
 	"maps"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -441,5 +442,43 @@ func TestWords(t *testing.T) {
 	}
 	if Underway.Word() != "In progress" || State("").Word() != "" {
 		t.Errorf("underway %q, general %q", Underway.Word(), State("").Word())
+	}
+}
+
+// TestDeriveSeverities: a component takes the worst severity of the
+// current incidents that list it or a descendant; one that none lists is
+// missing. The tree: 1 > 2 > 3, and 4 alone.
+func TestDeriveSeverities(t *testing.T) {
+	one, two := int64(1), int64(2)
+	comps := []Component{{ID: 1}, {ID: 2, ParentID: &one}, {ID: 3, ParentID: &two}, {ID: 4}}
+	type incident struct {
+		sev Severity
+		ids []int64
+	}
+	for _, tc := range []struct {
+		name      string
+		incidents []incident
+		want      map[int64]Severity
+	}{
+		{"none", nil, map[int64]Severity{}},
+		{"a minor one on 3 (the zero severity is minor) reaches its ancestors", []incident{{"", []int64{3}}},
+			map[int64]Severity{1: SeverityMinor, 2: SeverityMinor, 3: SeverityMinor}},
+		{"minor on 3, major on 2, critical on 4", []incident{{SeverityMinor, []int64{3}}, {SeverityMajor, []int64{2}}, {SeverityCritical, []int64{4}}},
+			map[int64]Severity{1: SeverityMajor, 2: SeverityMajor, 3: SeverityMinor, 4: SeverityCritical}},
+		{"critical on 3 first, then minor on 1 lowers nothing", []incident{{SeverityCritical, []int64{3}}, {SeverityMinor, []int64{1}}},
+			map[int64]Severity{1: SeverityCritical, 2: SeverityCritical, 3: SeverityCritical}},
+		{"minor on 1 first, then critical on 3 raises the way up", []incident{{SeverityMinor, []int64{1}}, {SeverityCritical, []int64{3, 4}}},
+			map[int64]Severity{1: SeverityCritical, 2: SeverityCritical, 3: SeverityCritical, 4: SeverityCritical}},
+	} {
+		got := DeriveSeverities(comps, func(yield func(Severity, []int64) bool) {
+			for _, in := range tc.incidents {
+				if !yield(in.sev, in.ids) {
+					return
+				}
+			}
+		})
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -197,8 +197,11 @@ type Event struct {
 	// subscribers.
 	ComponentIDs []int64
 	// OldState and NewState are, for a ComponentUpdated, the component's
-	// state before and after the write that made the event.
-	OldState, NewState PageState
+	// state before and after the write that made the event, and
+	// OldSeverity and NewSeverity the severities that make it degraded
+	// (ComponentChange).
+	OldState, NewState       PageState
+	OldSeverity, NewSeverity Severity
 	// SubscriberID, when not 0, is the one subscriber the event is for
 	// (a test or a confirmation), whatever it follows.
 	SubscriberID int64

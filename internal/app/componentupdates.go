@@ -7,19 +7,19 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// A change of a component's state (CONTRACT C3), from any cause, is an
-// event of its own (CONTRACT C7: Statuspage's component_update webhook),
+// A change of a component's state (CONTRACT C3), or of the severity that
+// makes it degraded (C6's impact), from any cause, is an event of its own (CONTRACT C7: Statuspage's component_update webhook),
 // stored in the transaction of the write that made it. A notice write
 // changes only the states of the components its notice lists, before or
 // after, and of their ancestors (noticeStates); a component write, moving
 // or removing components, may change any (treeStates).
 
-// noticeStates returns the states of the components of comps before and
-// after a write that made notice was into is (was nil: a new notice; is
-// nil: a deleted one), as tx holds them after the write: the states that
-// the notices listing the components in the trees of was's and is's
+// noticeStates returns the conditions of the components of comps before
+// and after a write that made notice was into is (was nil: a new notice;
+// is nil: a deleted one), as tx holds them after the write: those that the
+// notices listing the components in the trees of was's and is's
 // components make, is standing in for was.
-func noticeStates(tx statusd.Tx, comps []statusd.Component, was, is *statusd.Notice) (before, after map[int64]statusd.PageState, err error) {
+func noticeStates(tx statusd.Tx, comps []statusd.Component, was, is *statusd.Notice) (before, after conditions, err error) {
 	var touched []int64
 	id := int64(0)
 	for _, n := range []*statusd.Notice{was, is} {
@@ -29,40 +29,75 @@ func noticeStates(tx statusd.Tx, comps []statusd.Component, was, is *statusd.Not
 	}
 	current, err := tx.CurrentListing(trees(comps, touched))
 	if err != nil {
-		return nil, nil, err
+		return conditions{}, conditions{}, err
 	}
 	others := slices.DeleteFunc(current, func(n statusd.Notice) bool { return n.ID == id })
 	return derive(comps, others, was), derive(comps, others, is), nil
 }
 
-// treeStates returns the state of every component of comps, from the
+// treeStates returns the condition of every component of comps, from the
 // notices in tx that may make one.
-func treeStates(tx statusd.Tx, comps []statusd.Component) (map[int64]statusd.PageState, error) {
+func treeStates(tx statusd.Tx, comps []statusd.Component) (conditions, error) {
 	ids := make([]int64, len(comps))
 	for i, c := range comps {
 		ids[i] = c.ID
 	}
 	current, err := tx.CurrentListing(ids)
 	if err != nil {
-		return nil, err
+		return conditions{}, err
 	}
 	return derive(comps, current, nil), nil
 }
 
-// derive returns the components' states that the notices, and extra when
-// not nil, make (statusd.DeriveStates).
-func derive(comps []statusd.Component, notices []statusd.Notice, extra *statusd.Notice) map[int64]statusd.PageState {
-	_, states := statusd.DeriveStates(comps, func(yield func(statusd.StateNotice, []int64) bool) {
+// conditions are components' states and the severities that make them
+// degraded (statusd.DeriveStates, statusd.DeriveSeverities); a component
+// missing from one is operational there.
+type conditions struct {
+	states     map[int64]statusd.PageState
+	severities map[int64]statusd.Severity
+}
+
+// of returns the state of component id and, when it is degraded, its
+// severity.
+func (c conditions) of(id int64) (statusd.PageState, statusd.Severity) {
+	state, ok := c.states[id]
+	if !ok {
+		return statusd.PageOperational, ""
+	}
+	if state != statusd.PageDegraded {
+		return state, ""
+	}
+	return state, c.severities[id]
+}
+
+// derive returns the components' conditions that the notices, and extra
+// when not nil, make.
+func derive(comps []statusd.Component, notices []statusd.Notice, extra *statusd.Notice) conditions {
+	all := func(yield func(*statusd.Notice) bool) {
 		for i := range notices {
-			if !yield(&notices[i], notices[i].ComponentIDs) {
+			if !yield(&notices[i]) {
 				return
 			}
 		}
 		if extra != nil {
-			yield(extra, extra.ComponentIDs)
+			yield(extra)
+		}
+	}
+	_, states := statusd.DeriveStates(comps, func(yield func(statusd.StateNotice, []int64) bool) {
+		for n := range all {
+			if !yield(n, n.ComponentIDs) {
+				return
+			}
 		}
 	})
-	return states
+	severities := statusd.DeriveSeverities(comps, func(yield func(statusd.Severity, []int64) bool) {
+		for n := range all {
+			if n.IsCurrentIncident() && !yield(n.Severity, n.ComponentIDs) {
+				return
+			}
+		}
+	})
+	return conditions{states, severities}
 }
 
 // trees returns the ids of the components in the trees of ids: under the
@@ -95,25 +130,19 @@ func trees(comps []statusd.Component, ids []int64) []int64 {
 	return out
 }
 
-// diff returns the changes of state of the components of comps (the tree
-// after the write), in position order, from before to after (a component
-// missing from either is operational there); nil when none changed.
-func diff(comps []statusd.Component, before, after map[int64]statusd.PageState) []statusd.ComponentChange {
+// diff returns the changes of condition of the components of comps (the
+// tree after the write), in position order, from before to after; nil
+// when none changed.
+func diff(comps []statusd.Component, before, after conditions) []statusd.ComponentChange {
 	var out []statusd.ComponentChange
 	for _, c := range comps {
-		if was, is := stateOr(before, c.ID), stateOr(after, c.ID); was != is {
-			out = append(out, statusd.ComponentChange{ComponentID: c.ID, Old: was, New: is})
+		was, wasSeverity := before.of(c.ID)
+		is, isSeverity := after.of(c.ID)
+		if was != is || wasSeverity != isSeverity {
+			out = append(out, statusd.ComponentChange{ComponentID: c.ID, Old: was, New: is, OldSeverity: wasSeverity, NewSeverity: isSeverity})
 		}
 	}
 	return out
-}
-
-// stateOr is the component's state in states: operational when missing.
-func stateOr(states map[int64]statusd.PageState, id int64) statusd.PageState {
-	if s, ok := states[id]; ok {
-		return s
-	}
-	return statusd.PageOperational
 }
 
 // noticeChanges returns the changes of state of the components comps
@@ -135,7 +164,7 @@ func emitChanges(tx statusd.Tx, notify *bool, changes []statusd.ComponentChange,
 	}
 	for _, ch := range changes {
 		err := tx.Emit(statusd.Event{Kind: statusd.ComponentUpdated, ComponentIDs: []int64{ch.ComponentID},
-			OldState: ch.Old, NewState: ch.New, CreatedAt: now})
+			OldState: ch.Old, NewState: ch.New, OldSeverity: ch.OldSeverity, NewSeverity: ch.NewSeverity, CreatedAt: now})
 		if err != nil {
 			return err
 		}

@@ -9,10 +9,11 @@ import (
 	"github.com/statusd/statusd"
 )
 
-// TestComponentUpdates: every write that changes a component's state
-// stores, in its transaction, one component_update event per component
-// whose state changed, with the states before and after (CONTRACT C3, C7),
-// which goes to the webhook subscribers of the whole page, not to other
+// TestComponentUpdates: every write that changes a component's state, or
+// the worst impact of the incidents that make it degraded, stores, in its
+// transaction, one component_update event per component so changed, with
+// the states (and impacts) before and after (CONTRACT C3, C6, C7), which
+// goes to the webhook subscribers of the whole page, not to other
 // channels; a write with "notify": false stores none.
 //
 // The fixture's API (1) is degraded by incident 1; Search (2) is under it.
@@ -48,13 +49,16 @@ func TestComponentUpdates(t *testing.T) {
 		want  []string // "component: old -> new", in position order
 	}{
 		{"an incident on Search degrades it; API was degraded already", publish("unplanned", []int64{2}, "investigating", nil),
-			[]string{"2: operational -> degraded"}},
+			[]string{"2: operational -> degraded (minor)"}},
+		{"raising its impact to critical moves both, API through Search", func() error {
+			return f.app.Edit(ctx, ops, 2, statusd.AdminNoticeRequest{Impact: text("critical")})
+		}, []string{"1: degraded (minor) -> degraded (critical)", "2: degraded (minor) -> degraded (critical)"}},
 		{"resolving API's incident leaves it degraded by Search's", post(1, "resolved"), nil},
 		{"resolving Search's makes both operational", post(2, "resolved"),
-			[]string{"1: degraded -> operational", "2: degraded -> operational"}},
+			[]string{"1: degraded (critical) -> operational", "2: degraded (critical) -> operational"}},
 		{"a write that notifies no one stores none", publish("unplanned", []int64{2}, "identified", &no), nil},
 		{"closing that incident with notify", post(3, "false_alarm"),
-			[]string{"1: degraded -> operational", "2: degraded -> operational"}},
+			[]string{"1: degraded (minor) -> operational", "2: degraded (minor) -> operational"}},
 		{"maintenance underway on Search", publish("planned", []int64{2}, "underway", nil),
 			[]string{"1: operational -> under_maintenance", "2: operational -> under_maintenance"}},
 		{"moving Search to the top leaves API operational", func() error {
@@ -87,12 +91,20 @@ func TestComponentUpdates(t *testing.T) {
 				continue
 			}
 			e := d.Event
-			got = append(got, fmt.Sprintf("%d: %s -> %s", e.ComponentIDs[0], e.OldState, e.NewState))
+			got = append(got, fmt.Sprintf("%d: %s -> %s", e.ComponentIDs[0], condition(e.OldState, e.OldSeverity), condition(e.NewState, e.NewSeverity)))
 		}
 		if !reflect.DeepEqual(got, step.want) {
 			t.Errorf("%s: component updates %q, want %q", step.name, got, step.want)
 		}
 	}
+}
+
+// condition writes a state, and its severity when it has one.
+func condition(state statusd.PageState, sev statusd.Severity) string {
+	if sev == "" {
+		return string(state)
+	}
+	return fmt.Sprintf("%s (%s)", state, sev)
 }
 
 // TestUpdateRecordsWhatItDid: an update records whether its write notified
@@ -124,8 +136,17 @@ func TestUpdateRecordsWhatItDid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A degraded state carries the worst impact of the incidents that
+	// make it so: minor, the default, for both here.
 	change := func(id int64, old, new statusd.PageState) statusd.ComponentChange {
-		return statusd.ComponentChange{ComponentID: id, Old: old, New: new}
+		c := statusd.ComponentChange{ComponentID: id, Old: old, New: new}
+		if old == statusd.PageDegraded {
+			c.OldSeverity = statusd.SeverityMinor
+		}
+		if new == statusd.PageDegraded {
+			c.NewSeverity = statusd.SeverityMinor
+		}
+		return c
 	}
 	op, deg := statusd.PageOperational, statusd.PageDegraded
 	for _, tc := range []struct {

@@ -36,15 +36,15 @@ func (w *Worker) componentParts(snap *snapshot.Snapshot, c *snapshot.Component, 
 	}
 	p.componentUpdate, err = httpjson.Marshal(componentUpdate{
 		CreatedAt:   e.CreatedAt.UTC().Format(statusd.TimeLayout),
-		NewStatus:   statuspage.ComponentStatus(e.NewState, c.Severity),
-		OldStatus:   statuspage.ComponentStatus(e.OldState, c.Severity),
+		NewStatus:   statuspage.ChangedStatus(c, e.NewState, e.NewSeverity),
+		OldStatus:   statuspage.ChangedStatus(c, e.OldState, e.OldSeverity),
 		ID:          e.Thread,
 		ComponentID: strconv.FormatInt(c.ID, 10),
 	})
 	if err != nil {
 		return p, err
 	}
-	p.component, err = httpjson.Marshal(statuspage.ComponentIn(snap, c, e.NewState))
+	p.component, err = httpjson.Marshal(statuspage.ComponentIn(snap, c, e.NewState, e.NewSeverity))
 	return p, err
 }
 

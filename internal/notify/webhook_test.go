@@ -337,6 +337,19 @@ func TestWebhookComponentUpdate(t *testing.T) {
 		t.Errorf("component\n%v\nwant\n%v", got["component"], wantComponent)
 	}
 
+	// An update of impact, as the write left it, whatever the component's
+	// impact is now (minor): from major (partial_outage) to critical
+	// (major_outage), the component shown so too.
+	recorded := e
+	recorded.OldState, recorded.OldSeverity, recorded.NewSeverity = statusd.PageDegraded, statusd.SeverityMajor, statusd.SeverityCritical
+	var impact map[string]any
+	webhookBody(t, recorded, &impact)
+	update, component := impact["component_update"].(map[string]any), impact["component"].(map[string]any)
+	if update["old_status"] != "partial_outage" || update["new_status"] != "major_outage" || component["status"] != "major_outage" {
+		t.Errorf("an update of impact: %v to %v, the component %v; want partial_outage to major_outage, major_outage",
+			update["old_status"], update["new_status"], component["status"])
+	}
+
 	w, _ := newTestWorker(Config{})
 	slack := claimed(101, e, statusd.Subscriber{ID: 6, Channel: statusd.Slack, Address: "https://hooks.test/slack", State: statusd.SubscriberActive})
 	if a, ok := w.attempt(context.Background(), &slack, later, &holding{}); !ok || a.Outcome != statusd.Dropped {

@@ -445,14 +445,16 @@ func (s *Snapshot) buildComponents(states map[int64]statusd.PageState, current [
 			p.Children = append(p.Children, c)
 		}
 	}
-	for _, n := range current {
-		sev := n.Severity().Level()
-		s.Severity = worse(s.Severity, sev)
-		for _, id := range n.ComponentIDs() {
-			for c := s.componentID[id]; c != nil; c = s.parent(c) {
-				c.Severity = worse(c.Severity, sev)
+	worst := statusd.DeriveSeverities(comps, func(yield func(statusd.Severity, []int64) bool) {
+		for _, n := range current {
+			s.Severity = worse(s.Severity, n.Severity().Level())
+			if !yield(n.Severity(), n.ComponentIDs()) {
+				return
 			}
 		}
+	})
+	for _, c := range s.AllComponents {
+		c.Severity = worst[c.ID]
 	}
 	for _, c := range s.AllComponents {
 		state := s.Variant.Name(c.State)

@@ -53,6 +53,32 @@ var states = func() []statusd.State {
 	return out
 }()
 
+// packCondition packs a change's state and severity into one of the
+// arena's ints: the state's index in pageStates, and above it the
+// severity's rank (0 for none). It reports false for a state or a
+// severity it does not know.
+func packCondition(state statusd.PageState, sev statusd.Severity) (int64, bool) {
+	i, ok := indexOf(pageStates, state)
+	rank := int64(0)
+	if sev != "" {
+		r, known := indexOf(statusd.Severities, sev)
+		if !known {
+			return 0, false
+		}
+		rank = int64(r) + 1
+	}
+	return int64(i) | rank<<8, ok
+}
+
+// unpackCondition is packCondition undone.
+func unpackCondition(v int64) (statusd.PageState, statusd.Severity) {
+	var sev statusd.Severity
+	if rank := v >> 8; rank > 0 {
+		sev = statusd.Severities[rank-1]
+	}
+	return pageStates[v&0xff], sev
+}
+
 // addUpdates appends us to n's arena as n's updates. It reports false,
 // and adds nothing, when they cannot be kept exactly: a state that is not
 // known, more than 255 changes in an update, or contents past 4 GB.
@@ -63,8 +89,8 @@ func (n *Notice) addUpdates(us []statusd.Update) bool {
 			return false
 		}
 		for _, c := range u.Changes {
-			_, oldOK := indexOf(pageStates, c.Old)
-			_, newOK := indexOf(pageStates, c.New)
+			_, oldOK := packCondition(c.Old, c.OldSeverity)
+			_, newOK := packCondition(c.New, c.NewSeverity)
 			if !oldOK || !newOK {
 				return false
 			}
@@ -86,9 +112,9 @@ func (n *Notice) addUpdates(us []statusd.Update) bool {
 		r.setTimes(u.CreatedAt, u.UpdatedAt)
 		a.records = append(a.records, r)
 		for _, c := range u.Changes {
-			old, _ := indexOf(pageStates, c.Old)
-			now, _ := indexOf(pageStates, c.New)
-			a.ints = append(a.ints, c.ComponentID, int64(old), int64(now))
+			old, _ := packCondition(c.Old, c.OldSeverity)
+			now, _ := packCondition(c.New, c.NewSeverity)
+			a.ints = append(a.ints, c.ComponentID, old, now)
 		}
 	}
 	n.updates.end = len(a.records)
@@ -127,7 +153,10 @@ func (n *Notice) update(i int) statusd.Update {
 		ints := n.arena.ints[at : at+3*int(r.changes)]
 		u.Changes = make([]statusd.ComponentChange, r.changes)
 		for j := range u.Changes {
-			u.Changes[j] = statusd.ComponentChange{ComponentID: ints[3*j], Old: pageStates[ints[3*j+1]], New: pageStates[ints[3*j+2]]}
+			c := statusd.ComponentChange{ComponentID: ints[3*j]}
+			c.Old, c.OldSeverity = unpackCondition(ints[3*j+1])
+			c.New, c.NewSeverity = unpackCondition(ints[3*j+2])
+			u.Changes[j] = c
 		}
 	}
 	return u

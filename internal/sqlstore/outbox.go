@@ -44,10 +44,10 @@ func emit(t tx, e statusd.Event) (int64, error) {
 	}
 	var id int64
 	err := t.row(`INSERT INTO events (kind, notice_id, update_id, component_ids, subscriber_id, event_key, thread,
-		old_state, new_state, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
+		old_state, new_state, old_severity, new_severity, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING RETURNING id`,
 		string(e.Kind), e.NoticeID, e.UpdateID, idsJSON(e.ComponentIDs), e.SubscriberID, key, e.Thread,
-		string(e.OldState), string(e.NewState), ms(e.CreatedAt)).Scan(&id)
+		string(e.OldState), string(e.NewState), string(e.OldSeverity), string(e.NewSeverity), ms(e.CreatedAt)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -66,26 +66,29 @@ func (ss subscriberStore) Emit(ctx context.Context, e statusd.Event) (int64, err
 
 // eventColumns are an event's columns, for eventRow.
 const eventColumns = `e.id, e.kind, e.notice_id, e.update_id, e.component_ids, e.subscriber_id, e.event_key, e.thread,
-	e.old_state, e.new_state, e.created_at`
+	e.old_state, e.new_state, e.old_severity, e.new_severity, e.created_at`
 
 // eventRow holds the scan of eventColumns.
 type eventRow struct {
 	e          statusd.Event
 	kind       string
 	old, new   string
+	oldSev     string
+	newSev     string
 	components string
 	key        sql.NullString
 	created    int64
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.e.Thread, &r.old, &r.new, &r.created}
+	return []any{&r.e.ID, &r.kind, &r.e.NoticeID, &r.e.UpdateID, &r.components, &r.e.SubscriberID, &r.key, &r.e.Thread, &r.old, &r.new, &r.oldSev, &r.newSev, &r.created}
 }
 
 func (r *eventRow) value() (statusd.Event, error) {
 	e := r.e
 	e.Kind, e.Key, e.CreatedAt = statusd.EventKind(r.kind), r.key.String, fromMS(r.created)
 	e.OldState, e.NewState = statusd.PageState(r.old), statusd.PageState(r.new)
+	e.OldSeverity, e.NewSeverity = statusd.Severity(r.oldSev), statusd.Severity(r.newSev)
 	var err error
 	if e.ComponentIDs, err = parseIDs(r.components); err != nil {
 		return e, fmt.Errorf("event %d: component_ids: %w", e.ID, err)

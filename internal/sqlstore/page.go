@@ -446,11 +446,14 @@ func stateColumn(s statusd.State) *string {
 	return &str
 }
 
-// changeJSON is a statusd.ComponentChange in the updates' changes column.
+// changeJSON is a statusd.ComponentChange in the updates' changes column
+// (the same fields: each converts to the other).
 type changeJSON struct {
 	ComponentID int64             `json:"component_id"`
 	Old         statusd.PageState `json:"old"`
 	New         statusd.PageState `json:"new"`
+	OldSeverity statusd.Severity  `json:"old_severity,omitempty"`
+	NewSeverity statusd.Severity  `json:"new_severity,omitempty"`
 }
 
 // changesJSON is the changes column of an update's changes: nil (NULL)
@@ -461,7 +464,7 @@ func changesJSON(changes []statusd.ComponentChange) (*string, error) {
 	}
 	out := make([]changeJSON, len(changes))
 	for i, c := range changes {
-		out[i] = changeJSON{c.ComponentID, c.Old, c.New}
+		out[i] = changeJSON(c)
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -479,7 +482,7 @@ func parseChanges(b []byte) ([]statusd.ComponentChange, error) {
 	}
 	var out []statusd.ComponentChange
 	for _, c := range in {
-		out = append(out, statusd.ComponentChange{ComponentID: c.ComponentID, Old: c.Old, New: c.New})
+		out = append(out, statusd.ComponentChange(c))
 	}
 	return out, nil
 }

@@ -190,13 +190,23 @@ func Notice(snap *snapshot.Snapshot, n *snapshot.Notice) any {
 	return nil
 }
 
-// ComponentIn maps component c of snap as components.json lists it, but in
-// state: a component_update webhook shows the component as the write that
-// changed its state left it (CONTRACT C7).
-func ComponentIn(snap *snapshot.Snapshot, c *snapshot.Component, state statusd.PageState) any {
+// ComponentIn maps component c of snap as a write left it: in state, with
+// the severity recorded with that state (ChangedStatus).
+func ComponentIn(snap *snapshot.Snapshot, c *snapshot.Component, state statusd.PageState, recorded statusd.Severity) any {
 	out := newMapper(snap).component(c)
-	out.Status = ComponentStatus(state, c.Severity)
+	out.Status = ChangedStatus(c, state, recorded)
 	return out
+}
+
+// ChangedStatus maps component c's state and severity as a write left
+// them (statusd.ComponentChange, the component_update event); a change
+// recorded without a severity (made before severities were recorded)
+// takes the component's current one.
+func ChangedStatus(c *snapshot.Component, state statusd.PageState, recorded statusd.Severity) string {
+	if recorded == "" {
+		recorded = c.Severity
+	}
+	return ComponentStatus(state, recorded)
 }
 
 // mapper maps the parts of one snapshot, each component once.
@@ -323,7 +333,7 @@ func (m *mapper) affected(changes []statusd.ComponentChange) []AffectedComponent
 	for _, ch := range changes {
 		if c := m.snap.Component(ch.ComponentID); c != nil {
 			out = append(out, AffectedComponent{Code: id(c.ID), Name: c.Name,
-				OldStatus: ComponentStatus(ch.Old, c.Severity), NewStatus: ComponentStatus(ch.New, c.Severity)})
+				OldStatus: ChangedStatus(c, ch.Old, ch.OldSeverity), NewStatus: ChangedStatus(c, ch.New, ch.NewSeverity)})
 		}
 	}
 	return out

@@ -44,10 +44,13 @@ type AdminStateTextsRequest struct {
 	UnderMaintenance *string `json:"under_maintenance,omitempty"`
 }
 
-// AdminComponent is a component as the admin API shows it.
+// AdminComponent is a component as the admin API shows it: the public
+// fields, its key (null when it has none; never public) and whether its
+// metrics are published.
 type AdminComponent struct {
 	ComponentResource
-	MetricsEnabled bool `json:"metrics_enabled"`
+	Key            *string `json:"key"`
+	MetricsEnabled bool    `json:"metrics_enabled"`
 }
 
 // AdminComponentsResponse is the body of GET /components: every component,
@@ -58,13 +61,15 @@ type AdminComponentsResponse struct {
 
 // AdminComponentRequest is the body of POST /components (Name required) and
 // of PATCH /components/{id}. Moving a component is setting ParentID (null
-// for the top level) or Position, or both.
+// for the top level) or Position, or both. Key set to null or "" clears
+// the component's key.
 type AdminComponentRequest struct {
-	Name           *string      `json:"name,omitempty"`
-	Description    *string      `json:"description,omitempty"`
-	ParentID       Field[int64] `json:"parent_id,omitzero"`
-	Position       *int         `json:"position,omitempty"`
-	MetricsEnabled *bool        `json:"metrics_enabled,omitempty"`
+	Name           *string       `json:"name,omitempty"`
+	Key            Field[string] `json:"key,omitzero"`
+	Description    *string       `json:"description,omitempty"`
+	ParentID       Field[int64]  `json:"parent_id,omitzero"`
+	Position       *int          `json:"position,omitempty"`
+	MetricsEnabled *bool         `json:"metrics_enabled,omitempty"`
 }
 
 // AdminNotice is a notice as the admin API shows it: the public detail and

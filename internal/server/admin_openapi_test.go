@@ -80,9 +80,9 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "GET", "/page", "", 200)
 	call(tok, "PATCH", "/page", `{"name": "Acme Status", "state_texts": {"degraded": ""}}`, 200)
 	call(tok, "GET", "/components", "", 200)
-	c := call(tok, "POST", "/components", `{"name": "Queue", "description": "Jobs", "parent_id": null, "position": 1, "metrics_enabled": true}`, 201)
+	c := call(tok, "POST", "/components", `{"name": "Queue", "key": "queue", "description": "Jobs", "parent_id": null, "position": 1, "metrics_enabled": true}`, 201)
 	call(tok, "GET", "/components/"+c, "", 200)
-	call(tok, "PATCH", "/components/"+c, `{"parent_id": 20, "position": 2}`, 200)
+	call(tok, "PATCH", "/components/"+c, `{"parent_id": 20, "position": 2, "key": null}`, 200)
 	call(tok, "GET", "/notices?page=2", "", 200)
 	n := call(tok, "POST", "/notices", `{"type": "unplanned", "subject": "Queue slow", "content": "Looking.", "component_ids": [`+c+`], "tag_list": ["q"], "impact_seconds": 60, "notify": false}`, 201)
 	call(tok, "GET", "/notices/"+n, "", 200)
@@ -114,6 +114,7 @@ func TestAdminOpenAPI(t *testing.T) {
 	// Refusals, each in the document's error shape.
 	call(tok, "POST", "/notices", `{"type": "unplanned", "subject": 5, "content": true, "colour": "red"}`, 422)
 	call(tok, "GET", "/notices/99999", "", 404)
+	call(tok, "POST", "/components", `{"name": "Cache", "key": "Cache!"}`, 422)
 	call("sd_wrong", "GET", "/page", "", 401)
 
 	for path, item := range doc.Paths.Map() {

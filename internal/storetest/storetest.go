@@ -54,7 +54,7 @@ func Sample() *statusd.Document {
 		Page: statusd.Page{Name: "Acme", URL: "https://status.acme.test",
 			StateTexts: statusd.StateTexts{Degraded: "Trouble"}, CreatedAt: at(0), UpdatedAt: at(1)},
 		Components: []statusd.Component{
-			{ID: 7, Position: 1, Name: "API", Description: "REST", MetricsEnabled: true, CreatedAt: at(0), UpdatedAt: at(2)},
+			{ID: 7, Position: 1, Name: "API", Key: "api", Description: "REST", MetricsEnabled: true, CreatedAt: at(0), UpdatedAt: at(2)},
 			{ID: 3, ParentID: ptr(int64(7)), Position: 2, Name: "API EU", CreatedAt: at(0), UpdatedAt: at(0)},
 		},
 		Notices: []statusd.Notice{
@@ -208,7 +208,13 @@ func testWrite(t *testing.T, s statusd.Store) {
 		if err != nil || next != 8 {
 			t.Errorf("NextID(components) = %d, %v; want 8", next, err)
 		}
-		c := statusd.Component{ID: next, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}
+		// 7's key moves to the new component, in one write.
+		api := comps[0]
+		api.Key = ""
+		if err := tx.PutComponent(&api); err != nil {
+			return err
+		}
+		c := statusd.Component{ID: next, Position: 3, Name: "New", Key: "api", CreatedAt: t0, UpdatedAt: t0}
 		if err := tx.PutComponent(&c); err != nil {
 			return err
 		}
@@ -252,8 +258,9 @@ func testWrite(t *testing.T, s statusd.Store) {
 	}
 	want.Page.Name = "Renamed"
 	// Component 3 is gone, and with it the notice's link to it.
+	want.Components[0].Key = ""
 	want.Components = []statusd.Component{want.Components[0],
-		{ID: 8, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}}
+		{ID: 8, Position: 3, Name: "New", Key: "api", CreatedAt: t0, UpdatedAt: t0}}
 	want.Notices[0].ComponentIDs = []int64{7}
 	want.Notices[0].Updates = append(want.Notices[0].Updates, statusd.Update{ID: 11, State: statusd.Resolved,
 		Content: "More.", CreatedAt: t0.Add(time.Hour), UpdatedAt: t0.Add(time.Hour)})

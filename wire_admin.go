@@ -315,7 +315,10 @@ type AdminUserRequest struct {
 // AdminToken is an admin API token as the admin API shows it: never its
 // hash, and its secret only in the answer of POST /tokens.
 type AdminToken struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// Role is what a request with the token may do: owner, publisher or
+	// viewer.
+	Role      string `json:"role"`
 	CreatedAt Time   `json:"created_at"`
 	// LastUsedAt is null until the token is first used.
 	LastUsedAt *Time `json:"last_used_at"`
@@ -326,7 +329,7 @@ type AdminToken struct {
 
 // AdminTokenOf returns the wire form of a token, without its secret.
 func AdminTokenOf(t *Token) AdminToken {
-	return AdminToken{Name: t.Name, CreatedAt: Time{t.CreatedAt}, LastUsedAt: TimePtr(t.LastUsed)}
+	return AdminToken{Name: t.Name, Role: string(t.Role), CreatedAt: Time{t.CreatedAt}, LastUsedAt: TimePtr(t.LastUsed)}
 }
 
 // AdminTokensResponse is the answer of GET /tokens: every token, by name.
@@ -334,7 +337,9 @@ type AdminTokensResponse struct {
 	Tokens []AdminToken `json:"tokens"`
 }
 
-// AdminTokenRequest is the body of POST /tokens; the name is required.
+// AdminTokenRequest is the body of POST /tokens; the name is required,
+// the role is owner when left out.
 type AdminTokenRequest struct {
 	Name *string `json:"name,omitempty"`
+	Role *string `json:"role,omitempty"`
 }

@@ -297,6 +297,7 @@ type tokensView struct {
 	base
 	Edit    bool
 	Tokens  []statusd.AdminToken
+	Roles   []statusd.Role
 	Form    form
 	Created *statusd.AdminToken
 }
@@ -306,7 +307,10 @@ func (s *Server) tokensScreen(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return err
 	}
-	v.base, v.Edit, v.Tokens = s.newBase(r, "Tokens"), may(r, app.ActAddToken), list
+	v.base, v.Edit, v.Tokens, v.Roles = s.newBase(r, "Tokens"), may(r, app.ActAddToken), list, statusd.Roles
+	if v.Form.Values == nil {
+		v.Form.Values = url.Values{"role": {string(statusd.Owner)}}
+	}
 	return s.render(w, status, "tokens", v)
 }
 
@@ -320,8 +324,8 @@ func (s *Server) Tokens(w http.ResponseWriter, r *http.Request) error {
 // (app.AddToken).
 func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
 	var t statusd.AdminToken
-	return submit(w, r, []string{"name"}, func(f *form) (err error) {
-		t, err = s.app.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
+	return submit(w, r, []string{"name", "role"}, func(f *form) (err error) {
+		t, err = s.app.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name"), Role: f.text("role")})
 		return err
 	}, func(status int, f *form) error {
 		return s.tokensScreen(w, r, status, tokensView{Form: *f})

@@ -67,7 +67,7 @@ var adminOps = []adminOp{
 	{"DELETE", "/users/{id}", "Remove a console user.", nil, 204, nil, nil},
 	{"POST", "/users/{id}/reset", "End a user's sessions and make a new setup link.", nil, 200, statusd.AdminUser{}, nil},
 	{"GET", "/tokens", "Every admin token, without its secret.", nil, 200, statusd.AdminTokensResponse{}, nil},
-	{"POST", "/tokens", "Create a token (name required); the answer carries its secret, once.", statusd.AdminTokenRequest{}, 201, statusd.AdminToken{}, nil},
+	{"POST", "/tokens", "Create a token (name required; role owner, the default, publisher or viewer); the answer carries its secret, once.", statusd.AdminTokenRequest{}, 201, statusd.AdminToken{}, nil},
 	{"DELETE", "/tokens/{name}", "Revoke a token.", nil, 204, nil, nil},
 	{"GET", "/openapi.json", "This document.", nil, 200, nil, nil},
 }

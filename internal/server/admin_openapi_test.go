@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/openapi"
 )
 
@@ -106,7 +107,7 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "GET", "/users", "", 200)
 	call(tok, "POST", "/users/"+u+"/reset", "", 200)
 	call(tok, "DELETE", "/users/"+u, "", 204)
-	call(tok, "POST", "/tokens", `{"name": "ci"}`, 201)
+	call(tok, "POST", "/tokens", `{"name": "ci", "role": "publisher"}`, 201)
 	call(tok, "GET", "/tokens", "", 200)
 	call(tok, "DELETE", "/tokens/ci", "", 204)
 	call(tok, "GET", "/audit?page=1", "", 200)
@@ -115,6 +116,7 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "POST", "/notices", `{"type": "unplanned", "subject": 5, "content": true, "colour": "red"}`, 422)
 	call(tok, "GET", "/notices/99999", "", 404)
 	call(tok, "POST", "/components", `{"name": "Cache", "key": "Cache!"}`, 422)
+	call(newRoleToken(t, srv.DB, "bot", statusd.Viewer), "POST", "/tokens", `{"name": "more"}`, 403)
 	call("sd_wrong", "GET", "/page", "", 401)
 
 	for path, item := range doc.Paths.Map() {

@@ -176,6 +176,23 @@ func TestConsoleOwnerScreens(t *testing.T) {
 			t.Error("the list shows the secret again")
 		}
 		owner.do("POST", "/manage/tokens/deploy/revoke", nil).want(t, "revoke", 303, "/manage/tokens")
+		// The form's role: a publisher token, listed as one, refused what
+		// only an owner may do; a role that is not one, at its field.
+		p = owner.do("POST", "/manage/tokens", url.Values{"name": {"bot"}, "role": {"publisher"}})
+		p.want(t, "create bot, a publisher", 201, "")
+		bot := regexp.MustCompile(`sdt_[A-Za-z0-9_-]{43}`).FindString(p.body)
+		if _, err := srv.Admin(bot).CreateToken(ctx, "more"); !isStatus(err, http.StatusForbidden) {
+			t.Errorf("the publisher token creating a token: %v, want 403", err)
+		}
+		if p := owner.do("GET", "/manage/tokens", nil); !strings.Contains(p.body, "<tr><td>bot</td><td>publisher</td>") {
+			t.Errorf("the list does not show bot's role:\n%s", p.body)
+		}
+		p = owner.do("POST", "/manage/tokens", url.Values{"name": {"root"}, "role": {"root"}})
+		p.want(t, "a role that is not one", 422, "")
+		if !strings.Contains(p.body, `id="role-problem"`) || !strings.Contains(p.body, "is not a role") {
+			t.Errorf("a bad role, at its field:\n%s", p.body)
+		}
+		owner.do("POST", "/manage/tokens/bot/revoke", nil).want(t, "revoke bot", 303, "/manage/tokens")
 		// A name with a slash, a question mark and a hash is one segment
 		// of its revoke form's path.
 		owner.do("POST", "/manage/tokens", url.Values{"name": {"ci/bot?#1"}}).want(t, "create ci/bot?#1", 201, "")

@@ -317,8 +317,22 @@ func testTokens(t *testing.T, s statusd.Store) {
 		t.Errorf("second token named ops: %v, want a conflict", err)
 	}
 	tok, err := ts.Lookup(ctx, hash, t0.Add(time.Hour))
-	if err != nil || tok == nil || tok.Name != "ops" {
-		t.Fatalf("Lookup = %+v, %v", tok, err)
+	if err != nil || tok == nil || tok.Name != "ops" || tok.Role != statusd.Owner {
+		t.Fatalf("Lookup = %+v, %v; want ops, an owner (made without a role)", tok, err)
+	}
+	// A token keeps its role; List and Lookup give it.
+	bot := []byte("fedcba9876543210fedcba9876543210")
+	if err := ts.Create(ctx, statusd.Token{Name: "bot", Hash: bot, Role: statusd.Publisher, CreatedAt: t0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := ts.Lookup(ctx, bot, t0); err != nil || tok == nil || tok.Role != statusd.Publisher {
+		t.Errorf("Lookup of bot = %+v, %v; want a publisher", tok, err)
+	}
+	if list, err := ts.List(ctx); err != nil || len(list) != 2 || list[0].Name != "bot" || list[0].Role != statusd.Publisher || list[1].Role != statusd.Owner {
+		t.Errorf("List = %+v, %v; want bot (publisher), ops (owner)", list, err)
+	}
+	if err := ts.Revoke(ctx, "bot", nil); err != nil {
+		t.Fatal(err)
 	}
 	if tok, err := ts.Lookup(ctx, []byte("nope"), t0); err != nil || tok != nil {
 		t.Errorf("Lookup of an unknown hash = %+v, %v; want nil, nil", tok, err)

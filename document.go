@@ -280,12 +280,13 @@ func (r *reader) page(path string, v any) Page {
 }
 
 func (r *reader) component(path string, v any, position int) Component {
-	m := r.object(path, v, "id", "name", "description", "parent_id", "metrics_enabled", "created_at", "updated_at")
+	m := r.object(path, v, "id", "key", "name", "description", "parent_id", "metrics_enabled", "created_at", "updated_at")
 	c := Component{Position: position}
 	if m == nil {
 		return c
 	}
 	c.ID = r.id(path, m)
+	c.Key = r.str(path, m, "key", false)
 	c.Name = r.str(path, m, "name", true)
 	c.Description = r.str(path, m, "description", false)
 	c.ParentID = r.optInt(path, m, "parent_id")
@@ -449,13 +450,15 @@ func assignUpdateIDs(notices []Notice) {
 }
 
 // Validate checks the rules of CONTRACT C5 that span the document: unique
-// positive ids, an existing parent and no cycle, existing component ids,
-// valid states and update order, and the planned schedule. It assumes the
-// document's keys have the right types, and returns every problem found.
+// positive ids, valid and unique component keys, an existing parent and no
+// cycle, existing component ids, valid states and update order, and the
+// planned schedule. It assumes the document's keys have the right types,
+// and returns every problem found.
 func (doc *Document) Validate() []Problem {
 	var r reader
 	r.validatePage(&doc.Page)
 	comps := make(map[int64]int, len(doc.Components))
+	keys := make(map[string]int64)
 	for i, c := range doc.Components {
 		p := index("components", i)
 		switch _, dup := comps[c.ID]; {
@@ -465,6 +468,14 @@ func (doc *Document) Validate() []Problem {
 			r.add(join(p, "id"), "%d is used by another component", c.ID)
 		default:
 			comps[c.ID] = i
+		}
+		switch other, dup := keys[c.Key]; {
+		case CheckComponentKey(c.Key) != "":
+			r.add(join(p, "key"), "%s", CheckComponentKey(c.Key))
+		case dup:
+			r.add(join(p, "key"), "%s", keyTaken(c.Key, other))
+		case c.Key != "":
+			keys[c.Key] = c.ID
 		}
 		if strings.TrimSpace(c.Name) == "" {
 			r.add(join(p, "name"), "must not be empty")
@@ -539,7 +550,7 @@ func (r *reader) validateSubscribers(subs []Subscriber, comps map[int64]int) {
 		key := target{s.Channel, AddressKey(s.Channel, s.Address)}
 		switch err := checkAddress(s.Channel, s.Address); {
 		case !s.Channel.Valid():
-			r.add(join(p, "channel"), "%q is not a channel (%s)", s.Channel, channelList())
+			r.add(join(p, "channel"), "%q is not a channel (%s)", s.Channel, nameList(Channels))
 		case err != nil:
 			r.add(join(p, "address"), "%s", strings.TrimPrefix(ErrorMessage(err), "address: "))
 		case targets[key]:
@@ -576,14 +587,6 @@ func webhookSecret(s string) bool {
 	key, ok := strings.CutPrefix(s, "whsec_")
 	b, err := base64.StdEncoding.DecodeString(key)
 	return ok && err == nil && len(b) > 0
-}
-
-func channelList() string {
-	names := make([]string, len(Channels))
-	for i, c := range Channels {
-		names[i] = string(c)
-	}
-	return strings.Join(names, ", ")
 }
 
 // ValidateNotice checks one notice against the rules of CONTRACT C5 that
@@ -764,10 +767,13 @@ func article(t NoticeType) string {
 	return ""
 }
 
-func stateList(t NoticeType) string {
-	names := make([]string, 0, len(statesByType[t]))
-	for _, s := range statesByType[t] {
-		names = append(names, string(s))
+func stateList(t NoticeType) string { return nameList(statesByType[t]) }
+
+// nameList joins the names of a list of values: "viewer, publisher, owner".
+func nameList[T ~string](list []T) string {
+	names := make([]string, len(list))
+	for i, v := range list {
+		names[i] = string(v)
 	}
 	return strings.Join(names, ", ")
 }
@@ -803,6 +809,7 @@ type (
 	}
 	componentJSON struct {
 		ID             int64  `json:"id"`
+		Key            string `json:"key,omitempty"`
 		Name           string `json:"name"`
 		Description    string `json:"description"`
 		ParentID       *int64 `json:"parent_id"`
@@ -867,7 +874,7 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 		out.Page.StateTexts = &stateTextsJSON{st.Operational, st.Degraded, st.UnderMaintenance}
 	}
 	for _, c := range doc.Components {
-		out.Components = append(out.Components, componentJSON{c.ID, c.Name, c.Description, c.ParentID,
+		out.Components = append(out.Components, componentJSON{c.ID, c.Key, c.Name, c.Description, c.ParentID,
 			c.MetricsEnabled, Time{c.CreatedAt}, Time{c.UpdatedAt}})
 	}
 	for _, n := range doc.Notices {

@@ -192,6 +192,14 @@ func TestDecodeDocumentRules(t *testing.T) {
 			want: []c5Want{{"components[0].metrics_enabled", "must be true or false"}}},
 		{name: "component updated_at malformed", edit: func(d c5obj) { c5Comp(d, 0)["updated_at"] = 1767225600 },
 			want: []c5Want{{"components[0].updated_at", "must be a timestamp"}}},
+		{name: "component key not a string", edit: func(d c5obj) { c5Comp(d, 0)["key"] = 1 },
+			want: []c5Want{{"components[0].key", "must be a string"}}},
+		{name: "component key upper case", edit: func(d c5obj) { c5Comp(d, 0)["key"] = "API" },
+			want: []c5Want{{"components[0].key", `"API" is not a key`}}},
+		{name: "component key digits only", edit: func(d c5obj) { c5Comp(d, 1)["key"] = "2" },
+			want: []c5Want{{"components[1].key", `"2" is not a key`}}},
+		{name: "component key duplicate", edit: func(d c5obj) { c5Comp(d, 0)["key"] = "api"; c5Comp(d, 1)["key"] = "api" },
+			want: []c5Want{{"components[1].key", `"api" is the key of component 1`}}},
 		{name: "parent_id names a missing component", edit: func(d c5obj) { c5Comp(d, 1)["parent_id"] = 9 },
 			want: []c5Want{{"components[1].parent_id", "no component has id 9"}}},
 		{name: "parent_id not an integer", edit: func(d c5obj) { c5Comp(d, 1)["parent_id"] = "1" },
@@ -667,7 +675,12 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 			c5Notice(d, 0)["impact_seconds"] = 0
 			c5Notice(d, 2)["expires_at"] = "2026-05-01T00:00:00.250+02:00"
 			c5Update(d, 0, 1)["id"] = 11
+			c5Comp(d, 1)["key"] = "api-eu"
+			c5Comp(d, 0)["key"] = nil // null: none
 		}))
+		if doc.Components[1].Key != "api-eu" || doc.Components[0].Key != "" {
+			t.Errorf("keys %q and %q, want none and api-eu", doc.Components[0].Key, doc.Components[1].Key)
+		}
 		back, enc := c5RoundTrip(t, doc)
 		if !reflect.DeepEqual(back, doc) {
 			t.Errorf("round trip differs:\ngot  %+v\nwant %+v\nencoded:\n%s", back, doc, enc)
@@ -686,7 +699,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 				CreatedAt: ts("2026-01-01T00:00:00.001Z"), UpdatedAt: ts("2026-01-03T00:00:00Z")},
 			Components: []Component{
 				{ID: 7, Position: 1, Name: "Child", ParentID: i(3), CreatedAt: ts("2026-01-01T00:00:00Z"), UpdatedAt: ts("2026-01-01T00:00:00Z")},
-				{ID: 3, Position: 2, Name: "Parent", Description: "Top", MetricsEnabled: true,
+				{ID: 3, Position: 2, Name: "Parent", Key: "0_parent-1", Description: "Top", MetricsEnabled: true,
 					CreatedAt: ts("2026-01-01T00:00:00Z"), UpdatedAt: ts("2026-01-02T00:00:00.999Z")},
 			},
 			Notices: []Notice{

@@ -130,11 +130,15 @@ func (t StateTexts) Text(s PageState) string {
 
 // Component is one node of the component tree.
 type Component struct {
-	ID             int64
-	ParentID       *int64
-	Position       int // 1..n in display order across the whole page
-	Name           string
-	Description    string
+	ID          int64
+	ParentID    *int64
+	Position    int // 1..n in display order across the whole page
+	Name        string
+	Description string
+	// Key names the component for machines (alert labels, CONTRACT C9);
+	// "" for none. It is never public. CheckComponentKey says which are
+	// valid.
+	Key            string
 	MetricsEnabled bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time

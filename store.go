@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -103,10 +104,12 @@ type AuditEntry struct {
 }
 
 // Token is an admin API token as stored: its name and the SHA-256 of its
-// secret, never the secret itself.
+// secret, never the secret itself, and the role a request with it acts
+// in (CONTRACT C9: a bot or a pipeline gets no more than it needs).
 type Token struct {
 	Name      string
 	Hash      []byte
+	Role      Role
 	CreatedAt time.Time
 	LastUsed  *time.Time
 }
@@ -114,29 +117,41 @@ type Token struct {
 // MaxTokenName is the longest name a token may have.
 const MaxTokenName = 100
 
-// NewNamedToken returns a new token named name, made now, and its secret
-// ("sdt_" and 43 random characters; the token keeps only its SHA-256); a
-// name that is blank or longer than MaxTokenName is an *Error
-// EInvalidField naming the field name. (Control characters are allowed:
-// every output escapes them.)
-func NewNamedToken(name string, now time.Time) (string, Token, error) {
+// NewNamedToken returns a new token named name, acting as role ("": an
+// owner), made now, and its secret ("sdt_" and 43 random characters; the
+// token keeps only its SHA-256); a name that is blank or longer than
+// MaxTokenName, or a role that is not one, is an *Error EInvalidField
+// naming the field name or role. (Control characters are allowed: every
+// output escapes them.)
+func NewNamedToken(name string, role Role, now time.Time) (string, Token, error) {
+	var problems []Problem
 	switch {
 	case strings.TrimSpace(name) == "":
-		return "", Token{}, FieldError(EInvalidField, "name", "is required: the token's name, shown in the audit log")
+		problems = append(problems, Problem{"name", "is required: the token's name, shown in the audit log"})
 	case len(name) > MaxTokenName:
-		return "", Token{}, FieldError(EInvalidField, "name", "is %d bytes long; at most %d", len(name), MaxTokenName)
+		problems = append(problems, Problem{"name", fmt.Sprintf("is %d bytes long; at most %d", len(name), MaxTokenName)})
+	}
+	if role == "" {
+		role = Owner
+	}
+	if !role.Valid() {
+		problems = append(problems, Problem{"role", fmt.Sprintf("%q is not a role (%s)", role, nameList(Roles))})
+	}
+	if err := Invalid(EInvalidField, problems); err != nil {
+		return "", Token{}, err
 	}
 	b := make([]byte, 32)
 	rand.Read(b)
 	secret := "sdt_" + base64.RawURLEncoding.EncodeToString(b)
-	return secret, Token{Name: name, Hash: SecretHash(secret), CreatedAt: now.UTC().Truncate(time.Millisecond)}, nil
+	return secret, Token{Name: name, Hash: SecretHash(secret), Role: role, CreatedAt: now.UTC().Truncate(time.Millisecond)}, nil
 }
 
 // TokenStore keeps admin tokens. Implementations are safe for concurrent
 // use.
 type TokenStore interface {
 	// Create adds a token, and the audit entry e unless it is nil, in one
-	// transaction; an *Error EConflict when the name is taken.
+	// transaction; an *Error EConflict when the name is taken. A token
+	// without a role is stored as an owner's.
 	Create(ctx context.Context, t Token, e *AuditEntry) error
 	// List returns every token, by name.
 	List(ctx context.Context) ([]Token, error)

@@ -26,7 +26,8 @@ const (
 	// updates, and sends test messages.
 	Publisher Role = "publisher"
 	// Owner also manages components, the page, users, tokens and
-	// subscribers. An admin API token acts as an owner.
+	// subscribers. An admin API token acts in its own role, owner unless
+	// it was made with another.
 	Owner Role = "owner"
 )
 
@@ -56,8 +57,8 @@ type ActorKind string
 const (
 	// ByPerson is a person signed in to the console, named by email.
 	ByPerson ActorKind = "person"
-	// ByToken is an admin API token, named by its name; it acts as an
-	// owner.
+	// ByToken is an admin API token, named by its name; it acts in the
+	// token's role.
 	ByToken ActorKind = "token"
 	// BySystem is statusd itself: automated maintenance's moves.
 	BySystem ActorKind = "system"

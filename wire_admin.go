@@ -44,10 +44,13 @@ type AdminStateTextsRequest struct {
 	UnderMaintenance *string `json:"under_maintenance,omitempty"`
 }
 
-// AdminComponent is a component as the admin API shows it.
+// AdminComponent is a component as the admin API shows it: the public
+// fields, its key (null when it has none; never public) and whether its
+// metrics are published.
 type AdminComponent struct {
 	ComponentResource
-	MetricsEnabled bool `json:"metrics_enabled"`
+	Key            *string `json:"key"`
+	MetricsEnabled bool    `json:"metrics_enabled"`
 }
 
 // AdminComponentsResponse is the body of GET /components: every component,
@@ -58,13 +61,15 @@ type AdminComponentsResponse struct {
 
 // AdminComponentRequest is the body of POST /components (Name required) and
 // of PATCH /components/{id}. Moving a component is setting ParentID (null
-// for the top level) or Position, or both.
+// for the top level) or Position, or both. Key set to null or "" clears
+// the component's key.
 type AdminComponentRequest struct {
-	Name           *string      `json:"name,omitempty"`
-	Description    *string      `json:"description,omitempty"`
-	ParentID       Field[int64] `json:"parent_id,omitzero"`
-	Position       *int         `json:"position,omitempty"`
-	MetricsEnabled *bool        `json:"metrics_enabled,omitempty"`
+	Name           *string       `json:"name,omitempty"`
+	Key            Field[string] `json:"key,omitzero"`
+	Description    *string       `json:"description,omitempty"`
+	ParentID       Field[int64]  `json:"parent_id,omitzero"`
+	Position       *int          `json:"position,omitempty"`
+	MetricsEnabled *bool         `json:"metrics_enabled,omitempty"`
 }
 
 // AdminNotice is a notice as the admin API shows it: the public detail and
@@ -310,7 +315,10 @@ type AdminUserRequest struct {
 // AdminToken is an admin API token as the admin API shows it: never its
 // hash, and its secret only in the answer of POST /tokens.
 type AdminToken struct {
-	Name      string `json:"name"`
+	Name string `json:"name"`
+	// Role is what a request with the token may do: owner, publisher or
+	// viewer.
+	Role      string `json:"role"`
 	CreatedAt Time   `json:"created_at"`
 	// LastUsedAt is null until the token is first used.
 	LastUsedAt *Time `json:"last_used_at"`
@@ -321,7 +329,7 @@ type AdminToken struct {
 
 // AdminTokenOf returns the wire form of a token, without its secret.
 func AdminTokenOf(t *Token) AdminToken {
-	return AdminToken{Name: t.Name, CreatedAt: Time{t.CreatedAt}, LastUsedAt: TimePtr(t.LastUsed)}
+	return AdminToken{Name: t.Name, Role: string(t.Role), CreatedAt: Time{t.CreatedAt}, LastUsedAt: TimePtr(t.LastUsed)}
 }
 
 // AdminTokensResponse is the answer of GET /tokens: every token, by name.
@@ -329,7 +337,9 @@ type AdminTokensResponse struct {
 	Tokens []AdminToken `json:"tokens"`
 }
 
-// AdminTokenRequest is the body of POST /tokens; the name is required.
+// AdminTokenRequest is the body of POST /tokens; the name is required,
+// the role is owner when left out.
 type AdminTokenRequest struct {
 	Name *string `json:"name,omitempty"`
+	Role *string `json:"role,omitempty"`
 }

@@ -286,10 +286,22 @@ func (a *Admin) Tokens(ctx context.Context) ([]statusd.AdminToken, error) {
 	return r.Tokens, nil
 }
 
-// CreateToken adds an admin token named name (POST /tokens). The answer
-// carries its Secret, this once: the server keeps only its hash.
+// CreateToken adds an admin token named name (POST /tokens), an owner's.
+// The answer carries its Secret, this once: the server keeps only its
+// hash.
 func (a *Admin) CreateToken(ctx context.Context, name string) (*statusd.AdminToken, error) {
-	return call[statusd.AdminToken](ctx, a, http.MethodPost, "/tokens", statusd.AdminTokenRequest{Name: &name})
+	return a.CreateTokenAs(ctx, name, "")
+}
+
+// CreateTokenAs is CreateToken of a token that acts as role: owner,
+// publisher or viewer ("": owner).
+func (a *Admin) CreateTokenAs(ctx context.Context, name string, role statusd.Role) (*statusd.AdminToken, error) {
+	body := statusd.AdminTokenRequest{Name: &name}
+	if role != "" {
+		r := string(role)
+		body.Role = &r
+	}
+	return call[statusd.AdminToken](ctx, a, http.MethodPost, "/tokens", body)
 }
 
 // RevokeToken deletes the admin token named name (DELETE /tokens/{name}):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -174,4 +175,29 @@ func TestTokenCreateNameRule(t *testing.T) {
 	if _, _, err := cli(t, "", "token", "create", "--db", db, "--name", long); err == nil || !strings.Contains(err.Error(), "at most 100") {
 		t.Errorf("token create with a 101-byte name: %v, want refused", err)
 	}
+}
+
+// TestTokenCreateRole: statusd token create --role makes a token that the
+// server holds to its role (CONTRACT C9); token list shows each role; a
+// role that is not one is a usage error that names the roles and creates
+// nothing.
+func TestTokenCreateRole(t *testing.T) {
+	srv := startServer(t, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	_, _, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "bot", "--role", "admin")
+	if exitCode(err) != exitCodeUsage || err == nil || !strings.Contains(err.Error(), `--role: "admin" is not a role (viewer, publisher, owner)`) {
+		t.Errorf("token create --role admin: exit %d, %v; want a usage error naming the roles", exitCode(err), err)
+	}
+	out, stderr, err := cli(t, "", "token", "create", "--db", srv.DB, "--name", "deploy", "--role", "publisher")
+	if err != nil || !strings.Contains(stderr, "acting as publisher") {
+		t.Fatalf("token create --role publisher: %q, %v", stderr, err)
+	}
+	deploy := strings.TrimSpace(out)
+	ops := newToken(t, srv.DB, "ops") // without --role: an owner
+	list, _, err := cli(t, "", "token", "list", "--db", srv.DB)
+	testserver.NoErr(t, "token list", err)
+	if !regexp.MustCompile(`(?m)^NAME\s+ROLE\s+CREATED\s+LAST USED\ndeploy\s+publisher\s+\S+\s+never\nops\s+owner\s`).MatchString(list) {
+		t.Errorf("token list:\n%s\nwant deploy (publisher) and ops (owner), and no bot", list)
+	}
+	srv.AdminOK(http.MethodPost, "/notices", deploy, `{"type": "general", "subject": "Deployed", "content": "Done.", "notify": false}`, 201)
+	srv.RefuseAs(ops, deploy, http.MethodPost, "/tokens", `{"name": "mine"}`, 403, "forbidden")
 }

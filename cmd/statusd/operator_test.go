@@ -449,15 +449,27 @@ func TestOperatorComponents(t *testing.T) {
 	var cache string
 
 	testserver.Step(t, "add under a parent named in another case, at a position", func(t *testing.T) {
-		out := opMust(t, srv, token, "component", "add", "Cache", "--description", "Redis", "--parent", "DATABASE", "--position", "4", "--metrics")
+		out := opMust(t, srv, token, "component", "add", "Cache", "--key", "cache", "--description", "Redis", "--parent", "DATABASE", "--position", "4", "--metrics")
 		cache = opMatch(t, "add", out, `^added component (\d+) "Cache" under "Database" \(3\), position 4\n$`)
 		testserver.AssertJSON(t, "after add", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
 	})
 
 	testserver.Step(t, "list shows every component", func(t *testing.T) {
 		out := opMust(t, srv, token, "component", "list")
-		opMatch(t, "list", out, `(?m)^ID\s+NAME\s+STATE\s+PARENT\s+POS\s+METRICS\s+DESCRIPTION\n1\s+Website\s+operational\s+-\s+1\s+off\s+Website service$`)
-		opMatch(t, "list", out, `(?m)^`+cache+`\s{3,}Cache\s+operational\s+3\s+4\s+on\s+Redis$`)
+		opMatch(t, "list", out, `(?m)^ID\s+NAME\s+KEY\s+STATE\s+PARENT\s+POS\s+METRICS\s+DESCRIPTION\n1\s+Website\s+-\s+operational\s+-\s+1\s+off\s+Website service$`)
+		opMatch(t, "list", out, `(?m)^`+cache+`\s{3,}Cache\s+cache\s+operational\s+3\s+4\s+on\s+Redis$`)
+	})
+
+	testserver.Step(t, "a key names a component, is refused when taken, and --key \"\" clears it", func(t *testing.T) {
+		opMatch(t, "edit", opMust(t, srv, token, "component", "edit", "Cache", "--key", "redis"), `^changed component `+cache+` "Cache" `)
+		opMatch(t, "show", opMust(t, srv, token, "component", "show", "redis"), `(?m)^component `+cache+`\s+Cache\nkey\s+redis\n`)
+		_, _, err := opCLI(t, srv, token, "component", "add", "Redis", "--key", "redis")
+		if err == nil || !strings.Contains(err.Error(), `key: "redis" is the key of component `+cache) {
+			t.Errorf("add with a taken key: %v, want refused naming the component that has it", err)
+		}
+		opMust(t, srv, token, "component", "edit", "redis", "--key", "")
+		opMatch(t, "list", opMust(t, srv, token, "component", "list"), `(?m)^`+cache+`\s{3,}Cache\s+-\s+operational\s`)
+		testserver.AssertJSON(t, "after the refused add", comps(t), []string{"1 Website - 1", "2 API - 2", "3 Database - 3", cache + " Cache 3 4", "4 Replica 3 5"})
 	})
 
 	testserver.Step(t, "move by name, under a parent and to the top", func(t *testing.T) {

@@ -40,7 +40,11 @@ func (s *Server) PatchPage(w http.ResponseWriter, r *http.Request, actor statusd
 }
 
 func (s *Server) componentRepr(snap *snapshot.Snapshot, c *snapshot.Component) statusd.AdminComponent {
-	return statusd.AdminComponent{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
+	out := statusd.AdminComponent{ComponentResource: snap.ComponentResource(c, s.now()), MetricsEnabled: c.MetricsEnabled}
+	if key := c.Key; key != "" {
+		out.Key = &key
+	}
+	return out
 }
 
 // ListComponents answers every component.

@@ -197,7 +197,7 @@ func newTestAdmin(tb testing.TB, logs *bytes.Buffer, cfg app.Config) *testAdmin 
 	if err := store.Import(ctx, demo.Document(time.Now()), true); err != nil {
 		tb.Fatal(err)
 	}
-	secret, token, err := statusd.NewNamedToken("test", time.Now())
+	secret, token, err := statusd.NewNamedToken("test", statusd.Owner, time.Now())
 	if err != nil {
 		tb.Fatal(err)
 	}

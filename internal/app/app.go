@@ -106,8 +106,8 @@ const (
 // least is the one permission table (CONTRACT C8): a viewer reads
 // everything; a publisher also writes notices and their updates and sends
 // test messages; an owner also manages the page, components, subscribers,
-// tokens and users. An admin API token, and statusd itself, act as
-// owners.
+// tokens and users. An admin API token acts in its role (owner unless
+// made with another); statusd itself acts as an owner.
 var least = map[Action]statusd.Role{
 	ActRead:             statusd.Viewer,
 	ActPublish:          statusd.Publisher,

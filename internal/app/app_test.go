@@ -63,7 +63,7 @@ func newFixture(t *testing.T) fixture {
 		[]byte("setup"), t0.Add(time.Hour), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, token, err := statusd.NewNamedToken("ci", t0)
+	_, token, err := statusd.NewNamedToken("ci", statusd.Owner, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,6 +172,8 @@ func TestRoles(t *testing.T) {
 				{Name: "pat@example.com", Role: p, Kind: statusd.ByPerson},
 				{Name: "olga@example.com", Role: o, Kind: statusd.ByPerson},
 				{Name: "ci", Role: o, Kind: statusd.ByToken},
+				{Name: "deploy", Role: p, Kind: statusd.ByToken},
+				{Name: "grafana", Role: v, Kind: statusd.ByToken},
 				statusd.System,
 			}
 			for _, actor := range actors {

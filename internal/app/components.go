@@ -64,6 +64,7 @@ func (a *App) AddComponent(ctx context.Context, actor statusd.Actor, body status
 	}
 	var bad problems
 	bad.requireText("name", body.Name, true)
+	bad.checkKey(body.Key)
 	if err := bad.err(); err != nil {
 		return 0, err
 	}
@@ -78,6 +79,7 @@ func (a *App) AddComponent(ctx context.Context, actor statusd.Actor, body status
 		}
 		now := a.stamp()
 		c := statusd.Component{ID: id, Name: *body.Name, CreatedAt: now, UpdatedAt: now}
+		setKey(&c, body)
 		if body.Description != nil {
 			c.Description = *body.Description
 		}
@@ -96,10 +98,37 @@ func (a *App) AddComponent(ctx context.Context, actor statusd.Actor, body status
 	return id, err
 }
 
+// checkKey notes a key that a body sets and that is not one; whether
+// another component has it is placeComponent's to say, with the page.
+func (p *problems) checkKey(key statusd.Field[string]) {
+	if key.Value != nil {
+		if msg := statusd.CheckComponentKey(*key.Value); msg != "" {
+			p.add("key", "%s", msg)
+		}
+	}
+}
+
+// setKey gives c the key of body, when body sets one: null and "" clear
+// it.
+func setKey(c *statusd.Component, body statusd.AdminComponentRequest) {
+	if body.Key.Set {
+		c.Key = ""
+		if body.Key.Value != nil {
+			c.Key = *body.Key.Value
+		}
+	}
+}
+
 // placeComponent returns the components in their new position order with c
 // (new or changed) placed as body asks: under its parent, at its position.
+// It refuses, naming every problem, a key that body sets and that is
+// another component's, a position out of range and a parent that does not
+// exist or makes a cycle.
 func placeComponent(comps []statusd.Component, c statusd.Component, body statusd.AdminComponentRequest, maxPos int) ([]statusd.Component, error) {
 	var bad problems
+	if msg := statusd.ComponentKeyProblem(comps, c.ID, c.Key); body.Key.Set && msg != "" {
+		bad.add("key", "%s", msg)
+	}
 	rest := slices.DeleteFunc(slices.Clone(comps), func(o statusd.Component) bool { return o.ID == c.ID })
 	pos := len(rest) + 1
 	if i := slices.IndexFunc(comps, func(o statusd.Component) bool { return o.ID == c.ID }); i >= 0 {
@@ -180,14 +209,15 @@ func savePositions(tx statusd.Tx, before, order []statusd.Component, changed int
 	return nil
 }
 
-// ChangeComponent changes component id's name, description, metrics,
-// parent or position as body says.
+// ChangeComponent changes component id's name, key, description,
+// metrics, parent or position as body says.
 func (a *App) ChangeComponent(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminComponentRequest) error {
 	if err := May(actor, ActChangeComponent); err != nil {
 		return err
 	}
 	var bad problems
 	bad.requireText("name", body.Name, false)
+	bad.checkKey(body.Key)
 	if err := bad.err(); err != nil {
 		return err
 	}
@@ -204,6 +234,7 @@ func (a *App) ChangeComponent(ctx context.Context, actor statusd.Actor, id int64
 		if body.Name != nil {
 			c.Name = *body.Name
 		}
+		setKey(&c, body)
 		if body.Description != nil {
 			c.Description = *body.Description
 		}

@@ -33,21 +33,24 @@ func (a *App) Tokens(ctx context.Context, actor statusd.Actor) ([]statusd.AdminT
 	return out, nil
 }
 
-// AddToken adds the token of body and returns it with its secret, which
-// is not kept.
+// AddToken adds the token of body, acting as its role (owner when left
+// out), and returns it with its secret, which is not kept.
 func (a *App) AddToken(ctx context.Context, actor statusd.Actor, body statusd.AdminTokenRequest) (statusd.AdminToken, error) {
 	if err := May(actor, ActAddToken); err != nil {
 		return statusd.AdminToken{}, err
 	}
-	name := ""
+	var name, role string
 	if body.Name != nil {
 		name = *body.Name
 	}
-	secret, t, err := statusd.NewNamedToken(name, a.now())
+	if body.Role != nil {
+		role = *body.Role
+	}
+	secret, t, err := statusd.NewNamedToken(name, statusd.Role(role), a.now())
 	if err != nil {
 		return statusd.AdminToken{}, err
 	}
-	e := a.entry(actor, "token.create", tokenTarget(name), "created a token")
+	e := a.entry(actor, "token.create", tokenTarget(name), "created a token for the role "+string(t.Role))
 	if err := a.store.Tokens().Create(ctx, t, &e); err != nil {
 		return statusd.AdminToken{}, err
 	}

@@ -104,7 +104,7 @@ Operator commands, clients of a running server's admin API:
   statusd audit --url URL                             the audit log, from the server
 Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
-server's JSON answer instead of a summary). Components are named by id or name.
+server's JSON answer instead of a summary). Components are named by id, key or name.
 Publishing a notice or an update tells its subscribers, unless --no-notify.
 
 Exit codes (3 to 6 from the operator commands only):

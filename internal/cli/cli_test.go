@@ -29,10 +29,10 @@ func TestHelpOnStdout(t *testing.T) {
 		{[]string{"incident", "-h"}, "\n  statusd incident open --component C"},
 		{[]string{"help", "incident"}, "\n  statusd incident resolve ID -m MESSAGE"},
 		{[]string{"incident", "open", "-h"}, "Usage: statusd incident open --component C"},
-		{[]string{"incident", "open", "--help"}, "\n  --component id or name\n"},
+		{[]string{"incident", "open", "--help"}, "\n  --component id, key or name\n"},
 		{[]string{"help", "incident", "open"}, "Usage: statusd incident open --component C"},
 		{[]string{"notice", "ls", "-h"}, "Usage: statusd notice list [--page N]"},
-		{[]string{"token", "create", "--help"}, "Usage: statusd token create --name NAME [--db DATABASE]"},
+		{[]string{"token", "create", "--help"}, "Usage: statusd token create --name NAME [--role ROLE] [--db DATABASE]"},
 		{[]string{"import", "-h"}, "Usage: statusd import [--db DATABASE] [--replace] FILE|-"},
 	} {
 		stdout, stderr, code := execute(t, tc.args...)

@@ -312,9 +312,9 @@ func opParent(list []statusd.AdminComponent, c statusd.AdminComponent) *statusd.
 	return nil
 }
 
-// opResolve finds the component ref names: an existing id, else a name
-// compared case-insensitively. An ambiguous name is a usage error listing
-// the candidates; an unknown one is not found (exit 4).
+// opResolve finds the component ref names: an existing id, else a key,
+// else a name compared case-insensitively. An ambiguous name is a usage
+// error listing the candidates; an unknown one is not found (exit 4).
 func opResolve(list []statusd.AdminComponent, ref string) (statusd.AdminComponent, error) {
 	ref = strings.TrimSpace(ref)
 	if id, err := strconv.ParseInt(strings.TrimPrefix(ref, "#"), 10, 64); err == nil {
@@ -322,6 +322,11 @@ func opResolve(list []statusd.AdminComponent, ref string) (statusd.AdminComponen
 			if c.ID == id {
 				return c, nil
 			}
+		}
+	}
+	for _, c := range list {
+		if c.Key != nil && *c.Key == ref {
+			return c, nil
 		}
 	}
 	var matches, near []string
@@ -343,7 +348,7 @@ func opResolve(list []statusd.AdminComponent, ref string) (statusd.AdminComponen
 		if len(near) > 0 && len(near) <= 5 {
 			hint = "; did you mean " + strings.Join(near, ", ") + "?"
 		}
-		return statusd.AdminComponent{}, Errorf(ExitNotFound, "no component has the id or name %q%s; statusd component list shows them all", ref, hint)
+		return statusd.AdminComponent{}, Errorf(ExitNotFound, "no component has the id, key or name %q%s; statusd component list shows them all", ref, hint)
 	}
 	return statusd.AdminComponent{}, Errorf(ExitUsage, "%q names %d components: %s; name the one you mean by its id", ref, len(matches), strings.Join(matches, ", "))
 }
@@ -432,7 +437,7 @@ func (e Env) incidentOpen() *cobra.Command {
 	cmd := e.operator("open --component C [--component C ...] -m MESSAGE [--subject S] [--state investigating|identified] [--impact minor|major|critical] [--tag T ...] [--no-notify]", "open an incident")
 	var comps, tags opStrings
 	var msg, subject, state, impact string
-	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
+	cmd.fs.Var(&comps, "component", "affected component, by `id, key or name` (repeat for several)")
 	cmd.message(&msg, "", "what is happening: the first update's `text`, shown on the page")
 	cmd.fs.StringVar(&subject, "subject", "", "the incident's `title` (default: the message's first sentence)")
 	cmd.fs.StringVar(&state, "state", "investigating", "first `state`: "+app.OpeningWords())
@@ -545,7 +550,7 @@ func (e Env) noticeEdit(name string, typ statusd.NoticeType) *cobra.Command {
 	var automate opOptBool
 	var impact opOptInt
 	cmd.fs.StringVar(&subject, "subject", "", "new `title`")
-	cmd.fs.Var(&comps, "component", "the components it concerns, by `id or name` (repeat for several; replaces the list)")
+	cmd.fs.Var(&comps, "component", "the components it concerns, by `id, key or name` (repeat for several; replaces the list)")
 	cmd.fs.BoolVar(&noComps, "no-components", false, "it concerns no component")
 	cmd.fs.Var(&tags, "tag", "its `tag`s (repeat for several; replaces the list)")
 	cmd.fs.BoolVar(&noTags, "no-tags", false, "remove every tag")
@@ -665,7 +670,7 @@ func (e Env) maintenanceSchedule() *cobra.Command {
 	cmd.fs.StringVar(&begins, "begins", "", "start `time`: RFC 3339 or a duration from now (+90s, +2h, +1d)")
 	cmd.fs.StringVar(&ends, "ends", "", "end `time`: RFC 3339 or a duration from now")
 	cmd.fs.BoolVar(&automate, "automate", false, "let statusd move it underway at --begins and complete at --ends")
-	cmd.fs.Var(&comps, "component", "affected component, by `id or name` (repeat for several)")
+	cmd.fs.Var(&comps, "component", "affected component, by `id, key or name` (repeat for several)")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.message(&msg, "Scheduled maintenance.", "the first update's `text`")
 	cmd.notifyFlag()
@@ -731,7 +736,7 @@ func (e Env) announceCommand() *cobra.Command {
 	cmd.message(&msg, "", "the announcement's `text`, shown on the page")
 	cmd.fs.StringVar(&subject, "subject", "", "its `title` (default: the message's first sentence)")
 	cmd.fs.StringVar(&expires, "expires", "", "when it stops being current, a `time`: RFC 3339 or a duration from now (+2h, +7d); default never")
-	cmd.fs.Var(&comps, "component", "a component it concerns, by `id or name` (repeat for several)")
+	cmd.fs.Var(&comps, "component", "a component it concerns, by `id, key or name` (repeat for several)")
 	cmd.fs.Var(&tags, "tag", "a `tag` (repeat for several)")
 	cmd.notifyFlag()
 	return cmd.run(func(ctx context.Context, args []string) error {

@@ -88,8 +88,19 @@ func (e Env) pageEdit() *cobra.Command {
 // ---- component ----
 
 func (e Env) componentCommand() *cobra.Command {
-	return group("component", "manage the page's components", "C is a component's id or its name (case-insensitive).",
+	return group("component", "manage the page's components", "C is a component's id, its key or its name (case-insensitive).",
 		e.componentAdd(), e.componentList(), e.componentShow(), e.componentEdit(), e.componentMove(), e.componentRm())
+}
+
+// keyUsage is the help of a component's --key.
+const keyUsage = "its `key`, the name alerts give it: lower-case letters (at least one), digits, '-' and '_'"
+
+// opKey is a component's key, printable, or "-" when it has none.
+func opKey(c statusd.AdminComponent) string {
+	if c.Key == nil {
+		return "-"
+	}
+	return printable(*c.Key)
 }
 
 // opPlacement describes where a component is: "at the top level, position 2".
@@ -137,12 +148,13 @@ func (cmd *opCommand) changeComponent(ctx context.Context, list []statusd.AdminC
 }
 
 func (e Env) componentAdd() *cobra.Command {
-	cmd := e.operator("add NAME [--description D] [--parent C] [--position N] [--metrics]", "add a component")
-	var description, parent string
+	cmd := e.operator("add NAME [--key K] [--description D] [--parent C] [--position N] [--metrics]", "add a component")
+	var key, description, parent string
 	var position opOptInt
 	var metrics bool
+	cmd.fs.StringVar(&key, "key", "", keyUsage)
 	cmd.fs.StringVar(&description, "description", "", "what it is, shown on the page, a `text`")
-	cmd.fs.StringVar(&parent, "parent", "", "the component it belongs under, by `id or name` (default: top level)")
+	cmd.fs.StringVar(&parent, "parent", "", "the component it belongs under, by `id, key or name` (default: top level)")
 	cmd.fs.Var(&position, "position", "display position `N`, 1 first (default: last)")
 	cmd.fs.BoolVar(&metrics, "metrics", false, "publish uptime metrics for it")
 	return cmd.run(func(ctx context.Context, args []string) error {
@@ -151,6 +163,9 @@ func (e Env) componentAdd() *cobra.Command {
 			return err
 		}
 		body := statusd.AdminComponentRequest{Name: &rest[0], MetricsEnabled: &metrics}
+		if key != "" {
+			body.Key = statusd.Some(key)
+		}
 		if description != "" {
 			body.Description = &description
 		}
@@ -199,7 +214,7 @@ func (e Env) componentList() *cobra.Command {
 				}
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTATE\tPARENT\tPOS\tMETRICS\tDESCRIPTION")
+			fmt.Fprintln(tw, "ID\tNAME\tKEY\tSTATE\tPARENT\tPOS\tMETRICS\tDESCRIPTION")
 			for _, c := range list {
 				parent, metrics := "-", "off"
 				if c.ParentID != nil {
@@ -208,8 +223,8 @@ func (e Env) componentList() *cobra.Command {
 				if c.MetricsEnabled {
 					metrics = "on"
 				}
-				fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), printable(c.Name), printable(c.State),
-					parent, c.Position, metrics, printable(c.Description))
+				fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, strings.Repeat("  ", depth[c.ID]), printable(c.Name), opKey(c),
+					printable(c.State), parent, c.Position, metrics, printable(c.Description))
 			}
 			return tw.Flush()
 		})
@@ -230,6 +245,7 @@ func (e Env) componentShow() *cobra.Command {
 		return cmd.answer(func(w io.Writer) error {
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 			fmt.Fprintf(tw, "component %d\t%s\n", got.ID, printable(got.Name))
+			fmt.Fprintf(tw, "key\t%s\n", opKey(*got))
 			fmt.Fprintf(tw, "description\t%s\n", opOrDash(printable(got.Description)))
 			fmt.Fprintf(tw, "state\t%s\n", printable(got.State))
 			fmt.Fprintf(tw, "place\t%s\n", printable(opPlacement(list, *got)))
@@ -242,10 +258,11 @@ func (e Env) componentShow() *cobra.Command {
 }
 
 func (e Env) componentEdit() *cobra.Command {
-	cmd := e.operator("edit C [--name N] [--description D] [--metrics=true|false]", "change a component's name, description or metrics")
+	cmd := e.operator("edit C [--name N] [--key K] [--description D] [--metrics=true|false]", "change a component's name, key, description or metrics")
 	var body statusd.AdminComponentRequest
 	var metrics opOptBool
 	cmd.fs.Func("name", "its new `name`", func(v string) error { body.Name = &v; return nil })
+	cmd.fs.Func("key", keyUsage+" (\"\": none)", func(v string) error { body.Key = statusd.Some(v); return nil })
 	cmd.fs.Func("description", "what it is, shown on the page, a `text` (\"\": none)", func(v string) error { body.Description = &v; return nil })
 	cmd.optBool(&metrics, "metrics", "publish uptime metrics for it (--metrics=false: stop)")
 	return cmd.run(func(ctx context.Context, args []string) error {
@@ -254,7 +271,7 @@ func (e Env) componentEdit() *cobra.Command {
 				body.MetricsEnabled = &metrics.v
 			}
 			if body == (statusd.AdminComponentRequest{}) {
-				return cmd.usageErr("say what to change with --name, --description or --metrics")
+				return cmd.usageErr("say what to change with --name, --key, --description or --metrics")
 			}
 			return nil
 		})
@@ -270,7 +287,7 @@ func (e Env) componentMove() *cobra.Command {
 	var parent string
 	var top bool
 	var position opOptInt
-	cmd.fs.StringVar(&parent, "parent", "", "the component to move it under, by `id or name`")
+	cmd.fs.StringVar(&parent, "parent", "", "the component to move it under, by `id, key or name`")
 	cmd.fs.BoolVar(&top, "top", false, "move it to the top level")
 	cmd.fs.Var(&position, "position", "new display position `N`, 1 first, counted over the whole page")
 	return cmd.run(func(ctx context.Context, args []string) error {

@@ -45,7 +45,7 @@ func (e Env) subscriberAdd() *cobra.Command {
 	var confirmed bool
 	cmd.fs.StringVar(&channel, "channel", "", "how it is told, its `channel`: email, webhook, slack, teams or discord")
 	cmd.fs.StringVar(&address, "address", "", "the email `address`, or the URL of the webhook or chat channel")
-	cmd.fs.Var(&comps, "component", "a component it follows, by `id or name` (repeat for several; default: the whole page)")
+	cmd.fs.Var(&comps, "component", "a component it follows, by `id, key or name` (repeat for several; default: the whole page)")
 	cmd.fs.BoolVar(&confirmed, "confirmed", false, "email: the address agreed already (a list moved from elsewhere): active at once, no confirmation email")
 	return cmd.run(func(ctx context.Context, args []string) error {
 		if _, err := cmd.connect(args); err != nil {
@@ -166,7 +166,7 @@ func (e Env) subscriberSet() *cobra.Command {
 	cmd := e.operator("set ID [--component C ... | --all-components] [--active]", "change a subscriber's components or make it active again")
 	var comps opStrings
 	var all, active bool
-	cmd.fs.Var(&comps, "component", "a component it follows, by `id or name` (repeat for several; replaces the list)")
+	cmd.fs.Var(&comps, "component", "a component it follows, by `id, key or name` (repeat for several; replaces the list)")
 	cmd.fs.BoolVar(&all, "all-components", false, "it follows the whole page")
 	cmd.fs.BoolVar(&active, "active", false, "send to it again: a quarantined subscriber, or a webhook or chat one its receiver unsubscribed (410)")
 	return cmd.run(func(ctx context.Context, args []string) error {

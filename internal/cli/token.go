@@ -20,13 +20,14 @@ func (e Env) tokenCommand() *cobra.Command {
 
 // token is statusd token create, list or revoke.
 func (e Env) token(sub string) *cobra.Command {
-	use := map[string]string{"create": "create --name NAME", "list": "list", "revoke": "revoke NAME"}[sub]
+	use := map[string]string{"create": "create --name NAME [--role ROLE]", "list": "list", "revoke": "revoke NAME"}[sub]
 	short := map[string]string{"create": "print a new admin API token", "list": "list the tokens", "revoke": "revoke a token"}[sub]
-	var db, name string
+	var db, name, role string
 	c := Command(use+" [--db DATABASE]", short)
 	WithEnv(c).String(&db, "db", "statusd.db", DBUsage)
 	if sub == "create" {
 		c.Flags().StringVar(&name, "name", "", "the token's `name`, shown in the audit log")
+		c.Flags().StringVar(&role, "role", string(statusd.Owner), "what a request with it may do, its `role`: owner, publisher (notices and their updates) or viewer (reads)")
 	}
 	c.RunE = func(c *cobra.Command, rest []string) error {
 		ctx := c.Context()
@@ -42,7 +43,7 @@ func (e Env) token(sub string) *cobra.Command {
 		var t statusd.Token
 		if sub == "create" {
 			var err error
-			if secret, t, err = statusd.NewNamedToken(name, time.Now()); err != nil {
+			if secret, t, err = statusd.NewNamedToken(name, statusd.Role(role), time.Now()); err != nil {
 				return UsageError(c, "--%s", statusd.ErrorMessage(err))
 			}
 		}
@@ -58,7 +59,7 @@ func (e Env) token(sub string) *cobra.Command {
 				return userError(err)
 			}
 			fmt.Fprintln(e.Stdout, secret)
-			fmt.Fprintf(e.Stderr, "created token %q in %s; it is shown only this once: keep it secret (statusd stores only its hash)\n", name, dbName(db))
+			fmt.Fprintf(e.Stderr, "created token %q in %s, acting as %s; it is shown only this once: keep it secret (statusd stores only its hash)\n", name, dbName(db), t.Role)
 			return nil
 		case "list":
 			list, err := tokens.List(ctx)
@@ -66,13 +67,13 @@ func (e Env) token(sub string) *cobra.Command {
 				return err
 			}
 			tw := tabwriter.NewWriter(e.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED")
+			fmt.Fprintln(tw, "NAME\tROLE\tCREATED\tLAST USED")
 			for _, t := range list {
 				used := "never"
 				if t.LastUsed != nil {
 					used = t.LastUsed.Format(time.RFC3339)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.Name), t.CreatedAt.Format(time.RFC3339), used)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printable(t.Name), t.Role, t.CreatedAt.Format(time.RFC3339), used)
 			}
 			return tw.Flush()
 		default: // revoke

@@ -36,6 +36,7 @@ func pathID(r *http.Request, what string) (int64, error) {
 type componentRow struct {
 	ID          int64
 	Name        string
+	Key         string
 	Description string
 	State       statusd.PageState
 	Depth       int
@@ -77,7 +78,7 @@ func componentRows(snap *snapshot.Snapshot) []componentRow {
 	var walk func(list []*snapshot.Component, depth int)
 	walk = func(list []*snapshot.Component, depth int) {
 		for i, c := range list {
-			row := componentRow{ID: c.ID, Name: c.Name, Description: c.Description, State: c.State, Depth: depth, Metrics: c.MetricsEnabled}
+			row := componentRow{ID: c.ID, Name: c.Name, Key: c.Key, Description: c.Description, State: c.State, Depth: depth, Metrics: c.MetricsEnabled}
 			if c.ParentID != nil {
 				row.ParentID = *c.ParentID
 			}
@@ -116,7 +117,8 @@ func (s *Server) componentsScreen(w http.ResponseWriter, r *http.Request, status
 	}
 	v.Title = v.This.Name
 	if v.Change.Values == nil {
-		v.Change.Values = url.Values{"name": {v.This.Name}, "description": {v.This.Description}, "parent_id": {idText(v.This.ParentID)}}
+		v.Change.Values = url.Values{"name": {v.This.Name}, "key": {v.This.Key}, "description": {v.This.Description},
+			"parent_id": {idText(v.This.ParentID)}}
 		if v.This.Metrics {
 			v.Change.Values.Set("metrics_enabled", "on")
 		}
@@ -147,10 +149,13 @@ func (s *Server) Component(w http.ResponseWriter, r *http.Request) error {
 	return s.componentsScreen(w, r, http.StatusOK, id, componentsView{})
 }
 
-// componentRequest is the request of a component's form: name,
-// description, metrics_enabled and parent_id ("" for the top).
+// componentRequest is the request of a component's form: name, key (""
+// for none), description, metrics_enabled and parent_id ("" for the top).
 func componentRequest(f *form) statusd.AdminComponentRequest {
 	body := statusd.AdminComponentRequest{Name: f.text("name"), Description: f.text("description"), MetricsEnabled: f.check("metrics_enabled")}
+	if key := f.text("key"); key != nil {
+		body.Key = statusd.Some(*key)
+	}
 	if v := f.Get("parent_id"); v != "" {
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 			body.ParentID = statusd.Some(id)
@@ -164,7 +169,7 @@ func componentRequest(f *form) statusd.AdminComponentRequest {
 }
 
 // componentKeys are the fields a component's form shows problems at.
-var componentKeys = []string{"name", "description", "parent_id", "position"}
+var componentKeys = []string{"name", "key", "description", "parent_id", "position"}
 
 // AddComponent adds a component (app.AddComponent).
 func (s *Server) AddComponent(w http.ResponseWriter, r *http.Request) error {
@@ -292,6 +297,7 @@ type tokensView struct {
 	base
 	Edit    bool
 	Tokens  []statusd.AdminToken
+	Roles   []statusd.Role
 	Form    form
 	Created *statusd.AdminToken
 }
@@ -301,7 +307,10 @@ func (s *Server) tokensScreen(w http.ResponseWriter, r *http.Request, status int
 	if err != nil {
 		return err
 	}
-	v.base, v.Edit, v.Tokens = s.newBase(r, "Tokens"), may(r, app.ActAddToken), list
+	v.base, v.Edit, v.Tokens, v.Roles = s.newBase(r, "Tokens"), may(r, app.ActAddToken), list, statusd.Roles
+	if v.Form.Values == nil {
+		v.Form.Values = url.Values{"role": {string(statusd.Owner)}}
+	}
 	return s.render(w, status, "tokens", v)
 }
 
@@ -315,8 +324,8 @@ func (s *Server) Tokens(w http.ResponseWriter, r *http.Request) error {
 // (app.AddToken).
 func (s *Server) CreateToken(w http.ResponseWriter, r *http.Request) error {
 	var t statusd.AdminToken
-	return submit(w, r, []string{"name"}, func(f *form) (err error) {
-		t, err = s.app.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name")})
+	return submit(w, r, []string{"name", "role"}, func(f *form) (err error) {
+		t, err = s.app.AddToken(r.Context(), actor(r), statusd.AdminTokenRequest{Name: f.text("name"), Role: f.text("role")})
 		return err
 	}, func(status int, f *form) error {
 		return s.tokensScreen(w, r, status, tokensView{Form: *f})

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/openapi"
 )
 
@@ -80,9 +81,9 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "GET", "/page", "", 200)
 	call(tok, "PATCH", "/page", `{"name": "Acme Status", "state_texts": {"degraded": ""}}`, 200)
 	call(tok, "GET", "/components", "", 200)
-	c := call(tok, "POST", "/components", `{"name": "Queue", "description": "Jobs", "parent_id": null, "position": 1, "metrics_enabled": true}`, 201)
+	c := call(tok, "POST", "/components", `{"name": "Queue", "key": "queue", "description": "Jobs", "parent_id": null, "position": 1, "metrics_enabled": true}`, 201)
 	call(tok, "GET", "/components/"+c, "", 200)
-	call(tok, "PATCH", "/components/"+c, `{"parent_id": 20, "position": 2}`, 200)
+	call(tok, "PATCH", "/components/"+c, `{"parent_id": 20, "position": 2, "key": null}`, 200)
 	call(tok, "GET", "/notices?page=2", "", 200)
 	n := call(tok, "POST", "/notices", `{"type": "unplanned", "subject": "Queue slow", "content": "Looking.", "component_ids": [`+c+`], "tag_list": ["q"], "impact_seconds": 60, "notify": false}`, 201)
 	call(tok, "GET", "/notices/"+n, "", 200)
@@ -106,7 +107,7 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "GET", "/users", "", 200)
 	call(tok, "POST", "/users/"+u+"/reset", "", 200)
 	call(tok, "DELETE", "/users/"+u, "", 204)
-	call(tok, "POST", "/tokens", `{"name": "ci"}`, 201)
+	call(tok, "POST", "/tokens", `{"name": "ci", "role": "publisher"}`, 201)
 	call(tok, "GET", "/tokens", "", 200)
 	call(tok, "DELETE", "/tokens/ci", "", 204)
 	call(tok, "GET", "/audit?page=1", "", 200)
@@ -114,6 +115,8 @@ func TestAdminOpenAPI(t *testing.T) {
 	// Refusals, each in the document's error shape.
 	call(tok, "POST", "/notices", `{"type": "unplanned", "subject": 5, "content": true, "colour": "red"}`, 422)
 	call(tok, "GET", "/notices/99999", "", 404)
+	call(tok, "POST", "/components", `{"name": "Cache", "key": "Cache!"}`, 422)
+	call(newRoleToken(t, srv.DB, "bot", statusd.Viewer), "POST", "/tokens", `{"name": "more"}`, 403)
 	call("sd_wrong", "GET", "/page", "", 401)
 
 	for path, item := range doc.Paths.Map() {

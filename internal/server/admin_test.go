@@ -230,13 +230,13 @@ func TestAdminComponents(t *testing.T) {
 		return got
 	}
 
-	testserver.Step(t, "the admin list is the public fields plus metrics_enabled, exactly", func(t *testing.T) {
+	testserver.Step(t, "the admin list is the public fields plus key and metrics_enabled, exactly", func(t *testing.T) {
 		list := srv.In(t).AdminOK(http.MethodGet, "/components", tok, "", 200)
 		comps := testserver.At(t, list, "components").([]any)
 		checkSummaries(t, "a", comps)
 		wantList := c.want(admRow{20, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})["components"].([]testserver.Obj)
 		for _, o := range wantList {
-			o["metrics_enabled"] = c.metrics[o["id"].(int64)]
+			o["metrics_enabled"], o["key"] = c.metrics[o["id"].(int64)], nil // the fixture's components have no key
 		}
 		testserver.AssertJSON(t, "GET /components", list, testserver.Obj{"components": wantList})
 		one, err := adm.Component(ctx, 12)
@@ -249,7 +249,7 @@ func TestAdminComponents(t *testing.T) {
 		got, stamp := create(t, statusd.AdminComponentRequest{Name: testserver.Ptr("CDN"), Description: testserver.Ptr("Edge network"), Position: testserver.Ptr(2)})
 		c.state[32], c.name[32], c.desc[32], c.stamps[32] = "operational", "CDN", "Edge network", stamp+" "+stamp
 		want := c.want(admRow{20, nil, 0}, admRow{32, nil, 0})["components"].([]testserver.Obj)[1]
-		want["metrics_enabled"] = false
+		want["metrics_enabled"], want["key"] = false, nil
 		testserver.AssertJSON(t, "POST /components", got, want)
 		c.check(t, srv, "after create at 2",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 1}, admRow{31, 30, 0})
@@ -280,6 +280,47 @@ func TestAdminComponents(t *testing.T) {
 		edit(t, 20, statusd.AdminComponentRequest{MetricsEnabled: testserver.Ptr(false)}, time.Now())
 		c.check(t, srv, "after metrics off",
 			admRow{20, nil, 0}, admRow{32, nil, 0}, admRow{10, nil, 2}, admRow{12, 10, 0}, admRow{11, 10, 0}, admRow{30, nil, 2}, admRow{31, 30, 0}, admRow{33, 30, 0})
+	})
+
+	testserver.Step(t, "keys: set, kept, refused when taken or malformed, cleared by null and by \"\"; never public", func(t *testing.T) {
+		srv := srv.In(t)
+		rows := []admRow{{20, nil, 0}, {32, nil, 0}, {10, nil, 2}, {12, 10, 0}, {11, 10, 0}, {30, nil, 2}, {31, 30, 0}, {33, 30, 0}}
+		key := func(what string, got *statusd.AdminComponent, want string) {
+			t.Helper()
+			// No key is null, never "".
+			if (got.Key == nil) != (want == "") || got.Key != nil && *got.Key != want {
+				t.Errorf("%s: key %v, want %q (\"\": null)", what, got.Key, want)
+			}
+		}
+		key("PATCH 32 key cdn", edit(t, 32, statusd.AdminComponentRequest{Key: statusd.Some("cdn")}, time.Now()), "cdn")
+		// The public list is as before: check compares it exactly, and it
+		// has no key.
+		c.check(t, srv, "after a key", rows...)
+		got, err := adm.Component(ctx, 32)
+		testserver.NoErr(t, "GET /components/32", err)
+		key("GET /components/32", got, "cdn")
+		srv.Refuse(tok, http.MethodPatch, "/components/20", `{"key": "cdn"}`, 422, "invalid_field", `key: "cdn" is the key of component 32`)
+		srv.Refuse(tok, http.MethodPost, "/components", `{"name": "X", "key": "cdn"}`, 422, "invalid_field", `key: "cdn" is the key of component 32`)
+		// Upper case, a leading '-', digits only (an id), a '.', 65
+		// characters; a number is not a string.
+		for _, bad := range []string{"CDN", "-cdn", "123", "a.b", strings.Repeat("k", 65)} {
+			srv.Refuse(tok, http.MethodPatch, "/components/20", `{"key": "`+bad+`"}`, 422, "invalid_field", `key: "`+bad+`" is not a key`)
+		}
+		srv.Refuse(tok, http.MethodPatch, "/components/20", `{"key": 7}`, 422, "invalid_field", "key")
+		// Several problems are named at once.
+		srv.Refuse(tok, http.MethodPatch, "/components/20", `{"key": "cdn", "position": 99}`, 422, "invalid_field", "key: ", "position: ")
+		srv.Refuse(tok, http.MethodPost, "/components", `{"key": "Cdn"}`, 422, "invalid_field", "name: is required", `key: "Cdn" is not a key`)
+		// 64 characters, digits first and '-' and '_' inside are a key;
+		// a component keeps its own key through another change.
+		long := "9" + strings.Repeat("a-_", 21)
+		key("PATCH 20 a 64-character key", edit(t, 20, statusd.AdminComponentRequest{Key: statusd.Some(long)}, time.Now()), long)
+		c.name[32] = "CDN"
+		key("PATCH 32 its own key and a name", edit(t, 32, statusd.AdminComponentRequest{Name: testserver.Ptr("CDN"), Key: statusd.Some("cdn")}, time.Now()), "cdn")
+		key("PATCH 32 key null", edit(t, 32, statusd.AdminComponentRequest{Key: statusd.Null[string]()}, time.Now()), "")
+		key("PATCH 20 key \"\"", edit(t, 20, statusd.AdminComponentRequest{Key: statusd.Some("")}, time.Now()), "")
+		// Once cleared, a key is free: 20 takes cdn.
+		key("PATCH 20 key cdn", edit(t, 20, statusd.AdminComponentRequest{Key: statusd.Some("cdn")}, time.Now()), "cdn")
+		c.check(t, srv, "after the keys", rows...)
 	})
 
 	testserver.Step(t, "a move under a parent, and back to the top", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
@@ -15,7 +16,8 @@ import (
 // bearer is the one bearer-token middleware, of the admin API and of
 // /metrics: a request gets through only with "Authorization: Bearer
 // <token>" naming a valid admin token (statusd token create), and carries
-// the token's name as its actor, an owner (statusd.WithActor). A missing
+// the token's name as its actor, in the token's role (statusd.WithActor):
+// the actions refuse what the role may not do. A missing
 // and a wrong token get the same answer, 401 with a JSON error; a client
 // that keeps failing gets 429
 // for a while (ten failures, then one a second), while a valid token
@@ -31,11 +33,11 @@ type bearer struct {
 	s        *assembly
 	failures *ratelimit.Limiter // failed authentications per client
 	mu       sync.Mutex
-	known    map[[sha256.Size]byte]string // the names of tokens found valid before, by hash
+	known    map[[sha256.Size]byte]statusd.Actor // the actors of tokens found valid before, by hash
 }
 
 func newBearer(tokens statusd.TokenStore, s *assembly) *bearer {
-	return &bearer{tokens: tokens, s: s, failures: ratelimit.New(1, 10), known: map[[sha256.Size]byte]string{}}
+	return &bearer{tokens: tokens, s: s, failures: ratelimit.New(1, 10), known: map[[sha256.Size]byte]statusd.Actor{}}
 }
 
 // require lets a request with a valid token through to next; realm names
@@ -43,12 +45,12 @@ func newBearer(tokens statusd.TokenStore, s *assembly) *bearer {
 func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
-		name, err := b.authenticate(r)
+		actor, err := b.authenticate(r)
 		switch {
 		case err != nil:
 			return err
-		case name != "":
-			return next(w, r.WithContext(statusd.WithActor(r.Context(), statusd.Actor{Name: name, Role: statusd.Owner, Kind: statusd.ByToken})))
+		case actor.Name != "":
+			return next(w, r.WithContext(statusd.WithActor(r.Context(), actor)))
 		}
 		if res := b.failures.Allow(ratelimit.ClientAddr(r, b.s.cfg.TrustedProxies), b.s.now()); !res.OK {
 			return route.Retry(statusd.Errorf(statusd.ERateLimited, "too many failed authentications; retry in %d second(s)", res.Retry), res.Retry)
@@ -58,13 +60,14 @@ func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 	}
 }
 
-// authenticate returns the name of r's token, "" when it has none or one
-// that is not valid, or the store's error.
-func (b *bearer) authenticate(r *http.Request) (string, error) {
+// authenticate returns the actor of r's token, its name and role, the
+// zero Actor when it has none or one that is not valid, or the store's
+// error.
+func (b *bearer) authenticate(r *http.Request) (statusd.Actor, error) {
 	scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	secret = strings.TrimSpace(secret)
 	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
-		return "", nil
+		return statusd.Actor{}, nil
 	}
 	sum := sha256.Sum256([]byte(secret))
 	tok, err := b.tokens.Lookup(r.Context(), sum[:], b.s.now())
@@ -72,14 +75,15 @@ func (b *bearer) authenticate(r *http.Request) (string, error) {
 	defer b.mu.Unlock()
 	switch {
 	case err != nil:
-		if name, ok := b.known[sum]; ok {
-			return name, nil
+		if actor, ok := b.known[sum]; ok {
+			return actor, nil
 		}
-		return "", err
+		return statusd.Actor{}, err
 	case tok == nil || subtle.ConstantTimeCompare(tok.Hash, sum[:]) != 1:
 		delete(b.known, sum) // revoked
-		return "", nil
+		return statusd.Actor{}, nil
 	}
-	b.known[sum] = tok.Name
-	return tok.Name, nil
+	actor := statusd.Actor{Name: tok.Name, Role: cmp.Or(tok.Role, statusd.Owner), Kind: statusd.ByToken}
+	b.known[sum] = actor
+	return actor, nil
 }

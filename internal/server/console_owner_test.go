@@ -105,6 +105,33 @@ func TestConsoleOwnerScreens(t *testing.T) {
 		wantOrder(t, srv, "Database EU", "API", "API EU", "Website")
 	})
 
+	testserver.Step(t, "the component form sets a key, shows it, refuses a bad one at its field, and clears it", func(t *testing.T) {
+		edit := func(key string) screen {
+			return owner.do("POST", comps+"/4", url.Values{"name": {"Database EU"}, "key": {key}, "description": {""}, "parent_id": {""}})
+		}
+		key := func(want string) {
+			t.Helper()
+			got, err := adm.Component(ctx, 4)
+			testserver.NoErr(t, "GET /components/4", err)
+			if have := got.Key; (have == nil) != (want == "") || have != nil && *have != want {
+				t.Errorf("component 4's key %v, want %q (\"\": none)", have, want)
+			}
+		}
+		edit("db-eu").want(t, "a key", 303, comps+"?done=component-changed&component=4")
+		key("db-eu")
+		if p := owner.do("GET", comps+"/4", nil); !strings.Contains(p.body, `<input id="key" name="key" value="db-eu"`) {
+			t.Errorf("the form does not show the key:\n%s", p.body)
+		}
+		p := owner.do("POST", comps, url.Values{"name": {"Cache"}, "key": {"DB EU"}})
+		p.want(t, "a malformed key", 422, "")
+		if !strings.Contains(p.body, "is not a key") || !strings.Contains(p.body, `value="DB EU"`) || !strings.Contains(p.body, `id="key-problem"`) {
+			t.Errorf("a malformed key, at its field:\n%s", p.body)
+		}
+		edit("").want(t, "no key", 303, comps+"?done=component-changed&component=4")
+		key("")
+		wantOrder(t, srv, "Database EU", "API", "API EU", "Website")
+	})
+
 	testserver.Step(t, "delete asks for confirmation and offers the API's recursive choice", func(t *testing.T) {
 		p := owner.do("POST", comps+"/4/delete", url.Values{})
 		p.want(t, "delete unconfirmed", 422, "")
@@ -149,6 +176,23 @@ func TestConsoleOwnerScreens(t *testing.T) {
 			t.Error("the list shows the secret again")
 		}
 		owner.do("POST", "/manage/tokens/deploy/revoke", nil).want(t, "revoke", 303, "/manage/tokens")
+		// The form's role: a publisher token, listed as one, refused what
+		// only an owner may do; a role that is not one, at its field.
+		p = owner.do("POST", "/manage/tokens", url.Values{"name": {"bot"}, "role": {"publisher"}})
+		p.want(t, "create bot, a publisher", 201, "")
+		bot := regexp.MustCompile(`sdt_[A-Za-z0-9_-]{43}`).FindString(p.body)
+		if _, err := srv.Admin(bot).CreateToken(ctx, "more"); !isStatus(err, http.StatusForbidden) {
+			t.Errorf("the publisher token creating a token: %v, want 403", err)
+		}
+		if p := owner.do("GET", "/manage/tokens", nil); !strings.Contains(p.body, "<tr><td>bot</td><td>publisher</td>") {
+			t.Errorf("the list does not show bot's role:\n%s", p.body)
+		}
+		p = owner.do("POST", "/manage/tokens", url.Values{"name": {"root"}, "role": {"root"}})
+		p.want(t, "a role that is not one", 422, "")
+		if !strings.Contains(p.body, `id="role-problem"`) || !strings.Contains(p.body, "is not a role") {
+			t.Errorf("a bad role, at its field:\n%s", p.body)
+		}
+		owner.do("POST", "/manage/tokens/bot/revoke", nil).want(t, "revoke bot", 303, "/manage/tokens")
 		// A name with a slash, a question mark and a hash is one segment
 		// of its revoke form's path.
 		owner.do("POST", "/manage/tokens", url.Values{"name": {"ci/bot?#1"}}).want(t, "create ci/bot?#1", 201, "")

@@ -182,7 +182,14 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 // statusd token create does, and returns the secret.
 func newToken(t *testing.T, db, name string) string {
 	t.Helper()
-	secret, tok, err := statusd.NewNamedToken(name, time.Now())
+	return newRoleToken(t, db, name, statusd.Owner)
+}
+
+// newRoleToken is newToken of a token that acts as role, as statusd token
+// create --role does.
+func newRoleToken(t *testing.T, db, name string, role statusd.Role) string {
+	t.Helper()
+	secret, tok, err := statusd.NewNamedToken(name, role, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -110,3 +110,37 @@ func TestNoticeStateMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestComponentKeyAndTokenRoleMigration: components stored before
+// migration 14 have no key, and tokens act as owners, as every token did;
+// after it, keys are unique but any number of components has none.
+func TestComponentKeyAndTokenRoleMigration(t *testing.T) {
+	// The database as migration 13 left it: two components, a token.
+	migrateAgain(t, []string{
+		`DROP INDEX components_key`,
+		`ALTER TABLE components DROP COLUMN key`,
+		`ALTER TABLE tokens DROP COLUMN role`,
+		`DELETE FROM schema_migrations WHERE version = 14`,
+		`INSERT INTO page (id, name, url, created_at, updated_at) VALUES (1, 'Acme', 'https://status.acme.test', 0, 0)`,
+		`INSERT INTO components (id, position, name, created_at, updated_at) VALUES (1, 1, 'API', 0, 0), (2, 2, 'DB', 0, 0)`,
+		`INSERT INTO tokens (name, hash, created_at) VALUES ('ci', 'h', 0)`,
+	}, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		doc, _, err := s.Load(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Components) != 2 || doc.Components[0].Key != "" || doc.Components[1].Key != "" {
+			t.Errorf("components %+v, want 1 and 2 without keys", doc.Components)
+		}
+		if list, err := s.Tokens().List(ctx); err != nil || len(list) != 1 || list[0].Role != statusd.Owner {
+			t.Errorf("tokens %+v, %v; want ci, an owner", list, err)
+		}
+		if _, err := s.wdb.ExecContext(ctx, `UPDATE components SET key = 'api' WHERE id = 1`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.wdb.ExecContext(ctx, `UPDATE components SET key = 'api' WHERE id = 2`); err == nil {
+			t.Error("two components got the key api")
+		}
+	})
+}

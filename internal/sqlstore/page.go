@@ -59,7 +59,7 @@ func loadPage(t tx) (*statusd.Page, error) {
 }
 
 func loadComponents(t tx) ([]statusd.Component, error) {
-	rows, err := t.query(`SELECT id, parent_id, position, name, description, metrics_enabled,
+	rows, err := t.query(`SELECT id, parent_id, position, name, key, description, metrics_enabled,
 		created_at, updated_at FROM components ORDER BY position, id`)
 	if err != nil {
 		return nil, err
@@ -69,12 +69,13 @@ func loadComponents(t tx) ([]statusd.Component, error) {
 	for rows.Next() {
 		var c statusd.Component
 		var parent sql.NullInt64
+		var key sql.NullString
 		var created, updated int64
-		if err := rows.Scan(&c.ID, &parent, &c.Position, &c.Name, &c.Description, &c.MetricsEnabled,
+		if err := rows.Scan(&c.ID, &parent, &c.Position, &c.Name, &key, &c.Description, &c.MetricsEnabled,
 			&created, &updated); err != nil {
 			return nil, err
 		}
-		c.ParentID = nullInt(parent)
+		c.ParentID, c.Key = nullInt(parent), key.String
 		c.CreatedAt, c.UpdatedAt = fromMS(created), fromMS(updated)
 		out = append(out, c)
 	}
@@ -365,12 +366,13 @@ func putPage(t tx, p *statusd.Page) error {
 }
 
 func putComponent(t tx, c *statusd.Component) error {
-	_, err := t.exec(`INSERT INTO components (id, parent_id, position, name, description,
-		metrics_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := t.exec(`INSERT INTO components (id, parent_id, position, name, key, description,
+		metrics_enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id, position = excluded.position,
-		name = excluded.name, description = excluded.description, metrics_enabled = excluded.metrics_enabled,
-		created_at = excluded.created_at, updated_at = excluded.updated_at`,
-		c.ID, c.ParentID, c.Position, c.Name, c.Description, c.MetricsEnabled, ms(c.CreatedAt), ms(c.UpdatedAt))
+		name = excluded.name, key = excluded.key, description = excluded.description,
+		metrics_enabled = excluded.metrics_enabled, created_at = excluded.created_at, updated_at = excluded.updated_at`,
+		c.ID, c.ParentID, c.Position, c.Name, sql.NullString{String: c.Key, Valid: c.Key != ""}, c.Description,
+		c.MetricsEnabled, ms(c.CreatedAt), ms(c.UpdatedAt))
 	return err
 }
 

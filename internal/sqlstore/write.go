@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -370,7 +371,8 @@ func (ts tokenStore) Create(ctx context.Context, t statusd.Token, e *statusd.Aud
 		if n > 0 {
 			return statusd.Errorf(statusd.EConflict, "a token named %q exists; revoke it first or choose another name", t.Name)
 		}
-		if _, err := x.exec(`INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)`, t.Name, t.Hash, ms(t.CreatedAt)); err != nil {
+		if _, err := x.exec(`INSERT INTO tokens (name, hash, role, created_at) VALUES (?, ?, ?, ?)`,
+			t.Name, t.Hash, cmp.Or(t.Role, statusd.Owner), ms(t.CreatedAt)); err != nil {
 			return err
 		}
 		return auditIf(x, e)
@@ -378,7 +380,7 @@ func (ts tokenStore) Create(ctx context.Context, t statusd.Token, e *statusd.Aud
 }
 
 func (ts tokenStore) List(ctx context.Context) ([]statusd.Token, error) {
-	rows, err := ts.s.db.QueryContext(ctx, `SELECT name, hash, created_at, last_used FROM tokens ORDER BY name`)
+	rows, err := ts.s.db.QueryContext(ctx, `SELECT name, hash, role, created_at, last_used FROM tokens ORDER BY name`)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +390,7 @@ func (ts tokenStore) List(ctx context.Context) ([]statusd.Token, error) {
 		var t statusd.Token
 		var created int64
 		var used sql.NullInt64
-		if err := rows.Scan(&t.Name, &t.Hash, &created, &used); err != nil {
+		if err := rows.Scan(&t.Name, &t.Hash, &t.Role, &created, &used); err != nil {
 			return nil, err
 		}
 		t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
@@ -414,8 +416,8 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 	var t statusd.Token
 	var created int64
 	var used sql.NullInt64
-	err := ts.s.db.QueryRowContext(ctx, ts.s.d.rebind(`SELECT name, hash, created_at, last_used FROM tokens WHERE hash = ?`), hash).
-		Scan(&t.Name, &t.Hash, &created, &used)
+	err := ts.s.db.QueryRowContext(ctx, ts.s.d.rebind(`SELECT name, hash, role, created_at, last_used FROM tokens WHERE hash = ?`), hash).
+		Scan(&t.Name, &t.Hash, &t.Role, &created, &used)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

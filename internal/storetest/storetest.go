@@ -54,7 +54,7 @@ func Sample() *statusd.Document {
 		Page: statusd.Page{Name: "Acme", URL: "https://status.acme.test",
 			StateTexts: statusd.StateTexts{Degraded: "Trouble"}, CreatedAt: at(0), UpdatedAt: at(1)},
 		Components: []statusd.Component{
-			{ID: 7, Position: 1, Name: "API", Description: "REST", MetricsEnabled: true, CreatedAt: at(0), UpdatedAt: at(2)},
+			{ID: 7, Position: 1, Name: "API", Key: "api", Description: "REST", MetricsEnabled: true, CreatedAt: at(0), UpdatedAt: at(2)},
 			{ID: 3, ParentID: ptr(int64(7)), Position: 2, Name: "API EU", CreatedAt: at(0), UpdatedAt: at(0)},
 		},
 		Notices: []statusd.Notice{
@@ -208,7 +208,13 @@ func testWrite(t *testing.T, s statusd.Store) {
 		if err != nil || next != 8 {
 			t.Errorf("NextID(components) = %d, %v; want 8", next, err)
 		}
-		c := statusd.Component{ID: next, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}
+		// 7's key moves to the new component, in one write.
+		api := comps[0]
+		api.Key = ""
+		if err := tx.PutComponent(&api); err != nil {
+			return err
+		}
+		c := statusd.Component{ID: next, Position: 3, Name: "New", Key: "api", CreatedAt: t0, UpdatedAt: t0}
 		if err := tx.PutComponent(&c); err != nil {
 			return err
 		}
@@ -252,8 +258,9 @@ func testWrite(t *testing.T, s statusd.Store) {
 	}
 	want.Page.Name = "Renamed"
 	// Component 3 is gone, and with it the notice's link to it.
+	want.Components[0].Key = ""
 	want.Components = []statusd.Component{want.Components[0],
-		{ID: 8, Position: 3, Name: "New", CreatedAt: t0, UpdatedAt: t0}}
+		{ID: 8, Position: 3, Name: "New", Key: "api", CreatedAt: t0, UpdatedAt: t0}}
 	want.Notices[0].ComponentIDs = []int64{7}
 	want.Notices[0].Updates = append(want.Notices[0].Updates, statusd.Update{ID: 11, State: statusd.Resolved,
 		Content: "More.", CreatedAt: t0.Add(time.Hour), UpdatedAt: t0.Add(time.Hour)})
@@ -310,8 +317,22 @@ func testTokens(t *testing.T, s statusd.Store) {
 		t.Errorf("second token named ops: %v, want a conflict", err)
 	}
 	tok, err := ts.Lookup(ctx, hash, t0.Add(time.Hour))
-	if err != nil || tok == nil || tok.Name != "ops" {
-		t.Fatalf("Lookup = %+v, %v", tok, err)
+	if err != nil || tok == nil || tok.Name != "ops" || tok.Role != statusd.Owner {
+		t.Fatalf("Lookup = %+v, %v; want ops, an owner (made without a role)", tok, err)
+	}
+	// A token keeps its role; List and Lookup give it.
+	bot := []byte("fedcba9876543210fedcba9876543210")
+	if err := ts.Create(ctx, statusd.Token{Name: "bot", Hash: bot, Role: statusd.Publisher, CreatedAt: t0}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := ts.Lookup(ctx, bot, t0); err != nil || tok == nil || tok.Role != statusd.Publisher {
+		t.Errorf("Lookup of bot = %+v, %v; want a publisher", tok, err)
+	}
+	if list, err := ts.List(ctx); err != nil || len(list) != 2 || list[0].Name != "bot" || list[0].Role != statusd.Publisher || list[1].Role != statusd.Owner {
+		t.Errorf("List = %+v, %v; want bot (publisher), ops (owner)", list, err)
+	}
+	if err := ts.Revoke(ctx, "bot", nil); err != nil {
+		t.Fatal(err)
 	}
 	if tok, err := ts.Lookup(ctx, []byte("nope"), t0); err != nil || tok != nil {
 		t.Errorf("Lookup of an unknown hash = %+v, %v; want nil, nil", tok, err)

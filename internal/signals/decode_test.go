@@ -21,14 +21,6 @@ func readTestdata(t testing.TB, name string) []byte {
 	return b
 }
 
-func utcTime(s string) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		panic(err)
-	}
-	return t.UTC()
-}
-
 // The expected batches are worked out by hand from the files in testdata
 // (their README says where each comes from).
 func TestDecodePayloads(t *testing.T) {

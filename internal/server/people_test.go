@@ -247,6 +247,9 @@ func TestSubscriptionLinksBadBytesPostgres(t *testing.T) {
 // --confirmations-per-hour (500 by default) emails an hour: requests past
 // it see the same page, store and send nothing, and are logged.
 func TestSubscribeCountersHold(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20,020 requests: a long scenario, run without -short")
+	}
 	s := startSubscriptions(t, options{trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	from := func(i int) []string {
 		return []string{"X-Forwarded-For", fmt.Sprintf("2001:db8:%x:%x::1", i>>16, i&0xffff)}

@@ -220,12 +220,7 @@ func Worse(a, b PageState) PageState {
 // maintenance. A component's state is the worst over itself and its
 // descendants. Components missing from the returned map are operational.
 func DeriveStates(components []Component, notices iter.Seq2[StateNotice, []int64]) (PageState, map[int64]PageState) {
-	parents := make(map[int64]int64, len(components))
-	for _, c := range components {
-		if c.ParentID != nil {
-			parents[c.ID] = *c.ParentID
-		}
-	}
+	parents := parentsOf(components)
 	page := PageOperational
 	states := make(map[int64]PageState)
 	for n, ids := range notices {
@@ -240,11 +235,13 @@ func DeriveStates(components []Component, notices iter.Seq2[StateNotice, []int64
 		}
 		page = Worse(page, s)
 		for _, id := range ids {
-			// Up the tree, until a component already as bad, whose
-			// ancestors then are too.
-			for id, ok := id, true; ok && severity(states[id]) < severity(s); id, ok = parents[id] {
+			upTree(parents, id, func(id int64) bool {
+				if severity(states[id]) >= severity(s) {
+					return false
+				}
 				states[id] = s
-			}
+				return true
+			})
 		}
 	}
 	return page, states
@@ -258,27 +255,44 @@ func DeriveStates(components []Component, notices iter.Seq2[StateNotice, []int64
 // components it lists; components missing from the map are degraded by
 // none.
 func DeriveSeverities(components []Component, incidents iter.Seq2[Severity, []int64]) map[int64]Severity {
+	parents := parentsOf(components)
+	worst := make(map[int64]Severity)
+	for sev, ids := range incidents {
+		sev = sev.Level()
+		for _, id := range ids {
+			upTree(parents, id, func(id int64) bool {
+				if w, seen := worst[id]; seen && w.Rank() >= sev.Rank() {
+					return false
+				}
+				worst[id] = sev
+				return true
+			})
+		}
+	}
+	return worst
+}
+
+// parentsOf maps each component that has a parent to its parent's id.
+func parentsOf(components []Component) map[int64]int64 {
 	parents := make(map[int64]int64, len(components))
 	for _, c := range components {
 		if c.ParentID != nil {
 			parents[c.ID] = *c.ParentID
 		}
 	}
-	worst := make(map[int64]Severity)
-	for sev, ids := range incidents {
-		sev = sev.Level()
-		for _, id := range ids {
-			// Up the tree, until a component already as bad, whose
-			// ancestors then are too.
-			for id, ok := id, true; ok; id, ok = parents[id] {
-				if w, seen := worst[id]; seen && w.Rank() >= sev.Rank() {
-					break
-				}
-				worst[id] = sev
-			}
+	return parents
+}
+
+// upTree calls raise on id, then on its ancestors, until raise says that
+// a component was already as bad (whose ancestors then are too).
+func upTree(parents map[int64]int64, id int64, raise func(id int64) bool) {
+	for raise(id) {
+		parent, ok := parents[id]
+		if !ok {
+			return
 		}
+		id = parent
 	}
-	return worst
 }
 
 // AutomationDue returns the state an automated planned notice must move to

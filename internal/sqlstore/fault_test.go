@@ -1,10 +1,15 @@
 package sqlstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/statusd/statusd"
@@ -41,5 +46,55 @@ func TestClassifyPostgres(t *testing.T) {
 			!errors.Is(got, tc.err)):
 			t.Errorf("wrapFault(%v) = %v, want 503 %q wrapping the error", tc.err, got, tc.want.Message)
 		}
+	}
+}
+
+// TestReadsKeepTheFile replaces the SQLite file under an open store (as a
+// restore script might): writes are refused, and reads go on seeing the
+// file the store opened, even when each read needs a new connection,
+// which would open the other file.
+func TestReadsKeepTheFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "statusd.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hash := []byte("the token's hash")
+	if err := s.Tokens().Create(ctx, statusd.Token{Name: "ops", Hash: hash, CreatedAt: time.Now()}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// What the store wrote is in the file, not only in its WAL, which a
+	// new connection would read on top of the other file.
+	if _, err := s.wdb.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(ctx, filepath.Join(dir, "other.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	if err := os.Rename(filepath.Join(dir, "other.db"), path); err != nil {
+		t.Fatal(err)
+	}
+	s.db.SetMaxIdleConns(0) // every read of the pool opens the path anew
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			tok, err := s.Tokens().Lookup(ctx, hash, time.Now())
+			if err != nil || tok == nil || tok.Name != "ops" {
+				t.Errorf("Lookup after the file was replaced: %v, %v; want the token ops", tok, err)
+			}
+		})
+	}
+	wg.Wait()
+	if toks, err := s.Tokens().List(ctx); err != nil || len(toks) != 1 {
+		t.Errorf("List after the file was replaced: %v, %v; want one token", toks, err)
+	}
+	err = s.Tokens().Create(ctx, statusd.Token{Name: "later", Hash: []byte("another"), CreatedAt: time.Now()}, nil)
+	if statusd.ErrorCode(err) != statusd.EUnavailable {
+		t.Errorf("a write after the file was replaced: %v, want unavailable", err)
 	}
 }

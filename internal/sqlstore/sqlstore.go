@@ -154,10 +154,15 @@ type Store struct {
 	path     string
 	file     os.FileInfo
 	replaced *statusd.Error
-	log      *slog.Logger
-	mu       sync.Mutex
-	fault    *statusd.Error // why the last write failed; nil when it worked
-	uses     usage
+	// A reader connection taken at open, which holds the file opened then:
+	// once another file took the path (or none), reads go through it,
+	// one at a time, since a new connection would open what is there now.
+	pin   *sql.Conn
+	pinMu sync.Mutex
+	log   *slog.Logger
+	mu    sync.Mutex
+	fault *statusd.Error // why the last write failed; nil when it worked
+	uses  usage
 }
 
 var _ statusd.Store = (*Store)(nil)
@@ -186,6 +191,10 @@ func Open(ctx context.Context, target string) (*Store, error) {
 			return nil, err
 		}
 		s.path = target
+		if s.pin, err = s.db.Conn(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 		s.replaced = statusd.Errorf(statusd.EUnavailable, "the database file %s was removed or replaced while statusd ran: "+
 			"writes are refused, as they would be lost; put the file back (from a backup, or the copy statusd still holds open) and restart statusd", target)
 	}
@@ -237,6 +246,9 @@ func Redact(target string) string {
 // database.
 func (s *Store) Close() error {
 	s.flushUses()
+	if s.pin != nil {
+		s.pin.Close()
+	}
 	if s.wdb == s.db {
 		return s.db.Close()
 	}
@@ -391,7 +403,7 @@ func (s *Store) writeTx(ctx context.Context, lock string, proves bool, fn func(t
 }
 
 // read runs fn in a read-only transaction, so that it sees one consistent
-// state.
+// state: every read of the store goes through it.
 func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 	opts := &sql.TxOptions{ReadOnly: true}
 	if s.d == postgresDialect {
@@ -399,7 +411,13 @@ func (s *Store) read(ctx context.Context, fn func(tx) error) error {
 		// in SQLite: PostgreSQL's default gives each its own.
 		opts.Isolation = sql.LevelRepeatableRead
 	}
-	sqlTx, err := s.db.BeginTx(ctx, opts)
+	begin := s.db.BeginTx
+	if s.checkFile() != nil {
+		s.pinMu.Lock()
+		defer s.pinMu.Unlock()
+		begin = s.pin.BeginTx
+	}
+	sqlTx, err := begin(ctx, opts)
 	if err != nil {
 		return unavailable(err)
 	}
@@ -475,7 +493,9 @@ func paged[T any](s *Store, ctx context.Context, q listQuery, page, perPage int,
 // Version returns the number of writes made to the store.
 func (s *Store) Version(ctx context.Context) (int64, error) {
 	var v int64
-	err := s.db.QueryRowContext(ctx, `SELECT version FROM store_version WHERE id = 1`).Scan(&v)
+	err := s.read(ctx, func(t tx) error {
+		return t.row(`SELECT version FROM store_version WHERE id = 1`).Scan(&v)
+	})
 	return v, err
 }
 

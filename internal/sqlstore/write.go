@@ -380,23 +380,26 @@ func (ts tokenStore) Create(ctx context.Context, t statusd.Token, e *statusd.Aud
 }
 
 func (ts tokenStore) List(ctx context.Context) ([]statusd.Token, error) {
-	rows, err := ts.s.db.QueryContext(ctx, `SELECT name, hash, role, created_at, last_used FROM tokens ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []statusd.Token
-	for rows.Next() {
-		var t statusd.Token
-		var created int64
-		var used sql.NullInt64
-		if err := rows.Scan(&t.Name, &t.Hash, &t.Role, &created, &used); err != nil {
-			return nil, err
+	err := ts.s.read(ctx, func(x tx) error {
+		rows, err := x.query(`SELECT name, hash, role, created_at, last_used FROM tokens ORDER BY name`)
+		if err != nil {
+			return err
 		}
-		t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
-		out = append(out, t)
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var t statusd.Token
+			var created int64
+			var used sql.NullInt64
+			if err := rows.Scan(&t.Name, &t.Hash, &t.Role, &created, &used); err != nil {
+				return err
+			}
+			t.CreatedAt, t.LastUsed = fromMS(created), fromMSPtr(used)
+			out = append(out, t)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 func (ts tokenStore) Revoke(ctx context.Context, name string, e *statusd.AuditEntry) error {
@@ -416,8 +419,10 @@ func (ts tokenStore) Lookup(ctx context.Context, hash []byte, now time.Time) (*s
 	var t statusd.Token
 	var created int64
 	var used sql.NullInt64
-	err := ts.s.db.QueryRowContext(ctx, ts.s.d.rebind(`SELECT name, hash, role, created_at, last_used FROM tokens WHERE hash = ?`), hash).
-		Scan(&t.Name, &t.Hash, &t.Role, &created, &used)
+	err := ts.s.read(ctx, func(x tx) error {
+		return x.row(`SELECT name, hash, role, created_at, last_used FROM tokens WHERE hash = ?`, hash).
+			Scan(&t.Name, &t.Hash, &t.Role, &created, &used)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

@@ -123,8 +123,7 @@ func NewCluster(t testing.TB) *Cluster {
 			t.Fatal(err)
 		}
 	}
-	c := &Cluster{dir: dir, bin: bin, port: FreePort(t)}
-	c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+	c := &Cluster{dir: dir, bin: bin}
 	out, err := asPostgres(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", "postgres",
 		"-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput()
 	if err != nil {
@@ -132,10 +131,20 @@ func NewCluster(t testing.TB) *Cluster {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
 	atExit(func() { c.Stop(); os.RemoveAll(dir) })
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
+	// The port was free a moment ago; another test binary running beside
+	// this one may have taken it since, so a start that could not bind
+	// tries another.
+	for try := 1; ; try++ {
+		c.port = FreePort(t)
+		c.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port)
+		err := c.Start()
+		if err == nil {
+			return c
+		}
+		if try == 3 || !strings.Contains(err.Error(), "could not bind") {
+			t.Fatal(err)
+		}
 	}
-	return c
 }
 
 // Start starts the cluster and waits until it accepts connections.
@@ -144,7 +153,8 @@ func (c *Cluster) Start() error {
 	out, err := asPostgres(filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.dir, "data"), "-o", opts,
 		"-l", filepath.Join(c.dir, "log"), "-w", "start").CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pg_ctl start: %v\n%s", err, out)
+		log, _ := os.ReadFile(filepath.Join(c.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %v\n%s\nits log:\n%s", err, out, log)
 	}
 	return nil
 }
@@ -161,7 +171,9 @@ func (c *Cluster) Stop() error {
 var (
 	pgOnce sync.Once
 	pgBase string
-	pgSeq  atomic.Int64
+	// pgBroken is set when the shared cluster failed to start.
+	pgBroken bool
+	pgSeq    atomic.Int64
 )
 
 // Postgres returns the URL of a fresh, empty database, dropped when the test
@@ -171,9 +183,14 @@ func Postgres(t testing.TB) string {
 	pgOnce.Do(func() {
 		pgBase = os.Getenv("STATUSD_TEST_POSTGRES_URL")
 		if pgBase == "" && pgBin() != "" {
+			pgBroken = true // until NewCluster returns, as it fails the test
 			pgBase = NewCluster(t).URL
+			pgBroken = false
 		}
 	})
+	if pgBroken {
+		t.Fatal("the tests' PostgreSQL cluster did not start: the first test that needed it says why")
+	}
 	if pgBase == "" {
 		unavailable(t, "PostgreSQL", "set STATUSD_TEST_POSTGRES_URL, or install PostgreSQL (apt-get install postgresql)")
 	}

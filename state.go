@@ -87,7 +87,9 @@ func (n *Notice) IsUnderway() bool { return n.Type == Planned && n.State() == Un
 
 func isCurrentIncidentState(s State) bool { return s == Investigating || s == Identified }
 
-func isClosed(t NoticeType, s State) bool {
+// IsClosed reports whether a notice of type t in state s is over: a
+// resolved incident or a false alarm, maintenance complete or cancelled.
+func IsClosed(t NoticeType, s State) bool {
 	switch t {
 	case Unplanned:
 		return s == Resolved || s == FalseAlarm
@@ -116,7 +118,7 @@ func (n *Notice) BeganAt() *time.Time {
 // and for general notices.
 func (n *Notice) EndedAt() *time.Time {
 	i := len(n.Updates)
-	for i > 0 && isClosed(n.Type, n.Updates[i-1].State) {
+	for i > 0 && IsClosed(n.Type, n.Updates[i-1].State) {
 		i--
 	}
 	if i == len(n.Updates) {
@@ -165,7 +167,7 @@ func (n *Notice) Timeline(now time.Time) (TimelineState, time.Time) {
 		switch {
 		case s == Scheduled:
 			return Future, time.Time{}
-		case !isClosed(n.Type, s):
+		case !IsClosed(n.Type, s):
 			return Present, time.Time{}
 		}
 		ended = *n.EndedAt()

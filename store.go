@@ -18,11 +18,13 @@ type Store interface {
 	// holds a page it returns an *Error with code EConflict unless replace is
 	// true, in which case the old page is replaced whole.
 	Import(ctx context.Context, doc *Document, replace bool) error
-	// Version returns a number that changes with every write, cheaply, so
-	// that readers can notice writes made by other processes.
+	// Version returns a number that changes with every write of the page,
+	// its components or its notices, cheaply, so that readers can notice
+	// writes made by other processes.
 	Version(ctx context.Context) (int64, error)
 	// Write runs fn in one write transaction: it commits, and changes the
-	// version, when fn returns nil, and writes nothing otherwise. Writers
+	// version if it wrote the page, components or notices, when fn
+	// returns nil, and writes nothing otherwise. Writers
 	// are serialised, so fn sees the latest committed page. It returns what
 	// the write changed, as committed.
 	Write(ctx context.Context, fn func(Tx) error) (Written, error)
@@ -32,6 +34,9 @@ type Store interface {
 	Subscribers() SubscriberStore
 	// Users keeps the console's users and their sessions (CONTRACT C8).
 	Users() UserStore
+	// Signals reads the sources, signals and drafts (CONTRACT C9); they
+	// are written in a Write's transaction (Tx).
+	Signals() SignalStore
 	// Audit returns a page (from 1) of the audit log, newest first, and the
 	// number of entries in all.
 	Audit(ctx context.Context, page, perPage int) ([]AuditEntry, int, error)
@@ -64,7 +69,8 @@ type Tx interface {
 	// PutNotice inserts or replaces a notice with its links and updates.
 	PutNotice(n *Notice) error
 	DeleteNotice(id int64) error
-	// NextID returns a new id for "components", "notices" or "updates":
+	// NextID returns a new id for "components", "notices", "updates",
+	// "sources", "signals" or "drafts":
 	// one more than any id of that kind ever given, so that the id of a
 	// deleted object is never given again (1 when there was none).
 	NextID(kind string) (int64, error)
@@ -74,6 +80,39 @@ type Tx interface {
 	// sent after the write commits, and never when it rolls back. An event
 	// whose Key was used already is not stored again.
 	Emit(e Event) error
+	// SignalReads reads the sources, signals and drafts in the
+	// transaction.
+	SignalReads
+	// PutSource inserts or replaces the source with s.ID; an *Error
+	// EConflict when another has its name.
+	PutSource(s *Source) error
+	// DeleteSource deletes a source with its signals; its drafts stay.
+	DeleteSource(id int64) error
+	// PutSignal inserts or replaces the signal with s.ID: one per
+	// (source, key).
+	PutSignal(s *Signal) error
+	// PutDraft inserts or replaces the draft with d.ID.
+	PutDraft(d *Draft) error
+}
+
+// SignalReads are the reads of the sources, signals and drafts. Sources,
+// signals and drafts are in id order; one asked for by id is nil when
+// there is none.
+type SignalReads interface {
+	Sources() ([]Source, error)
+	Source(id int64) (*Source, error)
+	// Signal returns the signal of a source's key.
+	Signal(sourceID int64, key string) (*Signal, error)
+	Signals(f SignalFilter) ([]Signal, error)
+	// Drafts returns the drafts in a state ("": all).
+	Drafts(state string) ([]Draft, error)
+	Draft(id int64) (*Draft, error)
+}
+
+// SignalStore reads the sources, signals and drafts, each call in one
+// read transaction.
+type SignalStore interface {
+	Read(ctx context.Context, fn func(SignalReads) error) error
 }
 
 // Written is what a committed write changed, with the committed state of

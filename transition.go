@@ -44,9 +44,9 @@ func CheckTransition(t NoticeType, from, to State) error {
 		return nil
 	}
 	switch {
-	case t == Unplanned && isClosed(t, from):
+	case t == Unplanned && IsClosed(t, from):
 		return Errorf(EInvalidTransition, "the incident is %s; going back to %s requires an explicit reopen", from, to)
-	case t == Planned && isClosed(t, from):
+	case t == Planned && IsClosed(t, from):
 		return Errorf(EInvalidTransition, "the maintenance is %s, which is final; schedule a new one instead", from)
 	}
 	return Errorf(EInvalidTransition, "a %s notice cannot go from %s to %s", t, from, to)
@@ -58,7 +58,7 @@ func CheckTransition(t NoticeType, from, to State) error {
 // words without naming a state stays allowed. The error is an *Error with
 // code EConflict that says nothing was posted.
 func CheckRepeat(n *Notice, to State) error {
-	if to == n.State() && isClosed(n.Type, to) {
+	if to == n.State() && IsClosed(n.Type, to) {
 		return Errorf(EConflict, "notice %d is already %s; nothing was posted and no one was notified (leave the state out to add words to it)", n.ID, to)
 	}
 	return nil
@@ -70,7 +70,7 @@ func CheckReopen(n *Notice) error {
 	if n.Type != Unplanned {
 		return Errorf(EInvalidTransition, "only incidents (unplanned notices) can be reopened; this one is %s", n.Type)
 	}
-	if !isClosed(n.Type, n.State()) {
+	if !IsClosed(n.Type, n.State()) {
 		return Errorf(EInvalidTransition, "the incident is %s, not closed; post an update instead", n.State())
 	}
 	return nil

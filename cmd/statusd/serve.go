@@ -40,16 +40,16 @@ const watchInterval = 250 * time.Millisecond
 // serveConfig is the configuration of statusd serve: its flags, and what
 // parse makes of them; Run serves with it.
 type serveConfig struct {
-	maxAge, staleWhileRevalidate, staleIfError             time.Duration
-	maxInFlight, maxConns, maxConnsPerClient               int
-	db, addr, adminAddr, baseURL, redisURL, logFormat      string
-	demo, metricsPublic, allowPrivate, oidcTrustEmail      bool
-	smtpURL, mailFrom                                      string
-	smtpRate                                               float64
-	confirmationsPerHour                                   int
-	retryBase, reminder, lease, keep                       time.Duration
-	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret string
-	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag  string // parse reads them into the fields below
+	maxAge, staleWhileRevalidate, staleIfError                     time.Duration
+	maxInFlight, maxConns, maxConnsPerClient                       int
+	db, addr, adminAddr, baseURL, redisURL, logFormat              string
+	demo, metricsPublic, hooksPublic, allowPrivate, oidcTrustEmail bool
+	smtpURL, mailFrom                                              string
+	smtpRate                                                       float64
+	confirmationsPerHour                                           int
+	retryBase, reminder, lease, keep                               time.Duration
+	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret         string
+	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag          string // parse reads them into the fields below
 
 	variant statusd.Variant
 	limit   float64 // requests per second per client; 0: no limit
@@ -87,6 +87,7 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.String(&c.logLevelFlag, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.String(&c.logFormat, "log-format", "text", "log `format`: text (key=value) or json (one object a line)")
 	fs.Bool(&c.metricsPublic, "metrics-public", "serve /metrics without a token (default: an admin token is required)")
+	fs.Bool(&c.hooksPublic, "hooks-public", "serve the alert sources' hooks (/hooks/v1/...) on the public listener too, for senders hosted elsewhere (default: only with the admin API)")
 	fs.Duration(&c.maxAge, "cache-max-age", 5*time.Second, "how long clients and CDNs may reuse an API answer (Cache-Control max-age)")
 	fs.Duration(&c.staleWhileRevalidate, "cache-stale-while-revalidate", 30*time.Second, "how long a stale answer may be served while it is fetched again")
 	fs.Duration(&c.staleIfError, "cache-stale-if-error", 24*time.Hour, "how long a stale answer may be served when statusd cannot answer")
@@ -253,7 +254,7 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
 		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},
-		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, EmailSubscriptions: c.smtpURL != "", ConfirmationsPerHour: c.confirmationsPerHour,
+		AdminListener: c.adminAddr != "", MetricsPublic: c.metricsPublic, HooksPublic: c.hooksPublic, EmailSubscriptions: c.smtpURL != "", ConfirmationsPerHour: c.confirmationsPerHour,
 		MaintenanceReminder: c.reminder, ConsoleURL: c.consoleURL, OIDC: c.oidc})
 	public := newHTTPServer(publicHandler, log)
 	servers := []*http.Server{public}

@@ -17,6 +17,7 @@ import (
 	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/httpjson"
 	"github.com/statusd/statusd/internal/openapi"
+	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/route"
 	"github.com/statusd/statusd/internal/snapshot"
 )
@@ -39,11 +40,19 @@ type Server struct {
 	app        *app.App
 	now        func() time.Time
 	consoleURL func() string
+	hooks      *ratelimit.Limiter // of each source's hook
 }
+
+// The limit of each source's hook (CONTRACT C9): hookRate requests a
+// second, hookBurst at once.
+const (
+	hookRate  = 10
+	hookBurst = 50
+)
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{app: cfg.App, now: cfg.Now, consoleURL: cfg.ConsoleURL}
+	s := &Server{app: cfg.App, now: cfg.Now, consoleURL: cfg.ConsoleURL, hooks: ratelimit.New(hookRate, hookBurst)}
 	if s.consoleURL == nil {
 		s.consoleURL = func() string { return "" }
 	}

@@ -101,12 +101,16 @@ const (
 	ActAddUser          Action = "add_user"
 	ActRemoveUser       Action = "remove_user"
 	ActResetUser        Action = "reset_user"
+	ActManageSources    Action = "manage_sources"
+	ActPublishDraft     Action = "publish_draft"
+	ActChangeDraft      Action = "change_draft"
 )
 
-// least is the one permission table (CONTRACT C8): a viewer reads
-// everything; a publisher also writes notices and their updates and sends
-// test messages; an owner also manages the page, components, subscribers,
-// tokens and users. An admin API token acts in its role (owner unless
+// least is the one permission table (CONTRACT C8, C9): a viewer reads
+// everything; a publisher also writes notices and their updates, sends
+// test messages, and publishes, changes and discards drafts; an owner
+// also manages the page, components, subscribers, tokens, users and
+// sources. An admin API token acts in its role (owner unless
 // made with another); statusd itself acts as an owner.
 var least = map[Action]statusd.Role{
 	ActRead:             statusd.Viewer,
@@ -116,6 +120,8 @@ var least = map[Action]statusd.Role{
 	ActReopen:           statusd.Publisher,
 	ActDeleteNotice:     statusd.Publisher,
 	ActSendTest:         statusd.Publisher,
+	ActPublishDraft:     statusd.Publisher,
+	ActChangeDraft:      statusd.Publisher,
 	ActRemind:           statusd.Owner,
 	ActSetPage:          statusd.Owner,
 	ActAddComponent:     statusd.Owner,
@@ -129,6 +135,7 @@ var least = map[Action]statusd.Role{
 	ActAddUser:          statusd.Owner,
 	ActRemoveUser:       statusd.Owner,
 	ActResetUser:        statusd.Owner,
+	ActManageSources:    statusd.Owner,
 }
 
 // Least is the least role that may do action. An action that is not in

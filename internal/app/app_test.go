@@ -203,11 +203,11 @@ func TestLeast(t *testing.T) {
 	want := map[Action]statusd.Role{
 		ActRead:    statusd.Viewer,
 		ActPublish: statusd.Publisher, ActEdit: statusd.Publisher, ActAddUpdate: statusd.Publisher, ActReopen: statusd.Publisher,
-		ActDeleteNotice: statusd.Publisher, ActSendTest: statusd.Publisher,
+		ActDeleteNotice: statusd.Publisher, ActSendTest: statusd.Publisher, ActPublishDraft: statusd.Publisher, ActChangeDraft: statusd.Publisher,
 		ActRemind: statusd.Owner, ActSetPage: statusd.Owner, ActAddComponent: statusd.Owner, ActChangeComponent: statusd.Owner,
 		ActRemoveComponent: statusd.Owner, ActAddSubscriber: statusd.Owner, ActChangeSubscriber: statusd.Owner,
 		ActRemoveSubscriber: statusd.Owner, ActAddToken: statusd.Owner, ActRevokeToken: statusd.Owner, ActAddUser: statusd.Owner,
-		ActRemoveUser: statusd.Owner, ActResetUser: statusd.Owner,
+		ActRemoveUser: statusd.Owner, ActResetUser: statusd.Owner, ActManageSources: statusd.Owner,
 	}
 	if !reflect.DeepEqual(least, want) {
 		t.Errorf("least = %v\nwant    %v", least, want)

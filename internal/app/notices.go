@@ -79,6 +79,26 @@ func OpeningWords() string { return oneOf(OpeningStates) }
 // send (Publish, AddUpdate, Reopen) store the event for subscribers in
 // that transaction unless body.Notify is false.
 func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.AdminNoticeRequest) (int64, error) {
+	return a.publish(ctx, actor, body, nil)
+}
+
+// draftPart is what a publication of a draft does besides the
+// equivalent notice write, in its transaction (PublishDraft): do, with
+// the notice as it will be stored; and, for a draft that lapsed, the
+// times of the closed incident it writes.
+type draftPart struct {
+	do     func(tx statusd.Tx, n *statusd.Notice) error
+	closed *[2]time.Time
+}
+
+// resolvedText is the content of the update that closes an incident
+// published from a lapsed draft.
+const resolvedText = "This incident has been resolved."
+
+// publish is Publish, and then, when it is not nil, the draft's part
+// (then): a draft that lapsed sets closed, the first start and the last
+// end of its alerts, and the incident is written closed, resolved then.
+func (a *App) publish(ctx context.Context, actor statusd.Actor, body statusd.AdminNoticeRequest, then *draftPart) (int64, error) {
 	if err := May(actor, ActPublish); err != nil {
 		return 0, err
 	}
@@ -142,9 +162,23 @@ func (a *App) Publish(ctx context.Context, actor statusd.Actor, body statusd.Adm
 		if bad.has("subject") {
 			n.Subject = "-"
 		}
+		if then != nil && then.closed != nil {
+			first, last := then.closed[0], then.closed[1]
+			end, err := tx.NextID("updates")
+			if err != nil {
+				return err
+			}
+			n.CreatedAt, n.Updates[0].CreatedAt, n.Updates[0].UpdatedAt = first, first, first
+			n.Updates = append(n.Updates, statusd.Update{ID: end, State: statusd.Resolved, Content: resolvedText, CreatedAt: last, UpdatedAt: last})
+		}
 		all = append(all, statusd.ValidateNotice(&n, comps)...)
 		if err := all.err(); err != nil {
 			return err
+		}
+		if then != nil {
+			if err := then.do(tx, &n); err != nil {
+				return err
+			}
 		}
 		changes, err := noticeChanges(tx, comps, nil, &n)
 		if err != nil {
@@ -285,11 +319,22 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 	if err := bad.err(); err != nil {
 		return err
 	}
+	return a.addUpdate(ctx, actor, id, body, nil)
+}
+
+// addUpdate is AddUpdate, and then the draft's part, when it is not nil,
+// before the update is added.
+func (a *App) addUpdate(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminUpdateRequest, then *draftPart) error {
 	action := "notice.post_update"
-	if actor.Kind == statusd.BySystem {
+	if actor.Kind == statusd.BySystem && then == nil {
 		action = "notice.automate"
 	}
 	err := a.changeNotice(ctx, actor, action, id, body.Notify, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
+		if then != nil {
+			if err := then.do(tx, n); err != nil {
+				return "", err
+			}
+		}
 		state := n.State()
 		if body.State != nil {
 			state = statusd.State(*body.State)
@@ -297,7 +342,7 @@ func (a *App) AddUpdate(ctx context.Context, actor statusd.Actor, id int64, body
 		// A move of statusd's own that another server made first is not
 		// due any more; checked before the repeat rule, which would call
 		// it a person's conflict.
-		if next, due := n.AutomationDue(now); actor.Kind == statusd.BySystem && (!due || next != state) {
+		if next, due := n.AutomationDue(now); action == "notice.automate" && (!due || next != state) {
 			return "", ErrNotDue
 		}
 		if body.State != nil {
@@ -331,9 +376,20 @@ func (a *App) Reopen(ctx context.Context, actor statusd.Actor, id int64, body st
 	if err := bad.err(); err != nil {
 		return err
 	}
+	return a.reopen(ctx, actor, id, body, nil)
+}
+
+// reopen is Reopen, and then the draft's part, when it is not nil, before
+// the update is added.
+func (a *App) reopen(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminUpdateRequest, then *draftPart) error {
 	err := a.changeNotice(ctx, actor, "notice.reopen", id, body.Notify, func(tx statusd.Tx, n *statusd.Notice, now time.Time) (string, error) {
 		if err := statusd.CheckReopen(n); err != nil {
 			return "", err
+		}
+		if then != nil {
+			if err := then.do(tx, n); err != nil {
+				return "", err
+			}
 		}
 		return "reopened", addUpdate(tx, n, statusd.Investigating, &body, now)
 	})

@@ -6,7 +6,8 @@
 // is still due, so that it happens exactly once even when several servers
 // share one database. It also reminds subscribers of scheduled maintenance
 // a set time before it begins, once per begins_at (CONTRACT C7,
-// app.Remind).
+// app.Remind), and runs the timers of the signals (CONTRACT C9,
+// app.SignalTimers: holds and publish rules), once across servers too.
 package automation
 
 import (
@@ -56,6 +57,9 @@ func (r *Runner) Run(ctx context.Context) {
 		}
 		if err := r.Tick(ctx); err != nil && ctx.Err() == nil {
 			r.Log.Warn("maintenance automation", "err", err)
+		}
+		if err := r.App.SignalTimers(ctx); err != nil && ctx.Err() == nil {
+			r.Log.Warn("signal timers", "err", err)
 		}
 	}
 }

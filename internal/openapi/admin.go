@@ -69,6 +69,18 @@ var adminOps = []adminOp{
 	{"GET", "/tokens", "Every admin token, without its secret.", nil, 200, statusd.AdminTokensResponse{}, nil},
 	{"POST", "/tokens", "Create a token (name required; role owner, the default, publisher or viewer); the answer carries its secret, once.", statusd.AdminTokenRequest{}, 201, statusd.AdminToken{}, nil},
 	{"DELETE", "/tokens/{name}", "Revoke a token.", nil, 204, nil, nil},
+	{"GET", "/sources", "Every source of alerts (CONTRACT C9), without tokens.", nil, 200, statusd.AdminSourcesResponse{}, nil},
+	{"POST", "/sources", "Add a source (name and format required: alertmanager, grafana, uptime_kuma or generic); the answer carries its token, once.", statusd.AdminSourceRequest{}, 201, statusd.AdminSource{}, nil},
+	{"GET", "/sources/{id}", "One source, with its state: never, ok or stale.", nil, 200, statusd.AdminSource{}, nil},
+	{"PATCH", "/sources/{id}", "Change a source's name, rules, heartbeat or Grafana secret (not its format).", statusd.AdminSourceRequest{}, 200, statusd.AdminSource{}, nil},
+	{"DELETE", "/sources/{id}", "Remove a source and its signals; its drafts stay.", nil, 204, nil, nil},
+	{"POST", "/sources/{id}/token", "Give a source a new token, shown once; the old one stops working.", nil, 201, statusd.AdminSource{}, nil},
+	{"GET", "/signals", "The signals kept of the sources' alerts.", nil, 200, statusd.AdminSignalsResponse{}, []string{"source_id", "status", "unmapped"}},
+	{"GET", "/drafts", "The drafts that signals made, of a state (open, published, discarded, lapsed; all when left out).", nil, 200, statusd.AdminDraftsResponse{}, []string{"state"}},
+	{"GET", "/drafts/{id}", "One draft.", nil, 200, statusd.AdminDraft{}, nil},
+	{"PATCH", "/drafts/{id}", "Change an open draft's subject, content, notice_state or component_ids (version required; 409 when stale).", statusd.AdminDraftRequest{}, 200, statusd.AdminDraft{}, nil},
+	{"POST", "/drafts/{id}/publish", "Publish an open or lapsed draft as its notice write (version required; 409 when stale or no longer open); told to subscribers unless notify is false.", statusd.AdminDraftRequest{}, 201, statusd.AdminPublishedDraft{}, nil},
+	{"POST", "/drafts/{id}/discard", "Discard an open draft (version required; reason optional).", statusd.AdminDiscardRequest{}, 200, statusd.AdminDraft{}, nil},
 	{"GET", "/openapi.json", "This document.", nil, 200, nil, nil},
 }
 
@@ -181,7 +193,10 @@ func operationID(op adminOp) string {
 // refers to.
 type schemaSet obj
 
-var timeType = reflect.TypeFor[statusd.Time]()
+var (
+	timeType = reflect.TypeFor[statusd.Time]()
+	spanType = reflect.TypeFor[statusd.Span]()
+)
 
 // of returns the schema of the wire type t. A struct is a named, closed
 // object: a field without omitempty or omitzero is required, except in a
@@ -191,6 +206,8 @@ func (s schemaSet) of(t reflect.Type, body bool) obj {
 	switch {
 	case t == timeType:
 		return obj{"type": "string", "format": "date-time"}
+	case t == spanType:
+		return obj{"type": "string", "description": "a Go duration, such as 90s or 10m"}
 	case t.Kind() == reflect.Struct && t.PkgPath() == timeType.PkgPath() && strings.HasPrefix(t.Name(), "Field["):
 		return nullable(s.of(t.Field(1).Type.Elem(), body))
 	}

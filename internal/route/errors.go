@@ -107,7 +107,7 @@ func (e *Errors) Recover(next http.Handler) http.Handler {
 
 // jsonPrefixes are the paths whose errors are JSON (CONTRACT C2); every
 // other path's are HTML pages.
-var jsonPrefixes = []string{"/api/", "/v1/", "/admin/"}
+var jsonPrefixes = []string{"/api/", "/v1/", "/admin/", "/hooks/"}
 
 // jsonPaths are the paths outside jsonPrefixes whose errors are JSON: the
 // alias of the API's index, and the metrics and probes, read by machines.

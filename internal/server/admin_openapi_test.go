@@ -16,6 +16,7 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/openapi"
+	"github.com/statusd/statusd/internal/testserver"
 )
 
 // TestAdminOpenAPI runs every operation of the admin API on the real
@@ -112,6 +113,36 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "DELETE", "/tokens/ci", "", 204)
 	call(tok, "GET", "/audit?page=1", "", 200)
 	call(tok, "GET", "/openapi.json", "", 200)
+	// The signals (CONTRACT C9): a source, alerts through its hook, the
+	// drafts they make.
+	src := call(tok, "POST", "/sources", `{"name": "Scripts", "format": "generic", "rules": [{"match": {"team": "=~db|api"}, "component_label": "svc", "hold": "0s"}], "heartbeat": {"match": {"alertname": "Watchdog"}, "timeout": "5m"}}`, 201)
+	call(tok, "GET", "/sources", "", 200)
+	call(tok, "GET", "/sources/"+src, "", 200)
+	call(tok, "PATCH", "/sources/"+src, `{"name": "Cron scripts", "heartbeat": null}`, 200)
+	call(tok, "POST", "/sources/"+src+"/token", "", 201)
+	token := srv.AdminOK("POST", "/sources/"+src+"/token", tok, "", 201)["token"].(string) // the latest token works
+	hook := testserver.Fetch(t, "POST", srv.URL+"/hooks/v1/"+src, `{"events": [{"dedup_key": "a", "status": "firing", "labels": {"team": "api", "svc": "20"}},
+		{"dedup_key": "b", "status": "firing", "labels": {"team": "db", "svc": "31"}}]}`, testserver.Bearer(token)...)
+	if hook.Status != 202 {
+		t.Fatalf("POST /hooks/v1/%s: %d\n%s", src, hook.Status, hook.Body)
+	}
+	call(tok, "GET", "/signals?source_id="+src+"&status=firing&unmapped=false", "", 200)
+	call(tok, "GET", "/drafts?state=open", "", 200)
+	draftPath := func() (string, string) {
+		list := srv.AdminOK("GET", "/drafts?state=open", tok, "", 200)["drafts"].([]any)
+		d := list[0].(map[string]any)
+		return fmt.Sprintf("/drafts/%v", d["id"]), fmt.Sprint(d["version"])
+	}
+	d, v := draftPath()
+	call(tok, "GET", d, "", 200)
+	call(tok, "PATCH", d, `{"version": `+v+`, "subject": "Dashboard and replica trouble", "component_ids": [20, 31]}`, 200)
+	d, v = draftPath()
+	call(tok, "POST", d+"/publish", `{"version": `+v+`, "notify": false, "content": "Looking."}`, 201)
+	testserver.Fetch(t, "POST", srv.URL+"/hooks/v1/"+src, `{"dedup_key": "c", "status": "firing", "labels": {"team": "api", "svc": "12"}}`, testserver.Bearer(token)...)
+	d, v = draftPath()
+	call(tok, "POST", d+"/discard", `{"version": `+v+`, "reason": "known"}`, 200)
+	call(tok, "POST", d+"/publish", `{"version": `+v+`}`, 409)
+	call(tok, "DELETE", "/sources/"+src, "", 204)
 	// Refusals, each in the document's error shape.
 	call(tok, "POST", "/notices", `{"type": "unplanned", "subject": 5, "content": true, "colour": "red"}`, 422)
 	call(tok, "GET", "/notices/99999", "", 404)

@@ -143,6 +143,18 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 	}
 	authed.Handle("/admin/", notFound("no such admin endpoint")) // any: JSON 404
 
+	// The sources' hooks (CONTRACT C9): each authenticates with its own
+	// token, not an admin one; on the admin API's listener, and on the
+	// public one with --hooks-public; POST.
+	for _, mux := range listeners(pub, adm) {
+		switch {
+		case mux == adm || s.cfg.HooksPublic:
+			mux.Handle("POST /hooks/v1/{id}", ad.Hook)
+		default:
+			mux.Handle("/hooks/", notFound("the hooks are on the admin API's listener (--admin-addr); serve them here with --hooks-public"))
+		}
+	}
+
 	// The operator console (CONTRACT C8, internal/console), on the admin
 	// API's listener: HTML screens, each behind a session (SignedIn) and
 	// the least role it needs (permit, as the admin API's routes); every
@@ -260,6 +272,18 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{pattern: "GET " + v1a + "/tokens", action: app.ActRead, h: ad.ListTokens},
 		{pattern: "POST " + v1a + "/tokens", action: app.ActAddToken, h: ad.CreateToken},
 		{pattern: "DELETE " + v1a + "/tokens/{name}", action: app.ActRevokeToken, h: ad.DeleteToken},
+		{pattern: "GET " + v1a + "/sources", action: app.ActRead, h: ad.ListSources},
+		{pattern: "POST " + v1a + "/sources", action: app.ActManageSources, h: ad.CreateSource},
+		{pattern: "GET " + v1a + "/sources/{id}", action: app.ActRead, h: ad.GetSource},
+		{pattern: "PATCH " + v1a + "/sources/{id}", action: app.ActManageSources, h: ad.PatchSource},
+		{pattern: "DELETE " + v1a + "/sources/{id}", action: app.ActManageSources, h: ad.DeleteSource},
+		{pattern: "POST " + v1a + "/sources/{id}/token", action: app.ActManageSources, h: ad.RotateSource},
+		{pattern: "GET " + v1a + "/signals", action: app.ActRead, h: ad.ListSignals},
+		{pattern: "GET " + v1a + "/drafts", action: app.ActRead, h: ad.ListDrafts},
+		{pattern: "GET " + v1a + "/drafts/{id}", action: app.ActRead, h: ad.GetDraft},
+		{pattern: "PATCH " + v1a + "/drafts/{id}", action: app.ActChangeDraft, h: ad.PatchDraft},
+		{pattern: "POST " + v1a + "/drafts/{id}/publish", action: app.ActPublishDraft, h: ad.PublishDraft},
+		{pattern: "POST " + v1a + "/drafts/{id}/discard", action: app.ActChangeDraft, h: ad.DiscardDraft},
 		{pattern: "GET " + v1a + "/openapi.json", action: app.ActRead, h: ad.OpenAPI},
 	}
 	for i := range routes {

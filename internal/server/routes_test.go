@@ -13,8 +13,9 @@ import (
 
 // TestAdminRoutePermissions: every admin route names the least role of
 // CONTRACT C8, written out here by hand: a viewer reads everything; a
-// publisher also writes notices and their updates and sends test messages;
-// everything else is an owner's.
+// publisher also writes notices and their updates, sends test messages and
+// publishes, changes and discards drafts (C9); everything else is an
+// owner's.
 func TestAdminRoutePermissions(t *testing.T) {
 	const v1a = "/admin/api/v1"
 	publisher := map[string]bool{
@@ -24,6 +25,9 @@ func TestAdminRoutePermissions(t *testing.T) {
 		"POST " + v1a + "/notices/{id}/updates":  true,
 		"POST " + v1a + "/notices/{id}/reopen":   true,
 		"POST " + v1a + "/subscribers/{id}/test": true,
+		"PATCH " + v1a + "/drafts/{id}":          true,
+		"POST " + v1a + "/drafts/{id}/publish":   true,
+		"POST " + v1a + "/drafts/{id}/discard":   true,
 	}
 	routes := adminRoutes(nil)
 	seen := map[string]bool{}

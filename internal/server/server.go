@@ -62,6 +62,9 @@ type Config struct {
 	AdminListener bool
 	// MetricsPublic serves /metrics without a token.
 	MetricsPublic bool
+	// HooksPublic serves the sources' hooks (CONTRACT C9) on the public
+	// listener too, for senders hosted elsewhere (--hooks-public).
+	HooksPublic bool
 	// EmailSubscriptions serves the pages where people subscribe by email
 	// (CONTRACT C7), and links to them: statusd can send email.
 	EmailSubscriptions bool

@@ -19,8 +19,15 @@ import (
 func (s *Store) Write(ctx context.Context, fn func(statusd.Tx) error) (statusd.Written, error) {
 	var w statusd.Written
 	err := s.transact(ctx, func(t tx) error {
-		x := &sqlTx{t: t, notices: map[int64]bool{}}
+		x := &sqlTx{t: t, signalReads: signalReads{t}, notices: map[int64]bool{}}
 		if err := fn(x); err != nil {
+			return err
+		}
+		if !x.page && !x.components && len(x.notices) == 0 {
+			// Nothing public (the signals, an audit entry, an event):
+			// no reader has anything to reload.
+			var err error
+			w, err = x.written()
 			return err
 		}
 		if err := bumpVersion(t); err != nil {
@@ -151,7 +158,8 @@ func (s *Store) Since(ctx context.Context, version int64) (statusd.Written, bool
 // sqlTx is a statusd.Tx on a database/sql transaction. It notes what is
 // written, to read it back at the end.
 type sqlTx struct {
-	t                tx
+	t tx
+	signalReads
 	page, components bool
 	notices          map[int64]bool
 }
@@ -303,7 +311,7 @@ func (t *sqlTx) DeleteNotice(id int64) error {
 	return nil
 }
 
-var idTables = map[string]bool{"components": true, "notices": true, "updates": true}
+var idTables = map[string]bool{"components": true, "notices": true, "updates": true, "sources": true, "signals": true, "drafts": true}
 
 func (t *sqlTx) NextID(kind string) (int64, error) {
 	if !idTables[kind] {

@@ -1,0 +1,154 @@
+package sqlstore
+
+// The sources, signals and drafts of CONTRACT C9: read in a read
+// transaction (Signals) or a write's (sqlTx embeds signalReads), written
+// in a write's. Each row keeps the columns that queries select on and the
+// rest of the object as JSON (doc): the domain type itself, so a field
+// added there is kept without a migration.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/statusd/statusd"
+)
+
+// Signals reads the sources, signals and drafts.
+func (s *Store) Signals() statusd.SignalStore { return signalStore{s} }
+
+type signalStore struct{ s *Store }
+
+func (ss signalStore) Read(ctx context.Context, fn func(statusd.SignalReads) error) error {
+	return ss.s.read(ctx, func(t tx) error { return fn(signalReads{t}) })
+}
+
+// signalReads reads the sources, signals and drafts in a transaction.
+type signalReads struct{ t tx }
+
+// docs runs q and decodes the doc column of each row into a new T.
+func docs[T any](t tx, q string, args ...any) ([]T, error) {
+	rows, err := t.query(q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var doc string
+		if err := rows.Scan(&doc); err != nil {
+			return nil, err
+		}
+		var v T
+		if err := json.Unmarshal([]byte(doc), &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// one is docs for a query of one row at most: nil when there is none.
+func one[T any](t tx, q string, args ...any) (*T, error) {
+	list, err := docs[T](t, q, args...)
+	if err != nil || len(list) == 0 {
+		return nil, err
+	}
+	return &list[0], nil
+}
+
+func (r signalReads) Sources() ([]statusd.Source, error) {
+	return docs[statusd.Source](r.t, `SELECT doc FROM sources ORDER BY id`)
+}
+
+func (r signalReads) Source(id int64) (*statusd.Source, error) {
+	return one[statusd.Source](r.t, `SELECT doc FROM sources WHERE id = ?`, id)
+}
+
+func (r signalReads) Signal(sourceID int64, key string) (*statusd.Signal, error) {
+	return one[statusd.Signal](r.t, `SELECT doc FROM signals WHERE source_id = ? AND key = ?`, sourceID, key)
+}
+
+func (r signalReads) Signals(f statusd.SignalFilter) ([]statusd.Signal, error) {
+	var conds []string
+	var args []any
+	where := func(cond string, arg any) { conds, args = append(conds, cond), append(args, arg) }
+	if f.SourceID != 0 {
+		where("source_id = ?", f.SourceID)
+	}
+	if f.Status != "" {
+		where("status = ?", f.Status)
+	}
+	if f.Unmapped {
+		where("unmapped = ?", 1)
+	}
+	if f.DraftID != 0 {
+		where("draft_id = ?", f.DraftID)
+	}
+	if f.NoticeID != 0 {
+		where("notice_id = ?", f.NoticeID)
+	}
+	q := `SELECT doc FROM signals`
+	if len(conds) > 0 {
+		q += ` WHERE ` + strings.Join(conds, " AND ")
+	}
+	return docs[statusd.Signal](r.t, q+` ORDER BY id`, args...)
+}
+
+func (r signalReads) Drafts(state string) ([]statusd.Draft, error) {
+	if state == "" {
+		return docs[statusd.Draft](r.t, `SELECT doc FROM drafts ORDER BY id`)
+	}
+	return docs[statusd.Draft](r.t, `SELECT doc FROM drafts WHERE state = ? ORDER BY id`, state)
+}
+
+func (r signalReads) Draft(id int64) (*statusd.Draft, error) {
+	return one[statusd.Draft](r.t, `SELECT doc FROM drafts WHERE id = ?`, id)
+}
+
+// put inserts or replaces the row of table with id: its columns (names
+// and values, in order) and v as its doc.
+func put(t tx, table string, id int64, names []string, values []any, v any) error {
+	doc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	cols := append([]string{"id"}, names...)
+	cols = append(cols, "doc")
+	sets := make([]string, 0, len(cols)-1)
+	for _, c := range cols[1:] {
+		sets = append(sets, c+" = excluded."+c)
+	}
+	q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(cols)-1) +
+		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ")
+	_, err = t.exec(q, append(append([]any{id}, values...), string(doc))...)
+	return err
+}
+
+func (t *sqlTx) PutSource(s *statusd.Source) error {
+	var other int64
+	err := t.t.row(`SELECT id FROM sources WHERE name = ? AND id <> ?`, s.Name, s.ID).Scan(&other)
+	if err == nil {
+		return statusd.Errorf(statusd.EConflict, "source %d is named %q; names are unique", other, s.Name)
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	return put(t.t, "sources", s.ID, []string{"name", "token_hash"}, []any{s.Name, s.TokenHash}, s)
+}
+
+func (t *sqlTx) DeleteSource(id int64) error {
+	_, err := t.t.exec(`DELETE FROM sources WHERE id = ?`, id)
+	return err
+}
+
+func (t *sqlTx) PutSignal(s *statusd.Signal) error {
+	return put(t.t, "signals", s.ID, []string{"source_id", "key", "status", "unmapped", "draft_id", "notice_id"},
+		[]any{s.SourceID, s.Key, s.Status, boolInt(len(s.ComponentIDs) == 0), s.DraftID, s.NoticeID}, s)
+}
+
+func (t *sqlTx) PutDraft(d *statusd.Draft) error {
+	return put(t.t, "drafts", d.ID, []string{"state"}, []any{d.State}, d)
+}

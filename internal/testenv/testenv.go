@@ -4,7 +4,9 @@
 // binaries (initdb and pg_ctl, redis-server) in temporary folders, and stops
 // them when the test binary ends (call Main from TestMain). Without either,
 // tests skip with a message that says how to get the service, except with
-// CI=true, where they fail: CI must run them. Fetch is the HTTP request
+// CI=true, where they fail: CI must run them. Alertmanager starts a real
+// Prometheus Alertmanager for a test, from a binary that
+// bench/alertmanager.sh builds once per machine. Fetch is the HTTP request
 // of the tests that talk to a real server.
 package testenv
 

@@ -362,3 +362,39 @@ func TestSourceHeartbeat(t *testing.T) {
 		t.Errorf("signals kept: %+v; want only api-2's, not the heartbeat", signals.Signals)
 	}
 }
+
+// TestRealAlertmanager: a real Prometheus Alertmanager (v0.35.0, built by
+// bench/alertmanager.sh) sends to a source's hook: an alert on component
+// api drafts an incident; resolved, the draft lapses.
+func TestRealAlertmanager(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs Alertmanager")
+	}
+	srv := startServer(t, sgDoc(), options{})
+	tok := newToken(t, srv.DB, "ops")
+	src := sgSource(t, srv, tok, `{"name": "Alertmanager", "format": "alertmanager"}`)
+	am := testenv.Alertmanager(t, srv.URL+src.HookPath, src.Token)
+	start := time.Now().Add(-time.Minute).UTC()
+	alert := testenv.AMAlert{Labels: map[string]string{"alertname": "APIDown", "statusd_component": "api", "severity": "page"},
+		Annotations: map[string]string{"summary": "api is down"}, StartsAt: start}
+	testenv.PostAlerts(t, am, alert)
+	wait := func(state string) statusd.AdminDraft {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if list := sgDrafts(t, srv, tok, state); len(list) == 1 {
+				return list[0]
+			}
+		}
+		t.Fatalf("no %s draft 15 s after Alertmanager was told", state)
+		return statusd.AdminDraft{}
+	}
+	d := wait("open")
+	if d.Kind != "incident" || fmt.Sprint(d.ComponentIDs) != "[10]" || d.Subject != "Issues with API" {
+		t.Errorf("the draft from Alertmanager: %+v; want an incident draft on component 10, Issues with API", d)
+	}
+	alert.EndsAt = time.Now().Add(-time.Second).UTC()
+	testenv.PostAlerts(t, am, alert)
+	if lapsed := wait("lapsed"); lapsed.ID != d.ID {
+		t.Errorf("the lapsed draft is %d, want %d", lapsed.ID, d.ID)
+	}
+}

@@ -428,9 +428,10 @@ func nonNilIDs(ids []int64) []int64 {
 // group places a firing signal, its hold over (C9's grouping): in an
 // underway maintenance or an open incident that lists one of its
 // components, in an open draft of its source and group or naming one of
-// its components made within JoinWindow, in a draft reopening the
-// incident it was in when that resolved within ReopenWindow, or else in a
-// new incident draft.
+// its components made within JoinWindow, in its own draft again when
+// that lapsed within FlapWindow, in a draft reopening the incident it was
+// in when that resolved within ReopenWindow, or else in a new incident
+// draft.
 func (in *intake) group(sig *statusd.Signal, rule *statusd.SignalRule) (string, error) {
 	sig.Pending = false
 	listing, err := in.tx.NoticesListing(sig.ComponentIDs)
@@ -483,6 +484,18 @@ func (in *intake) group(sig *statusd.Signal, rule *statusd.SignalRule) (string, 
 			d.Subject, d.Content = in.texts(rule, d.ComponentIDs, sig)
 		}
 		return statusd.HookAttached, in.keep(d, sig)
+	}
+	if sig.DraftID != nil {
+		// A key that fires again soon after its draft lapsed (a flap)
+		// opens that draft again rather than make another.
+		d, err := in.tx.Draft(*sig.DraftID)
+		if err != nil {
+			return "", err
+		}
+		if d != nil && d.State == statusd.DraftLapsed && d.Kind == statusd.DraftIncident && in.now.Sub(d.UpdatedAt) <= statusd.FlapWindow {
+			d.State = statusd.DraftOpen
+			return statusd.HookDrafted, in.keep(d, sig)
+		}
 	}
 	if sig.NoticeID != nil {
 		n, err := in.tx.Notice(*sig.NoticeID)
@@ -640,4 +653,33 @@ func union(a, b []int64) []int64 {
 		set[id] = true
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// SourceStates returns each source's name and state (never, ok or
+// stale), by id, for the metrics and /readyz: statusd's own reads, with
+// no actor.
+func (a *App) SourceStates(ctx context.Context) ([]statusd.AdminSource, error) {
+	return a.Sources(ctx, statusd.System)
+}
+
+// StaleNotes are the notes of /readyz on the sources whose heartbeat is
+// late: "source Prometheus is stale: no heartbeat since 10:02:05 UTC".
+// A store that cannot be read leaves none: /readyz says so itself.
+func (a *App) StaleNotes(ctx context.Context) []string {
+	list, err := a.SourceStates(ctx)
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	for _, s := range list {
+		if s.State != statusd.SourceStale {
+			continue
+		}
+		since := "it was made"
+		if last := cmp.Or(s.LastHeartbeatAt, s.LastEventAt); last != nil {
+			since = last.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		notes = append(notes, fmt.Sprintf("source %s is stale: no heartbeat since %s", s.Name, since))
+	}
+	return notes
 }

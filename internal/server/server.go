@@ -7,6 +7,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -118,6 +119,7 @@ func New(cfg Config) (public, adminH http.Handler) {
 	if cfg.AdminListener {
 		pages = s.pages.ErrorPage
 	}
+	cfg.Metrics.WatchSources(cfg.App.SourceStates)
 	pub := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, pages))
 	adm := pub
 	if cfg.AdminListener {
@@ -206,5 +208,13 @@ func (s *assembly) newBadges() *badge.Server {
 }
 
 func (s *assembly) newHealth() *health.Checker {
-	return health.New(s.cfg.Snapshots, s.cfg.Store, health.DefaultTimeout, s.cfg.Log).WithNotes(s.cfg.Notes)
+	return health.New(s.cfg.Snapshots, s.cfg.Store, health.DefaultTimeout, s.cfg.Log).WithNotes(func() []string {
+		var notes []string
+		if s.cfg.Notes != nil {
+			notes = s.cfg.Notes()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), health.DefaultTimeout)
+		defer cancel()
+		return append(notes, s.cfg.App.StaleNotes(ctx)...) // the sources whose heartbeat is late (C9)
+	})
 }

@@ -361,6 +361,19 @@ func TestSourceHeartbeat(t *testing.T) {
 	if len(signals.Signals) != 1 || signals.Signals[0].Key == "3f9a1c2b7d4e5f60" {
 		t.Errorf("signals kept: %+v; want only api-2's, not the heartbeat", signals.Signals)
 	}
+	stale := func() (float64, string) {
+		v, _ := testserver.MetricValue(testserver.Scrape(t, srv.URL, tok), "statusd_signal_source_stale", "source", "Prometheus")
+		return v, string(srv.Get("/readyz", 200).Body)
+	}
+	if v, ready := stale(); v != 0 || strings.Contains(ready, "stale") {
+		t.Errorf("with a heartbeat: statusd_signal_source_stale %v, /readyz %s; want 0 and no note", v, ready)
+	}
+	// A timeout of a second, and no heartbeat for more.
+	srv.AdminOK(http.MethodPatch, fmt.Sprintf("/sources/%d", src.ID), tok, `{"heartbeat": {"match": {"alertname": "Watchdog"}, "timeout": "1s"}}`, 200)
+	time.Sleep(1100 * time.Millisecond)
+	if v, ready := stale(); v != 1 || !strings.Contains(ready, "source Prometheus is stale: no heartbeat since") {
+		t.Errorf("a second past the timeout: statusd_signal_source_stale %v, /readyz %s; want 1 and a note naming the source", v, ready)
+	}
 }
 
 // TestRealAlertmanager: a real Prometheus Alertmanager (v0.35.0, built by

@@ -1,0 +1,226 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+	"github.com/statusd/statusd/internal/sqlstore"
+)
+
+// The timers of the signals (holds, publish rules and their cooldown) and
+// flapping, on a real SQLite store with a clock the test moves: the
+// black-box tests of internal/server cannot wait minutes.
+
+// clocked is an App on page() whose clock is *now.
+type clocked struct {
+	app   *App
+	store *sqlstore.Store
+	now   *time.Time
+}
+
+func newClocked(t *testing.T) clocked {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "app.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if err := store.Import(ctx, page(), false); err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(time.Hour)
+	clock := func() time.Time { return now }
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := holder.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return clocked{app: New(Config{Store: store, Snapshots: holder, Now: clock}), store: store, now: &now}
+}
+
+// source makes a generic source with the rules (JSON).
+func (c clocked) source(t *testing.T, rules string) *statusd.Source {
+	t.Helper()
+	body := statusd.AdminSourceRequest{Name: ptr("Scripts"), Format: ptr("generic")}
+	if rules != "" {
+		var list []statusd.SignalRule
+		if err := json.Unmarshal([]byte(rules), &list); err != nil {
+			t.Fatal(err)
+		}
+		body.Rules = &list
+	}
+	out, err := c.app.AddSource(context.Background(), statusd.System, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src *statusd.Source
+	c.store.Signals().Read(context.Background(), func(r statusd.SignalReads) (err error) { src, err = r.Source(out.ID); return err })
+	return src
+}
+
+// event posts one generic event and returns its action.
+func (c clocked) event(t *testing.T, src *statusd.Source, key, status, component string) string {
+	t.Helper()
+	body := fmt.Sprintf(`{"dedup_key": %q, "status": %q, "labels": {"component": %q}}`, key, status, component)
+	res, err := c.app.Ingest(context.Background(), src, []byte(body))
+	if err != nil {
+		t.Fatalf("ingest %s: %v", body, err)
+	}
+	return res.Signals[0].Action
+}
+
+// drafts are the drafts in state.
+func (c clocked) drafts(t *testing.T, state string) []statusd.AdminDraft {
+	t.Helper()
+	list, err := c.app.Drafts(context.Background(), statusd.System, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+// tick moves the clock by d and runs the timers.
+func (c clocked) tick(t *testing.T, d time.Duration) {
+	t.Helper()
+	*c.now = c.now.Add(d)
+	if err := c.app.SignalTimers(context.Background()); err != nil {
+		t.Fatalf("SignalTimers: %v", err)
+	}
+}
+
+// TestSignalHold: a rule's hold keeps a firing signal pending; it drafts
+// once the hold is over, unless it resolved first.
+func TestSignalHold(t *testing.T) {
+	c := newClocked(t)
+	src := c.source(t, `[{"hold": "2m"}]`)
+	if got := c.event(t, src, "a", "firing", "2"); got != statusd.HookPending {
+		t.Fatalf("a held alert: %s, want pending", got)
+	}
+	if got := c.event(t, src, "b", "firing", "2"); got != statusd.HookPending {
+		t.Fatalf("another held alert: %s, want pending", got)
+	}
+	c.tick(t, time.Minute)
+	if got := c.event(t, src, "b", "resolved", "2"); got != statusd.HookUnchanged {
+		t.Errorf("b resolved within its hold: %s, want unchanged", got)
+	}
+	if n := len(c.drafts(t, "")); n != 0 {
+		t.Fatalf("%d drafts a minute into a 2-minute hold, want none", n)
+	}
+	c.tick(t, time.Minute)
+	open := c.drafts(t, statusd.DraftOpen)
+	if len(open) != 1 || len(open[0].SignalIDs) != 1 || fmt.Sprint(open[0].ComponentIDs) != "[2]" {
+		t.Fatalf("after the hold: %+v; want one draft of a's one signal, on component 2", open)
+	}
+	c.tick(t, time.Minute) // once: nothing more
+	if n := len(c.drafts(t, "")); n != 1 {
+		t.Errorf("%d drafts after another tick, want still 1", n)
+	}
+}
+
+// TestPublishRule: a publish rule publishes its draft by itself once the
+// hold is over, telling nobody unless it says so, audited as
+// signals:<source>; within its cooldown the next draft waits for a
+// person, with a warning.
+func TestPublishRule(t *testing.T) {
+	c := newClocked(t)
+	ctx := context.Background()
+	src := c.source(t, `[{"action": "publish", "hold": "1m", "cooldown": "10m"}]`)
+	c.event(t, src, "a", "firing", "2")
+	c.tick(t, 30*time.Second)
+	if n := len(c.drafts(t, "")); n != 0 {
+		t.Fatalf("%d drafts within the hold, want none", n)
+	}
+	c.tick(t, 30*time.Second)
+	published := c.drafts(t, statusd.DraftPublished)
+	if len(published) != 1 || published[0].NoticeID == nil {
+		t.Fatalf("after the hold: published %+v, want one draft published", published)
+	}
+	snap := c.app.snaps.Current()
+	n := snap.Notice(*published[0].NoticeID)
+	if n == nil || n.Subject() != "Issues with Search" || n.State() != statusd.Investigating {
+		t.Fatalf("the notice the rule published: %+v, want Issues with Search, investigating", n)
+	}
+	entries, _, err := c.store.Audit(ctx, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entries[0].Actor != "signals:Scripts" || entries[0].Action != "notice.create" {
+		t.Errorf("the newest audit entry: %+v, want signals:Scripts notice.create", entries[0])
+	}
+	if ds, _, err := c.store.Subscribers().Deliveries(ctx, statusd.DeliveryFilter{}, 1, 10); err != nil || len(ds) != 0 {
+		t.Errorf("the publication made %d deliveries (%v), want none: the rule does not notify", len(ds), err)
+	}
+	// Another alert on component 1's incident would attach; one on a
+	// component of no notice, within the cooldown, waits for a person.
+	c.event(t, src, "b", "firing", "2")
+	c.tick(t, time.Minute)
+	open := c.drafts(t, statusd.DraftOpen)
+	if len(open) != 0 {
+		t.Fatalf("b joined the published incident of its component, want no new draft: %+v", open)
+	}
+	c.event(t, src, "c", "firing", "1") // component 1 has incident 1 open: attached, no draft
+	c.tick(t, time.Minute)
+	if open := c.drafts(t, statusd.DraftOpen); len(open) != 0 {
+		t.Fatalf("c on an open incident's component: %+v, want no draft", open)
+	}
+}
+
+// TestPublishCooldown: a second publish-rule draft within the rule's
+// cooldown is not published by itself.
+func TestPublishCooldown(t *testing.T) {
+	c := newClocked(t)
+	src := c.source(t, `[{"match": {"component": "2"}, "action": "publish", "hold": "1m", "cooldown": "1h"}]`)
+	c.event(t, src, "a", "firing", "2")
+	c.tick(t, time.Minute)
+	first := c.drafts(t, statusd.DraftPublished)
+	if len(first) != 1 {
+		t.Fatalf("published %+v, want one", first)
+	}
+	// A person resolves the incident; another key fires on component
+	// 2: a new draft, which the rule may not publish within its hour.
+	body := statusd.AdminUpdateRequest{Content: ptr("Fixed."), State: ptr("resolved")}
+	if err := c.app.AddUpdate(context.Background(), statusd.Actor{Name: "ops", Role: statusd.Owner, Kind: statusd.ByToken}, *first[0].NoticeID, body); err != nil {
+		t.Fatal(err)
+	}
+	*c.now = c.now.Add(5 * time.Minute)
+	c.event(t, src, "b", "firing", "2")
+	c.tick(t, time.Minute)
+	open := c.drafts(t, statusd.DraftOpen)
+	if len(open) != 1 || open[0].PublishAt != nil || !slices.ContainsFunc(open[0].Warnings, func(w string) bool { return strings.Contains(w, "cooldown") }) {
+		t.Fatalf("a second draft within the cooldown: %+v; want it open, for a person, with a warning about the cooldown", open)
+	}
+}
+
+// TestFlapping: a key that fires and resolves three times in 30 minutes
+// keeps one draft, with a warning, rather than one draft a flap.
+func TestFlapping(t *testing.T) {
+	c := newClocked(t)
+	src := c.source(t, "")
+	var actions []string
+	for range 3 {
+		actions = append(actions, c.event(t, src, "a", "firing", "2"))
+		*c.now = c.now.Add(time.Minute)
+		actions = append(actions, c.event(t, src, "a", "resolved", "2"))
+		*c.now = c.now.Add(time.Minute)
+	}
+	actions = append(actions, c.event(t, src, "a", "firing", "2"))
+	if got := strings.Join(actions, ","); got != "drafted,lapsed,drafted,lapsed,drafted,lapsed,drafted" {
+		t.Errorf("the flaps: %s", got)
+	}
+	all := c.drafts(t, "")
+	if len(all) != 1 || all[0].State != statusd.DraftOpen || len(all[0].Warnings) != 1 || !strings.Contains(all[0].Warnings[0], "flapping") {
+		t.Fatalf("after three flaps: %+v; want one open draft with one flapping warning", all)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

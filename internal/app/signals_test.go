@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/sqlstore"
+	"github.com/statusd/statusd/internal/testenv"
 )
 
 // The timers of the signals (holds, publish rules and their cooldown) and
@@ -30,22 +32,31 @@ type clocked struct {
 
 func newClocked(t *testing.T) clocked {
 	t.Helper()
+	now := t0.Add(time.Hour)
+	return onStore(t, filepath.Join(t.TempDir(), "app.db"), &now, true)
+}
+
+// onStore is a clocked App on the database db, which gets page() when
+// fresh, with the clock *now.
+func onStore(t *testing.T, db string, now *time.Time, fresh bool) clocked {
+	t.Helper()
 	ctx := context.Background()
-	store, err := sqlstore.Open(ctx, filepath.Join(t.TempDir(), "app.db"))
+	store, err := sqlstore.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	if err := store.Import(ctx, page(), false); err != nil {
-		t.Fatal(err)
+	if fresh {
+		if err := store.Import(ctx, page(), false); err != nil {
+			t.Fatal(err)
+		}
 	}
-	now := t0.Add(time.Hour)
-	clock := func() time.Time { return now }
+	clock := func() time.Time { return *now }
 	holder := snapshot.NewHolder(store, snapshot.Options{Variant: statusd.VariantA}, clock, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err := holder.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return clocked{app: New(Config{Store: store, Snapshots: holder, Now: clock}), store: store, now: &now}
+	return clocked{app: New(Config{Store: store, Snapshots: holder, Now: clock}), store: store, now: now}
 }
 
 // source makes a generic source with the rules (JSON).
@@ -224,3 +235,39 @@ func TestFlapping(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestPublishRuleReplicas: two servers on one PostgreSQL database run the
+// timers at the same moment, many times: the publish rule's draft is
+// published once.
+func TestPublishRuleReplicas(t *testing.T) {
+	db := testenv.Postgres(t)
+	now := t0.Add(time.Hour)
+	a := onStore(t, db, &now, true)
+	b := onStore(t, db, &now, false)
+	src := a.source(t, `[{"action": "publish", "hold": "1m"}]`)
+	a.event(t, src, "a", "firing", "2")
+	now = now.Add(time.Minute)
+	var wg sync.WaitGroup
+	for i := range 10 {
+		c := []clocked{a, b}[i%2]
+		wg.Go(func() {
+			if err := c.app.SignalTimers(context.Background()); err != nil {
+				t.Errorf("SignalTimers: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	entries, _, err := a.store.Audit(context.Background(), 1, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	for _, e := range entries {
+		if e.Action == "notice.create" {
+			created++
+		}
+	}
+	if published := a.drafts(t, statusd.DraftPublished); len(published) != 1 || created != 1 {
+		t.Errorf("%d drafts published, %d notices made by 10 timers on 2 servers; want 1 and 1", len(published), created)
+	}
+}

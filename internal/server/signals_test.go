@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -409,5 +410,44 @@ func TestRealAlertmanager(t *testing.T) {
 	testenv.PostAlerts(t, am, alert)
 	if lapsed := wait("lapsed"); lapsed.ID != d.ID {
 		t.Errorf("the lapsed draft is %d, want %d", lapsed.ID, d.ID)
+	}
+}
+
+// TestSignalsReplicas: two servers on one PostgreSQL database get the
+// same alerts at once, many times: one signal per key and one draft in
+// all; a held signal drafts once, whichever server's timer sees it.
+func TestSignalsReplicas(t *testing.T) {
+	db := testenv.Postgres(t)
+	a := startServer(t, sgDoc(), options{db: db})
+	b := startServer(t, nil, options{db: db})
+	tok := newToken(t, db, "ops")
+	src := sgSource(t, a, tok, `{"name": "Prometheus", "format": "alertmanager", "rules": [{"match": {"severity": "hold"}, "hold": "1s"}]}`)
+	body := sgPayload(t, "alertmanager.json")
+	held := sgPayload(t, "alertmanager.json", `"severity": "page"`, `"severity": "hold"`, "3f9a1c2b7d4e5f60", "held-1", "a07e2b91c4d3e8f5", "held-2")
+	var wg sync.WaitGroup
+	for i := range 20 {
+		srv := []*testserver.Server{a, b}[i%2]
+		wg.Go(func() {
+			for _, payload := range []string{body, held} {
+				r, err := testserver.Send(http.MethodPost, srv.URL+src.HookPath, payload, testserver.Bearer(src.Token)...)
+				if err != nil || r.Status != http.StatusAccepted {
+					t.Errorf("POST the hook: %v %d %s", err, r.Status, r.Body)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	signals := sgDecode[statusd.AdminSignalsResponse](t, b.Authed(http.MethodGet, testserver.AdminRoot+"/signals", tok, "")).Signals
+	var keys []string
+	for _, s := range signals {
+		keys = append(keys, s.Key)
+	}
+	if strings.Join(keys, ",") != "3f9a1c2b7d4e5f60,a07e2b91c4d3e8f5,held-1,held-2" {
+		t.Errorf("the signals of 40 posts of 2 payloads through 2 servers: %v; want the 4 keys once each", keys)
+	}
+	time.Sleep(1500 * time.Millisecond) // the hold of held-1 is over; both servers' timers ran
+	drafts := sgDrafts(t, a, tok, "")
+	if len(drafts) != 1 || len(drafts[0].SignalIDs) != 2 {
+		t.Fatalf("the drafts: %+v; want one, of the 2 firing keys (the held one joined it once its hold was over)", drafts)
 	}
 }

@@ -2,7 +2,9 @@ package statusd
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -227,7 +229,7 @@ func (r *reader) stamps(path string, m map[string]any) (created, updated time.Ti
 
 func (r *reader) document(v any) *Document {
 	doc := &Document{}
-	m := r.object("", v, "page", "components", "notices", "subscribers")
+	m := r.object("", v, "page", "components", "notices", "subscribers", "sources")
 	if m == nil {
 		return doc
 	}
@@ -251,7 +253,50 @@ func (r *reader) document(v any) *Document {
 			doc.Subscribers = append(doc.Subscribers, r.subscriber(index("subscribers", i), s))
 		}
 	}
+	if srcs, ok := present(m, "sources"); ok {
+		doc.Sources = []Source{}
+		for i, s := range r.array("sources", srcs) {
+			doc.Sources = append(doc.Sources, r.source(index("sources", i), s))
+		}
+	}
 	return doc
+}
+
+// source reads a source of alerts (CONTRACT C9): its rules and heartbeat
+// are read as the admin API reads them, its token's hash is 64 hex
+// digits.
+func (r *reader) source(path string, v any) Source {
+	m := r.object(path, v, "id", "name", "format", "rules", "heartbeat", "token_hash", "secret", "created_at")
+	var s Source
+	if m == nil {
+		return s
+	}
+	s.ID = r.id(path, m)
+	s.Name = r.str(path, m, "name", true)
+	s.Format = r.str(path, m, "format", true)
+	s.Secret = r.str(path, m, "secret", false)
+	s.CreatedAt = r.time(path, m, "created_at")
+	hash, err := hex.DecodeString(r.str(path, m, "token_hash", true))
+	if err != nil || len(hash) != sha256.Size {
+		r.add(join(path, "token_hash"), "must be the SHA-256 of the source's token, in 64 hex digits")
+	}
+	s.TokenHash = hash
+	// The rules and the heartbeat have the admin API's shape.
+	for _, f := range []struct {
+		key string
+		dst any
+	}{{"rules", &s.Rules}, {"heartbeat", &s.Heartbeat}} {
+		if raw, ok := present(m, f.key); ok {
+			key, dst := f.key, f.dst
+			b, _ := json.Marshal(raw)
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(dst); err != nil {
+				r.add(join(path, key), "%v", strings.TrimPrefix(err.Error(), "json: "))
+			}
+		}
+	}
+	return s
 }
 
 func (r *reader) page(path string, v any) Page {
@@ -508,6 +553,18 @@ func (doc *Document) Validate() []Problem {
 		}
 	}
 	r.validateSubscribers(doc.Subscribers, comps)
+	ids, names := map[int64]bool{}, map[string]bool{}
+	for i := range doc.Sources {
+		s, p := &doc.Sources[i], index("sources", i)
+		r.uniqueID(p, s.ID, ids, "source")
+		if names[s.Name] {
+			r.add(join(p, "name"), "another source is named %q", s.Name)
+		}
+		names[s.Name] = true
+		for _, problem := range CheckSource(s) {
+			r.add(join(p, problem.Path), "%s", problem.Message)
+		}
+	}
 	return r.problems
 }
 
@@ -794,6 +851,17 @@ type (
 		Components  []componentJSON  `json:"components"`
 		Notices     []noticeJSON     `json:"notices"`
 		Subscribers []subscriberJSON `json:"subscribers,omitzero"`
+		Sources     []sourceJSON     `json:"sources,omitzero"`
+	}
+	sourceJSON struct {
+		ID        int64        `json:"id"`
+		Name      string       `json:"name"`
+		Format    string       `json:"format"`
+		Rules     []SignalRule `json:"rules"`
+		Heartbeat *Heartbeat   `json:"heartbeat"`
+		TokenHash string       `json:"token_hash"`
+		Secret    string       `json:"secret,omitempty"`
+		CreatedAt Time         `json:"created_at"`
 	}
 	pageJSON struct {
 		Name       string          `json:"name"`
@@ -910,6 +978,16 @@ func EncodeDocument(w io.Writer, doc *Document) error {
 			ids = []int64{}
 		}
 		out.Subscribers = append(out.Subscribers, subscriberJSON{s.ID, s.Channel, s.Address, ids, s.State, s.Secret, Time{s.CreatedAt}})
+	}
+	if doc.Sources != nil {
+		out.Sources = make([]sourceJSON, 0, len(doc.Sources))
+	}
+	for _, s := range doc.Sources {
+		rules := s.Rules
+		if rules == nil {
+			rules = []SignalRule{}
+		}
+		out.Sources = append(out.Sources, sourceJSON{s.ID, s.Name, s.Format, rules, s.Heartbeat, hex.EncodeToString(s.TokenHash), s.Secret, Time{s.CreatedAt}})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

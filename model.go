@@ -206,4 +206,10 @@ type Document struct {
 	// store's; nil keeps them. Store.Load leaves them out (the read model
 	// has no use for them); export reads them from SubscriberStore.
 	Subscribers []Subscriber
+	// Sources, when not nil, are the sources of alerts (CONTRACT C9), with
+	// their token hashes, imported with the page and replacing the
+	// store's (their signals go); nil keeps them. Signals and drafts are
+	// never in a document. Store.Load leaves them out; export reads them
+	// from SignalStore.
+	Sources []Source
 }

@@ -478,6 +478,7 @@ func TestCLIInit(t *testing.T) {
 		"components":  []testserver.Obj{comp(1, "API"), comp(2, "Web site"), comp(3, "Database")},
 		"notices":     []any{},
 		"subscribers": []any{}, // export writes them (C5), and init makes none
+		"sources":     []any{}, // the same (C9)
 	})
 
 	// A database with a page: exit 1 naming the page, nothing changed.

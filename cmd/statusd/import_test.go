@@ -64,12 +64,15 @@ func impDecode(t *testing.T, doc string) *statusd.Document {
 }
 
 // impExported is doc as export gives it back after importing it: with
-// the store's subscribers, none when doc lists none.
+// the store's subscribers and sources, none when doc lists none.
 func impExported(t *testing.T, doc string) *statusd.Document {
 	t.Helper()
 	d := impDecode(t, doc)
 	if d.Subscribers == nil {
 		d.Subscribers = []statusd.Subscriber{}
+	}
+	if d.Sources == nil {
+		d.Sources = []statusd.Source{}
 	}
 	return d
 }
@@ -401,5 +404,38 @@ func TestImportBadSubscribers(t *testing.T) {
 	}
 	if after := export(t, db); after != before {
 		t.Errorf("a refused import changed the database")
+	}
+}
+
+// TestExportSources: the sources of alerts travel in the document (C9)
+// with their token hashes: a sender keeps posting with its token to the
+// database the document was imported into; signals are not exported.
+func TestExportSources(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "statusd.db")
+	importDoc(t, db, testserver.Fixture(time.Now().UTC().Truncate(time.Second)))
+	tok := newToken(t, db, "ops")
+	srv := serveDB(t, db)
+	src := srv.AdminOK(http.MethodPost, "/sources", tok, `{"name": "Scripts", "format": "generic", "rules": [{"components": ["12"], "hold": "0s"}]}`, 201)
+	hook, token := src["hook_path"].(string), src["token"].(string)
+	event := `{"dedup_key": "a", "status": "firing"}`
+	if r := testserver.Fetch(t, http.MethodPost, srv.URL+hook, event, testserver.Bearer(token)...); r.Status != 202 {
+		t.Fatalf("POST %s: %d %s", hook, r.Status, r.Body)
+	}
+	exported := export(t, db)
+	if !strings.Contains(exported, `"name": "Scripts"`) || !strings.Contains(exported, `"token_hash": "`) || strings.Contains(exported, token) ||
+		strings.Contains(exported, `"dedup_key"`) || strings.Contains(exported, `"a"`) {
+		t.Fatalf("the export: want the source with its token's hash, never the token, nor its signal:\n%s", exported)
+	}
+	copyDB := filepath.Join(t.TempDir(), "copy.db")
+	if _, stderr, err := cli(t, exported, "import", "--db", copyDB, "-"); err != nil || !strings.Contains(stderr, "1 sources") {
+		t.Fatalf("import of the export: %v\n%s", err, stderr)
+	}
+	if again := export(t, copyDB); again != exported {
+		t.Errorf("export of the imported copy differs:\n%s\n---\n%s", exported, again)
+	}
+	other := serveDB(t, copyDB)
+	r := testserver.Fetch(t, http.MethodPost, other.URL+hook, event, testserver.Bearer(token)...)
+	if r.Status != 202 || !strings.Contains(string(r.Body), `"action":"drafted"`) {
+		t.Errorf("the same token on the copy: %d %s; want 202, drafted (the copy has no signal of it)", r.Status, r.Body)
 	}
 }

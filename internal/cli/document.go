@@ -61,6 +61,9 @@ func (e Env) importCommand() *cobra.Command {
 		if doc.Subscribers != nil {
 			subs = fmt.Sprintf(", %d subscribers", len(doc.Subscribers))
 		}
+		if doc.Sources != nil {
+			subs += fmt.Sprintf(", %d sources", len(doc.Sources))
+		}
 		fmt.Fprintf(e.Stderr, "imported %q: %d components, %d notices%s into %s\n",
 			doc.Page.Name, len(doc.Components), len(doc.Notices), subs, db)
 		return nil
@@ -85,6 +88,15 @@ func (e Env) exportCommand() *cobra.Command {
 		}
 		defer store.Close()
 		if doc.Subscribers, err = allSubscribers(ctx, store); err != nil {
+			return err
+		}
+		doc.Sources = []statusd.Source{} // none: importing the document removes the store's
+		err = store.Signals().Read(ctx, func(r statusd.SignalReads) error {
+			list, err := r.Sources()
+			doc.Sources = append(doc.Sources, list...)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		return statusd.EncodeDocument(e.Stdout, doc)

@@ -286,7 +286,8 @@ func (b byOrder[T]) Swap(i, j int) {
 
 // Import writes doc in one transaction. Without replace it refuses a store
 // that already holds a page. The document's subscribers, when it has them
-// (not nil), replace the store's, whose deliveries go with them.
+// (not nil), replace the store's, whose deliveries go with them; so do its
+// sources, whose signals go with them.
 func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool) error {
 	return s.transact(ctx, func(t tx) error {
 		var n int
@@ -312,6 +313,12 @@ func (s *Store) Import(ctx context.Context, doc *statusd.Document, replace bool)
 				return err
 			}
 			detail += fmt.Sprintf(", %d subscribers", len(doc.Subscribers))
+		}
+		if doc.Sources != nil {
+			if err := insertSources(t, doc.Sources); err != nil {
+				return err
+			}
+			detail += fmt.Sprintf(", %d sources", len(doc.Sources))
 		}
 		if err := audit(t, statusd.AuditEntry{At: time.Now(), Actor: "statusd import", Action: "page.import",
 			Target: "page", Detail: detail}); err != nil {

@@ -152,3 +152,18 @@ func (t *sqlTx) PutSignal(s *statusd.Signal) error {
 func (t *sqlTx) PutDraft(d *statusd.Draft) error {
 	return put(t.t, "drafts", d.ID, []string{"state"}, []any{d.State}, d)
 }
+
+// insertSources replaces every source with those of an imported
+// document; the signals of the old ones go with them, their drafts stay.
+func insertSources(t tx, sources []statusd.Source) error {
+	if _, err := t.exec(`DELETE FROM sources`); err != nil {
+		return err
+	}
+	for i := range sources {
+		s := &sources[i]
+		if err := put(t, "sources", s.ID, []string{"name", "token_hash"}, []any{s.Name, s.TokenHash}, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}

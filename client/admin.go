@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,7 +28,8 @@ const AdminRoot = "/admin/api/v1"
 //
 // Notice writes tell subscribers unless their request sets
 // Notify to false; the subscribers themselves, and the log of what was
-// sent to them, are managed here too.
+// sent to them, are managed here too, as are the sources of alerts and the
+// drafts their signals make (CONTRACT C9).
 type Admin struct {
 	c *Client
 }
@@ -308,4 +310,118 @@ func (a *Admin) CreateTokenAs(ctx context.Context, name string, role statusd.Rol
 // requests with it are refused from then on.
 func (a *Admin) RevokeToken(ctx context.Context, name string) error {
 	return a.c.send(ctx, http.MethodDelete, AdminRoot+"/tokens/"+url.PathEscape(name), nil, nil)
+}
+
+func sourcePath(id int64) string { return "/sources/" + strconv.FormatInt(id, 10) }
+func draftPath(id int64) string  { return "/drafts/" + strconv.FormatInt(id, 10) }
+
+// Sources returns every source of alerts, by id, without its token (GET
+// /sources).
+func (a *Admin) Sources(ctx context.Context) ([]statusd.AdminSource, error) {
+	r, err := call[statusd.AdminSourcesResponse](ctx, a, http.MethodGet, "/sources", nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Sources, nil
+}
+
+// Source returns one source, with its state: never, ok or stale (GET
+// /sources/{id}).
+func (a *Admin) Source(ctx context.Context, id int64) (*statusd.AdminSource, error) {
+	return call[statusd.AdminSource](ctx, a, http.MethodGet, sourcePath(id), nil)
+}
+
+// CreateSource adds a source of alerts; r.Name and r.Format (alertmanager,
+// grafana, uptime_kuma or generic) are required (POST /sources). The
+// answer carries the source's Token, this once: its sender posts to
+// HookPath with it as a bearer token, and the server keeps only its hash.
+func (a *Admin) CreateSource(ctx context.Context, r statusd.AdminSourceRequest) (*statusd.AdminSource, error) {
+	return call[statusd.AdminSource](ctx, a, http.MethodPost, "/sources", r)
+}
+
+// ChangeSource changes a source's name, rules, heartbeat or Grafana
+// secret, those set in r; its format cannot change (PATCH /sources/{id}).
+func (a *Admin) ChangeSource(ctx context.Context, id int64, r statusd.AdminSourceRequest) (*statusd.AdminSource, error) {
+	return call[statusd.AdminSource](ctx, a, http.MethodPatch, sourcePath(id), r)
+}
+
+// DeleteSource removes a source and its signals; the drafts they made
+// stay (DELETE /sources/{id}).
+func (a *Admin) DeleteSource(ctx context.Context, id int64) error {
+	return a.c.send(ctx, http.MethodDelete, AdminRoot+sourcePath(id), nil, nil)
+}
+
+// RotateSourceToken gives a source a new token and returns the source with
+// it, this once; the old token stops working at once (POST
+// /sources/{id}/token).
+func (a *Admin) RotateSourceToken(ctx context.Context, id int64) (*statusd.AdminSource, error) {
+	return call[statusd.AdminSource](ctx, a, http.MethodPost, sourcePath(id)+"/token", nil)
+}
+
+// errSignalFilter refuses the fields of a statusd.SignalFilter that the
+// admin API does not filter by.
+var errSignalFilter = errors.New("client: the admin API filters signals by SourceID, Status and Unmapped only, not DraftID or NoticeID")
+
+// Signals returns the signals kept of the sources' alerts that f chooses,
+// by id: of f.SourceID (0: every source), of f.Status (firing, resolved;
+// "": both), only those mapped to no component with f.Unmapped (GET
+// /signals). The API has no filter by draft or notice: f.DraftID or
+// f.NoticeID set is an error, and nothing is sent.
+func (a *Admin) Signals(ctx context.Context, f statusd.SignalFilter) ([]statusd.AdminSignal, error) {
+	if f.DraftID != 0 || f.NoticeID != 0 {
+		return nil, errSignalFilter
+	}
+	q := url.Values{"status": {f.Status}}
+	if f.SourceID != 0 {
+		q.Set("source_id", strconv.FormatInt(f.SourceID, 10))
+	}
+	if f.Unmapped {
+		q.Set("unmapped", "true")
+	}
+	r, err := call[statusd.AdminSignalsResponse](ctx, a, http.MethodGet, listQuery("/signals", q, 0), nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Signals, nil
+}
+
+// Drafts returns the drafts that signals made in state (open, published,
+// discarded or lapsed; "": all), by id (GET /drafts).
+func (a *Admin) Drafts(ctx context.Context, state string) ([]statusd.AdminDraft, error) {
+	r, err := call[statusd.AdminDraftsResponse](ctx, a, http.MethodGet, listQuery("/drafts", url.Values{"state": {state}}, 0), nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Drafts, nil
+}
+
+// Draft returns one draft, with its Version, which a change, publication
+// or discard must give back (GET /drafts/{id}).
+func (a *Admin) Draft(ctx context.Context, id int64) (*statusd.AdminDraft, error) {
+	return call[statusd.AdminDraft](ctx, a, http.MethodGet, draftPath(id), nil)
+}
+
+// ChangeDraft changes an open draft's subject, content, notice state or
+// components, those set in r; r.Version, the draft's as read, is required:
+// when the draft changed since, or is no longer open, the answer is an
+// *Error with code conflict (PATCH /drafts/{id}).
+func (a *Admin) ChangeDraft(ctx context.Context, id int64, r statusd.AdminDraftRequest) (*statusd.AdminDraft, error) {
+	return call[statusd.AdminDraft](ctx, a, http.MethodPatch, draftPath(id), r)
+}
+
+// PublishDraft publishes an open or lapsed draft as the notice write it
+// proposes (a new incident, an update, a reopening), with the changes set
+// in r, and returns the draft and the notice it wrote; r.Version is
+// required, as with [Admin.ChangeDraft] (409 conflict when stale or no
+// longer publishable), and the write tells subscribers unless r.Notify is
+// false (POST /drafts/{id}/publish).
+func (a *Admin) PublishDraft(ctx context.Context, id int64, r statusd.AdminDraftRequest) (*statusd.AdminPublishedDraft, error) {
+	return call[statusd.AdminPublishedDraft](ctx, a, http.MethodPost, draftPath(id)+"/publish", r)
+}
+
+// DiscardDraft discards a draft, for r.Reason (optional); r.Version is
+// required, as with [Admin.ChangeDraft]. Its signals stay (POST
+// /drafts/{id}/discard).
+func (a *Admin) DiscardDraft(ctx context.Context, id int64, r statusd.AdminDiscardRequest) (*statusd.AdminDraft, error) {
+	return call[statusd.AdminDraft](ctx, a, http.MethodPost, draftPath(id)+"/discard", r)
 }

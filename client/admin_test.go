@@ -305,3 +305,190 @@ func TestAdminDoesNotFollowRedirects(t *testing.T) {
 		t.Errorf("the redirect was followed: %q", reached)
 	}
 }
+
+// hook posts a sender's body to a source's hook with its token and
+// returns the status and what became of each alert.
+func hook(t *testing.T, base string, src *statusd.AdminSource, token, body string) (int, statusd.HookResponse) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+src.HookPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out statusd.HookResponse
+	if res.StatusCode == http.StatusAccepted {
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return res.StatusCode, out
+}
+
+// TestAdminSignals calls every method of the admin client for the signals
+// of CONTRACT C9 against the real server: a source, alerts on its hook,
+// their signals, the drafts they make, published and discarded.
+func TestAdminSignals(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second)
+	base, token := serveAdmin(t, page(now))
+	adm, pub, ctx := client.NewAdmin(base, token), client.New(base), context.Background()
+	var src *statusd.AdminSource
+	var noticeID int64
+
+	t.Run("Sources", func(t *testing.T) {
+		var err error
+		src, err = adm.CreateSource(ctx, statusd.AdminSourceRequest{Name: ptr("Scripts"), Format: ptr("generic")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if src.ID != 1 || src.HookPath != "/hooks/v1/1" || !strings.HasPrefix(src.Token, "sgn_") || src.State != "never" || src.Rules == nil {
+			t.Fatalf("created %+v", src)
+		}
+		list, err := adm.Sources(ctx)
+		if err != nil || len(list) != 1 || list[0].Name != "Scripts" || list[0].Token != "" {
+			t.Errorf("sources %+v, %v; want Scripts without its token", list, err)
+		}
+		// A rule maps the alerts of team web to Web (3).
+		rules := []statusd.SignalRule{{Match: map[string]string{"team": "web"}, Components: []string{"3"}}}
+		changed, err := adm.ChangeSource(ctx, src.ID, statusd.AdminSourceRequest{Name: ptr("Web scripts"), Rules: &rules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := adm.Source(ctx, src.ID)
+		if err != nil || got.Name != "Web scripts" || len(got.Rules) != 1 || got.Rules[0].Components[0] != "3" || changed.Name != "Web scripts" {
+			t.Errorf("changed %+v, then %+v, %v", changed, got, err)
+		}
+		_, err = adm.ChangeSource(ctx, src.ID, statusd.AdminSourceRequest{Format: ptr("grafana")})
+		wantError(t, "a new format", err, 422, statusd.EInvalidField, client.ErrInvalidField, "format: cannot change")
+		_, err = adm.Source(ctx, 99)
+		wantError(t, "source 99", err, 404, statusd.ENotFound, client.ErrNotFound, "source 99 not found")
+	})
+
+	t.Run("Signals", func(t *testing.T) {
+		// a is mapped by the rule to Web (3), which no notice lists: a
+		// new draft, the first; u names no component: kept, unmapped.
+		status, res := hook(t, base, src, src.Token, `{"events": [{"dedup_key": "a", "status": "firing", "labels": {"team": "web"}},
+			{"dedup_key": "u", "status": "firing"}]}`)
+		if status != 202 || len(res.Signals) != 2 || res.Signals[0].Action != "drafted" || *res.Signals[0].DraftID != 1 ||
+			res.Signals[1].Action != "unmapped" {
+			t.Fatalf("the hook: %d %+v", status, res)
+		}
+		keys := func(f statusd.SignalFilter) string {
+			t.Helper()
+			list, err := adm.Signals(ctx, f)
+			if err != nil {
+				t.Fatalf("signals %+v: %v", f, err)
+			}
+			var ks []string
+			for _, s := range list {
+				ks = append(ks, s.Key)
+			}
+			return strings.Join(ks, ",")
+		}
+		for _, c := range []struct {
+			f    statusd.SignalFilter
+			want string
+		}{
+			{statusd.SignalFilter{}, "a,u"},
+			{statusd.SignalFilter{Unmapped: true}, "u"},
+			{statusd.SignalFilter{SourceID: src.ID, Status: "firing"}, "a,u"},
+			{statusd.SignalFilter{Status: "resolved"}, ""},
+			{statusd.SignalFilter{SourceID: 99}, ""},
+		} {
+			if got := keys(c.f); got != c.want {
+				t.Errorf("signals %+v: %q, want %q", c.f, got, c.want)
+			}
+		}
+		_, err := adm.Signals(ctx, statusd.SignalFilter{Status: "gone"})
+		wantError(t, "status gone", err, 422, statusd.EInvalidField, client.ErrInvalidField, `status "gone"`)
+		// The API has no filter by draft: the client refuses it, sending
+		// nothing, rather than answer every signal.
+		var e *client.Error
+		if _, err := adm.Signals(ctx, statusd.SignalFilter{DraftID: 1}); err == nil || errors.As(err, &e) || !strings.Contains(err.Error(), "not DraftID") {
+			t.Errorf("a filter by draft: %v, want the client's refusal", err)
+		}
+	})
+
+	t.Run("Publish", func(t *testing.T) {
+		open, err := adm.Drafts(ctx, "open")
+		if err != nil || len(open) != 1 || open[0].ID != 1 || open[0].Subject != "Issues with Web" || !slices.Equal(open[0].ComponentIDs, []int64{3}) {
+			t.Fatalf("open drafts %+v, %v", open, err)
+		}
+		d, err := adm.Draft(ctx, 1)
+		if err != nil || d.Version != 1 || d.Kind != "incident" || d.NoticeState != statusd.Investigating {
+			t.Fatalf("draft 1 %+v, %v", d, err)
+		}
+		d, err = adm.ChangeDraft(ctx, 1, statusd.AdminDraftRequest{Version: ptr(int64(1)), Subject: ptr("Web trouble")})
+		if err != nil || d.Version != 2 || d.Subject != "Web trouble" {
+			t.Fatalf("changed %+v, %v", d, err)
+		}
+		_, err = adm.ChangeDraft(ctx, 1, statusd.AdminDraftRequest{Version: ptr(int64(1)), Subject: ptr("Lost")})
+		wantError(t, "a stale change", err, 409, statusd.EConflict, client.ErrConflict, "changed since you read it")
+		p, err := adm.PublishDraft(ctx, 1, statusd.AdminDraftRequest{Version: ptr(int64(2)), Notify: ptr(false)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noticeID = p.Notice.ID
+		if p.Draft.State != "published" || p.Draft.NoticeID == nil || *p.Draft.NoticeID != noticeID || p.Notice.Subject != "Web trouble" ||
+			state(p.Notice.State) != "investigating" || !slices.Equal(p.Notice.ComponentIDs, []int64{3}) {
+			t.Errorf("published %+v", p)
+		}
+		n, err := pub.Notice(ctx, noticeID)
+		if err != nil || n.Subject != "Web trouble" || state(n.State) != "investigating" {
+			t.Errorf("public notice %+v, %v", n, err)
+		}
+		_, err = adm.PublishDraft(ctx, 1, statusd.AdminDraftRequest{Version: ptr(int64(3))})
+		wantError(t, "published again", err, 409, statusd.EConflict, client.ErrConflict, "draft 1 is published")
+	})
+
+	t.Run("Discard", func(t *testing.T) {
+		// Web 5 (5): no notice lists it, no open draft names it.
+		if status, res := hook(t, base, src, src.Token, `{"dedup_key": "b", "status": "firing", "labels": {"component": "5"}}`); status != 202 ||
+			res.Signals[0].DraftID == nil || *res.Signals[0].DraftID != 2 {
+			t.Fatalf("the hook: %d %+v, want draft 2", status, res)
+		}
+		d, err := adm.DiscardDraft(ctx, 2, statusd.AdminDiscardRequest{Version: ptr(int64(1)), Reason: "noise"})
+		if err != nil || d.State != "discarded" || d.Reason != "noise" || d.Version != 2 {
+			t.Fatalf("discarded %+v, %v", d, err)
+		}
+		_, err = adm.DiscardDraft(ctx, 2, statusd.AdminDiscardRequest{Version: ptr(int64(2))})
+		wantError(t, "discarded again", err, 409, statusd.EConflict, client.ErrConflict, "draft 2 is discarded")
+		all, err := adm.Drafts(ctx, "")
+		if err != nil || len(all) != 2 || all[0].State != "published" || all[1].State != "discarded" {
+			t.Errorf("every draft %+v, %v", all, err)
+		}
+		_, err = adm.Drafts(ctx, "gone")
+		wantError(t, "state gone", err, 422, statusd.EInvalidField, client.ErrInvalidField, `state "gone"`)
+		_, err = adm.Draft(ctx, 99)
+		wantError(t, "draft 99", err, 404, statusd.ENotFound, client.ErrNotFound, "draft 99 not found")
+	})
+
+	t.Run("RotateAndDelete", func(t *testing.T) {
+		rotated, err := adm.RotateSourceToken(ctx, src.ID)
+		if err != nil || !strings.HasPrefix(rotated.Token, "sgn_") || rotated.Token == src.Token {
+			t.Fatalf("rotated %+v, %v", rotated, err)
+		}
+		if status, _ := hook(t, base, src, src.Token, `{"dedup_key": "c", "status": "firing"}`); status != 401 {
+			t.Errorf("the old token: %d, want 401", status)
+		}
+		if status, _ := hook(t, base, src, rotated.Token, `{"dedup_key": "c", "status": "firing"}`); status != 202 {
+			t.Errorf("the new token: %d, want 202", status)
+		}
+		if err := adm.DeleteSource(ctx, src.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = adm.Source(ctx, src.ID)
+		wantError(t, "deleted source", err, 404, statusd.ENotFound, client.ErrNotFound, "not found")
+		if status, _ := hook(t, base, src, rotated.Token, `{"dedup_key": "c", "status": "firing"}`); status != 401 {
+			t.Errorf("a deleted source's hook: %d, want 401", status)
+		}
+		// Its drafts stay, and its notice.
+		if all, err := adm.Drafts(ctx, ""); err != nil || len(all) != 2 {
+			t.Errorf("drafts after the deletion: %+v, %v", all, err)
+		}
+	})
+}

@@ -101,6 +101,8 @@ Operator commands, clients of a running server's admin API:
   statusd subscriber add|list|show|set|remove|test    who is told of notices: email, webhooks, chat
   statusd deliveries [--subscriber ID] [--state S]    what was sent to them, newest first
   statusd user add|list|remove|reset                  who may sign in to the console (/manage)
+  statusd source add|list|rm|rotate                   the senders of alerts, each with its hook and token
+  statusd draft list|show|publish|discard             the notices alerts propose, published by a person
   statusd audit --url URL                             the audit log, from the server
 Each takes --url (or $STATUSD_URL, default http://127.0.0.1:8080),
 --token (or $STATUSD_TOKEN, from statusd token create) and --json (print the
@@ -160,7 +162,7 @@ func New(env Env) *cobra.Command {
 		env.migrateCommand(), env.backupCommand(),
 		env.incidentCommand(), env.maintenanceCommand(), env.announceCommand(), env.announcementCommand(),
 		env.noticeCommand(), env.componentCommand(), env.pageCommand(), env.subscriberCommand(),
-		env.deliveriesCommand(), env.userCommand(),
+		env.deliveriesCommand(), env.userCommand(), env.sourceCommand(), env.draftCommand(),
 	)
 	return root
 }

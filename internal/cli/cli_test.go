@@ -34,6 +34,10 @@ func TestHelpOnStdout(t *testing.T) {
 		{[]string{"notice", "ls", "-h"}, "Usage: statusd notice list [--page N]"},
 		{[]string{"token", "create", "--help"}, "Usage: statusd token create --name NAME [--role ROLE] [--db DATABASE]"},
 		{[]string{"import", "-h"}, "Usage: statusd import [--db DATABASE] [--replace] FILE|-"},
+		{[]string{"source", "--help"}, "\n  statusd source add NAME --format alertmanager|grafana|uptime_kuma|generic [--rules FILE|-]"},
+		{[]string{"source", "add", "-h"}, "\nExamples:\n  statusd source add Prometheus --format alertmanager --heartbeat-match alertname=Watchdog\n"},
+		{[]string{"draft", "--help"}, "\n  statusd draft publish ID [--subject S] [-m MESSAGE] [--state STATE] [--no-notify]"},
+		{[]string{"help", "draft", "publish"}, "\n  --no-notify\n"},
 	} {
 		stdout, stderr, code := execute(t, tc.args...)
 		if code != 0 || stderr != "" || !strings.Contains(stdout, tc.want) {

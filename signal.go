@@ -209,6 +209,9 @@ func CheckSource(s *Source) []Problem {
 			}
 		}
 	}
+	if s.Secret != "" && s.Format != "grafana" {
+		add("secret", "only a grafana source signs its requests; leave secret out")
+	}
 	if s.Heartbeat != nil {
 		if len(s.Heartbeat.Match) == 0 {
 			add("heartbeat.match", "is required: the labels of the heartbeat alert, such as {\"alertname\": \"Watchdog\"}")

@@ -404,7 +404,7 @@ func TestAdminSignals(t *testing.T) {
 			}
 		}
 		_, err := adm.Signals(ctx, statusd.SignalFilter{Status: "gone"})
-		wantError(t, "status gone", err, 422, statusd.EInvalidField, client.ErrInvalidField, `status "gone"`)
+		wantError(t, "status gone", err, 400, statusd.EInvalidParameter, client.ErrInvalidParameter, `status: "gone" is not firing or resolved`)
 		// The API has no filter by draft: the client refuses it, sending
 		// nothing, rather than answer every signal.
 		var e *client.Error
@@ -462,7 +462,7 @@ func TestAdminSignals(t *testing.T) {
 			t.Errorf("every draft %+v, %v", all, err)
 		}
 		_, err = adm.Drafts(ctx, "gone")
-		wantError(t, "state gone", err, 422, statusd.EInvalidField, client.ErrInvalidField, `state "gone"`)
+		wantError(t, "state gone", err, 400, statusd.EInvalidParameter, client.ErrInvalidParameter, `state: "gone" is not open, published, discarded or lapsed`)
 		_, err = adm.Draft(ctx, 99)
 		wantError(t, "draft 99", err, 404, statusd.ENotFound, client.ErrNotFound, "draft 99 not found")
 	})

@@ -152,7 +152,7 @@ func TestCLISignals(t *testing.T) {
 		if out := opMust(t, srv, tok, "draft", "list", "--state", "published"); out != "ID  KIND  STATE  SUBJECT  COMPONENTS  AGE\n" {
 			t.Errorf("draft list --state published: %q, want the header alone", out)
 		}
-		sigFails(t, srv, tok, exitCodeRefused, []string{"draft", "list", "--state", "gone"}, `"gone" is not a draft state`)
+		sigFails(t, srv, tok, exitCodeRefused, []string{"draft", "list", "--state", "gone"}, `state: "gone" is not open, published, discarded or lapsed`)
 
 		out = opMust(t, srv, tok, "draft", "show", "1")
 		for _, re := range []string{`^draft 1\s+incident, open\n`, `(?m)^subject\s+Issues with Website$`,

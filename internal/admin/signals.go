@@ -101,26 +101,9 @@ func (s *Server) DeleteSource(w http.ResponseWriter, r *http.Request, actor stat
 // ListSignals answers the signals that the query selects (source_id,
 // status, unmapped=true): app.Signals.
 func (s *Server) ListSignals(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	q := r.URL.Query()
-	var f statusd.SignalFilter
-	if v := q.Get("source_id"); v != "" {
-		id, err := statusd.ParseID("source", v)
-		if err != nil {
-			return err
-		}
-		f.SourceID = id
-	}
-	switch f.Status = q.Get("status"); f.Status {
-	case "", "firing", "resolved":
-	default:
-		return statusd.Errorf(statusd.EInvalidField, "status %q is not firing or resolved", f.Status)
-	}
-	switch v := q.Get("unmapped"); v {
-	case "", "false":
-	case "true":
-		f.Unmapped = true
-	default:
-		return statusd.Errorf(statusd.EInvalidField, "unmapped %q is not true or false", v)
+	f, err := app.SignalFilterOf(r.URL.Query())
+	if err != nil {
+		return err
 	}
 	list, err := s.app.Signals(r.Context(), actor, f)
 	if err != nil {
@@ -132,7 +115,11 @@ func (s *Server) ListSignals(w http.ResponseWriter, r *http.Request, actor statu
 // ListDrafts answers the drafts of a state (?state=; all when left out):
 // app.Drafts.
 func (s *Server) ListDrafts(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	list, err := s.app.Drafts(r.Context(), actor, r.URL.Query().Get("state"))
+	state, err := app.DraftStateOf(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	list, err := s.app.Drafts(r.Context(), actor, state)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -13,9 +14,6 @@ import (
 func (a *App) Drafts(ctx context.Context, actor statusd.Actor, state string) ([]statusd.AdminDraft, error) {
 	if err := May(actor, ActRead); err != nil {
 		return nil, err
-	}
-	if state != "" && !slices.Contains(statusd.DraftStates, state) {
-		return nil, statusd.Errorf(statusd.EInvalidField, "state %q is not a draft state (open, published, discarded, lapsed)", state)
 	}
 	var list []statusd.Draft
 	err := a.store.Signals().Read(ctx, func(r statusd.SignalReads) (err error) { list, err = r.Drafts(state); return err })
@@ -81,6 +79,28 @@ func current(tx statusd.Tx, id int64, version *int64, publishing bool) (*statusd
 	return d, nil
 }
 
+// checkDraft notes the problems of a draft as a person changed it: its
+// notice state must be one its kind of write may give (an incident opens
+// investigating or identified, a reopening is investigating, an update
+// takes any state of an incident), and its components must exist.
+func checkDraft(d *statusd.Draft, exists func(id int64) bool, bad *problems) {
+	states := statusd.States(statusd.Unplanned)
+	switch d.Kind {
+	case statusd.DraftIncident:
+		states = OpeningStates
+	case statusd.DraftReopen:
+		states = []statusd.State{statusd.Investigating}
+	}
+	if !slices.Contains(states, d.NoticeState) {
+		bad.add("notice_state", "%q is not a state this %s draft can publish (%s)", d.NoticeState, d.Kind, oneOf(states))
+	}
+	for i, id := range d.ComponentIDs {
+		if !exists(id) {
+			bad.add(fmt.Sprintf("component_ids[%d]", i), "no component has id %d", id)
+		}
+	}
+}
+
 // applyDraft copies the body's changes onto d, noting the problems.
 func applyDraft(body *statusd.AdminDraftRequest, d *statusd.Draft, bad *problems) {
 	bad.requireText("subject", body.Subject, false)
@@ -114,7 +134,12 @@ func (a *App) ChangeDraft(ctx context.Context, actor statusd.Actor, id int64, bo
 		if d, err = current(tx, id, body.Version, false); err != nil {
 			return err
 		}
+		comps, err := tx.Components()
+		if err != nil {
+			return err
+		}
 		applyDraft(&body, d, &bad)
+		checkDraft(d, func(id int64) bool { _, ok := statusd.ComponentRef(comps, fmt.Sprint(id)); return ok }, &bad)
 		if err := bad.err(); err != nil {
 			return err
 		}
@@ -131,7 +156,8 @@ func (a *App) ChangeDraft(ctx context.Context, actor statusd.Actor, id int64, bo
 	return statusd.AdminDraftOf(d), nil
 }
 
-// DiscardDraft discards an open draft, for reason; its signals stay.
+// DiscardDraft discards an open or lapsed draft, for reason; its signals
+// stay.
 func (a *App) DiscardDraft(ctx context.Context, actor statusd.Actor, id int64, body statusd.AdminDiscardRequest) (statusd.AdminDraft, error) {
 	if err := May(actor, ActChangeDraft); err != nil {
 		return statusd.AdminDraft{}, err
@@ -182,9 +208,14 @@ func (a *App) publishDraft(ctx context.Context, actor statusd.Actor, id int64, b
 	if err != nil {
 		return statusd.AdminDraft{}, 0, err
 	}
+	snap, err := a.Snapshot()
+	if err != nil {
+		return statusd.AdminDraft{}, 0, err
+	}
 	var bad problems
 	view := *seen
 	applyDraft(&body, &view, &bad)
+	checkDraft(&view, func(id int64) bool { return snap.Component(id) != nil }, &bad)
 	if err := bad.err(); err != nil {
 		return statusd.AdminDraft{}, 0, err
 	}

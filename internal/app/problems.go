@@ -141,6 +141,28 @@ func DeliveryFilterOf(q url.Values) (statusd.DeliveryFilter, error) {
 	return f, err
 }
 
+// SignalFilterOf reads a list's ?source_id=, ?status= and ?unmapped=.
+func SignalFilterOf(q url.Values) (statusd.SignalFilter, error) {
+	var f statusd.SignalFilter
+	if v := q.Get("source_id"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 || strings.Trim(v, "0123456789") != "" {
+			return f, statusd.Errorf(statusd.EInvalidParameter, "source_id: %q is not a source id (an integer >= 1)", v)
+		}
+		f.SourceID = id
+	}
+	var err error
+	if f.Status, err = queryEnum(q, "status", []string{"firing", "resolved"}); err != nil {
+		return f, err
+	}
+	unmapped, err := queryEnum(q, "unmapped", []string{"true", "false"})
+	f.Unmapped = unmapped == "true"
+	return f, err
+}
+
+// DraftStateOf reads a list's ?state= of drafts ("": all).
+func DraftStateOf(q url.Values) (string, error) { return queryEnum(q, "state", statusd.DraftStates) }
+
 // ErrNotDue is AddUpdate's answer to statusd itself (statusd.System) for
 // an automated move that is no longer due when its transaction reads the
 // notice: another server made it first. Nothing was written.

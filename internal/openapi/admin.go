@@ -80,7 +80,7 @@ var adminOps = []adminOp{
 	{"GET", "/drafts/{id}", "One draft.", nil, 200, statusd.AdminDraft{}, nil},
 	{"PATCH", "/drafts/{id}", "Change an open draft's subject, content, notice_state or component_ids (version required; 409 when stale).", statusd.AdminDraftRequest{}, 200, statusd.AdminDraft{}, nil},
 	{"POST", "/drafts/{id}/publish", "Publish an open or lapsed draft as its notice write (version required; 409 when stale or no longer open); told to subscribers unless notify is false.", statusd.AdminDraftRequest{}, 201, statusd.AdminPublishedDraft{}, nil},
-	{"POST", "/drafts/{id}/discard", "Discard an open draft (version required; reason optional).", statusd.AdminDiscardRequest{}, 200, statusd.AdminDraft{}, nil},
+	{"POST", "/drafts/{id}/discard", "Discard an open or lapsed draft (version required; reason optional).", statusd.AdminDiscardRequest{}, 200, statusd.AdminDraft{}, nil},
 	{"GET", "/openapi.json", "This document.", nil, 200, nil, nil},
 }
 

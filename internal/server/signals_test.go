@@ -334,6 +334,11 @@ func TestDraftVersions(t *testing.T) {
 	}
 	srv.Refuse(tok, http.MethodPatch, path, fmt.Sprintf(`{"version": %d, "subject": "Lost"}`, d.Version), 409, "conflict")
 	srv.Refuse(tok, http.MethodPatch, path, `{"subject": "No version"}`, 422, "invalid_field", "version")
+	srv.Refuse(tok, http.MethodPatch, path, fmt.Sprintf(`{"version": %d, "notice_state": "resolved", "component_ids": [12, 999]}`, d.Version+1),
+		422, "invalid_field", `notice_state: "resolved" is not a state this incident draft can publish (investigating or identified)`,
+		"component_ids[1]: no component has id 999")
+	srv.Refuse(tok, http.MethodPost, "/sources", `{"name": "S", "format": "generic", "secret": "s"}`, 422, "invalid_field", "secret: only a grafana source")
+	srv.Refuse(tok, http.MethodGet, "/drafts?state=gone", "", 400, "invalid_parameter", `state: "gone" is not open, published, discarded or lapsed`)
 	srv.RefuseAs(tok, viewer, http.MethodPost, path+"/publish", fmt.Sprintf(`{"version": %d}`, d.Version+1), 403, "forbidden")
 	srv.AdminOK(http.MethodPost, path+"/discard", tok, fmt.Sprintf(`{"version": %d, "reason": "a test"}`, d.Version+1), 200)
 	srv.Refuse(tok, http.MethodPost, path+"/publish", fmt.Sprintf(`{"version": %d}`, d.Version+2), 409, "conflict", "discarded")

@@ -5,6 +5,7 @@ package admin
 // hook each source's sender posts its alerts to.
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -29,15 +30,7 @@ func (s *Server) ListSources(w http.ResponseWriter, r *http.Request, actor statu
 
 // GetSource answers one source: app.Source.
 func (s *Server) GetSource(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := statusd.ParseID("source", r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	src, err := s.app.Source(r.Context(), actor, id)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, src)
+	return onID(w, r, actor, "source", http.StatusOK, s.app.Source)
 }
 
 // CreateSource adds a source (POST /sources): app.AddSource, then the
@@ -56,33 +49,13 @@ func (s *Server) CreateSource(w http.ResponseWriter, r *http.Request, actor stat
 
 // PatchSource changes a source: app.ChangeSource.
 func (s *Server) PatchSource(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := statusd.ParseID("source", r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	var body statusd.AdminSourceRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
-	src, err := s.app.ChangeSource(r.Context(), actor, id, body)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, src)
+	return onIDWith(w, r, actor, "source", http.StatusOK, s.app.ChangeSource)
 }
 
 // RotateSource gives a source a new token (POST /sources/{id}/token):
 // app.RotateSourceToken, then the source with its token, 201.
 func (s *Server) RotateSource(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := statusd.ParseID("source", r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	src, err := s.app.RotateSourceToken(r.Context(), actor, id)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusCreated, src)
+	return onID(w, r, actor, "source", http.StatusCreated, s.app.RotateSourceToken)
 }
 
 // DeleteSource removes a source: app.RemoveSource, then 204.
@@ -126,43 +99,20 @@ func (s *Server) ListDrafts(w http.ResponseWriter, r *http.Request, actor status
 	return httpjson.Write(w, r, http.StatusOK, statusd.AdminDraftsResponse{Drafts: list})
 }
 
-// draftID is the draft id of the request's path.
-func draftID(r *http.Request) (int64, error) { return statusd.ParseID("draft", r.PathValue("id")) }
-
 // GetDraft answers one draft: app.Draft.
 func (s *Server) GetDraft(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := draftID(r)
-	if err != nil {
-		return err
-	}
-	d, err := s.app.Draft(r.Context(), actor, id)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, d)
+	return onID(w, r, actor, "draft", http.StatusOK, s.app.Draft)
 }
 
 // PatchDraft changes an open draft: app.ChangeDraft.
 func (s *Server) PatchDraft(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := draftID(r)
-	if err != nil {
-		return err
-	}
-	var body statusd.AdminDraftRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
-	d, err := s.app.ChangeDraft(r.Context(), actor, id, body)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, d)
+	return onIDWith(w, r, actor, "draft", http.StatusOK, s.app.ChangeDraft)
 }
 
 // PublishDraft publishes a draft (POST /drafts/{id}/publish):
 // app.PublishDraft, then the draft and the notice it wrote, 201.
 func (s *Server) PublishDraft(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := draftID(r)
+	id, err := statusd.ParseID("draft", r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -188,19 +138,7 @@ func (s *Server) PublishDraft(w http.ResponseWriter, r *http.Request, actor stat
 // DiscardDraft discards a draft (POST /drafts/{id}/discard):
 // app.DiscardDraft, then the draft.
 func (s *Server) DiscardDraft(w http.ResponseWriter, r *http.Request, actor statusd.Actor) error {
-	id, err := draftID(r)
-	if err != nil {
-		return err
-	}
-	var body statusd.AdminDiscardRequest
-	if err := decode(r, &body); err != nil {
-		return err
-	}
-	d, err := s.app.DiscardDraft(r.Context(), actor, id, body)
-	if err != nil {
-		return err
-	}
-	return httpjson.Write(w, r, http.StatusOK, d)
+	return onIDWith(w, r, actor, "draft", http.StatusOK, s.app.DiscardDraft)
 }
 
 // Hook takes a source's alerts (POST /hooks/v1/{id}, CONTRACT C9): the
@@ -238,4 +176,34 @@ func (s *Server) Hook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpjson.Write(w, r, http.StatusAccepted, out)
+}
+
+// onID answers a request on one object, the kind's {id} of the path:
+// act's answer, with status.
+func onID[R any](w http.ResponseWriter, r *http.Request, actor statusd.Actor, kind string, status int,
+	act func(context.Context, statusd.Actor, int64) (R, error)) error {
+	return onIDWith(w, r, actor, kind, status, func(ctx context.Context, actor statusd.Actor, id int64, _ struct{}) (R, error) {
+		return act(ctx, actor, id)
+	})
+}
+
+// onIDWith answers a request on one object, the kind's {id} of the path,
+// with a JSON body B (none for struct{}): act's answer, with status.
+func onIDWith[B, R any](w http.ResponseWriter, r *http.Request, actor statusd.Actor, kind string, status int,
+	act func(context.Context, statusd.Actor, int64, B) (R, error)) error {
+	id, err := statusd.ParseID(kind, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	var body B
+	if _, none := any(body).(struct{}); !none {
+		if err := decode(r, &body); err != nil {
+			return err
+		}
+	}
+	out, err := act(r.Context(), actor, id, body)
+	if err != nil {
+		return err
+	}
+	return httpjson.Write(w, r, status, out)
 }

@@ -46,6 +46,7 @@ type options struct {
 	rateLimit     float64         // --rate-limit: 0 for off
 	trusted       []netip.Prefix  // --trusted-proxies
 	metricsPublic bool            // --metrics-public
+	hooksPublic   bool            // --hooks-public
 	maxInFlight   int             // --max-in-flight: 0 for 512
 	cache         *api.CacheControl
 	// smtp is where email goes (--smtp-url, --mail-from): email
@@ -166,7 +167,7 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: o.allowPrivate})
 	pub, adm = server.New(server.Config{Store: store, Snapshots: holder, Variant: o.variant, App: writes,
 		Limiter: limiter, TrustedProxies: o.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
-		Cache: cache, AdminListener: o.adminListener, MetricsPublic: o.metricsPublic, EmailSubscriptions: o.smtp != nil,
+		Cache: cache, AdminListener: o.adminListener, MetricsPublic: o.metricsPublic, HooksPublic: o.hooksPublic, EmailSubscriptions: o.smtp != nil,
 		MaintenanceReminder: o.reminder, ConsoleURL: o.consoleURL, OIDC: o.oidc})
 	runner := &automation.Runner{App: writes, Snapshots: holder, Now: time.Now, Log: log, Reminder: o.reminder}
 	return pub, adm, func(ctx context.Context) {

@@ -456,3 +456,35 @@ func TestSignalsReplicas(t *testing.T) {
 		t.Fatalf("the drafts: %+v; want one, of the 2 firing keys (the held one joined it once its hold was over)", drafts)
 	}
 }
+
+// TestHooksListener: with an admin listener, the hooks are on it; the
+// public listener answers a JSON 404 that says where they are, unless
+// --hooks-public serves them there too (for senders hosted elsewhere).
+func TestHooksListener(t *testing.T) {
+	for _, public := range []bool{false, true} {
+		t.Run(fmt.Sprint("hooks-public=", public), func(t *testing.T) {
+			srv := startServer(t, sgDoc(), options{adminListener: true, hooksPublic: public})
+			tok := newToken(t, srv.DB, "ops")
+			r := testserver.Fetch(t, http.MethodPost, srv.AdminURL+testserver.AdminRoot+"/sources",
+				`{"name": "Scripts", "format": "generic"}`, testserver.Bearer(tok)...)
+			if r.Status != 201 {
+				t.Fatalf("POST /sources on the admin listener: %d %s", r.Status, r.Body)
+			}
+			src := sgDecode[statusd.AdminSource](t, r)
+			event := `{"dedup_key": "a", "status": "firing", "labels": {"component": "api-us"}}`
+			if r := testserver.Fetch(t, http.MethodPost, srv.AdminURL+src.HookPath, event, testserver.Bearer(src.Token)...); r.Status != 202 {
+				t.Errorf("the hook on the admin listener: %d %s", r.Status, r.Body)
+			}
+			r = testserver.Fetch(t, http.MethodPost, srv.URL+src.HookPath, event, testserver.Bearer(src.Token)...)
+			switch {
+			case public && r.Status != 202:
+				t.Errorf("the hook on the public listener with --hooks-public: %d %s, want 202", r.Status, r.Body)
+			case !public:
+				testserver.AssertError(t, "the hook on the public listener", r, 404, "not_found")
+				if !strings.Contains(testserver.ErrorMessage(r), "--hooks-public") {
+					t.Errorf("the 404 says %q; want it to name --hooks-public", testserver.ErrorMessage(r))
+				}
+			}
+		})
+	}
+}

@@ -200,12 +200,14 @@ func (s *Server) Assets() route.Handler { return assets.Handler() }
 
 // pages are the templates of the screens, each with the layout and the
 // forms.
-var pages = htmlkit.Parse(htmlkit.Site{Files: files, Shared: []string{"templates/layout.html", "templates/forms.html"},
+var pages = htmlkit.Parse(htmlkit.Site{Files: files, Shared: []string{"templates/layout.html", "templates/forms.html", "templates/alerts.html"},
 	Pages: []string{"login", "setup", "home", "sso",
 		"incident", "maintenance", "announcement", "notice", "edit", "delete",
-		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries"},
+		"components", "component", "page", "tokens", "users", "audit", "subscribers", "deliveries",
+		"draft", "sources", "source"},
 	Funcs: template.FuncMap{
 		"asset":       assets.URL,
+		"formatWord":  formatWord,
 		"minPassword": func() int { return statusd.MinPassword },
 		"segment":     url.PathEscape, // a name as one segment of a path
 		"message":     func(f *form, id, label string) fieldsView { return fieldsView{Form: f, ID: id, Label: label} },
@@ -225,6 +227,8 @@ type base struct {
 	User  *statusd.Actor
 	// CanPublish: the person may publish and change notices.
 	CanPublish bool
+	// CanSource: the person may manage the alert sources (an owner).
+	CanSource bool
 	// Outcome is what the action just done did to the public page, shown
 	// above the screen; nil for none.
 	Outcome *outcome
@@ -240,6 +244,7 @@ func (s *Server) newBase(r *http.Request, title string) base {
 	if a := statusd.ActorOf(r.Context()); a.Name != "" {
 		b.User = &a
 		b.CanPublish = a.Role.Allows(s.publisher)
+		b.CanSource = a.Role.Allows(app.Least(app.ActManageSources))
 		b.Outcome = s.outcomeOf(r)
 	}
 	return b

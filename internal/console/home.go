@@ -13,7 +13,8 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// homeView is what the home screen shows: the page's state, the component
+// homeView is what the home screen shows: the sources whose heartbeat is
+// late, the page's state, the drafts that alerts made, the component
 // tree, the open incidents, the maintenance to come and the health of the
 // deliveries.
 type homeView struct {
@@ -28,6 +29,8 @@ type homeView struct {
 	Underway, Upcoming maintenanceList
 	// Pending and Failed count the deliveries in those states.
 	Pending, Failed int
+	// Alerts are the late sources and the drafts waiting (CONTRACT C9).
+	Alerts alertsView
 }
 
 type incidentView struct {
@@ -59,6 +62,9 @@ func (s *Server) Home(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v.Failed, err = s.deliveries(r, statusd.DeliveryFailed); err != nil {
+		return err
+	}
+	if v.Alerts, err = s.alerts(r); err != nil {
 		return err
 	}
 	snap, now := s.snaps.Current(), s.now()
@@ -105,17 +111,26 @@ func lastUpdate(n *snapshot.Notice) time.Time {
 	return last
 }
 
-// ago says how long d is, rounded down, in words: "3 minutes ago".
+// ago says how long ago d was, rounded down, in words: "3 minutes ago".
 func ago(d time.Duration) string {
+	if d < time.Minute {
+		return "less than a minute ago"
+	}
+	return span(d) + " ago"
+}
+
+// span says how long d is, rounded down, in words: "3 minutes", minutes
+// up to two hours, hours up to two days, then days.
+func span(d time.Duration) string {
 	plural := func(n int, unit string) string {
 		if n == 1 {
-			return "1 " + unit + " ago"
+			return "1 " + unit
 		}
-		return fmt.Sprintf("%d %ss ago", n, unit)
+		return fmt.Sprintf("%d %ss", n, unit)
 	}
 	switch {
 	case d < time.Minute:
-		return "less than a minute ago"
+		return "less than a minute"
 	case d < 2*time.Hour:
 		return plural(int(d/time.Minute), "minute")
 	case d < 48*time.Hour:

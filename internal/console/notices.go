@@ -196,6 +196,14 @@ type noticeView struct {
 	Updatable  bool             // it takes updates: it has next states, or no states at all
 	Update     *form
 	Close      *closeView // resolve an open notice, or reopen a closed incident; nil for neither
+	// Signals are the alerts linked to it, internal; Proposals the open
+	// drafts of it, each in words; Publish and Discard, whether the
+	// person may publish or discard them. Discarded is a draft just
+	// discarded (0: none).
+	Signals          []signalView
+	Proposals        []proposalView
+	Publish, Discard bool
+	Discarded        int64
 }
 
 // closeView is the form that resolves a notice (an update in the state
@@ -247,18 +255,15 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 	if v.Outcome != nil {
 		v.Outcome.Link, v.Outcome.LinkText = v.Public, "See this notice on the public page"
 	}
-	for _, id := range n.ComponentIDs() {
-		if c := snap.Component(id); c != nil {
-			v.Components = append(v.Components, c.Name)
-		}
-	}
+	v.Components = componentNames(snap, n.ComponentIDs())
 	v.Updates = slices.Clone(n.Full().Updates)
 	slices.Reverse(v.Updates)
-	for _, to := range statusd.States(n.Type()) {
-		if statusd.CheckTransition(n.Type(), n.State(), to) == nil {
-			v.Next = append(v.Next, to)
-		}
+	v.Next = nextStates(n)
+	if v.Signals, v.Proposals, err = s.noticeSignals(r, snap, n); err != nil {
+		return err
 	}
+	v.Publish, v.Discard = may(r, app.ActPublishDraft), may(r, app.ActChangeDraft)
+	v.Discarded, _ = strconv.ParseInt(r.URL.Query().Get("discarded"), 10, 64)
 	v.Updatable = len(v.Next) > 0 || n.Type() == statusd.General
 	full := n.Full()
 	switch to := resolving[n.Type()]; {
@@ -278,6 +283,17 @@ func (s *Server) noticePage(w http.ResponseWriter, r *http.Request, status int, 
 		v.Update = failed
 	}
 	return s.render(w, status, "notice", v)
+}
+
+// nextStates are the states an update may move notice n to.
+func nextStates(n *snapshot.Notice) []statusd.State {
+	var next []statusd.State
+	for _, to := range statusd.States(n.Type()) {
+		if statusd.CheckTransition(n.Type(), n.State(), to) == nil {
+			next = append(next, to)
+		}
+	}
+	return next
 }
 
 // PostUpdate posts the update of the page's update or resolve form

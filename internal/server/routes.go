@@ -303,7 +303,8 @@ type consoleScreen struct {
 
 // ownerScreens are the console's screens of components, the page, tokens,
 // users, the audit log (internal/console/owner.go), the subscribers and
-// the delivery log (subscribers.go).
+// the delivery log (subscribers.go), and the alert sources (sources.go),
+// which only an owner sees.
 func ownerScreens(con *console.Server) []consoleScreen {
 	const m = console.Root
 	return []consoleScreen{
@@ -331,13 +332,20 @@ func ownerScreens(con *console.Server) []consoleScreen {
 		{"POST " + m + "/subscribers/{id}/remove", app.ActRemoveSubscriber, con.RemoveSubscriber},
 		{"POST " + m + "/subscribers/{id}/test", app.ActSendTest, con.TestSubscriber},
 		{"GET " + m + "/deliveries", app.ActRead, con.Deliveries},
+		{"GET " + m + "/sources", app.ActManageSources, con.Sources},
+		{"POST " + m + "/sources", app.ActManageSources, con.AddSource},
+		{"GET " + m + "/sources/{id}", app.ActManageSources, con.Source},
+		{"POST " + m + "/sources/{id}", app.ActManageSources, con.ChangeSource},
+		{"POST " + m + "/sources/{id}/rotate", app.ActManageSources, con.RotateSourceToken},
+		{"POST " + m + "/sources/{id}/remove", app.ActManageSources, con.RemoveSource},
 	}
 }
 
 // noticeScreens are the console's screens of notices
 // (internal/console/notices.go): declare an incident, schedule
 // maintenance, announce, and a notice's page with its update, resolve,
-// reopen, edit and delete.
+// reopen, edit and delete; and the drafts that alerts make
+// (drafts.go): review one, publish it, discard it.
 func noticeScreens(con *console.Server) []consoleScreen {
 	const m = console.Root
 	return []consoleScreen{
@@ -354,6 +362,9 @@ func noticeScreens(con *console.Server) []consoleScreen {
 		{"POST " + m + "/notices/{id}/edit", app.ActEdit, con.Edit},
 		{"GET " + m + "/notices/{id}/delete", app.ActDeleteNotice, con.DeleteForm},
 		{"POST " + m + "/notices/{id}/delete", app.ActDeleteNotice, con.Delete},
+		{"GET " + m + "/drafts/{id}", app.ActPublishDraft, con.ReviewDraft},
+		{"POST " + m + "/drafts/{id}/publish", app.ActPublishDraft, con.PublishDraft},
+		{"POST " + m + "/drafts/{id}/discard", app.ActChangeDraft, con.DiscardDraft},
 	}
 }
 

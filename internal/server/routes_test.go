@@ -113,12 +113,14 @@ func TestConsoleScreensMapToAdminRoutes(t *testing.T) {
 		writer  statusd.Role
 		posts   int
 	}{
-		// Declare, schedule, announce, update, reopen, edit, delete.
-		{"notice", noticeScreens(nil), statusd.Publisher, 7},
+		// Declare, schedule, announce, update, reopen, edit, delete; a
+		// draft: publish, discard.
+		{"notice", noticeScreens(nil), statusd.Publisher, 9},
 		// Components: add, change, move, delete; the page; tokens: create,
 		// revoke; users: add, reset, remove; subscribers: add,
-		// reactivate the quarantined, change, activate, remove, test.
-		{"owner", ownerScreens(nil), statusd.Owner, 16},
+		// reactivate the quarantined, change, activate, remove, test;
+		// sources: add, change, rotate, remove.
+		{"owner", ownerScreens(nil), statusd.Owner, 20},
 	} {
 		posts := 0
 		for _, sc := range table.screens {

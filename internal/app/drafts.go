@@ -313,7 +313,8 @@ func linkSignals(tx statusd.Tx, d *statusd.Draft, id int64) error {
 }
 
 // lapsedSpan is the first start and the last end of a lapsed draft's
-// signals: the times of the closed incident its publication writes.
+// signals (when each was first and last seen, where the sender gave no
+// time): the times of the closed incident its publication writes.
 func (a *App) lapsedSpan(ctx context.Context, d *statusd.Draft) (*[2]time.Time, error) {
 	var list []statusd.Signal
 	err := a.store.Signals().Read(ctx, func(r statusd.SignalReads) (err error) {
@@ -323,16 +324,29 @@ func (a *App) lapsedSpan(ctx context.Context, d *statusd.Draft) (*[2]time.Time, 
 	if err != nil {
 		return nil, err
 	}
-	span := [2]time.Time{d.CreatedAt, d.UpdatedAt}
+	if len(list) == 0 {
+		return &[2]time.Time{d.CreatedAt, d.UpdatedAt}, nil
+	}
+	var span *[2]time.Time
 	for _, s := range list {
-		if s.StartsAt != nil && s.StartsAt.Before(span[0]) {
-			span[0] = *s.StartsAt
+		start, end := s.FirstSeenAt, s.LastSeenAt
+		if s.StartsAt != nil && s.StartsAt.Before(start) {
+			start = *s.StartsAt
 		}
-		if s.EndsAt != nil && s.EndsAt.After(span[1]) && !s.EndsAt.After(a.now()) {
-			span[1] = *s.EndsAt
+		if s.EndsAt != nil && !s.EndsAt.After(end) {
+			end = *s.EndsAt
+		}
+		switch {
+		case span == nil:
+			span = &[2]time.Time{start, end}
+		case start.Before(span[0]):
+			span[0] = start
+		}
+		if end.After(span[1]) {
+			span[1] = end
 		}
 	}
-	return &span, nil
+	return span, nil
 }
 
 // SignalTimers runs the timers of the signals once, whatever server runs it:

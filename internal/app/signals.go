@@ -620,7 +620,11 @@ func (in *intake) resolve(sig *statusd.Signal) (string, error) {
 		return "", err
 	}
 	d.NoticeState = statusd.Recovering
-	d.Content = fmt.Sprintf("The alerts behind this incident cleared at %s; we are watching the recovery.", in.now.Format("15:04 MST"))
+	cleared := in.now
+	if sig.EndsAt != nil && !sig.EndsAt.After(in.now) {
+		cleared = *sig.EndsAt // as the sender saw it, as the console says it
+	}
+	d.Content = fmt.Sprintf("The alerts behind this incident cleared at %s; we are watching the recovery.", cleared.UTC().Format("15:04 MST"))
 	d.SignalIDs = union(d.SignalIDs, ids)
 	d.Version++
 	d.UpdatedAt = in.now

@@ -271,3 +271,38 @@ func TestPublishRuleReplicas(t *testing.T) {
 		t.Errorf("%d drafts published, %d notices made by 10 timers on 2 servers; want 1 and 1", len(published), created)
 	}
 }
+
+// TestLapsedSpan: a lapsed draft published later writes a closed incident
+// from its alerts' first start to their last end, as the sender gave them.
+func TestLapsedSpan(t *testing.T) {
+	c := newClocked(t)
+	ctx := context.Background()
+	src := c.source(t, "")
+	start, end := c.now.Add(-10*time.Minute), c.now.Add(-2*time.Minute)
+	body := fmt.Sprintf(`{"events": [{"dedup_key": "a", "status": "firing", "labels": {"component": "2"}, "started_at": %q},
+		{"dedup_key": "b", "status": "firing", "labels": {"component": "2"}, "started_at": %q}]}`,
+		start.Format(time.RFC3339), start.Add(time.Minute).Format(time.RFC3339))
+	if _, err := c.app.Ingest(ctx, src, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	*c.now = c.now.Add(time.Minute)
+	body = fmt.Sprintf(`{"events": [{"dedup_key": "a", "status": "resolved", "ended_at": %q}, {"dedup_key": "b", "status": "resolved", "ended_at": %q}]}`,
+		end.Add(-time.Minute).Format(time.RFC3339), end.Format(time.RFC3339))
+	if _, err := c.app.Ingest(ctx, src, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	lapsed := c.drafts(t, statusd.DraftLapsed)
+	if len(lapsed) != 1 {
+		t.Fatalf("lapsed drafts: %+v, want one", lapsed)
+	}
+	_, id, err := c.app.PublishDraft(ctx, statusd.Actor{Name: "ops", Role: statusd.Owner, Kind: statusd.ByToken}, lapsed[0].ID,
+		statusd.AdminDraftRequest{Version: &lapsed[0].Version, Notify: ptr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := c.app.snaps.Current().Notice(id)
+	ups := n.Updates()
+	if len(ups) != 2 || !ups[0].CreatedAt.Equal(start) || ups[1].State != statusd.Resolved || !ups[1].CreatedAt.Equal(end) {
+		t.Errorf("the closed incident's updates: %+v; want investigating at %v, resolved at %v", ups, start, end)
+	}
+}

@@ -242,9 +242,9 @@ type Signal struct {
 	// FiringSince is when statusd last saw it start firing: its hold
 	// counts from then.
 	FiringSince *time.Time
-	// Pending is true while it fires within its rule's hold: it drafts
-	// when the hold is over, unless it resolved first.
-	Pending bool
+	// HeldUntil, while it fires within its rule's hold, is when the hold
+	// ends: it drafts then, unless it resolved first. Nil otherwise.
+	HeldUntil *time.Time
 	// Rule is the index of the rule that mapped it, or -1.
 	Rule         int
 	ComponentIDs []int64
@@ -327,11 +327,13 @@ var DraftStates = []string{DraftOpen, DraftPublished, DraftDiscarded, DraftLapse
 func (d *Draft) Publishable() bool { return d.State == DraftOpen || d.State == DraftLapsed }
 
 // SignalFilter selects signals for a list: of one source (0: all), of
-// one status ("": all), only those that name no component.
+// one status ("": all), only those that name no component, only those
+// whose hold ends by HeldBy (when not zero).
 type SignalFilter struct {
 	SourceID int64
 	Status   string
 	Unmapped bool
+	HeldBy   time.Time
 	// DraftID and NoticeID, when not 0, keep the signals of that draft
 	// or notice.
 	DraftID  int64

@@ -104,8 +104,13 @@ type SignalReads interface {
 	// Signal returns the signal of a source's key.
 	Signal(sourceID int64, key string) (*Signal, error)
 	Signals(f SignalFilter) ([]Signal, error)
+	// SignalCount counts the signals f selects.
+	SignalCount(f SignalFilter) (int, error)
 	// Drafts returns the drafts in a state ("": all).
 	Drafts(state string) ([]Draft, error)
+	// DueDrafts returns the open drafts due to publish themselves by
+	// then (Draft.PublishAt).
+	DueDrafts(by time.Time) ([]Draft, error)
 	Draft(id int64) (*Draft, error)
 }
 

@@ -110,7 +110,7 @@ type AdminSignal struct {
 func AdminSignalOf(s *Signal, now time.Time) AdminSignal {
 	return AdminSignal{ID: s.ID, SourceID: s.SourceID, Key: s.Key, Status: s.Status, Labels: s.Labels, Annotations: s.Annotations,
 		URL: s.URL, Group: s.Group, StartsAt: timePtr(s.StartsAt), EndsAt: timePtr(s.EndsAt), FirstSeenAt: Time{s.FirstSeenAt},
-		LastSeenAt: Time{s.LastSeenAt}, Pending: s.Pending, Flapping: s.Flapping(now), ComponentIDs: nonNil(s.ComponentIDs),
+		LastSeenAt: Time{s.LastSeenAt}, Pending: s.HeldUntil != nil, Flapping: s.Flapping(now), ComponentIDs: nonNil(s.ComponentIDs),
 		DraftID: s.DraftID, NoticeID: s.NoticeID}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -356,37 +357,35 @@ func (a *App) lapsedSpan(ctx context.Context, d *statusd.Draft) (*[2]time.Time, 
 // rule's cooldown, by signals:<source name> (a draft's version makes sure
 // one server publishes it).
 func (a *App) SignalTimers(ctx context.Context) error {
+	now := a.now()
+	held := statusd.SignalFilter{Status: "firing", HeldBy: now}
+	// Most ticks find nothing to do: a read of two indexes says so,
+	// without a write.
 	var due []statusd.Draft
-	// Most ticks find nothing to do: a read says so, without a write.
 	idle := true
 	err := a.store.Signals().Read(ctx, func(r statusd.SignalReads) error {
-		firing, err := r.Signals(statusd.SignalFilter{Status: "firing"})
+		n, err := r.SignalCount(held)
 		if err != nil {
 			return err
 		}
-		open, err := r.Drafts(statusd.DraftOpen)
-		idle = !slices.ContainsFunc(firing, func(s statusd.Signal) bool { return s.Pending }) &&
-			!slices.ContainsFunc(open, func(d statusd.Draft) bool { return d.PublishAt != nil })
+		due, err = r.DueDrafts(now)
+		idle = n == 0 && len(due) == 0
 		return err
 	})
 	if err != nil || idle {
 		return err
 	}
 	err = a.write(ctx, func(tx statusd.Tx) error {
-		due = due[:0]
-		firing, err := tx.Signals(statusd.SignalFilter{Status: "firing"})
+		list, err := tx.Signals(held)
 		if err != nil {
 			return err
 		}
 		sources := map[int64]*intake{}
-		for i := range firing {
-			sig := &firing[i]
-			if !sig.Pending {
-				continue
-			}
+		for i := range list {
+			sig := &list[i]
 			in := sources[sig.SourceID]
 			if in == nil {
-				if in, err = a.intake(tx, sig.SourceID); err != nil {
+				if in, err = a.intake(tx, sig.SourceID, false); err != nil {
 					return err
 				}
 				sources[sig.SourceID] = in
@@ -395,13 +394,6 @@ func (a *App) SignalTimers(ctx context.Context) error {
 			if sig.Rule >= 0 && sig.Rule < len(in.src.Rules) {
 				rule = &in.src.Rules[sig.Rule]
 			}
-			hold := time.Duration(0)
-			if rule != nil {
-				hold = time.Duration(rule.Hold)
-			}
-			if sig.FiringSince != nil && in.now.Sub(*sig.FiringSince) < hold {
-				continue
-			}
 			if _, err := in.group(sig, rule); err != nil {
 				return err
 			}
@@ -409,16 +401,13 @@ func (a *App) SignalTimers(ctx context.Context) error {
 				return err
 			}
 		}
-		open, err := tx.Drafts(statusd.DraftOpen)
-		if err != nil {
-			return err
-		}
-		for _, d := range open {
-			if d.PublishAt != nil && !d.PublishAt.After(a.now()) {
-				due = append(due, d)
+		for _, id := range slices.Sorted(maps.Keys(sources)) {
+			if err := sources[id].done(); err != nil {
+				return err
 			}
 		}
-		return nil
+		due, err = tx.DueDrafts(now)
+		return err
 	})
 	if err != nil {
 		return err

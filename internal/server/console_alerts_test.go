@@ -159,7 +159,7 @@ func TestConsoleDrafts(t *testing.T) {
 		}
 		p := pat.do("GET", "/manage", nil)
 		p.has(t, "pat's home", `<form class="inline" method="post" action="/manage/drafts/1/publish">`,
-			`<input type="hidden" name="version" value="3"><input type="hidden" name="notify" value="on">`,
+			`<input type="hidden" name="version" value="1"><input type="hidden" name="notify" value="on">`,
 			`<a class="button" href="/manage/drafts/1">Review<span class="vh"> “Issues with Website”</span></a>`)
 		vic.do("GET", "/manage", nil).lacks(t, "vic's home", "/manage/drafts/1/publish", `href="/manage/drafts/1"`, "/discard")
 	})
@@ -175,10 +175,10 @@ func TestConsoleDrafts(t *testing.T) {
 
 	testserver.Step(t, "a viewer's review and posts are 403 and change nothing", func(t *testing.T) {
 		vic.do("GET", "/manage/drafts/1", nil).want(t, "vic's review", 403, "")
-		vic.do("POST", "/manage/drafts/1/publish", url.Values{"version": {"3"}, "notify": {"on"}}, sameSite...).want(t, "vic's publish", 403, "")
-		vic.do("POST", "/manage/drafts/1/discard", url.Values{"version": {"3"}}, sameSite...).want(t, "vic's discard", 403, "")
-		if d := caDraft(t, srv, tok, 1); d.State != "open" || d.Version != 3 {
-			t.Errorf("draft 1 after vic's posts: %s, version %d; want open, 3", d.State, d.Version)
+		vic.do("POST", "/manage/drafts/1/publish", url.Values{"version": {"1"}, "notify": {"on"}}, sameSite...).want(t, "vic's publish", 403, "")
+		vic.do("POST", "/manage/drafts/1/discard", url.Values{"version": {"1"}}, sameSite...).want(t, "vic's discard", 403, "")
+		if d := caDraft(t, srv, tok, 1); d.State != "open" || d.Version != 1 {
+			t.Errorf("draft 1 after vic's posts: %s, version %d; want open, 1", d.State, d.Version)
 		}
 	})
 
@@ -186,7 +186,7 @@ func TestConsoleDrafts(t *testing.T) {
 		p := pat.do("GET", "/manage/drafts/1", nil)
 		p.want(t, "the review", 200, "")
 		p.has(t, "the review", `<h1>Review: New incident</h1>`,
-			`<input type="hidden" name="version" value="3">`,
+			`<input type="hidden" name="version" value="1">`,
 			`<input id="subject" name="subject" required autofocus value="Issues with Website" autocomplete="off">`,
 			`>We are investigating reports of problems with Website.</textarea>`,
 			`<input type="checkbox" name="notify" checked> Notify subscribers`,
@@ -204,15 +204,15 @@ func TestConsoleDrafts(t *testing.T) {
 	})
 
 	testserver.Step(t, "a stale version: 409, the form again with the draft as it is now", func(t *testing.T) {
-		// Someone else renames it: version 3 becomes 4.
-		caAdmin(t, srv, tok, http.MethodPatch, "/drafts/1", `{"version": 3, "subject": "Checkout errors"}`, 200)
-		p := pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"3"}, "subject": {"Mine"},
+		// Someone else renames it: version 1 becomes 2.
+		caAdmin(t, srv, tok, http.MethodPatch, "/drafts/1", `{"version": 1, "subject": "Checkout errors"}`, 200)
+		p := pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"1"}, "subject": {"Mine"},
 			"content": {"Mine."}, "state": {"investigating"}, "component_ids": {"3"}, "notify": {"on"}}, sameSite...)
 		p.want(t, "a stale review", 409, "")
-		p.has(t, "a stale review", `draft 1 changed since you read it (version 3, now 4): read it again`,
-			`<input type="hidden" name="version" value="4">`, `value="Checkout errors"`)
+		p.has(t, "a stale review", `draft 1 changed since you read it (version 1, now 2): read it again`,
+			`<input type="hidden" name="version" value="2">`, `value="Checkout errors"`)
 		// Home's button, stale too: the review screen, as it is now.
-		p = pat.do("POST", "/manage/drafts/1/publish", url.Values{"version": {"3"}, "notify": {"on"}}, sameSite...)
+		p = pat.do("POST", "/manage/drafts/1/publish", url.Values{"version": {"1"}, "notify": {"on"}}, sameSite...)
 		p.want(t, "a stale publish from home", 409, "")
 		p.has(t, "a stale publish from home", `<h1>Review: New incident</h1>`, `value="Checkout errors"`,
 			`>We are investigating reports of problems with Website.</textarea>`)
@@ -222,7 +222,7 @@ func TestConsoleDrafts(t *testing.T) {
 	})
 
 	testserver.Step(t, "an empty message: 422, the form as typed", func(t *testing.T) {
-		p := pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"4"}, "subject": {"Checkout fails"},
+		p := pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"2"}, "subject": {"Checkout fails"},
 			"content": {" "}, "state": {"identified"}, "component_ids": {"3"}}, sameSite...)
 		p.want(t, "an empty message", 422, "")
 		p.has(t, "an empty message", `<p class="problem" id="content-problem" role="alert">must not be empty</p>`, `value="Checkout fails"`,
@@ -231,7 +231,7 @@ func TestConsoleDrafts(t *testing.T) {
 	})
 
 	testserver.Step(t, "publish the review, identified, notify off: the notice's page says so; the public API has it", func(t *testing.T) {
-		pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"4"}, "subject": {"Checkout fails"},
+		pat.do("POST", "/manage/drafts/1/publish", url.Values{"form": {"review"}, "version": {"2"}, "subject": {"Checkout fails"},
 			"content": {"Payments fail for some; we are on it."}, "state": {"identified"}, "component_ids": {"3"}}, sameSite...).
 			want(t, "publish", 303, "/manage/notices/12?done=published&component=3")
 		n := srv.Notice(12)

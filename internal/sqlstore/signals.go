@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/statusd/statusd"
 )
@@ -72,6 +73,20 @@ func (r signalReads) Signal(sourceID int64, key string) (*statusd.Signal, error)
 }
 
 func (r signalReads) Signals(f statusd.SignalFilter) ([]statusd.Signal, error) {
+	where, args := signalWhere(f)
+	return docs[statusd.Signal](r.t, `SELECT doc FROM signals`+where+` ORDER BY id`, args...)
+}
+
+func (r signalReads) SignalCount(f statusd.SignalFilter) (int, error) {
+	where, args := signalWhere(f)
+	var n int
+	err := r.t.row(`SELECT count(*) FROM signals`+where, args...).Scan(&n)
+	return n, err
+}
+
+// signalWhere is the WHERE clause (with its leading space; "" for none)
+// of the signals f selects, and its arguments.
+func signalWhere(f statusd.SignalFilter) (string, []any) {
 	var conds []string
 	var args []any
 	where := func(cond string, arg any) { conds, args = append(conds, cond), append(args, arg) }
@@ -90,11 +105,13 @@ func (r signalReads) Signals(f statusd.SignalFilter) ([]statusd.Signal, error) {
 	if f.NoticeID != 0 {
 		where("notice_id = ?", f.NoticeID)
 	}
-	q := `SELECT doc FROM signals`
-	if len(conds) > 0 {
-		q += ` WHERE ` + strings.Join(conds, " AND ")
+	if !f.HeldBy.IsZero() {
+		where("held_until <= ?", ms(f.HeldBy))
 	}
-	return docs[statusd.Signal](r.t, q+` ORDER BY id`, args...)
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return ` WHERE ` + strings.Join(conds, " AND "), args
 }
 
 func (r signalReads) Drafts(state string) ([]statusd.Draft, error) {
@@ -102,6 +119,10 @@ func (r signalReads) Drafts(state string) ([]statusd.Draft, error) {
 		return docs[statusd.Draft](r.t, `SELECT doc FROM drafts ORDER BY id`)
 	}
 	return docs[statusd.Draft](r.t, `SELECT doc FROM drafts WHERE state = ? ORDER BY id`, state)
+}
+
+func (r signalReads) DueDrafts(by time.Time) ([]statusd.Draft, error) {
+	return docs[statusd.Draft](r.t, `SELECT doc FROM drafts WHERE state = ? AND publish_at <= ? ORDER BY id`, statusd.DraftOpen, ms(by))
 }
 
 func (r signalReads) Draft(id int64) (*statusd.Draft, error) {
@@ -145,12 +166,12 @@ func (t *sqlTx) DeleteSource(id int64) error {
 }
 
 func (t *sqlTx) PutSignal(s *statusd.Signal) error {
-	return put(t.t, "signals", s.ID, []string{"source_id", "key", "status", "unmapped", "draft_id", "notice_id"},
-		[]any{s.SourceID, s.Key, s.Status, boolInt(len(s.ComponentIDs) == 0), s.DraftID, s.NoticeID}, s)
+	return put(t.t, "signals", s.ID, []string{"source_id", "key", "status", "unmapped", "draft_id", "notice_id", "held_until"},
+		[]any{s.SourceID, s.Key, s.Status, boolInt(len(s.ComponentIDs) == 0), s.DraftID, s.NoticeID, msPtr(s.HeldUntil)}, s)
 }
 
 func (t *sqlTx) PutDraft(d *statusd.Draft) error {
-	return put(t.t, "drafts", d.ID, []string{"state"}, []any{d.State}, d)
+	return put(t.t, "drafts", d.ID, []string{"state", "publish_at"}, []any{d.State, msPtr(d.PublishAt)}, d)
 }
 
 // insertSources replaces every source with those of an imported

@@ -16,14 +16,18 @@ CREATE TABLE signals (
     unmapped  BIGINT NOT NULL,
     draft_id  BIGINT,
     notice_id BIGINT,
+    held_until BIGINT,
     doc       TEXT   NOT NULL,
     UNIQUE (source_id, key)
 );
-CREATE INDEX signals_draft ON signals (draft_id) WHERE draft_id IS NOT NULL;
-CREATE INDEX signals_notice ON signals (notice_id) WHERE notice_id IS NOT NULL;
+CREATE INDEX signals_held ON signals (held_until) WHERE held_until IS NOT NULL;
+CREATE INDEX signals_draft ON signals (draft_id, status) WHERE draft_id IS NOT NULL;
+CREATE INDEX signals_notice ON signals (notice_id, status) WHERE notice_id IS NOT NULL;
 CREATE TABLE drafts (
-    id    BIGINT PRIMARY KEY,
-    state TEXT   NOT NULL,
-    doc   TEXT   NOT NULL
+    id         BIGINT PRIMARY KEY,
+    state      TEXT   NOT NULL,
+    publish_at BIGINT,
+    doc        TEXT   NOT NULL
 );
+CREATE INDEX drafts_publish ON drafts (publish_at) WHERE publish_at IS NOT NULL;
 CREATE INDEX drafts_state ON drafts (state);

@@ -16,14 +16,18 @@ CREATE TABLE signals (
     unmapped  INTEGER NOT NULL,
     draft_id  INTEGER,
     notice_id INTEGER,
+    held_until INTEGER,
     doc       TEXT   NOT NULL,
     UNIQUE (source_id, key)
 );
-CREATE INDEX signals_draft ON signals (draft_id) WHERE draft_id IS NOT NULL;
-CREATE INDEX signals_notice ON signals (notice_id) WHERE notice_id IS NOT NULL;
+CREATE INDEX signals_held ON signals (held_until) WHERE held_until IS NOT NULL;
+CREATE INDEX signals_draft ON signals (draft_id, status) WHERE draft_id IS NOT NULL;
+CREATE INDEX signals_notice ON signals (notice_id, status) WHERE notice_id IS NOT NULL;
 CREATE TABLE drafts (
-    id    INTEGER PRIMARY KEY,
-    state TEXT   NOT NULL,
-    doc   TEXT   NOT NULL
+    id         INTEGER PRIMARY KEY,
+    state      TEXT   NOT NULL,
+    publish_at INTEGER,
+    doc        TEXT   NOT NULL
 );
+CREATE INDEX drafts_publish ON drafts (publish_at) WHERE publish_at IS NOT NULL;
 CREATE INDEX drafts_state ON drafts (state);

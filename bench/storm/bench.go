@@ -1,0 +1,610 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/bench/internal/rig"
+)
+
+// bench runs the storms of one database against one statusd.
+type bench struct {
+	cfg    config
+	doc    string     // the import document, with component keys
+	groups [][]string // the component keys the alerts name, by group
+
+	base, token string
+	pid         int
+	client      *http.Client
+	sources     []*source
+	pairs       int // storm pairs sent so far: the next firing storm is pairs+1
+}
+
+// source is one alertmanager source of the pool: the storm pairs take
+// them in turn.
+type source struct {
+	id     int64
+	token  string
+	path   string
+	bucket bucket
+}
+
+// dbResult is what one database's run measured.
+type dbResult struct {
+	name                  string
+	importSec             float64
+	loadBefore, loadAfter string
+	storms                []stormResult
+	// quiet[r] is the wrk run without storms before round r+1 (the last
+	// one after the last round).
+	quiet  []rig.Result
+	rounds []roundResult
+	// rest is the share of its core statusd used at rest before the
+	// first storm, with no alert firing (measured for restFor).
+	rest float64
+	// fired is how many firing storms were sent; end the signals and
+	// drafts statusd lists at the end.
+	fired int
+	end   endState
+}
+
+// The phases of a storm.
+const (
+	phaseWarmUp = "warm-up" // the first pair, on fresh connections: shown, not judged
+	phaseQuiet  = "quiet"   // without reads, statusd idle before each storm
+	phaseReads  = "reads"   // under wrk, back to back
+	phaseAfter  = "after"   // in a window, but mostly after wrk's end: not judged
+)
+
+// stormResult is one storm: 10 requests sent at once.
+type stormResult struct {
+	number   int // the firing storm's number (a recovery shares it)
+	resolved bool
+	phase    string
+	round    int     // phaseReads: the round
+	sec      float64 // from the first send to the last answer read
+	// cpu is statusd's CPU seconds from the first send until it was idle
+	// again (phaseQuiet and phaseWarmUp; 0 under reads, where the reads
+	// share it).
+	cpu float64
+	// rest is the share of its core statusd used at rest after a firing
+	// storm without reads, its alerts firing (measured for restFor).
+	rest float64
+	// waited is how long the source's rate limit made the storm wait
+	// before it was sent (not in sec).
+	waited float64
+	// requests sent, and those answered 202 with every alert of the
+	// body summarised (received and one signal each).
+	requests, good int
+	received       int            // alerts the 202 answers say they received
+	actions        map[string]int // what became of the alerts (HookSignal.Action)
+	failures       []string       // the first few answers that were not good
+	start, end     time.Time
+}
+
+// roundResult is one round's storm window: wrk and storms at once.
+type roundResult struct {
+	reads  rig.Result
+	storms int     // storms under reads (at least half during wrk)
+	duty   float64 // the share of the wrk run during which a storm was under way
+	cpu    float64 // statusd's CPU seconds from wrk's start to its end (reads included)
+	window float64 // the seconds from wrk's start to its end
+	load   string
+}
+
+// endState is what the admin API lists at the end, by status or state.
+type endState struct {
+	signals, drafts map[string]int
+	err             string
+}
+
+// run measures one database: it imports the page into it, creates a
+// token, serves it, makes the sources, sends the storm pairs without
+// reads and then the rounds, and counts the signals and drafts left. What
+// was measured before an error is returned with it.
+func (b *bench) run(ctx context.Context, db rig.Database) (dbResult, error) {
+	res := dbResult{name: db.Name, loadBefore: rig.Loadavg()}
+	start := time.Now()
+	if _, err := b.statusd(ctx, "import", "--db", db.URL, b.doc); err != nil {
+		return res, err
+	}
+	res.importSec = time.Since(start).Seconds()
+	logf("imported in %.1f s", res.importSec)
+	token, err := b.statusd(ctx, "token", "create", "--db", db.URL, "--name", "storm")
+	if err != nil {
+		return res, err
+	}
+	b.token = strings.TrimSpace(token)
+
+	srvCtx, stopServer := context.WithCancel(ctx)
+	cmd, err := b.serve(srvCtx, db)
+	if err != nil {
+		stopServer()
+		return res, err
+	}
+	defer func() {
+		stopServer()
+		cmd.Wait()
+	}()
+	if err := b.ready(ctx); err != nil {
+		return res, err
+	}
+	if _, err := b.wrk(time.Second).Run(ctx); err != nil { // warm up
+		return res, err
+	}
+	for i := range b.cfg.sources {
+		if err := b.addSource(ctx, i+1); err != nil {
+			return res, err
+		}
+	}
+	b.settle()
+	cpu := rig.CPUSeconds(b.pid)
+	time.Sleep(restFor)
+	res.rest = (rig.CPUSeconds(b.pid) - cpu) / restFor.Seconds()
+
+	for p := range 1 + b.cfg.quietPairs {
+		phase := phaseQuiet
+		if p == 0 {
+			phase = phaseWarmUp
+		}
+		pair, err := b.pair(ctx, phase, 0, true)
+		res.storms = append(res.storms, pair...)
+		if err != nil {
+			return res, err
+		}
+	}
+	for r := 1; r <= b.cfg.rounds+1; r++ {
+		q, err := b.wrk(b.cfg.wrkDur).Run(ctx)
+		if err != nil {
+			return res, err
+		}
+		res.quiet = append(res.quiet, q)
+		logf("  quiet reads   %8.0f req/s (avg %v, max %v)", q.RPS, q.LatencyAvg, q.LatencyMax)
+		if r > b.cfg.rounds {
+			break
+		}
+		rr, storms, err := b.window(ctx, r)
+		res.storms = append(res.storms, storms...)
+		if err != nil {
+			return res, fmt.Errorf("round %d: %w", r, err)
+		}
+		res.rounds = append(res.rounds, rr)
+		b.settle()
+	}
+	res.end = b.endState(ctx)
+	res.loadAfter = rig.Loadavg()
+	return res, nil
+}
+
+// pair sends a firing storm and then its recovery, from the next source
+// of the pool. With settle, each storm waits for statusd to be idle first
+// and measures statusd's CPU until it is idle again.
+func (b *bench) pair(ctx context.Context, phase string, round int, settle bool) ([]stormResult, error) {
+	src := b.sources[b.pairs%len(b.sources)]
+	b.pairs++
+	s := storm{Number: b.pairs, Requests: b.cfg.requests, PerBody: b.cfg.alerts / b.cfg.requests, Groups: b.groups,
+		StartsAt: time.Now().UTC().Add(-5 * time.Minute)}
+	var out []stormResult
+	for _, resolved := range []bool{false, true} {
+		s.Resolved, s.At = resolved, time.Now().UTC()
+		if settle {
+			b.settle()
+		}
+		cpu0 := rig.CPUSeconds(b.pid)
+		r, err := b.storm(ctx, src, s)
+		if settle {
+			b.settle()
+			r.cpu = rig.CPUSeconds(b.pid) - cpu0
+		}
+		if settle && !resolved {
+			// The storm's alerts fire until its recovery: what does
+			// statusd spend meanwhile, with nothing sent?
+			cpu := rig.CPUSeconds(b.pid)
+			time.Sleep(restFor)
+			r.rest = (rig.CPUSeconds(b.pid) - cpu) / restFor.Seconds()
+		}
+		r.phase, r.round = phase, round
+		out = append(out, r)
+		note := ""
+		if settle {
+			note = fmt.Sprintf(", statusd %.2f CPU s", r.cpu)
+			if !resolved {
+				note += fmt.Sprintf(", then %.1f%% of its core at rest", 100*r.rest)
+			}
+		}
+		logf("  %-7s storm %3d %-9s %6.3f s, %d/%d good, %d received, actions %v%s", phase, r.number, kindOf(r.resolved), r.sec,
+			r.good, r.requests, r.received, r.actions, note)
+		for _, f := range r.failures {
+			logf("    %s", f)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// restFor is how long statusd's CPU is measured at rest after a firing
+// storm without reads.
+const restFor = 2 * time.Second
+
+// kindOf names a storm by what its alerts say.
+func kindOf(resolved bool) string {
+	if resolved {
+		return "recovery"
+	}
+	return "firing"
+}
+
+// window runs wrk on the read path for -wrk-d and, meanwhile, storm pairs
+// back to back until wrk's end. A storm at least half of which ran
+// during wrk is under reads; the others (the last pair's tail) are shown
+// apart.
+func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResult, error) {
+	rr := roundResult{load: rig.Loadavg()}
+	type wrkDone struct {
+		r   rig.Result
+		err error
+		cpu float64   // statusd's CPU seconds when wrk ended
+		at  time.Time // when wrk ended
+	}
+	done := make(chan wrkDone, 1)
+	cpu0 := rig.CPUSeconds(b.pid)
+	start := time.Now()
+	go func() {
+		r, err := b.wrk(b.cfg.wrkDur).Run(ctx)
+		done <- wrkDone{r, err, rig.CPUSeconds(b.pid), time.Now()}
+	}()
+	end := start.Add(b.cfg.wrkDur)
+	time.Sleep(b.cfg.lead) // wrk connects and reaches its pace
+	var storms []stormResult
+	var err error
+	for len(storms) == 0 || time.Now().Before(end) {
+		var pair []stormResult
+		pair, err = b.pair(ctx, phaseReads, round, false)
+		storms = append(storms, pair...)
+		if err != nil {
+			break
+		}
+	}
+	w := <-done
+	rr.window = w.at.Sub(start).Seconds()
+	rr.cpu = w.cpu - cpu0
+	rr.reads = w.r
+	for i := range storms {
+		if s := &storms[i]; overlap(*s, start, w.at) < s.end.Sub(s.start)/2 {
+			s.phase = phaseAfter // mostly after wrk's end
+		} else {
+			rr.storms++
+		}
+	}
+	rr.duty = duty(storms, start, w.at)
+	if err == nil {
+		err = w.err
+	}
+	logf("round %d: %d storms under reads (%d after), %.0f%% of the window; reads %.0f req/s (avg %v, max %v, %d socket errors); statusd %.1f CPU s",
+		round, rr.storms, len(storms)-rr.storms, 100*rr.duty, rr.reads.RPS, rr.reads.LatencyAvg, rr.reads.LatencyMax, rr.reads.SocketErrors, rr.cpu)
+	return rr, storms, err
+}
+
+// duty is the share of [start, end] during which one of storms was under
+// way (storms do not overlap: they are sent one after the other).
+func duty(storms []stormResult, start, end time.Time) float64 {
+	var busy time.Duration
+	for _, s := range storms {
+		busy += overlap(s, start, end)
+	}
+	return busy.Seconds() / end.Sub(start).Seconds()
+}
+
+// overlap is how long storm s was under way within [start, end].
+func overlap(s stormResult, start, end time.Time) time.Duration {
+	from, to := s.start, s.end
+	if from.Before(start) {
+		from = start
+	}
+	if to.After(end) {
+		to = end
+	}
+	return max(0, to.Sub(from))
+}
+
+// answer is what one request of a storm got.
+type answer struct {
+	status int
+	body   []byte
+	err    error
+	at     time.Time // when the whole answer was read
+}
+
+// storm sends the storm's bodies to src's hook at once (each on a
+// connection of its own, goroutines released together) and returns how
+// long it took from the first send to the last answer, and what the
+// answers said. A request that fails is counted, not an error; only the
+// end of ctx is.
+func (b *bench) storm(ctx context.Context, src *source, s storm) (stormResult, error) {
+	r := stormResult{number: s.Number, resolved: s.Resolved, actions: map[string]int{}}
+	bodies, err := s.bodies()
+	if err != nil {
+		return r, err
+	}
+	if wait := src.bucket.take(time.Now(), len(bodies)); wait > 0 {
+		r.waited = wait.Seconds()
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return r, ctx.Err()
+		}
+	}
+	sctx, cancel := context.WithTimeout(ctx, b.cfg.stormLimit)
+	defer cancel()
+	reqs := make([]*http.Request, len(bodies))
+	for i, body := range bodies {
+		req, err := http.NewRequestWithContext(sctx, http.MethodPost, b.base+src.path, bytes.NewReader(body))
+		if err != nil {
+			return r, err
+		}
+		req.Header.Set("Authorization", "Bearer "+src.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", "Alertmanager/0.35.0")
+		reqs[i] = req
+	}
+	answers := make([]answer, len(reqs))
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Go(func() {
+			<-release
+			a := &answers[i]
+			resp, err := b.client.Do(req)
+			if err != nil {
+				a.err, a.at = err, time.Now()
+				return
+			}
+			a.body, a.err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			a.status, a.at = resp.StatusCode, time.Now()
+		})
+	}
+	r.start = time.Now()
+	close(release)
+	wg.Wait()
+	r.end = r.start
+	for _, a := range answers {
+		if a.at.After(r.end) {
+			r.end = a.at
+		}
+		r.requests++
+		if msg := tally(&r, a, s.PerBody); msg != "" && len(r.failures) < 3 {
+			r.failures = append(r.failures, msg)
+		}
+	}
+	r.sec = r.end.Sub(r.start).Seconds()
+	return r, ctx.Err()
+}
+
+// tally adds an answer to r: a 202 whose summary received perBody alerts
+// and names each is good; anything else is described.
+func tally(r *stormResult, a answer, perBody int) string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	if a.status != http.StatusAccepted {
+		return fmt.Sprintf("%d: %.200s", a.status, a.body)
+	}
+	var hr statusd.HookResponse
+	if err := json.Unmarshal(a.body, &hr); err != nil {
+		return fmt.Sprintf("202 that is not a summary (%v): %.200s", err, a.body)
+	}
+	r.received += hr.Received
+	for _, sig := range hr.Signals {
+		r.actions[sig.Action]++
+	}
+	if hr.Received != perBody || len(hr.Signals) != perBody {
+		return fmt.Sprintf("202 with %d received and %d signals, want %d of each", hr.Received, len(hr.Signals), perBody)
+	}
+	r.good++
+	return ""
+}
+
+// The hook's rate limit (CONTRACT C9, internal/admin): hookRate requests
+// a second per source, in bursts of at most hookBurst. The storms keep
+// to pace times it.
+const (
+	hookRate  = 10
+	hookBurst = 50
+	pace      = 0.9
+)
+
+// bucket is this side's copy of a source's token bucket: a storm waits
+// until its source has a token for each of its requests, so that the rate
+// limit never refuses one (a 429 is a failure of the run).
+type bucket struct {
+	tokens float64
+	at     time.Time // when tokens was counted; zero: a full bucket
+}
+
+// take takes n tokens at now and returns how long to wait before
+// sending the requests they are for.
+func (k *bucket) take(now time.Time, n int) time.Duration {
+	const rate = hookRate * pace
+	if k.at.IsZero() {
+		k.tokens, k.at = hookBurst, now
+	}
+	if now.After(k.at) {
+		k.tokens = min(hookBurst, k.tokens+now.Sub(k.at).Seconds()*rate)
+		k.at = now
+	}
+	// k.at is now, or later when an earlier take is still waiting.
+	if short := float64(n) - k.tokens; short > 0 {
+		k.at = k.at.Add(time.Duration(short / rate * float64(time.Second)))
+		k.tokens = float64(n)
+	}
+	k.tokens -= float64(n)
+	return k.at.Sub(now)
+}
+
+// addSource makes source n of the pool through the admin API.
+func (b *bench) addSource(ctx context.Context, n int) error {
+	body, err := b.admin(ctx, http.MethodPost, "/admin/api/v1/sources", http.StatusCreated,
+		map[string]any{"name": fmt.Sprintf("Alertmanager %d", n), "format": "alertmanager"})
+	if err != nil {
+		return err
+	}
+	var src statusd.AdminSource
+	if err := json.Unmarshal(body, &src); err != nil || src.Token == "" || src.HookPath == "" {
+		return fmt.Errorf("POST source answered %.300s", body)
+	}
+	b.sources = append(b.sources, &source{id: src.ID, token: src.Token, path: src.HookPath})
+	return nil
+}
+
+// endState counts the signals by status and the drafts by state that
+// the admin API lists.
+func (b *bench) endState(ctx context.Context) endState {
+	e := endState{signals: map[string]int{}, drafts: map[string]int{}}
+	var sigs statusd.AdminSignalsResponse
+	var drafts statusd.AdminDraftsResponse
+	for _, get := range []struct {
+		path string
+		v    any
+	}{{"/admin/api/v1/signals", &sigs}, {"/admin/api/v1/drafts", &drafts}} {
+		body, err := b.admin(ctx, http.MethodGet, get.path, http.StatusOK, nil)
+		if err == nil {
+			err = json.Unmarshal(body, get.v)
+		}
+		if err != nil {
+			e.err = err.Error()
+			return e
+		}
+	}
+	for _, s := range sigs.Signals {
+		e.signals[s.Status]++
+	}
+	for _, d := range drafts.Drafts {
+		e.drafts[d.State]++
+	}
+	logf("end: signals %v, drafts %v", e.signals, e.drafts)
+	return e
+}
+
+// statusd runs a statusd command (not serve) and returns its output.
+func (b *bench) statusd(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, b.cfg.statusd, args...)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("statusd %s: %v\n%s", args[0], err, stderr.Bytes())
+	}
+	return string(out), nil
+}
+
+// serve starts statusd on core 0 with GOMAXPROCS=1; cancelling ctx
+// stops it (SIGINT, then SIGKILL after 5 s).
+func (b *bench) serve(ctx context.Context, db rig.Database) (*exec.Cmd, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	logFile, err := os.Create(filepath.Join(b.cfg.work, "statusd-"+strings.ToLower(db.Name)+".log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cmd := exec.CommandContext(ctx, "taskset", "-c", "0", b.cfg.statusd, "serve", "--db", db.URL, "--addr", addr,
+		"--rate-limit", "0", "--max-conns-per-client", "0")
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	b.base, b.pid = "http://"+addr, cmd.Process.Pid // taskset execs statusd: the same process
+	b.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * b.cfg.requests}}
+	logf("statusd serving on %s (PID %d)", addr, b.pid)
+	return cmd, nil
+}
+
+// ready waits up to 90 s for statusd's first 200.
+func (b *bench) ready(ctx context.Context) error {
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if resp, err := b.client.Get(b.base + readPath); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("statusd did not answer 200 within 90 s (its log is in %s)", b.cfg.work)
+}
+
+// wrk is a wrk run of d on the read path, on core 1.
+func (b *bench) wrk(d time.Duration) rig.Wrk {
+	return rig.Wrk{Core: 1, Threads: b.cfg.wrkThreads, Conns: b.cfg.wrkConns, Duration: d, URL: b.base + readPath}
+}
+
+// admin sends a request to the admin API and returns the answer's body.
+func (b *bench) admin(ctx context.Context, method, path string, want int, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		j, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(j)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, b.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != want {
+		return nil, fmt.Errorf("%s %s: %d, want %d: %.300s", method, path, resp.StatusCode, want, out)
+	}
+	return out, nil
+}
+
+// settle waits (up to 10 s) until statusd stops using the CPU, so that
+// work left from one measurement does not land in the next.
+func (b *bench) settle() {
+	for range 50 {
+		a := rig.CPUSeconds(b.pid)
+		time.Sleep(200 * time.Millisecond)
+		if rig.CPUSeconds(b.pid)-a <= 0.01 {
+			return
+		}
+	}
+}

@@ -328,12 +328,14 @@ func (d *Draft) Publishable() bool { return d.State == DraftOpen || d.State == D
 
 // SignalFilter selects signals for a list: of one source (0: all), of
 // one status ("": all), only those that name no component, only those
-// whose hold ends by HeldBy (when not zero).
+// whose hold ends by HeldBy (when not zero), only those of Keys (when
+// not nil).
 type SignalFilter struct {
 	SourceID int64
 	Status   string
 	Unmapped bool
 	HeldBy   time.Time
+	Keys     []string
 	// DraftID and NoticeID, when not 0, keep the signals of that draft
 	// or notice.
 	DraftID  int64

@@ -66,6 +66,11 @@ type Tx interface {
 	// investigating, identified or underway: those that may make a
 	// component's state (CONTRACT C3), without reading the others.
 	CurrentListing(componentIDs []int64) ([]Notice, error)
+	// OpenListing returns, with their updates, in id order, the notices
+	// that list any of the components and are under way: incidents
+	// investigating, identified or recovering, maintenance underway
+	// (CONTRACT C9's grouping).
+	OpenListing(componentIDs []int64) ([]Notice, error)
 	// PutNotice inserts or replaces a notice with its links and updates.
 	PutNotice(n *Notice) error
 	DeleteNotice(id int64) error
@@ -74,6 +79,9 @@ type Tx interface {
 	// one more than any id of that kind ever given, so that the id of a
 	// deleted object is never given again (1 when there was none).
 	NextID(kind string) (int64, error)
+	// NextIDs reserves n new ids of a kind, as NextID gives them, and
+	// returns the first; the others follow it.
+	NextIDs(kind string, n int) (int64, error)
 	// Audit records an entry in the audit log.
 	Audit(e AuditEntry) error
 	// Emit stores an event for subscribers (CONTRACT C7's outbox): it is

@@ -250,7 +250,7 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
-	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate})
+	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate, Busy: busy})
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
 		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
 		Cache:         api.CacheControl{MaxAge: c.maxAge, StaleWhileRevalidate: c.staleWhileRevalidate, StaleIfError: c.staleIfError},

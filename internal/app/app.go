@@ -35,6 +35,10 @@ type Config struct {
 	// AllowPrivateTargets accepts webhook and chat URLs that are http, or
 	// that name a private address (--allow-private-targets).
 	AllowPrivateTargets bool
+	// Busy, when set, reports whether the page's readers are many and
+	// slowed now: a storm of alerts then gives way to them (giveWay), as
+	// the notification sender does.
+	Busy func() bool
 }
 
 // Notifier is the sender of notifications, as the actions use it.
@@ -54,6 +58,9 @@ type App struct {
 	now          func() time.Time
 	notifier     Notifier
 	allowPrivate bool
+	busy         func() bool
+	pause        func(ctx context.Context, d time.Duration) // sleep, but in tests
+	intakeTurn   chan struct{}                              // held while a chunk of alerts is taken (takeTurn)
 	// tests counts the test messages of each subscriber (SendTest).
 	tests *ratelimit.Window
 }
@@ -67,7 +74,7 @@ const pageSize = snapshot.PageSize
 
 // New returns an App for the configuration.
 func New(cfg Config) *App {
-	a := &App{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets,
+	a := &App{store: cfg.Store, snaps: cfg.Snapshots, now: cfg.Now, notifier: cfg.Notifier, allowPrivate: cfg.AllowPrivateTargets, busy: cfg.Busy, pause: sleep, intakeTurn: make(chan struct{}, 1),
 		tests: ratelimit.NewWindow(time.Minute, testKeys)}
 	if a.now == nil {
 		a.now = time.Now

@@ -38,7 +38,7 @@ func newClocked(t *testing.T) clocked {
 
 // onStore is a clocked App on the database db, which gets page() when
 // fresh, with the clock *now.
-func onStore(t *testing.T, db string, now *time.Time, fresh bool) clocked {
+func onStore(t testing.TB, db string, now *time.Time, fresh bool) clocked {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlstore.Open(ctx, db)
@@ -304,5 +304,36 @@ func TestLapsedSpan(t *testing.T) {
 	ups := n.Updates()
 	if len(ups) != 2 || !ups[0].CreatedAt.Equal(start) || ups[1].State != statusd.Resolved || !ups[1].CreatedAt.Equal(end) {
 		t.Errorf("the closed incident's updates: %+v; want investigating at %v, resolved at %v", ups, start, end)
+	}
+}
+
+// TestGiveWay: while readers are busy, a body of alerts is taken in
+// chunks, each followed by a pause of readersFirst times what it took;
+// while they are not, there is no pause.
+func TestGiveWay(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		c := newClocked(t)
+		src := c.source(t, "")
+		var pauses []time.Duration
+		c.app.busy = func() bool { return busy }
+		c.app.pause = func(_ context.Context, d time.Duration) { pauses = append(pauses, d) }
+		var events []string
+		for i := range 2*intakeChunk + 1 {
+			events = append(events, fmt.Sprintf(`{"dedup_key": "k%d", "status": "firing", "labels": {"component": "2"}}`, i))
+		}
+		res, err := c.app.Ingest(context.Background(), src, []byte(`{"events": [`+strings.Join(events, ",")+`]}`))
+		if err != nil || len(res.Signals) != 2*intakeChunk+1 {
+			t.Fatalf("busy %v: %d answers, %v; want %d", busy, len(res.Signals), err, 2*intakeChunk+1)
+		}
+		want := 0
+		if busy {
+			want = 3 // after each of the chunks of 50, 50 and 1
+		}
+		if len(pauses) != want || slices.Contains(pauses, 0) {
+			t.Errorf("busy %v: pauses %v, want %d, none zero", busy, pauses, want)
+		}
+		if drafts := c.drafts(t, statusd.DraftOpen); len(drafts) != 1 || len(drafts[0].SignalIDs) != 2*intakeChunk+1 {
+			t.Errorf("busy %v: drafts %d, want one of all %d signals", busy, len(drafts), 2*intakeChunk+1)
+		}
 	}
 }

@@ -164,7 +164,8 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 	gate := server.NewGate(o.maxInFlight)
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, Log: log})
 	holder.OnBuild = metrics.ObserveRebuild
-	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: o.allowPrivate})
+	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: o.allowPrivate,
+		Busy: pressure.Busy})
 	pub, adm = server.New(server.Config{Store: store, Snapshots: holder, Variant: o.variant, App: writes,
 		Limiter: limiter, TrustedProxies: o.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
 		Cache: cache, AdminListener: o.adminListener, MetricsPublic: o.metricsPublic, HooksPublic: o.hooksPublic, EmailSubscriptions: o.smtp != nil,

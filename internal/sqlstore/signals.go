@@ -73,20 +73,20 @@ func (r signalReads) Signal(sourceID int64, key string) (*statusd.Signal, error)
 }
 
 func (r signalReads) Signals(f statusd.SignalFilter) ([]statusd.Signal, error) {
-	where, args := signalWhere(f)
+	where, args := signalWhere(r.t.d, f)
 	return docs[statusd.Signal](r.t, `SELECT doc FROM signals`+where+` ORDER BY id`, args...)
 }
 
 func (r signalReads) SignalCount(f statusd.SignalFilter) (int, error) {
-	where, args := signalWhere(f)
+	where, args := signalWhere(r.t.d, f)
 	var n int
 	err := r.t.row(`SELECT count(*) FROM signals`+where, args...).Scan(&n)
 	return n, err
 }
 
 // signalWhere is the WHERE clause (with its leading space; "" for none)
-// of the signals f selects, and its arguments.
-func signalWhere(f statusd.SignalFilter) (string, []any) {
+// of the signals f selects, and its arguments, in dialect d.
+func signalWhere(d *dialect, f statusd.SignalFilter) (string, []any) {
 	var conds []string
 	var args []any
 	where := func(cond string, arg any) { conds, args = append(conds, cond), append(args, arg) }
@@ -107,6 +107,10 @@ func signalWhere(f statusd.SignalFilter) (string, []any) {
 	}
 	if !f.HeldBy.IsZero() {
 		where("held_until <= ?", ms(f.HeldBy))
+	}
+	if f.Keys != nil {
+		keys, _ := json.Marshal(f.Keys)
+		where("key"+d.inTexts, string(keys))
 	}
 	if len(conds) == 0 {
 		return "", nil

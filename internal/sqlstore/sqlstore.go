@@ -49,6 +49,8 @@ type dialect struct {
 	// table: the planner guesses 100 ids, and a hash of them costs less
 	// than 100 index lookups by its reckoning.)
 	inIDs string
+	// inTexts is inIDs for a column of text.
+	inTexts string
 	// recordedRows, when set, is a FROM item, v, whose rows are the
 	// objects of the JSON array that is its one parameter (recordedRow):
 	// id, state, attempts, last_status, last_error, next_attempt_at,
@@ -92,6 +94,7 @@ var (
 	sqliteDialect = &dialect{name: "sqlite",
 		idList:   "SELECT value AS id FROM json_each(?)",
 		inIDs:    " IN (SELECT value FROM json_each(?))",
+		inTexts:  " IN (SELECT value FROM json_each(?))",
 		idArray:  "json_group_array(id ORDER BY id)",
 		randomID: "lower(hex(randomblob(16)))"}
 	postgresDialect = &dialect{name: "postgres",
@@ -99,6 +102,7 @@ var (
 		notify:    "SELECT pg_notify('" + notifyChannel + "', '')",
 		idList:    "SELECT value::bigint AS id FROM json_array_elements_text(?::json)",
 		inIDs:     " = ANY(ARRAY(SELECT value::bigint FROM json_array_elements_text(?::json)))",
+		inTexts:   " = ANY(ARRAY(SELECT value FROM json_array_elements_text(?::json)))",
 		idArray:   "json_agg(id ORDER BY id)::text",
 		recordedRows: `json_to_recordset(?::json) AS v(id bigint, state text, attempts integer, last_status integer,
 			last_error text, next_attempt_at bigint, delivered_at bigint)`,

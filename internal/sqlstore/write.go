@@ -255,10 +255,21 @@ func (t *sqlTx) NoticesListing(componentIDs []int64) ([]int64, error) {
 }
 
 func (t *sqlTx) CurrentListing(componentIDs []int64) ([]statusd.Notice, error) {
+	return t.listingIn(`'investigating', 'identified', 'underway'`, componentIDs)
+}
+
+func (t *sqlTx) OpenListing(componentIDs []int64) ([]statusd.Notice, error) {
+	return t.listingIn(`'investigating', 'identified', 'recovering', 'underway'`, componentIDs)
+}
+
+// listingIn returns, with their updates, in id order, the notices that
+// list any of the components and whose newest update is in one of states
+// (an SQL list of literals).
+func (t *sqlTx) listingIn(states string, componentIDs []int64) ([]statusd.Notice, error) {
 	if len(componentIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := t.t.query(`SELECT n.id FROM notices n WHERE n.state IN ('investigating', 'identified', 'underway')
+	rows, err := t.t.query(`SELECT n.id FROM notices n WHERE n.state IN (`+states+`)
 		AND EXISTS (SELECT 1 FROM notice_components nc WHERE nc.notice_id = n.id AND nc.component_id`+t.t.d.inIDs+`)
 		ORDER BY n.id`, idsJSON(componentIDs))
 	if err != nil {
@@ -313,9 +324,11 @@ func (t *sqlTx) DeleteNotice(id int64) error {
 
 var idTables = map[string]bool{"components": true, "notices": true, "updates": true, "sources": true, "signals": true, "drafts": true}
 
-func (t *sqlTx) NextID(kind string) (int64, error) {
-	if !idTables[kind] {
-		return 0, fmt.Errorf("NextID: unknown kind %q", kind)
+func (t *sqlTx) NextID(kind string) (int64, error) { return t.NextIDs(kind, 1) }
+
+func (t *sqlTx) NextIDs(kind string, n int) (int64, error) {
+	if !idTables[kind] || n < 1 {
+		return 0, fmt.Errorf("NextIDs: unknown kind %q, or %d ids", kind, n)
 	}
 	var largest, high int64
 	if err := t.t.row(`SELECT COALESCE(MAX(id), 0) FROM ` + kind).Scan(&largest); err != nil {
@@ -327,7 +340,7 @@ func (t *sqlTx) NextID(kind string) (int64, error) {
 	}
 	next := max(largest, high) + 1
 	_, err = t.t.exec(`INSERT INTO id_high_water (kind, high) VALUES (?, ?)
-		ON CONFLICT (kind) DO UPDATE SET high = excluded.high`, kind, next)
+		ON CONFLICT (kind) DO UPDATE SET high = excluded.high`, kind, next+int64(n)-1)
 	return next, err
 }
 

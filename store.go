@@ -96,9 +96,9 @@ type Tx interface {
 	PutSource(s *Source) error
 	// DeleteSource deletes a source with its signals; its drafts stay.
 	DeleteSource(id int64) error
-	// PutSignal inserts or replaces the signal with s.ID: one per
-	// (source, key).
-	PutSignal(s *Signal) error
+	// PutSignals inserts or replaces each signal with its ID, in one
+	// statement: one per (source, key); no two of one ID.
+	PutSignals(signals ...*Signal) error
 	// PutDraft inserts or replaces the draft with d.ID.
 	PutDraft(d *Draft) error
 }

@@ -306,7 +306,7 @@ func linkSignals(tx statusd.Tx, d *statusd.Draft, id int64) error {
 	}
 	for i := range list {
 		list[i].NoticeID = &id
-		if err := tx.PutSignal(&list[i]); err != nil {
+		if err := tx.PutSignals(&list[i]); err != nil {
 			return err
 		}
 	}
@@ -397,9 +397,7 @@ func (a *App) SignalTimers(ctx context.Context) error {
 			if _, err := in.group(sig, rule); err != nil {
 				return err
 			}
-			if err := tx.PutSignal(sig); err != nil {
-				return err
-			}
+			in.touch(sig)
 		}
 		for _, id := range slices.Sorted(maps.Keys(sources)) {
 			if err := sources[id].done(); err != nil {

@@ -45,13 +45,15 @@ func (a *App) Ingest(ctx context.Context, src *statusd.Source, body []byte) (sta
 				return err
 			}
 			for _, alert := range chunk {
-				res, err := in.take(alert)
-				if err != nil {
+				if err := in.take(alert); err != nil {
 					return err
 				}
-				out.Signals = append(out.Signals, res)
 			}
-			return in.done()
+			if err := in.done(); err != nil {
+				return err
+			}
+			out.Signals = append(out.Signals, in.results...)
+			return nil
 		})
 		a.giveWay(ctx, time.Since(start))
 		<-a.intakeTurn
@@ -82,11 +84,12 @@ func (a *App) takeTurn(ctx context.Context) error {
 const intakeChunk = 50
 
 // readersFirst is how much longer than a chunk of alerts took the intake
-// waits, while readers are busy, before the next: the hooks then take at
-// most a seventh of the processor from them (bench/storm.sh: a storm of
-// 1,000 alerts under reads is answered in about half a second and reads
-// keep 0.8 of their pace on SQLite; at 4, 0.72).
-const readersFirst = 6
+// waits, while readers are busy, before the next (at most maxGiveWay): on
+// SQLite the hooks then take about a tenth of the processor from them
+// (bench/storm.sh: storms of 1,000 alerts back to back under reads are
+// each answered in half a second, and reads keep 0.84 of their pace; at
+// 4, 0.72).
+const readersFirst = 10
 
 // giveWay waits, while the page's readers are busy (Config.Busy), for
 // readersFirst times took, the time the last chunk of alerts took: a
@@ -95,9 +98,15 @@ const readersFirst = 6
 // to them.
 func (a *App) giveWay(ctx context.Context, took time.Duration) {
 	if a.busy != nil && a.busy() {
-		a.pause(ctx, readersFirst*took)
+		a.pause(ctx, min(readersFirst*took, maxGiveWay))
 	}
 }
+
+// maxGiveWay bounds a pause of giveWay: a chunk's time is the processor's
+// on SQLite (a few milliseconds), but on PostgreSQL mostly waiting for
+// the database's answers, behind the readers, which a pause would only
+// lengthen.
+const maxGiveWay = 25 * time.Millisecond
 
 // sleep waits for d, or until ctx is done: App.pause.
 func sleep(ctx context.Context, d time.Duration) {
@@ -134,6 +143,19 @@ type intake struct {
 	// ids the ids reserved for new ones: from ids[0] up to ids[1].
 	known map[string]*statusd.Signal
 	ids   [2]int64
+	// touched are the signals to write (touch), results the answers of
+	// the alerts taken, and resolved the signals that resolved, settled
+	// once the signals are written (settle).
+	touched  []*statusd.Signal
+	results  []statusd.HookSignal
+	resolved []resolution
+}
+
+// touch notes signal sig to be written at the end (done), once.
+func (in *intake) touch(sig *statusd.Signal) {
+	if !slices.Contains(in.touched, sig) {
+		in.touched = append(in.touched, sig)
+	}
 }
 
 // intake starts the signals of source id in tx; heard says whether the
@@ -156,9 +178,16 @@ func (a *App) intake(tx statusd.Tx, id int64, heard bool) (*intake, error) {
 	return in, nil
 }
 
-// done writes each draft changed, with a new version, and the source
-// when it was heard from.
+// done writes the signals taken, in one statement, settles what those
+// that resolved leave behind, and writes each draft changed, with a new
+// version, and the source when it was heard from.
 func (in *intake) done() error {
+	if err := in.tx.PutSignals(in.touched...); err != nil {
+		return err
+	}
+	if err := in.settle(); err != nil {
+		return err
+	}
 	for _, id := range slices.Sorted(maps.Keys(in.changed)) {
 		d := in.changed[id]
 		d.Version++
@@ -182,6 +211,17 @@ func (in *intake) prefetch(alerts []signals.Alert) error {
 	}
 	list, err := in.tx.Signals(statusd.SignalFilter{SourceID: in.src.ID, Keys: keys})
 	if err != nil {
+		return err
+	}
+	// The notices under way of every component the alerts name, in one
+	// query.
+	var comps []int64
+	for _, a := range alerts {
+		rule, _ := in.rule(a.Labels)
+		comps = append(comps, in.components(rule, a.Labels)...)
+	}
+	slices.Sort(comps)
+	if err := in.readListing(slices.Compact(comps)); err != nil {
 		return err
 	}
 	in.known = make(map[string]*statusd.Signal, len(list))
@@ -241,25 +281,39 @@ func (in *intake) notice(id int64) (*statusd.Notice, error) {
 	return n, err
 }
 
+// readListing reads the notices under way that list any of comps
+// (Tx.OpenListing), for openListing.
+func (in *intake) readListing(comps []int64) error {
+	list, err := in.tx.OpenListing(comps)
+	if err != nil {
+		return err
+	}
+	for _, c := range comps {
+		in.listing[c] = []int64{}
+	}
+	for i := range list {
+		n := &list[i]
+		in.notices[n.ID] = n
+		for _, c := range n.ComponentIDs {
+			if ids, ok := in.listing[c]; ok {
+				in.listing[c] = append(ids, n.ID)
+			}
+		}
+	}
+	return nil
+}
+
 // openListing returns the ids of the notices under way that list any of
-// the components (Tx.OpenListing), in id order.
+// the components, in id order.
 func (in *intake) openListing(comps []int64) ([]int64, error) {
 	var all []int64
 	for _, c := range comps {
-		ids, ok := in.listing[c]
-		if !ok {
-			list, err := in.tx.OpenListing([]int64{c})
-			if err != nil {
+		if _, ok := in.listing[c]; !ok {
+			if err := in.readListing([]int64{c}); err != nil {
 				return nil, err
 			}
-			ids = []int64{}
-			for i := range list {
-				ids = append(ids, list[i].ID)
-				in.notices[list[i].ID] = &list[i]
-			}
-			in.listing[c] = ids
 		}
-		all = append(all, ids...)
+		all = append(all, in.listing[c]...)
 	}
 	slices.Sort(all)
 	return slices.Compact(all), nil
@@ -312,7 +366,14 @@ func (in *intake) names(ids []int64) []string {
 }
 
 // take keeps one alert and answers what became of it.
-func (in *intake) take(alert signals.Alert) (statusd.HookSignal, error) {
+func (in *intake) take(alert signals.Alert) error {
+	res, err := in.answer(alert)
+	in.results = append(in.results, res)
+	return err
+}
+
+// answer keeps one alert (touch) and answers what became of it.
+func (in *intake) answer(alert signals.Alert) (statusd.HookSignal, error) {
 	res := statusd.HookSignal{Key: alert.Key, Status: string(alert.Status), ComponentIDs: []int64{}}
 	if hb := in.src.Heartbeat; hb != nil && statusd.MatchLabels(hb.Match, alert.Labels) {
 		in.src.LastHeartbeatAt = &in.now
@@ -382,12 +443,11 @@ func (in *intake) take(alert signals.Alert) (statusd.HookSignal, error) {
 			return res, err
 		}
 	default:
-		if res.Action, err = in.resolve(sig); err != nil {
-			return res, err
-		}
+		res.Action = in.resolve(sig)
 	}
 	res.DraftID = sig.DraftID
-	return res, in.tx.PutSignal(sig)
+	in.touch(sig)
+	return res, nil
 }
 
 // optTime is t, or nil for the zero time.
@@ -566,19 +626,63 @@ func (in *intake) keep(d *statusd.Draft, sig *statusd.Signal) {
 // resolved lapses (or, for a proposal of new components, is dropped); a
 // published incident whose signals all resolved gets a proposal to post
 // recovering.
-func (in *intake) resolve(sig *statusd.Signal) (string, error) {
+func (in *intake) resolve(sig *statusd.Signal) string {
 	sig.Resolves = append(slices.DeleteFunc(sig.Resolves, func(t time.Time) bool { return in.now.Sub(t) > statusd.FlapWindow }), in.now)
 	if sig.HeldUntil != nil {
 		sig.HeldUntil = nil // it cleared within its hold: nothing to draft
-		return statusd.HookUnchanged, nil
+		return statusd.HookUnchanged
 	}
+	in.resolved = append(in.resolved, resolution{len(in.results), sig})
+	return statusd.HookUnchanged // unless settle finds it the last of its draft or incident
+}
+
+// resolution is a signal that resolved, and the index of its answer.
+type resolution struct {
+	i   int
+	sig *statusd.Signal
+}
+
+// settle looks, once the chunk's signals are written, at what each
+// signal that resolved leaves behind, the last to resolve first, so that
+// the answer of the last of a draft's or an incident's says lapsed or
+// proposed.
+func (in *intake) settle() error {
+	type target struct{ draft, notice int64 }
+	settled := map[target]bool{}
+	for _, r := range slices.Backward(in.resolved) {
+		var t target
+		if r.sig.DraftID != nil {
+			t.draft = *r.sig.DraftID
+		}
+		if r.sig.NoticeID != nil {
+			t.notice = *r.sig.NoticeID
+		}
+		if settled[t] {
+			continue // the draft or incident of a later one: settled
+		}
+		settled[t] = true
+		action, err := in.cleared(r.sig)
+		if err != nil {
+			return err
+		}
+		if action != statusd.HookUnchanged {
+			in.results[r.i].Action = action
+		}
+	}
+	return nil
+}
+
+// cleared is what a signal that resolved leaves behind: its draft, when
+// every signal of it resolved, lapses; its published incident, when every
+// signal of it resolved, gets a proposal to post recovering.
+func (in *intake) cleared(sig *statusd.Signal) (string, error) {
 	if sig.DraftID != nil {
 		d, err := in.draft(*sig.DraftID)
 		if err != nil {
 			return "", err
 		}
 		if d != nil && d.State == statusd.DraftOpen && d.Kind != statusd.DraftUpdate {
-			all, err := in.allResolved(statusd.SignalFilter{DraftID: d.ID}, sig)
+			all, err := in.allResolved(statusd.SignalFilter{DraftID: d.ID})
 			if err != nil || !all {
 				return statusd.HookUnchanged, err
 			}
@@ -594,7 +698,7 @@ func (in *intake) resolve(sig *statusd.Signal) (string, error) {
 	if err != nil || n == nil || n.Type != statusd.Unplanned || statusd.IsClosed(n.Type, n.State()) || n.State() == statusd.Recovering {
 		return statusd.HookUnchanged, err
 	}
-	if all, err := in.allResolved(statusd.SignalFilter{NoticeID: n.ID}, sig); err != nil || !all {
+	if all, err := in.allResolved(statusd.SignalFilter{NoticeID: n.ID}); err != nil || !all {
 		return statusd.HookUnchanged, err
 	}
 	linked, err := in.tx.Signals(statusd.SignalFilter{NoticeID: n.ID})
@@ -620,13 +724,12 @@ func (in *intake) resolve(sig *statusd.Signal) (string, error) {
 	return statusd.HookProposed, nil
 }
 
-// allResolved reports whether no signal that f selects is firing but
-// sig, which resolved now: stored as firing until this alert is taken, it
-// is the one f counts when it is the last.
-func (in *intake) allResolved(f statusd.SignalFilter, sig *statusd.Signal) (bool, error) {
+// allResolved reports whether no signal that f selects is firing, as
+// the chunk's signals are written (settle).
+func (in *intake) allResolved(f statusd.SignalFilter) (bool, error) {
 	f.Status = string(signals.Firing)
 	n, err := in.tx.SignalCount(f)
-	return n <= 1, err
+	return n == 0, err
 }
 
 // missing returns the ids of want that have lacks.

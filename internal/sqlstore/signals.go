@@ -11,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,19 +137,41 @@ func (r signalReads) Draft(id int64) (*statusd.Draft, error) {
 // put inserts or replaces the row of table with id: its columns (names
 // and values, in order) and v as its doc.
 func put(t tx, table string, id int64, names []string, values []any, v any) error {
-	doc, err := json.Marshal(v)
-	if err != nil {
-		return err
+	return putRows(t, table, names, []row{{id, values, v}})
+}
+
+// row is a row that putRows writes: its id, its columns' values, and the
+// object that is its doc.
+type row struct {
+	id     int64
+	values []any
+	doc    any
+}
+
+// putRows inserts or replaces rows of table in one statement: each with
+// its id, the columns names (in order) and its doc. No two rows may have
+// one id.
+func putRows(t tx, table string, names []string, rows []row) error {
+	if len(rows) == 0 {
+		return nil
 	}
-	cols := append([]string{"id"}, names...)
-	cols = append(cols, "doc")
+	cols := slices.Concat([]string{"id"}, names, []string{"doc"})
 	sets := make([]string, 0, len(cols)-1)
 	for _, c := range cols[1:] {
 		sets = append(sets, c+" = excluded."+c)
 	}
-	q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES (?` + strings.Repeat(", ?", len(cols)-1) +
-		`) ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ")
-	_, err = t.exec(q, append(append([]any{id}, values...), string(doc))...)
+	one := "(?" + strings.Repeat(", ?", len(cols)-1) + ")"
+	args := make([]any, 0, len(rows)*len(cols))
+	for _, r := range rows {
+		doc, err := json.Marshal(r.doc)
+		if err != nil {
+			return err
+		}
+		args = append(append(append(args, r.id), r.values...), string(doc))
+	}
+	q := `INSERT INTO ` + table + ` (` + strings.Join(cols, ", ") + `) VALUES ` + one + strings.Repeat(", "+one, len(rows)-1) +
+		` ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ")
+	_, err := t.exec(q, args...)
 	return err
 }
 
@@ -169,9 +192,12 @@ func (t *sqlTx) DeleteSource(id int64) error {
 	return err
 }
 
-func (t *sqlTx) PutSignal(s *statusd.Signal) error {
-	return put(t.t, "signals", s.ID, []string{"source_id", "key", "status", "unmapped", "draft_id", "notice_id", "held_until"},
-		[]any{s.SourceID, s.Key, s.Status, boolInt(len(s.ComponentIDs) == 0), s.DraftID, s.NoticeID, msPtr(s.HeldUntil)}, s)
+func (t *sqlTx) PutSignals(list ...*statusd.Signal) error {
+	rows := make([]row, len(list))
+	for i, s := range list {
+		rows[i] = row{s.ID, []any{s.SourceID, s.Key, s.Status, boolInt(len(s.ComponentIDs) == 0), s.DraftID, s.NoticeID, msPtr(s.HeldUntil)}, s}
+	}
+	return putRows(t.t, "signals", []string{"source_id", "key", "status", "unmapped", "draft_id", "notice_id", "held_until"}, rows)
 }
 
 func (t *sqlTx) PutDraft(d *statusd.Draft) error {

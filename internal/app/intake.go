@@ -87,7 +87,7 @@ const intakeChunk = 50
 // waits, while readers are busy, before the next (at most maxGiveWay): on
 // SQLite the hooks then take about a tenth of the processor from them
 // (bench/storm.sh: storms of 1,000 alerts back to back under reads are
-// each answered in half a second, and reads keep 0.84 of their pace; at
+// each answered in half a second, and reads keep 0.82 of their pace; at
 // 4, 0.72).
 const readersFirst = 10
 
@@ -106,7 +106,7 @@ func (a *App) giveWay(ctx context.Context, took time.Duration) {
 // on SQLite (a few milliseconds), but on PostgreSQL mostly waiting for
 // the database's answers, behind the readers, which a pause would only
 // lengthen.
-const maxGiveWay = 25 * time.Millisecond
+const maxGiveWay = 20 * time.Millisecond
 
 // sleep waits for d, or until ctx is done: App.pause.
 func sleep(ctx context.Context, d time.Duration) {

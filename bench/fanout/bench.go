@@ -6,15 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/statusd/statusd/bench/internal/rig"
 )
 
 // bench runs the rounds of one database against one statusd.
@@ -25,9 +21,8 @@ type bench struct {
 	doc       string // the import document
 	component int64  // the component of the triggering writes
 
-	base, token string
-	pid         int
-	client      http.Client
+	srv    *rig.Server
+	client http.Client
 }
 
 // dbResult is what one database's rounds measured.
@@ -61,39 +56,25 @@ type roundResult struct {
 	reads      []readRun
 }
 
-func (b *bench) run(ctx context.Context, db database) (dbResult, error) {
-	res := dbResult{name: db.name, loadBefore: loadavg()}
-	start := time.Now()
-	if _, err := b.statusd(ctx, "import", "--db", db.url, b.doc); err != nil {
+func (b *bench) run(ctx context.Context, db rig.Database) (dbResult, error) {
+	res := dbResult{name: db.Name, loadBefore: rig.Loadavg()}
+	srv, err := rig.Start(ctx, b.cfg.statusd, b.cfg.work, db, b.doc, "fanout", readPaths[0],
+		"--rate-limit", "0", "--max-conns-per-client", "0", "--allow-private-targets",
+		"--smtp-url", "smtp://"+b.smtpAddr, "--mail-from", "Fan-out <status@fanout.test>",
+		"--smtp-rate", strconv.FormatFloat(b.cfg.smtpRate, 'f', -1, 64))
+	if err != nil {
 		return res, err
 	}
-	res.importSec = time.Since(start).Seconds()
+	defer srv.Stop()
+	b.srv = srv
+	res.importSec = srv.ImportSec
 	logf("imported %d subscribers in %.1f s", b.cfg.per*len(channels), res.importSec)
-	token, err := b.statusd(ctx, "token", "create", "--db", db.url, "--name", "fanout")
-	if err != nil {
-		return res, err
-	}
-	b.token = strings.TrimSpace(token)
-
-	srvCtx, stopServer := context.WithCancel(ctx)
-	cmd, err := b.serve(srvCtx, db)
-	if err != nil {
-		stopServer()
-		return res, err
-	}
-	defer func() {
-		stopServer()
-		cmd.Wait()
-	}()
-	if err := b.ready(ctx); err != nil {
-		return res, err
-	}
 	for _, p := range readPaths { // warm up
 		if _, err := b.wrk(ctx, p, time.Second); err != nil {
 			return res, err
 		}
 	}
-	b.settle()
+	b.srv.Settle()
 	total := b.cfg.idleRounds + b.cfg.rounds
 	for r := 1; r <= total+1; r++ {
 		q, err := b.quietReads(ctx, r)
@@ -109,69 +90,10 @@ func (b *bench) run(ctx context.Context, db database) (dbResult, error) {
 			return res, fmt.Errorf("round %d: %w", r, err)
 		}
 		res.rounds = append(res.rounds, rr)
-		b.settle()
+		b.srv.Settle()
 	}
-	res.loadAfter = loadavg()
+	res.loadAfter = rig.Loadavg()
 	return res, nil
-}
-
-// statusd runs a statusd command (not serve) and returns its output.
-func (b *bench) statusd(ctx context.Context, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, b.cfg.statusd, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("statusd %s: %v\n%s", args[0], err, stderr.Bytes())
-	}
-	return string(out), nil
-}
-
-// serve starts statusd on core 0 with GOMAXPROCS=1; cancelling ctx
-// stops it (SIGTERM, then SIGKILL after 5 s).
-func (b *bench) serve(ctx context.Context, db database) (*exec.Cmd, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	logFile, err := os.Create(filepath.Join(b.cfg.work, "statusd-"+strings.ToLower(db.name)+".log"))
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, "taskset", "-c", "0", b.cfg.statusd, "serve", "--db", db.url, "--addr", addr,
-		"--rate-limit", "0", "--max-conns-per-client", "0", "--allow-private-targets",
-		"--smtp-url", "smtp://"+b.smtpAddr, "--mail-from", "Fan-out <status@fanout.test>",
-		"--smtp-rate", strconv.FormatFloat(b.cfg.smtpRate, 'f', -1, 64))
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	b.base, b.pid = "http://"+addr, cmd.Process.Pid // taskset execs statusd: the same process
-	return cmd, nil
-}
-
-// ready waits up to 90 s for statusd's first 200.
-func (b *bench) ready(ctx context.Context) error {
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if resp, err := b.client.Get(b.base + readPaths[0]); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("statusd did not answer 200 within 90 s (its log is in %s)", b.cfg.work)
 }
 
 // quietReads measures each read path without a fan-out.
@@ -193,9 +115,9 @@ func (b *bench) quietReads(ctx context.Context, round int) ([]readRun, error) {
 // edit of the notice after each run; then it waits until no delivery is
 // pending.
 func (b *bench) fanout(ctx context.Context, r int, reads bool) (roundResult, error) {
-	rr := roundResult{underReads: reads, load: loadavg()}
+	rr := roundResult{underReads: reads, load: rig.Loadavg()}
 	b.tally.reset()
-	cpu0 := cpuSeconds(b.pid)
+	cpu0 := rig.CPUSeconds(b.srv.PID)
 	// A request first, so that the write goes on a connection already open.
 	if _, err := b.pending(ctx); err != nil {
 		return rr, err
@@ -253,7 +175,7 @@ func (b *bench) fanout(ctx context.Context, r int, reads bool) (roundResult, err
 		time.Sleep(100 * time.Millisecond)
 	}
 	rr.recorded = time.Since(sent).Seconds()
-	rr.cpu = cpuSeconds(b.pid) - cpu0
+	rr.cpu = rig.CPUSeconds(b.srv.PID) - cpu0
 	logf("round %d: arrived %v; all recorded after %.1f s; statusd used %.1f CPU s", r, rr.arrived, rr.recorded, rr.cpu)
 	return rr, nil
 }
@@ -313,11 +235,11 @@ func (b *bench) admin(ctx context.Context, method, path string, want int, body a
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, b.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, b.srv.Base+path, rd)
 	if err != nil {
 		return nil, 0, err
 	}
-	req.Header.Set("Authorization", "Bearer "+b.token)
+	req.Header.Set("Authorization", "Bearer "+b.srv.Token)
 	req.Header.Set("Content-Type", "application/json")
 	start := time.Now()
 	resp, err := b.client.Do(req)
@@ -353,65 +275,11 @@ func (b *bench) pending(ctx context.Context) (int, error) {
 	return list.Meta.TotalCount, nil
 }
 
-var (
-	rpsLine    = regexp.MustCompile(`(?m)^Requests/sec:\s+([0-9.]+)`)
-	non2xxLine = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
-)
-
 // wrk runs wrk on core 1 against path for d and returns the requests a
 // second; an answer other than 2xx/3xx is an error.
 func (b *bench) wrk(ctx context.Context, path string, d time.Duration) (float64, error) {
-	ctx, cancel := context.WithTimeout(ctx, d+30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "taskset", "-c", "1", "wrk", "-t1", "-c"+strconv.Itoa(b.cfg.wrkConns),
-		"-d"+strconv.Itoa(int(d.Seconds()))+"s", b.base+path).CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("wrk %s: %v\n%s", path, err, out)
-	}
-	if m := non2xxLine.FindSubmatch(out); m != nil {
-		return 0, fmt.Errorf("wrk %s: %s answers were not 2xx/3xx", path, m[1])
-	}
-	m := rpsLine.FindSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("wrk %s: no Requests/sec in\n%s", path, out)
-	}
-	return strconv.ParseFloat(string(m[1]), 64)
-}
-
-// clockTicks is the unit of /proc/PID/stat's CPU times (USER_HZ, 100 on
-// Linux unless a kernel is built otherwise).
-const clockTicks = 100
-
-// cpuSeconds returns the CPU time (user and system) the process used so
-// far, or 0 when it cannot be read.
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:])) // from field 3 (state) on
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / clockTicks
-}
-
-// settle waits (up to 10 s) until statusd stops using the CPU, so that
-// work left from one measurement does not land in the next.
-func (b *bench) settle() {
-	for range 50 {
-		a := cpuSeconds(b.pid)
-		time.Sleep(200 * time.Millisecond)
-		if cpuSeconds(b.pid)-a <= 0.01 {
-			return
-		}
-	}
+	r, err := rig.Wrk{Core: 1, Threads: 1, Conns: b.cfg.wrkConns, Duration: d, URL: b.srv.Base + path}.Run(ctx)
+	return r.RPS, err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

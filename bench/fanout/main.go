@@ -16,17 +16,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/statusd/statusd/bench/internal/rig"
 )
 
 // config is what the flags set.
@@ -83,19 +82,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fanout: -per and -wrk-c must be at least 1, -idle-rounds plus -rounds at least 1, -wrk-d at least 1s, -smtp-rate above 0")
 		os.Exit(2)
 	}
-	// Ctrl-C and the script's kill (SIGTERM; syscall only names the
-	// signal) end the run, which then stops statusd by its PID.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *limit)
-	defer cancel()
-	if err := run(ctx, cfg); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("time limit of %s reached: %w", *limit, err)
-		}
-		fmt.Fprintln(os.Stderr, "fanout:", err)
-		os.Exit(1)
-	}
+	rig.Main("fanout", *limit, func(ctx context.Context) error { return run(ctx, cfg) })
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -115,20 +102,13 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
-	rep := report{cfg: cfg, machine: describeMachine()}
-	sqlite := filepath.Join(cfg.work, "fanout.db")
-	dropSQLite := func() {
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			os.Remove(sqlite + suffix)
-		}
-	}
-	dropSQLite() // a folder used before starts empty too
-	var dbs []database
+	rep := report{cfg: cfg, machine: rig.DescribeMachine()}
+	var dbs []rig.Database
 	if !cfg.noSQLite {
-		dbs = append(dbs, database{name: "SQLite", url: sqlite, drop: dropSQLite})
+		dbs = append(dbs, rig.SQLite(filepath.Join(cfg.work, "fanout.db")))
 	}
 	if cfg.postgres != "" {
-		pg, err := createPostgres(ctx, cfg.postgres)
+		pg, err := rig.CreatePostgres(ctx, cfg.postgres, "statusd_fanout")
 		if err != nil {
 			rep.notes = append(rep.notes, fmt.Sprintf("PostgreSQL not measured: %v", err))
 		} else {
@@ -136,14 +116,14 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	for _, db := range dbs {
-		logf("== %s", db.name)
+		logf("== %s", db.Name)
 		b := bench{cfg: cfg, tally: t, smtpAddr: sink.Addr, doc: doc, component: component}
 		res, err := b.run(ctx, db)
-		db.drop()
+		db.Drop()
 		if err != nil {
 			// What was measured before is still reported, with why it stopped.
-			logf("%s: %v", db.name, err)
-			rep.notes = append(rep.notes, fmt.Sprintf("%s stopped after %d of %d rounds: %v", db.name, len(res.rounds), cfg.idleRounds+cfg.rounds, err))
+			logf("%s: %v", db.Name, err)
+			rep.notes = append(rep.notes, fmt.Sprintf("%s stopped after %d of %d rounds: %v", db.Name, len(res.rounds), cfg.idleRounds+cfg.rounds, err))
 		}
 		if len(res.rounds) > 0 {
 			rep.dbs = append(rep.dbs, res)
@@ -155,7 +135,7 @@ func run(ctx context.Context, cfg config) error {
 	if len(rep.dbs) == 0 {
 		return fmt.Errorf("nothing measured: %s", strings.Join(rep.notes, "; "))
 	}
-	rep.machine.loadAfter = loadavg()
+	rep.machine.LoadAfter = rig.Loadavg()
 	return rep.write(cfg.out)
 }
 

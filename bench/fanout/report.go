@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/statusd/statusd/bench/internal/rig"
 )
 
 // The fan-out targets.
@@ -22,7 +24,7 @@ const (
 // report is the Markdown written at the end of a run.
 type report struct {
 	cfg     config
-	machine machine
+	machine rig.Machine
 	dbs     []dbResult
 	notes   []string
 }
@@ -32,8 +34,8 @@ func (rep report) write(path string) error {
 	m, c := rep.machine, rep.cfg
 	fmt.Fprintf(&b, "# statusd fan-out benchmark\n\n")
 	fmt.Fprintf(&b, "Written by `bash bench/fanout.sh` (bench/fanout; see bench/README.md). %s UTC, commit %s, %s, wrk %s.\n\n",
-		m.date, m.commit, m.goVersion, m.wrk)
-	fmt.Fprintf(&b, "Machine: %d cores, %s. Load average before %s, after %s.\n\n", m.nproc, m.cpu, m.loadBefore, m.loadAfter)
+		m.Date, m.Commit, m.GoVersion, m.Wrk)
+	fmt.Fprintf(&b, "Machine: %d cores, %s. Load average before %s, after %s.\n\n", m.NProc, m.CPU, m.LoadBefore, m.LoadAfter)
 	fmt.Fprintf(&b, "Setup: %d active subscribers of each channel (%s: %d), whole page, ids interleaved "+
 		"across channels; statusd `serve --allow-private-targets --smtp-url` (an in-process go-smtp server that counts messages) "+
 		"`--smtp-rate %g --rate-limit 0`, pinned to core 0 with GOMAXPROCS=1; the receivers (one HTTP server for every HTTP channel) "+

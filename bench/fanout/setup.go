@@ -2,17 +2,9 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"database/sql"
 	"fmt"
-	"net/url"
 	"os"
-	"os/exec"
-	"runtime"
-	"strings"
 	"time"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create and drop the database
 
 	"github.com/statusd/statusd"
 )
@@ -62,84 +54,4 @@ func withSubscribers(page, out string, per int, receiverURL string) (string, int
 		return "", 0, err
 	}
 	return out, doc.Components[0].ID, w.Close()
-}
-
-// database is where one series of rounds keeps its data.
-type database struct {
-	name, url string
-	drop      func()
-}
-
-// createPostgres creates a database of its own on the server at base and
-// returns it, with the function that drops it.
-func createPostgres(ctx context.Context, base string) (database, error) {
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		return database{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	name := fmt.Sprintf("statusd_fanout_%d", os.Getpid())
-	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		admin.Close()
-		return database{}, fmt.Errorf("CREATE DATABASE on %s: %w", base, err)
-	}
-	drop := func() {
-		defer admin.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			logf("dropping the database %s: %v (drop it by hand)", name, err)
-		}
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		drop()
-		return database{}, err
-	}
-	u.Path = "/" + name // the same server and options, the new database
-	return database{name: "PostgreSQL", url: u.String(), drop: drop}, nil
-}
-
-// machine describes where and on what a run measured.
-type machine struct {
-	date, cpu, commit, goVersion, wrk, loadBefore, loadAfter string
-	nproc                                                    int
-}
-
-func describeMachine() machine {
-	m := machine{date: time.Now().UTC().Format("2006-01-02 15:04"), goVersion: runtime.Version(),
-		loadBefore: loadavg(), cpu: "unknown", commit: "unknown", wrk: "unknown"}
-	// The cores of the machine, not those this process is pinned to
-	// (runtime.NumCPU).
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for line := range strings.Lines(string(b)) {
-			k, v, _ := strings.Cut(line, ":")
-			switch strings.TrimSpace(k) {
-			case "processor":
-				m.nproc++
-			case "model name":
-				m.cpu = strings.TrimSpace(v)
-			}
-		}
-	}
-	if out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output(); err == nil {
-		m.commit = strings.TrimSpace(string(out))
-		if st, err := exec.Command("git", "status", "--porcelain").Output(); err == nil && len(st) > 0 {
-			m.commit += fmt.Sprintf(" (dirty: %d files changed or untracked)", strings.Count(string(st), "\n"))
-		}
-	}
-	if out, _ := exec.Command("wrk", "-v").CombinedOutput(); len(strings.Fields(string(out))) >= 2 {
-		m.wrk = strings.Join(strings.Fields(string(out))[:2], " ")
-	}
-	return m
-}
-
-// loadavg returns the 1, 5 and 15-minute load averages.
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(b))[:3], " ")
 }

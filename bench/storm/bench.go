@@ -6,12 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,11 +20,10 @@ type bench struct {
 	doc    string     // the import document, with component keys
 	groups [][]string // the component keys the alerts name, by group
 
-	base, token string
-	pid         int
-	client      *http.Client
-	sources     []*source
-	pairs       int // storm pairs sent so far: the next firing storm is pairs+1
+	srv     *rig.Server
+	client  *http.Client
+	sources []*source
+	pairs   int // storm pairs sent so far: the next firing storm is pairs+1
 }
 
 // source is one alertmanager source of the pool: the storm pairs take
@@ -116,31 +110,15 @@ type endState struct {
 // was measured before an error is returned with it.
 func (b *bench) run(ctx context.Context, db rig.Database) (dbResult, error) {
 	res := dbResult{name: db.Name, loadBefore: rig.Loadavg()}
-	start := time.Now()
-	if _, err := b.statusd(ctx, "import", "--db", db.URL, b.doc); err != nil {
-		return res, err
-	}
-	res.importSec = time.Since(start).Seconds()
-	logf("imported in %.1f s", res.importSec)
-	token, err := b.statusd(ctx, "token", "create", "--db", db.URL, "--name", "storm")
+	srv, err := rig.Start(ctx, b.cfg.statusd, b.cfg.work, db, b.doc, "storm", readPath, "--rate-limit", "0", "--max-conns-per-client", "0")
 	if err != nil {
 		return res, err
 	}
-	b.token = strings.TrimSpace(token)
-
-	srvCtx, stopServer := context.WithCancel(ctx)
-	cmd, err := b.serve(srvCtx, db)
-	if err != nil {
-		stopServer()
-		return res, err
-	}
-	defer func() {
-		stopServer()
-		cmd.Wait()
-	}()
-	if err := b.ready(ctx); err != nil {
-		return res, err
-	}
+	defer srv.Stop()
+	b.srv = srv
+	b.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * b.cfg.requests}}
+	res.importSec = srv.ImportSec
+	logf("imported in %.1f s; statusd serving at %s (PID %d)", res.importSec, srv.Base, srv.PID)
 	if _, err := b.wrk(time.Second).Run(ctx); err != nil { // warm up
 		return res, err
 	}
@@ -149,10 +127,10 @@ func (b *bench) run(ctx context.Context, db rig.Database) (dbResult, error) {
 			return res, err
 		}
 	}
-	b.settle()
-	cpu := rig.CPUSeconds(b.pid)
+	b.srv.Settle()
+	cpu := rig.CPUSeconds(b.srv.PID)
 	time.Sleep(restFor)
-	res.rest = (rig.CPUSeconds(b.pid) - cpu) / restFor.Seconds()
+	res.rest = (rig.CPUSeconds(b.srv.PID) - cpu) / restFor.Seconds()
 
 	for p := range 1 + b.cfg.quietPairs {
 		phase := phaseQuiet
@@ -181,7 +159,7 @@ func (b *bench) run(ctx context.Context, db rig.Database) (dbResult, error) {
 			return res, fmt.Errorf("round %d: %w", r, err)
 		}
 		res.rounds = append(res.rounds, rr)
-		b.settle()
+		b.srv.Settle()
 	}
 	res.end = b.endState(ctx)
 	res.loadAfter = rig.Loadavg()
@@ -200,20 +178,20 @@ func (b *bench) pair(ctx context.Context, phase string, round int, settle bool) 
 	for _, resolved := range []bool{false, true} {
 		s.Resolved, s.At = resolved, time.Now().UTC()
 		if settle {
-			b.settle()
+			b.srv.Settle()
 		}
-		cpu0 := rig.CPUSeconds(b.pid)
+		cpu0 := rig.CPUSeconds(b.srv.PID)
 		r, err := b.storm(ctx, src, s)
 		if settle {
-			b.settle()
-			r.cpu = rig.CPUSeconds(b.pid) - cpu0
+			b.srv.Settle()
+			r.cpu = rig.CPUSeconds(b.srv.PID) - cpu0
 		}
 		if settle && !resolved {
 			// The storm's alerts fire until its recovery: what does
 			// statusd spend meanwhile, with nothing sent?
-			cpu := rig.CPUSeconds(b.pid)
+			cpu := rig.CPUSeconds(b.srv.PID)
 			time.Sleep(restFor)
-			r.rest = (rig.CPUSeconds(b.pid) - cpu) / restFor.Seconds()
+			r.rest = (rig.CPUSeconds(b.srv.PID) - cpu) / restFor.Seconds()
 		}
 		r.phase, r.round = phase, round
 		out = append(out, r)
@@ -261,11 +239,11 @@ func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResu
 		at  time.Time // when wrk ended
 	}
 	done := make(chan wrkDone, 1)
-	cpu0 := rig.CPUSeconds(b.pid)
+	cpu0 := rig.CPUSeconds(b.srv.PID)
 	start := time.Now()
 	go func() {
 		r, err := b.wrk(b.cfg.wrkDur).Run(ctx)
-		done <- wrkDone{r, err, rig.CPUSeconds(b.pid), time.Now()}
+		done <- wrkDone{r, err, rig.CPUSeconds(b.srv.PID), time.Now()}
 	}()
 	end := start.Add(b.cfg.wrkDur)
 	time.Sleep(b.cfg.lead) // wrk connects and reaches its pace
@@ -352,7 +330,7 @@ func (b *bench) storm(ctx context.Context, src *source, s storm) (stormResult, e
 	defer cancel()
 	reqs := make([]*http.Request, len(bodies))
 	for i, body := range bodies {
-		req, err := http.NewRequestWithContext(sctx, http.MethodPost, b.base+src.path, bytes.NewReader(body))
+		req, err := http.NewRequestWithContext(sctx, http.MethodPost, b.srv.Base+src.path, bytes.NewReader(body))
 		if err != nil {
 			return r, err
 		}
@@ -500,68 +478,9 @@ func (b *bench) endState(ctx context.Context) endState {
 	return e
 }
 
-// statusd runs a statusd command (not serve) and returns its output.
-func (b *bench) statusd(ctx context.Context, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, b.cfg.statusd, args...)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("statusd %s: %v\n%s", args[0], err, stderr.Bytes())
-	}
-	return string(out), nil
-}
-
-// serve starts statusd on core 0 with GOMAXPROCS=1; cancelling ctx
-// stops it (SIGINT, then SIGKILL after 5 s).
-func (b *bench) serve(ctx context.Context, db rig.Database) (*exec.Cmd, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := l.Addr().String()
-	l.Close()
-	logFile, err := os.Create(filepath.Join(b.cfg.work, "statusd-"+strings.ToLower(db.Name)+".log"))
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
-	cmd := exec.CommandContext(ctx, "taskset", "-c", "0", b.cfg.statusd, "serve", "--db", db.URL, "--addr", addr,
-		"--rate-limit", "0", "--max-conns-per-client", "0")
-	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	b.base, b.pid = "http://"+addr, cmd.Process.Pid // taskset execs statusd: the same process
-	b.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * b.cfg.requests}}
-	logf("statusd serving on %s (PID %d)", addr, b.pid)
-	return cmd, nil
-}
-
-// ready waits up to 90 s for statusd's first 200.
-func (b *bench) ready(ctx context.Context) error {
-	deadline := time.Now().Add(90 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if resp, err := b.client.Get(b.base + readPath); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("statusd did not answer 200 within 90 s (its log is in %s)", b.cfg.work)
-}
-
 // wrk is a wrk run of d on the read path, on core 1.
 func (b *bench) wrk(d time.Duration) rig.Wrk {
-	return rig.Wrk{Core: 1, Threads: b.cfg.wrkThreads, Conns: b.cfg.wrkConns, Duration: d, URL: b.base + readPath}
+	return rig.Wrk{Core: 1, Threads: b.cfg.wrkThreads, Conns: b.cfg.wrkConns, Duration: d, URL: b.srv.Base + readPath}
 }
 
 // admin sends a request to the admin API and returns the answer's body.
@@ -576,11 +495,11 @@ func (b *bench) admin(ctx context.Context, method, path string, want int, body a
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, b.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, b.srv.Base+path, rd)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+b.token)
+	req.Header.Set("Authorization", "Bearer "+b.srv.Token)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := b.client.Do(req)
 	if err != nil {
@@ -595,16 +514,4 @@ func (b *bench) admin(ctx context.Context, method, path string, want int, body a
 		return nil, fmt.Errorf("%s %s: %d, want %d: %.300s", method, path, resp.StatusCode, want, out)
 	}
 	return out, nil
-}
-
-// settle waits (up to 10 s) until statusd stops using the CPU, so that
-// work left from one measurement does not land in the next.
-func (b *bench) settle() {
-	for range 50 {
-		a := rig.CPUSeconds(b.pid)
-		time.Sleep(200 * time.Millisecond)
-		if rig.CPUSeconds(b.pid)-a <= 0.01 {
-			return
-		}
-	}
 }

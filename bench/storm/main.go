@@ -25,14 +25,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/statusd/statusd/bench/internal/rig"
@@ -92,19 +89,7 @@ func main() {
 	case cfg.wrkDur < 2*time.Second || cfg.wrkDur%time.Second != 0 || cfg.lead < 0 || cfg.lead >= cfg.wrkDur/2:
 		fmt.Fprintln(os.Stderr, "storm: -wrk-d must be whole seconds, at least 2s, and -lead under half of it")
 	default:
-		// Ctrl-C and the script's kill (SIGTERM; syscall only names the
-		// signal) end the run, which then stops statusd by its PID.
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		ctx, cancel := context.WithTimeout(ctx, *limit)
-		defer cancel()
-		if err := run(ctx, cfg); err != nil {
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				err = fmt.Errorf("time limit of %s reached: %w", *limit, err)
-			}
-			fmt.Fprintln(os.Stderr, "storm:", err)
-			os.Exit(1)
-		}
+		rig.Main("storm", *limit, func(ctx context.Context) error { return run(ctx, cfg) })
 		return
 	}
 	os.Exit(2)

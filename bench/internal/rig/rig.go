@@ -1,9 +1,7 @@
 // Package rig holds what the bench programs that drive a real statusd
 // share: the description of the machine a run measured on, statusd's CPU
 // time from /proc, a PostgreSQL database of a run's own, and wrk.
-//
-// bench/storm uses it; bench/fanout keeps its own copies of the same
-// functions (it came first).
+// bench/fanout and bench/storm use it.
 package rig
 
 import (

@@ -30,6 +30,8 @@ func TestRefuseSpecialRanges(t *testing.T) {
 		if strings.Contains(addr, "%") {
 			continue // a zone names an interface this machine may not have
 		}
+		// syscall.RawConn is only the type of the dialer's hook, the one
+		// the sender's dialer uses (refusePrivate): nothing is called on it.
 		guarded := net.Dialer{ControlContext: func(ctx context.Context, network, address string, c syscall.RawConn) error {
 			if err := refusePrivate(ctx, network, address, c); err != nil {
 				return err

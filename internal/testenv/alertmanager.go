@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -192,7 +191,7 @@ func Alertmanager(t testing.TB, webhookURL, token string) string {
 		exited := make(chan struct{})
 		go func() { cmd.Wait(); close(exited) }()
 		stop := func() {
-			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Process.Signal(os.Interrupt) // Alertmanager stops on it as on SIGTERM
 			select {
 			case <-exited:
 			case <-time.After(5 * time.Second):

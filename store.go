@@ -109,8 +109,6 @@ type Tx interface {
 type SignalReads interface {
 	Sources() ([]Source, error)
 	Source(id int64) (*Source, error)
-	// Signal returns the signal of a source's key.
-	Signal(sourceID int64, key string) (*Signal, error)
 	Signals(f SignalFilter) ([]Signal, error)
 	// SignalCount counts the signals f selects.
 	SignalCount(f SignalFilter) (int, error)

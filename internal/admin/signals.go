@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/app"
@@ -150,8 +149,8 @@ func (s *Server) DiscardDraft(w http.ResponseWriter, r *http.Request, actor stat
 func (s *Server) Hook(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if err != nil || !bearer {
+	token := route.BearerToken(r)
+	if err != nil || token == "" {
 		return app.ErrHookUnauthorized
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, signals.MaxBody))
@@ -162,7 +161,7 @@ func (s *Server) Hook(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return statusd.Errorf(statusd.EInvalidBody, "the body could not be read: %v", err)
 	}
-	hook := app.Hook{SourceID: id, Token: strings.TrimSpace(token), Body: body,
+	hook := app.Hook{SourceID: id, Token: token, Body: body,
 		Signature: r.Header.Get(signals.SignatureHeader), Timestamp: r.Header.Get(signals.TimestampHeader)}
 	src, err := s.app.Authenticate(r.Context(), &hook)
 	if err != nil {

@@ -1,7 +1,7 @@
 package app
 
 // The intake of signals (CONTRACT C9): what becomes of each alert of a
-// hook's body, in one transaction.
+// hook's body, intakeChunk alerts to a transaction.
 
 import (
 	"cmp"
@@ -17,10 +17,10 @@ import (
 )
 
 // Ingest takes the alerts of a hook's body for source src (Authenticate):
-// it decodes them, and in one transaction keeps a signal of each (one per
-// source and key, whatever server got it) and groups the firing ones
-// into drafts (CONTRACT C9). Nothing public changes. It answers what
-// became of each alert.
+// it decodes them and, intakeChunk to a transaction, keeps a signal of
+// each (one per source and key, whatever server got it) and groups the
+// firing ones into drafts (CONTRACT C9). Nothing public changes. It
+// answers what became of each alert.
 func (a *App) Ingest(ctx context.Context, src *statusd.Source, body []byte) (statusd.HookResponse, error) {
 	batch, err := signals.Decode(signals.Format(src.Format), body)
 	if err != nil {
@@ -78,9 +78,9 @@ func (a *App) takeTurn(ctx context.Context) error {
 
 // intakeChunk is how many alerts of a body one transaction takes: a
 // storm's bodies of a thousand are taken in several, between which the
-// page's readers and writers get their turn (takeTurn, giveWay). Each alert stands
-// alone, so a body cut short by a crash is taken whole when its sender
-// sends it again (repeats change nothing).
+// page's readers and writers get their turn (takeTurn, giveWay). Each
+// alert stands alone, so a body cut short by a crash is taken whole when
+// its sender sends it again (repeats change nothing).
 const intakeChunk = 50
 
 // readersFirst is how much longer than a chunk of alerts took the intake
@@ -124,7 +124,6 @@ func sleep(ctx context.Context, d time.Duration) {
 // the end (done): a storm's thousand alerts in one body read and write
 // their few drafts once, not a thousand times.
 type intake struct {
-	a     *App
 	tx    statusd.Tx
 	src   *statusd.Source
 	comps []statusd.Component
@@ -140,9 +139,9 @@ type intake struct {
 	notices map[int64]*statusd.Notice
 	listing map[int64][]int64 // component id -> the open notices listing it
 	// known are the signals of the alerts taken (prefetch), by key, and
-	// ids the ids reserved for new ones: from ids[0] up to ids[1].
-	known map[string]*statusd.Signal
-	ids   [2]int64
+	// nextID and endID the ids reserved for new ones: nextID up to endID.
+	known         map[string]*statusd.Signal
+	nextID, endID int64
 	// touched are the signals to write (touch), results the answers of
 	// the alerts taken, and resolved the signals that resolved, settled
 	// once the signals are written (settle).
@@ -169,7 +168,7 @@ func (a *App) intake(tx statusd.Tx, id int64, heard bool) (*intake, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &intake{a: a, tx: tx, src: src, comps: comps, now: a.stamp(), heard: heard,
+	in := &intake{tx: tx, src: src, comps: comps, now: a.stamp(), heard: heard,
 		changed: map[int64]*statusd.Draft{}, notices: map[int64]*statusd.Notice{}, listing: map[int64][]int64{},
 		known: map[string]*statusd.Signal{}}
 	if heard {
@@ -233,7 +232,7 @@ func (in *intake) prefetch(alerts []signals.Alert) error {
 		if err != nil {
 			return err
 		}
-		in.ids = [2]int64{first, first + int64(fresh)}
+		in.nextID, in.endID = first, first+int64(fresh)
 	}
 	return nil
 }
@@ -392,14 +391,11 @@ func (in *intake) answer(alert signals.Alert) (statusd.HookSignal, error) {
 			res.Action = statusd.HookIgnored // nothing known of it, and it says nothing
 			return res, nil
 		}
-		id := in.ids[0]
-		if id == 0 || id >= in.ids[1] {
-			if id, err = in.tx.NextID("signals"); err != nil { // the timers' intake reserves none
-				return res, err
-			}
-		} else {
-			in.ids[0]++
+		if in.nextID >= in.endID {
+			return res, fmt.Errorf("intake: no id reserved for the signal %q", alert.Key) // prefetch reserves one an alert
 		}
+		id := in.nextID
+		in.nextID++
 		sig = &statusd.Signal{ID: id, SourceID: in.src.ID, Key: alert.Key, FirstSeenAt: in.now}
 		in.known[alert.Key] = sig // a key twice in one body is one signal
 	}

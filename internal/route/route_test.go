@@ -146,3 +146,20 @@ func TestMux(t *testing.T) {
 		}
 	}
 }
+
+// TestBearerToken: the token of Authorization: Bearer, the scheme in any
+// letter case; none for another scheme or no header.
+func TestBearerToken(t *testing.T) {
+	for header, want := range map[string]string{
+		"Bearer sgn_abc": "sgn_abc", "bearer  sdt_x ": "sdt_x", "BEARER t": "t",
+		"Basic dXNlcg==": "", "Bearer": "", "": "",
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/hooks/v1/1", nil)
+		if header != "" {
+			r.Header.Set("Authorization", header)
+		}
+		if got := BearerToken(r); got != want {
+			t.Errorf("Authorization %q: %q, want %q", header, got, want)
+		}
+	}
+}

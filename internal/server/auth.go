@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/statusd/statusd"
@@ -64,9 +63,8 @@ func (b *bearer) require(realm, hint string, next route.Handler) route.Handler {
 // zero Actor when it has none or one that is not valid, or the store's
 // error.
 func (b *bearer) authenticate(r *http.Request) (statusd.Actor, error) {
-	scheme, secret, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	secret = strings.TrimSpace(secret)
-	if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+	secret := route.BearerToken(r)
+	if secret == "" {
 		return statusd.Actor{}, nil
 	}
 	sum := sha256.Sum256([]byte(secret))

@@ -69,10 +69,6 @@ func (r signalReads) Source(id int64) (*statusd.Source, error) {
 	return one[statusd.Source](r.t, `SELECT doc FROM sources WHERE id = ?`, id)
 }
 
-func (r signalReads) Signal(sourceID int64, key string) (*statusd.Signal, error) {
-	return one[statusd.Signal](r.t, `SELECT doc FROM signals WHERE source_id = ? AND key = ?`, sourceID, key)
-}
-
 func (r signalReads) Signals(f statusd.SignalFilter) ([]statusd.Signal, error) {
 	where, args := signalWhere(r.t.d, f)
 	return docs[statusd.Signal](r.t, `SELECT doc FROM signals`+where+` ORDER BY id`, args...)

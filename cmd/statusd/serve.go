@@ -24,6 +24,7 @@ import (
 	"github.com/statusd/statusd/internal/connlimit"
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/demo"
+	"github.com/statusd/statusd/internal/mirror"
 	"github.com/statusd/statusd/internal/notify"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/server"
@@ -49,12 +50,16 @@ type serveConfig struct {
 	confirmationsPerHour                                           int
 	retryBase, reminder, lease, keep                               time.Duration
 	consoleURL, oidcIssuer, oidcClientID, oidcClientSecret         string
+	mirrorURLs                                                     []string
+	mirrorEndpoint, mirrorRegion                                   string
+	mirrorHeartbeat, mirrorStaleAfter                              time.Duration
 	variantFlag, rateLimitFlag, trustedFlag, logLevelFlag          string // parse reads them into the fields below
 
 	variant statusd.Variant
 	limit   float64 // requests per second per client; 0: no limit
 	trusted []netip.Prefix
 	oidc    *console.OIDC // nil: no sign-in with OpenID Connect
+	mirrors []mirror.Bucket
 	log     *slog.Logger
 	getenv  func(string) string // for LISTEN_FDS and LISTEN_PID
 }
@@ -108,6 +113,11 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.String(&c.oidcClientID, "oidc-client-id", "", "the console's client `id` at the OpenID Connect provider")
 	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged; better in STATUSD_OIDC_CLIENT_SECRET than on the command line)")
 	fs.Bool(&c.oidcTrustEmail, "oidc-trust-email", "take the provider's email as verified when its ID token has no email_verified claim (Microsoft Entra ID); email_verified false is refused all the same")
+	fs.Strings(&c.mirrorURLs, "mirror", "push a signed static copy of the public pages and API, on every change, to `URL`: s3://bucket/prefix or file:///dir (repeatable; S3 credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
+	fs.String(&c.mirrorEndpoint, "mirror-endpoint", "", "the S3 service's `URL` for an s3:// mirror that is not on AWS (MinIO, R2, B2...): path-style addressing")
+	fs.String(&c.mirrorRegion, "mirror-region", "us-east-1", "the S3 `region` of an s3:// mirror")
+	fs.Duration(&c.mirrorHeartbeat, "mirror-heartbeat", mirror.DefaultHeartbeat, "the longest time between two pushes of the mirror's mirror.json, even when nothing changed (its generated_at tells readers the copy is fresh)")
+	fs.Duration(&c.mirrorStaleAfter, "mirror-stale-after", mirror.DefaultStaleAfter, "how old a mirror's copy is when its pages say the live page may be unavailable")
 	fs.Bool(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
 }
 
@@ -151,6 +161,9 @@ func (c *serveConfig) parse(cmd *cobra.Command, args []string, stderr io.Writer)
 	}
 	if c.trusted, err = parsePrefixes(c.trustedFlag); err != nil {
 		return commands.Errorf(commands.ExitUsage, "--trusted-proxies: %w", err)
+	}
+	if c.mirrors, err = c.parseMirrors(cmd); err != nil {
+		return err
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.logLevelFlag)); err != nil {
@@ -227,21 +240,26 @@ func (c *serveConfig) Run(ctx context.Context) error {
 		}
 		defer mailer.Close()
 	}
-	var notes func() []string // the mail relay's trouble, on /readyz
-	if mailer != nil {
-		notes = func() []string {
-			if trouble := mailer.Trouble(); trouble != "" {
-				return []string{trouble}
-			}
-			return nil
-		}
-	}
-	// The sender gives way to readers when they are many and actually
-	// slowed: goroutines wait for a processor.
+	// The sender and the mirror give way to readers when they are many
+	// and actually slowed: goroutines wait for a processor.
 	pressure, contention := server.NewPressure(time.Now), server.NewContention(time.Now)
 	busy := func() bool {
 		many, slowed := pressure.Busy(), contention.Contended()
 		return many && slowed
+	}
+	mirrored := c.newMirror(store, holder, busy)
+	// The mail relay's trouble and the mirror's, on /readyz.
+	notes := func() []string {
+		var notes []string
+		if mailer != nil && mailer.Trouble() != "" {
+			notes = append(notes, mailer.Trouble())
+		}
+		if mirrored != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			notes = append(notes, mirrored.Notes(ctx)...)
+		}
+		return notes
 	}
 	sender := notify.New(notify.Config{Store: store.Subscribers(), Snapshots: holder, Mailer: mailer,
 		AllowPrivate: c.allowPrivate, RetryBase: c.retryBase, Lease: c.lease, Keep: c.keep, Busy: busy, Log: log})
@@ -250,6 +268,9 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	metrics := telemetry.New(telemetry.Config{Snapshots: holder, Shed: gate.Shed, RedisUp: redisUp, Version: bv, Commit: bc, Log: log})
 	metrics.ObserveRebuild(firstBuildTook)
 	holder.OnBuild = metrics.ObserveRebuild
+	if mirrored != nil {
+		metrics.WatchMirror(mirrored.States)
+	}
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: c.allowPrivate, Busy: busy})
 	publicHandler, adminHandler := server.New(server.Config{Store: store, Snapshots: holder, Variant: variant, App: writes,
 		Limiter: limiter, TrustedProxies: c.trusted, Gate: gate, Pressure: pressure, Notes: notes, Metrics: metrics, Now: time.Now, Log: log,
@@ -272,6 +293,9 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	go holder.Watch(bgCtx, watchInterval)
 	runner := &automation.Runner{App: writes, Snapshots: holder, Now: time.Now, Log: log, Reminder: c.reminder}
 	go runner.Run(bgCtx)
+	if mirrored != nil {
+		go mirrored.Run(bgCtx)
+	}
 	sent := make(chan struct{})
 	go func() { sender.Run(bgCtx); close(sent) }()
 	defer func() { stopBackground(); <-sent }() // the sends under way end before the mailer closes
@@ -315,6 +339,39 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	}
 	log.Info("statusd stopped")
 	return nil
+}
+
+// parseMirrors opens the buckets of --mirror (CONTRACT C10).
+func (c *serveConfig) parseMirrors(cmd *cobra.Command) ([]mirror.Bucket, error) {
+	if len(c.mirrorURLs) > 0 && (c.mirrorHeartbeat < time.Second || c.mirrorStaleAfter < time.Second) {
+		return nil, commands.UsageError(cmd, "--mirror-heartbeat and --mirror-stale-after must be at least 1s")
+	}
+	var out []mirror.Bucket
+	for _, u := range c.mirrorURLs {
+		if strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://") {
+			return nil, commands.UsageError(cmd, "--mirror %s: statusd pushes to s3://bucket/prefix or file:///dir; a web server serves what is there", u)
+		}
+		b, err := mirror.Open(u, mirror.Options{Endpoint: c.mirrorEndpoint, Region: c.mirrorRegion}.WithEnv(c.getenv))
+		if err != nil {
+			return nil, commands.Errorf(commands.ExitUsage, "--mirror: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// newMirror returns the mirror of --mirror, rendering with the live
+// routes; nil without one.
+func (c *serveConfig) newMirror(store *sqlstore.Store, holder *snapshot.Holder, busy func() bool) *mirror.Mirror {
+	if len(c.mirrors) == 0 {
+		return nil
+	}
+	return mirror.New(mirror.Config{Buckets: c.mirrors, Store: store.Mirror(), Snapshots: holder, Variant: c.variant,
+		Render: func(pin *mirror.Pin) http.Handler {
+			return server.Renderer(server.Config{Snapshots: pin, Variant: c.variant, EmailSubscriptions: c.smtpURL != "",
+				Now: time.Now, Log: c.log})
+		},
+		Heartbeat: c.mirrorHeartbeat, StaleAfter: c.mirrorStaleAfter, Busy: busy, Now: time.Now, Log: c.log})
 }
 
 // parseOIDC returns the console's OpenID Connect configuration, nil

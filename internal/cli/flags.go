@@ -73,6 +73,13 @@ func (e EnvFlags) Bool(p *bool, name, usage string) {
 	e.withEnv(name)
 }
 
+// Strings defines a flag that may be given more than once, read from its
+// variable (one value) when it is not given.
+func (e EnvFlags) Strings(p *[]string, name, usage string) {
+	e.fs.StringArrayVar(p, name, nil, usage)
+	e.withEnv(name)
+}
+
 // applyEnv refuses an empty value given on the command line to a flag of
 // c that reads a variable, and gives the flags not set on the command
 // line their variable's value.

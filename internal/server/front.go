@@ -22,9 +22,11 @@ func apiPath(path string) bool {
 	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/v1/") || path == "/v1"
 }
 
-// Snapshots is what the front asks for the snapshot valid at a moment it
-// has read; *snapshot.Holder is one.
+// Snapshots is where every handler reads the page: the snapshot valid
+// now, or at a moment already read (the front); *snapshot.Holder is one,
+// and snapshot.Fixed, which the mirror renders from (Renderer).
 type Snapshots interface {
+	Current() *snapshot.Snapshot
 	At(now time.Time) *snapshot.Snapshot
 }
 

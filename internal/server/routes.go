@@ -47,55 +47,9 @@ func (s *assembly) adminChain(mux *route.Mux) http.Handler {
 // one, under one route name, the path (route="/api/v1/status" in the
 // metrics). A pattern without a method is a catch-all: any method.
 func (s *assembly) routes(pub, adm *route.Mux) {
-	a, p := s.api, s.pages
-	v2, badges, probes, ad := s.newStatuspage(), s.newBadges(), s.newHealth(), s.newAdmin()
-
-	// The public v1 JSON API (docs/API.md), at /api/v1 and its alias /v1
-	// (CONTRACT C1): GET HEAD OPTIONS; CORS and the rate limit on every
-	// answer under /api/ and /v1 are the front's (publicChain).
-	read := func(path string, h api.Handler) { pub.Read(path, a.Read(h), httpjson.Preflight) }
-	for _, root := range []string{statusd.APIRoot, "/v1"} {
-		read(root, a.Index)
-		read(root+"/status", a.Status)
-		read(root+"/components", a.Components)
-		read(root+"/components/{id}/metrics", a.Metrics)
-		read(root+"/notices", a.Notices)
-		read(root+"/notices/{id}", a.Notice)
-	}
-	read("/api/notices/{id}", a.Notice)
-	read("/api/v1/openapi.json", a.OpenAPI)
-	pub.Handle("/api/", api.NotFound) // any: JSON 404
-	pub.Handle("/v1/", api.NotFound)  // any: JSON 404
-
-	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage),
-	// with CORS and the rate limit as the v1 API.
-	for _, path := range []string{
-		"/api/v2/summary.json",                // GET HEAD OPTIONS
-		"/api/v2/status.json",                 // GET HEAD OPTIONS
-		"/api/v2/components.json",             // GET HEAD OPTIONS
-		"/api/v2/incidents.json",              // GET HEAD OPTIONS
-		"/api/v2/scheduled-maintenances.json", // GET HEAD OPTIONS
-	} {
-		pub.Read(path, v2.Serve(path), httpjson.Preflight)
-	}
-	// Their folders, each one route (a wildcard route beside fixed ones
-	// would conflict): incidents/unresolved.json and
-	// scheduled-maintenances/upcoming.json and active.json, each named by
-	// its own path, and one notice's <id>.json.
-	for _, dir := range []string{
-		"/api/v2/incidents/",              // {file}: GET HEAD OPTIONS
-		"/api/v2/scheduled-maintenances/", // {file}: GET HEAD OPTIONS
-	} {
-		pub.Read(dir+"{file}", v2.Folder(dir), httpjson.Preflight)
-	}
-
-	// The status page: HTML, feeds and its assets (internal/web); GET HEAD.
-	pub.Read("/{$}", p.Page(p.Index), nil)
-	pub.Read("/notices/{id}", p.Page(p.Notice), nil)
-	pub.Read("/history", p.Page(p.History), nil)
-	pub.Read("/history.atom", p.Page(p.Atom), nil)
-	pub.Read("/history.rss", p.Page(p.RSS), nil)
-	pub.Read("/components/{id}/metrics", p.Page(p.Metrics), nil)
+	probes, ad := s.newHealth(), s.newAdmin()
+	s.reads(pub)
+	p := s.pages
 	// Email subscription (CONTRACT C7), when statusd can send email: the
 	// pages of a token are Private (no-store, no-referrer). The forms'
 	// POSTs are refused from other sites (SameOrigin); the one-click
@@ -111,15 +65,6 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		pub.Read("/subscriptions/unsubscribe", p.Private(p.UnsubscribeForm), nil)
 		pub.Handle("POST /subscriptions/unsubscribe", p.Private(p.Unsubscribe))
 	}
-	pub.Read("/assets/{name}", p.Assets(), nil)
-	pub.Read("/favicon.ico", p.Assets(), nil)
-	pub.Handle("/", htmlkit.NotFound) // any other path, any: HTML 404
-
-	// Badges (internal/badge); GET HEAD.
-	pub.Read("/badge/status.json", badges.StatusJSON(), nil)
-	pub.Read("/badge/status.svg", badges.StatusSVG(), nil)
-	pub.Read("/badge/components/{file}", badges.Component(), nil)
-	pub.Handle("/badge/", badges.NotFound()) // any: a "not found" badge
 
 	// Health probes, on every listener (internal/health); GET HEAD.
 	for _, mux := range listeners(pub, adm) {
@@ -207,6 +152,72 @@ func (s *assembly) routes(pub, adm *route.Mux) {
 		}
 		adm.Handle("/", notFound("this listener serves only the admin API and the console")) // any: JSON 404
 	}
+}
+
+// reads registers the public reads on pub: the JSON APIs, the status
+// page's HTML, feeds and assets, and the badges, each with its 404 for
+// the paths it does not serve: the routes of the live listener and of the
+// mirror's renderer (Renderer), which copies every answer they give.
+func (s *assembly) reads(pub *route.Mux) {
+	a, p := s.api, s.pages
+	v2, badges := s.newStatuspage(), s.newBadges()
+
+	// The public v1 JSON API (docs/API.md), at /api/v1 and its alias /v1
+	// (CONTRACT C1): GET HEAD OPTIONS; CORS and the rate limit on every
+	// answer under /api/ and /v1 are the front's (publicChain).
+	read := func(path string, h api.Handler) { pub.Read(path, a.Read(h), httpjson.Preflight) }
+	for _, root := range []string{statusd.APIRoot, "/v1"} {
+		read(root, a.Index)
+		read(root+"/status", a.Status)
+		read(root+"/components", a.Components)
+		read(root+"/components/{id}/metrics", a.Metrics)
+		read(root+"/notices", a.Notices)
+		read(root+"/notices/{id}", a.Notice)
+	}
+	read("/api/notices/{id}", a.Notice)
+	read("/api/v1/openapi.json", a.OpenAPI)
+	pub.Handle("/api/", api.NotFound) // any: JSON 404
+	pub.Handle("/v1/", api.NotFound)  // any: JSON 404
+
+	// Atlassian Statuspage's public v2 API, mapped (internal/statuspage),
+	// with CORS and the rate limit as the v1 API.
+	for _, path := range []string{
+		"/api/v2/summary.json",                // GET HEAD OPTIONS
+		"/api/v2/status.json",                 // GET HEAD OPTIONS
+		"/api/v2/components.json",             // GET HEAD OPTIONS
+		"/api/v2/incidents.json",              // GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances.json", // GET HEAD OPTIONS
+	} {
+		pub.Read(path, v2.Serve(path), httpjson.Preflight)
+	}
+	// Their folders, each one route (a wildcard route beside fixed ones
+	// would conflict): incidents/unresolved.json and
+	// scheduled-maintenances/upcoming.json and active.json, each named by
+	// its own path, and one notice's <id>.json.
+	for _, dir := range []string{
+		"/api/v2/incidents/",              // {file}: GET HEAD OPTIONS
+		"/api/v2/scheduled-maintenances/", // {file}: GET HEAD OPTIONS
+	} {
+		pub.Read(dir+"{file}", v2.Folder(dir), httpjson.Preflight)
+	}
+
+	// The status page: HTML, feeds and its assets (internal/web); GET HEAD.
+	pub.Read("/{$}", p.Page(p.Index), nil)
+	pub.Read("/notices/{id}", p.Page(p.Notice), nil)
+	pub.Read("/history", p.Page(p.History), nil)
+	pub.Read("/history.atom", p.Page(p.Atom), nil)
+	pub.Read("/history.rss", p.Page(p.RSS), nil)
+	pub.Read("/components/{id}/metrics", p.Page(p.Metrics), nil)
+	pub.Read("/assets/{name}", p.Assets(), nil)
+	pub.Read("/favicon.ico", p.Assets(), nil)
+	pub.Handle("/", htmlkit.NotFound) // any other path, any: HTML 404
+
+	// Badges (internal/badge); GET HEAD.
+	pub.Read("/badge/status.json", badges.StatusJSON(), nil)
+	pub.Read("/badge/status.svg", badges.StatusSVG(), nil)
+	pub.Read("/badge/components/{file}", badges.Component(), nil)
+	pub.Handle("/badge/", badges.NotFound()) // any: a "not found" badge
+
 }
 
 // besideWildcards are the routes whose literal path a route of wildcards

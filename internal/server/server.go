@@ -24,7 +24,6 @@ import (
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
-	"github.com/statusd/statusd/internal/snapshot"
 	"github.com/statusd/statusd/internal/statuspage"
 	"github.com/statusd/statusd/internal/telemetry"
 	"github.com/statusd/statusd/internal/web"
@@ -41,7 +40,7 @@ type Store interface {
 // Config is everything New needs.
 type Config struct {
 	Store     Store
-	Snapshots *snapshot.Holder
+	Snapshots Snapshots
 	Variant   statusd.Variant
 	// Limiter is the per-client limit of the JSON APIs; nil turns it off.
 	Limiter ratelimit.Allower
@@ -107,13 +106,8 @@ type assembly struct {
 // New returns the handler of the public listener and, with
 // Config.AdminListener, that of the admin listener (nil otherwise).
 func New(cfg Config) (public, adminH http.Handler) {
-	s := &assembly{cfg: cfg,
-		pages: web.New(web.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Now: cfg.Now, Log: cfg.Log,
-			EmailSubscriptions: cfg.EmailSubscriptions, Subscribers: cfg.Store.Subscribers(),
-			Limiter: cfg.Limiter, TrustedProxies: cfg.TrustedProxies, ConfirmationsPerHour: cfg.ConfirmationsPerHour}),
-	}
-	s.api = api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Cache: cfg.Cache, Answers: &s.answers,
-		Now: cfg.Now, Log: cfg.Log})
+	s := newAssembly(cfg, web.Config{Subscribers: cfg.Store.Subscribers(), Limiter: cfg.Limiter,
+		TrustedProxies: cfg.TrustedProxies, ConfirmationsPerHour: cfg.ConfirmationsPerHour})
 	// The console's errors are its screens, on the listener it is on.
 	pages := s.errorPage
 	if cfg.AdminListener {
@@ -139,6 +133,30 @@ func New(cfg Config) (public, adminH http.Handler) {
 		adminH = s.adminChain(adm)
 	}
 	return public, adminH
+}
+
+// newAssembly returns the assembly of cfg with its public pages and API;
+// pages is the pages' configuration beyond what cfg says.
+func newAssembly(cfg Config, pages web.Config) *assembly {
+	pages.Snapshots, pages.Variant, pages.Now, pages.Log = cfg.Snapshots, cfg.Variant, cfg.Now, cfg.Log
+	pages.EmailSubscriptions = cfg.EmailSubscriptions
+	s := &assembly{cfg: cfg, pages: web.New(pages)}
+	s.api = api.New(api.Config{Snapshots: cfg.Snapshots, Variant: cfg.Variant, Cache: cfg.Cache, Answers: &s.answers,
+		Now: cfg.Now, Log: cfg.Log})
+	return s
+}
+
+// Renderer returns the handler of the public reads alone (the JSON APIs,
+// the pages, feeds, assets and badges) on cfg.Snapshots, with the pages
+// in their mirror's form (web.Config.Mirror): what the mirror
+// (internal/mirror) asks for each file it copies, so that a JSON file is
+// the live answer's bytes by construction. Of cfg it reads Snapshots,
+// Variant, Cache, EmailSubscriptions, Now and Log.
+func Renderer(cfg Config) http.Handler {
+	s := newAssembly(cfg, web.Config{Mirror: true})
+	mux := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
+	s.reads(mux)
+	return mux
 }
 
 func (s *assembly) now() time.Time { return s.cfg.Now() }

@@ -46,8 +46,12 @@ type base struct {
 	// Updated is when the page was made; zero on pages without times,
 	// which do not say it.
 	Updated time.Time
-	// Subscribe links to /subscribe: email subscription is on.
-	Subscribe bool
+	// Subscribe links to SubscribeURL: email subscription is on.
+	Subscribe    bool
+	SubscribeURL string
+	// Manifest is where a mirrored page finds its copy's mirror.json
+	// (Config.Mirror); "" on the live page.
+	Manifest string
 	// Empty: no page is published, so every page of the site answers 503
 	// and the layout links to none.
 	Empty bool
@@ -55,12 +59,17 @@ type base struct {
 
 // base returns the layout's data for a page; snap may be nil.
 func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
-	b := base{Name: "Status", Nav: nav, Updated: now, Subscribe: s.subscribe}
+	b := base{Name: "Status", Nav: nav, Updated: now, Subscribe: s.subscribe, SubscribeURL: "/subscribe"}
 	if snap == nil {
 		b.Empty = true
 		return b
 	}
 	b.Name = snap.Doc.Page.Name
+	if s.mirror {
+		b.Manifest = "/mirror.json"
+		b.SubscribeURL = strings.TrimSuffix(snap.Page().URL, "/") + "/subscribe"
+		b.Updated = snap.UpdatedAt
+	}
 	b.Refresh = snap.PageState != statusd.PageOperational || len(snap.Find(statusd.Unplanned, statusd.Present, now)) > 0
 	return b
 }

@@ -66,6 +66,14 @@ type Config struct {
 	// ever, sends nothing and logs it. 0 means
 	// DefaultConfirmationsPerHour.
 	ConfirmationsPerHour int
+
+	// Mirror renders the pages of the mirror (CONTRACT C10) instead of
+	// the live ones: the page's body names the copy's mirror.json, from
+	// which app.js tells readers how old the copy is; the Subscribe link
+	// goes to the live page; and the footer gives the page's last change
+	// instead of the moment it was made, so that a page is copied again
+	// only when it changed.
+	Mirror bool
 }
 
 // Server renders the status page. It is safe for concurrent use.
@@ -79,6 +87,8 @@ type Server struct {
 	// order, the feed order); it is replaced when the snapshot changes.
 	derived atomic.Pointer[derived]
 
+	mirror  bool // Config.Mirror
+
 	// Email subscription (subscribe.go).
 	subscribe bool
 	subs      statusd.SubscriberStore
@@ -90,7 +100,7 @@ type Server struct {
 
 // New returns a Server for the configuration.
 func New(cfg Config) *Server {
-	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log,
+	s := &Server{snaps: cfg.Snapshots, variant: cfg.Variant, now: cfg.Now, log: cfg.Log, mirror: cfg.Mirror,
 		subscribe: cfg.EmailSubscriptions, subs: cfg.Subscribers,
 		limiter: cfg.Limiter, trusted: cfg.TrustedProxies, limits: newSubscribeLimits(cfg.ConfirmationsPerHour), origin: htmlkit.NewSameOrigin("the form on this page")}
 	if s.now == nil {

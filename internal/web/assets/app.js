@@ -136,10 +136,38 @@
     }, every * 1000);
   }
 
+  // A mirrored page (CONTRACT C10) reads its copy's mirror.json, named by
+  // data-mirror, and says so when the copy is older than stale_after; it
+  // asks again every minute, as a heartbeat moves generated_at.
+  function staleness() {
+    var manifest = document.body.getAttribute("data-mirror");
+    var banner = document.getElementById("mirror-stale");
+    if (!manifest || !banner || !window.fetch) return;
+    function check() {
+      fetch(manifest, { cache: "no-store" }).then(function (r) {
+        return r.ok ? r.json() : null;
+      }).then(function (m) {
+        if (!m) return;
+        var age = (Date.now() - new Date(m.generated_at).getTime()) / 1000;
+        if (!(age > m.stale_after)) {
+          banner.hidden = true;
+          return;
+        }
+        var minutes = Math.floor(age / 60);
+        banner.textContent = "This copy was last updated " + minutes + (minutes === 1 ? " minute" : " minutes") +
+          " ago; the live page may be unavailable.";
+        banner.hidden = false;
+      }).catch(function () {});
+    }
+    check();
+    window.setInterval(check, 60000);
+  }
+
   function start() {
     localTimes();
     bars();
     refresh();
+    staleness();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

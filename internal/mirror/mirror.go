@@ -1,0 +1,307 @@
+// Package mirror keeps a complete, signed static copy of the public
+// surface in storage elsewhere (CONTRACT C10), so that the page outlives
+// the infrastructure it reports on: after every change that alters a
+// public answer, and at least every heartbeat, the current snapshot's
+// answers are rendered in process by the live routes (server.Renderer),
+// the changed ones put to each destination (a directory or an S3 bucket,
+// Bucket), then mirror.json, signed with Ed25519, then stale files are
+// deleted. One process across replicas writes to a destination at a time
+// (a lease in the store); a failure is logged in the store, retried with
+// backoff, and shown on /readyz and in
+// statusd_mirror_last_success_timestamp_seconds. serve --from-mirror serves
+// a copy back (Copy, Handler).
+package mirror
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/statusd/statusd"
+	"github.com/statusd/statusd/internal/snapshot"
+)
+
+// Defaults of serve's flags (CONTRACT C10).
+const (
+	DefaultHeartbeat  = 5 * time.Minute
+	DefaultStaleAfter = 15 * time.Minute
+)
+
+// lease is how long a claim on a destination lasts; it is renewed at a
+// third of it while a push runs.
+const lease = 2 * time.Minute
+
+// Snapshots gives the live snapshot; *snapshot.Holder is one.
+type Snapshots interface {
+	Current() *snapshot.Snapshot
+}
+
+// Pin is the snapshot a push renders, for the handler of Config.Render:
+// it answers Current and At with the same snapshot.
+type Pin struct{ p atomic.Pointer[snapshot.Snapshot] }
+
+// Current returns the pinned snapshot.
+func (p *Pin) Current() *snapshot.Snapshot { return p.p.Load() }
+
+// At returns the pinned snapshot, whatever the time.
+func (p *Pin) At(time.Time) *snapshot.Snapshot { return p.p.Load() }
+
+// Config configures a Mirror.
+type Config struct {
+	Buckets   []Bucket
+	Store     statusd.MirrorStore
+	Snapshots Snapshots
+	Variant   statusd.Variant
+	// Render returns the handler of the public reads on pin
+	// (server.Renderer).
+	Render func(pin *Pin) http.Handler
+	// Heartbeat is the longest time between two manifests
+	// (--mirror-heartbeat); StaleAfter the age past which a copy's pages
+	// say it may be out of date (--mirror-stale-after).
+	Heartbeat, StaleAfter time.Duration
+	// Busy, when set, reports that readers are waiting: the rendering
+	// then pauses between answers, as the notification sender does.
+	Busy func() bool
+	Now  func() time.Time
+	Log  *slog.Logger
+}
+
+// Mirror pushes the copy to its destinations. Run it with Run.
+type Mirror struct {
+	cfg    Config
+	pin    Pin
+	render http.Handler
+	holder string
+	dests  []*dest
+	// rendered is the copy of the last snapshot rendered.
+	rendered struct {
+		snap *snapshot.Snapshot
+		at   time.Time
+		ans  []Answer
+	}
+}
+
+// dest is a destination and where this process stands with it.
+type dest struct {
+	Destination
+	url    string
+	pushed *snapshot.Snapshot // the snapshot of its last manifest from here
+	at     time.Time          // when that manifest was written
+	retry  time.Time          // no push before it (after a failure)
+}
+
+// New returns a Mirror of cfg.
+func New(cfg Config) *Mirror {
+	m := &Mirror{cfg: cfg, holder: holderName()}
+	m.render = cfg.Render(&m.pin)
+	for _, b := range cfg.Buckets {
+		m.dests = append(m.dests, &dest{Destination: Destination{Bucket: b}, url: b.String()})
+	}
+	return m
+}
+
+// holderName names this process in the destinations' leases.
+func holderName() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// Run pushes until ctx is done: whenever the snapshot changed, a
+// heartbeat is due, or a failed push's retry is.
+func (m *Mirror) Run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		m.Tick(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Tick pushes to each destination that needs it, now.
+func (m *Mirror) Tick(ctx context.Context) {
+	snap := m.cfg.Snapshots.Current()
+	if snap == nil {
+		return
+	}
+	now := m.cfg.Now()
+	for _, d := range m.dests {
+		heartbeat := !now.Before(d.at.Add(m.cfg.Heartbeat))
+		if (d.pushed == snap && !heartbeat) || now.Before(d.retry) {
+			continue
+		}
+		m.push(ctx, d, snap, heartbeat)
+	}
+}
+
+// push claims d and pushes snap's copy to it.
+func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, heartbeat bool) {
+	start := m.cfg.Now()
+	st, err := m.cfg.Store.Claim(ctx, d.url, m.holder, start, lease)
+	switch {
+	case err != nil:
+		m.cfg.Log.Warn("mirror: cannot claim the destination", "mirror", d.url, "err", err)
+		d.retry = start.Add(statusd.MirrorRetry(1))
+		return
+	case st == nil:
+		d.pushed, d.at = snap, start // another replica writes it
+		return
+	case st.NextAttemptAt.After(start):
+		d.retry = st.NextAttemptAt
+		return
+	}
+	if d.prev != nil && d.prev.Sequence != st.Sequence {
+		d.prev = nil // another replica wrote since: read the bucket's
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := m.keepClaim(ctx, cancel, d.url)
+	defer stop()
+	res, err := m.pushTo(ctx, d, snap, st.Sequence+1, heartbeat)
+	p := statusd.MirrorPush{URL: d.url, Sequence: res.Sequence, StartedAt: start, FinishedAt: m.cfg.Now(),
+		FilesPut: res.FilesPut, BytesPut: res.BytesPut, FilesDeleted: res.FilesDeleted}
+	if err != nil {
+		p.Error = err.Error()
+		m.cfg.Log.Warn("mirror: push failed", "mirror", d.url, "err", err, "files_put", res.FilesPut)
+	}
+	if err == nil && !res.Wrote {
+		d.pushed = snap
+		return
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer rcancel()
+	if _, rerr := m.cfg.Store.Record(rctx, p); rerr != nil {
+		m.cfg.Log.Warn("mirror: cannot record the push", "mirror", d.url, "err", rerr)
+	}
+	if err != nil {
+		d.retry = p.FinishedAt.Add(statusd.MirrorRetry(max(1, st.Failures+1)))
+		return
+	}
+	d.pushed, d.at, d.retry = snap, p.FinishedAt, time.Time{}
+	m.cfg.Log.Info("mirror: pushed", "mirror", d.url, "sequence", res.Sequence, "files_put", res.FilesPut,
+		"bytes_put", res.BytesPut, "files_deleted", res.FilesDeleted, "took", p.FinishedAt.Sub(start))
+}
+
+// pushTo renders snap (once for every destination) and pushes it to d.
+func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, sequence int64, heartbeat bool) (Result, error) {
+	key, err := m.cfg.Store.SigningKey(ctx, m.cfg.Now(), false)
+	if err != nil {
+		return Result{}, fmt.Errorf("the signing key: %w", err)
+	}
+	ans, at, err := m.answers(ctx, snap)
+	if err != nil {
+		return Result{}, err
+	}
+	c := Copy{Answers: ans, GeneratedAt: at, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
+	return d.Push(ctx, c, key, sequence, heartbeat)
+}
+
+// answers are snap's answers, rendered once per snapshot, or again when
+// a heartbeat finds them older than itself (the answers that move with
+// the clock alone).
+func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot) ([]Answer, time.Time, error) {
+	now := m.cfg.Now()
+	r := &m.rendered
+	if r.snap == snap && now.Sub(r.at) < m.cfg.Heartbeat {
+		return r.ans, now, nil
+	}
+	m.pin.p.Store(snap)
+	ans, err := Render(ctx, m.render, Targets(snap, m.cfg.Variant), m.giveWay())
+	if err != nil {
+		return nil, now, err
+	}
+	r.snap, r.at, r.ans = snap, now, ans
+	return ans, now, nil
+}
+
+// giveWay returns the pause between answers: while readers are waiting
+// (Config.Busy), every 32 answers are followed by ten times their time,
+// at most 20 ms, so that a push takes the machine's spare time.
+func (m *Mirror) giveWay() func() {
+	if m.cfg.Busy == nil {
+		return nil
+	}
+	n, since := 0, time.Now()
+	return func() {
+		if n++; n%32 != 0 {
+			return
+		}
+		if m.cfg.Busy() {
+			time.Sleep(min(10*time.Since(since), 20*time.Millisecond))
+		}
+		since = time.Now()
+	}
+}
+
+// keepClaim renews the claim on url while a push runs, cancelling it
+// (cancel) when the claim is lost; stop ends it.
+func (m *Mirror) keepClaim(ctx context.Context, cancel func(), url string) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			st, err := m.cfg.Store.Claim(ctx, url, m.holder, m.cfg.Now(), lease)
+			if err == nil && st == nil {
+				m.cfg.Log.Warn("mirror: another process took the destination; this push stops", "mirror", url)
+				cancel()
+				return
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// Notes are /readyz's notes of the destinations whose last push failed
+// (health.Checker.WithNotes), whichever replica pushed.
+func (m *Mirror) Notes(ctx context.Context) []string {
+	states, err := m.States(ctx)
+	if err != nil {
+		return []string{"mirror: the destinations' state cannot be read: " + err.Error()}
+	}
+	var notes []string
+	for _, st := range states {
+		if st.Failures == 0 {
+			continue
+		}
+		since := "never"
+		if st.LastSuccessAt != nil {
+			since = st.LastSuccessAt.UTC().Format("2006-01-02 15:04:05 UTC")
+		}
+		notes = append(notes, fmt.Sprintf("mirror %s: %d pushes failed (last success: %s): %s", st.URL, st.Failures, since, st.LastError))
+	}
+	return notes
+}
+
+// States are the states of this process's destinations, from the store.
+func (m *Mirror) States(ctx context.Context) ([]statusd.MirrorState, error) {
+	all, err := m.cfg.Store.States(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []statusd.MirrorState
+	for _, st := range all {
+		for _, d := range m.dests {
+			if d.url == st.URL {
+				out = append(out, st)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,205 @@
+package mirror
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"strings"
+	"time"
+)
+
+// Home is the key where a target's bytes belong (CONTRACT C10), following
+// its path so that a static host or bucket serves the query-less ones
+// directly: "/" is index.html, /history is history, /api/v1/status is
+// api/v1/status. A path under which other targets lie (/api/v1,
+// /api/v1/notices) is a folder on disk, so its own answer is the folder's
+// index.json (or index.html). A target with a query lies under _q/, named
+// by the hash of the target, as no static host serves queries.
+func Home(target, contentType string) string {
+	p, query, _ := strings.Cut(target, "?")
+	ext := ".json"
+	if media, _, _ := mime.ParseMediaType(contentType); media == "text/html" {
+		ext = ".html"
+	}
+	switch {
+	case query != "":
+		return "_q/" + Hash([]byte(target))[:32] + ext
+	case p == "/":
+		return "index.html"
+	case folders[p]:
+		return strings.TrimPrefix(p, "/") + "/index" + ext
+	}
+	return strings.TrimPrefix(p, "/")
+}
+
+// folders are the paths whose answers other answers lie under, so their
+// own answers are folder indexes: a fixed set, so that no key changes from
+// a file to a folder from one push to the next.
+var folders = map[string]bool{"/api/v1": true, "/api/v1/components": true, "/api/v1/notices": true}
+
+// blob is the key of a changed answer's new bytes while the previous
+// manifest still names its home (see push).
+func blob(sha string) string { return "_blobs/" + sha }
+
+// Copy is what one push writes: the answers, and the manifest's fields
+// beyond its files.
+type Copy struct {
+	Answers     []Answer
+	GeneratedAt time.Time
+	SourceURL   string
+	StaleAfter  time.Duration
+}
+
+// Destination is one place the mirror is pushed to, with what it knows of
+// the copy there. It is not safe for concurrent use: one writer pushes to
+// a destination at a time (Mirror claims it).
+type Destination struct {
+	Bucket Bucket
+	// prev is the manifest the bucket holds, as far as this process
+	// knows (nil: not read yet); homed, the homes rewritten after it with
+	// the bytes (by hash) that its blobs hold.
+	prev  *Manifest
+	homed map[string]string
+}
+
+// Result is what a push did.
+type Result struct {
+	Sequence     int64
+	FilesPut     int
+	BytesPut     int64
+	FilesDeleted int
+	// Wrote is false when nothing had changed and no manifest was
+	// written.
+	Wrote bool
+}
+
+// Push brings the destination up to c, signing the manifest with key;
+// sequence is the least sequence the new manifest may have (the store's
+// last plus one). force writes the manifest even when no answer changed
+// (a heartbeat, or the first push of a process).
+//
+// The manifest only ever names keys that hold the bytes it says, so that a
+// push stopped anywhere (a store that refuses, a SIGKILL) leaves the
+// previous copy whole: new targets and targets whose previous key was a
+// blob are written to their homes first; a changed target whose home the
+// previous manifest names is written to a blob, which the new manifest
+// names; then mirror.json and its signature; then those homes get their
+// new bytes (for the hosts that serve homes directly); last, keys no
+// longer named are deleted. The next push names the homes again.
+func (d *Destination) Push(ctx context.Context, c Copy, key ed25519.PrivateKey, sequence int64, force bool) (Result, error) {
+	var res Result
+	if d.prev == nil {
+		prev, err := d.read(ctx, key.Public().(ed25519.PublicKey))
+		if err != nil {
+			return res, err
+		}
+		d.prev, d.homed, force = prev, map[string]string{}, true
+	}
+	if d.prev.Sequence >= sequence {
+		sequence = d.prev.Sequence + 1
+	}
+	m := &Manifest{Sequence: sequence, GeneratedAt: c.GeneratedAt.UTC(), SourceURL: c.SourceURL,
+		StaleAfter: int64(c.StaleAfter / time.Second), Files: make(map[string]File, len(c.Answers))}
+	put := func(key string, a Answer) error {
+		if err := d.Bucket.Put(ctx, key, a.Body, a.ContentType); err != nil {
+			return fmt.Errorf("put %s: %w", key, err)
+		}
+		res.FilesPut++
+		res.BytesPut += int64(len(a.Body))
+		return nil
+	}
+	var later []Answer // changed targets whose homes are written after the manifest
+	changed := false
+	homeKeys := make(map[string]bool, len(c.Answers))
+	for _, a := range c.Answers {
+		home := Home(a.Target, a.ContentType)
+		homeKeys[home] = true
+		p, had := d.prev.Files[a.Target]
+		f := File{Key: home, SHA256: a.SHA256, ContentType: a.ContentType}
+		switch {
+		case had && p.Key == home && p.SHA256 == a.SHA256 && p.ContentType == a.ContentType:
+		case had && p.Key == home:
+			f.Key = blob(a.SHA256)
+			if err := put(f.Key, a); err != nil {
+				return res, err
+			}
+			later = append(later, a)
+		case d.homed[home] == a.SHA256:
+			// Its home got these bytes after the previous manifest.
+		default:
+			if err := put(home, a); err != nil {
+				return res, err
+			}
+		}
+		changed = changed || !had || p != f
+		m.Files[a.Target] = f
+	}
+	changed = changed || len(m.Files) != len(d.prev.Files)
+	if !changed && !force {
+		return res, nil
+	}
+	body, err := m.Marshal()
+	if err != nil {
+		return res, err
+	}
+	if err := d.Bucket.Put(ctx, ManifestKey, body, "application/json"); err != nil {
+		return res, fmt.Errorf("put %s: %w", ManifestKey, err)
+	}
+	if err := d.Bucket.Put(ctx, SignatureKey, ed25519.Sign(key, body), "application/octet-stream"); err != nil {
+		return res, fmt.Errorf("put %s: %w", SignatureKey, err)
+	}
+	prev := d.prev
+	d.prev, d.homed = m, map[string]string{}
+	res.Sequence, res.Wrote = m.Sequence, true
+	for _, a := range later {
+		home := Home(a.Target, a.ContentType)
+		if err := put(home, a); err != nil {
+			return res, err
+		}
+		d.homed[home] = a.SHA256
+	}
+	named := make(map[string]bool, len(m.Files))
+	for _, f := range m.Files {
+		named[f.Key] = true
+	}
+	for _, f := range prev.Files {
+		if named[f.Key] || homeKeys[f.Key] {
+			continue
+		}
+		named[f.Key] = true // once
+		if err := d.Bucket.Delete(ctx, f.Key); err != nil {
+			return res, fmt.Errorf("delete %s: %w", f.Key, err)
+		}
+		res.FilesDeleted++
+	}
+	return res, nil
+}
+
+// read returns the manifest the bucket holds when it is this key's
+// (signed), else an empty one: then every file is put again.
+func (d *Destination) read(ctx context.Context, pub ed25519.PublicKey) (*Manifest, error) {
+	empty := &Manifest{Files: map[string]File{}}
+	body, err := d.Bucket.Get(ctx, ManifestKey)
+	if errors.Is(err, fs.ErrNotExist) {
+		return empty, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", ManifestKey, err)
+	}
+	sig, err := d.Bucket.Get(ctx, SignatureKey)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("get %s: %w", SignatureKey, err)
+	}
+	m, err := Verify(pub, body, sig)
+	if err != nil {
+		// Another key's, or torn: its sequence still counts.
+		if old, perr := ParseManifest(body); perr == nil {
+			empty.Sequence = old.Sequence
+		}
+		return empty, nil
+	}
+	return m, nil
+}

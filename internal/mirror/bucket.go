@@ -142,8 +142,18 @@ func (d Dir) String() string { return "file://" + filepath.ToSlash(string(d)) }
 // path is where key lives, refusing a key that would leave the
 // directory.
 func (d Dir) path(key string) (string, error) {
-	if !fs.ValidPath(key) || key == "." {
-		return "", fmt.Errorf("mirror: %q is not a key", key)
+	if err := checkKey(key); err != nil {
+		return "", err
 	}
 	return filepath.Join(string(d), filepath.FromSlash(key)), nil
+}
+
+// checkKey refuses a key that is not a plain slash-separated path: one
+// that is empty, starts or ends with a slash, or has an empty, "." or
+// ".." element.
+func checkKey(key string) error {
+	if !fs.ValidPath(key) || key == "." {
+		return fmt.Errorf("mirror: %q is not a key", key)
+	}
+	return nil
 }

@@ -6,8 +6,9 @@
 // tests skip with a message that says how to get the service, except with
 // CI=true, where they fail: CI must run them. Alertmanager starts a real
 // Prometheus Alertmanager for a test, from a binary that
-// bench/alertmanager.sh builds once per machine. Fetch is the HTTP request
-// of the tests that talk to a real server.
+// bench/alertmanager.sh builds once per machine. S3 starts an in-memory
+// S3 server (gofakes3) in the test binary. Fetch is the HTTP request of
+// the tests that talk to a real server.
 package testenv
 
 import (

@@ -141,13 +141,12 @@ func (m *Mirror) Tick(ctx context.Context) {
 		if (d.pushed == snap && !heartbeat) || now.Before(d.retry) {
 			continue
 		}
-		m.push(ctx, d, snap, heartbeat)
+		m.push(ctx, d, snap, now, heartbeat)
 	}
 }
 
 // push claims d and pushes snap's copy to it.
-func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, heartbeat bool) {
-	start := m.cfg.Now()
+func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, start time.Time, heartbeat bool) {
 	st, err := m.cfg.Store.Claim(ctx, d.url, m.holder, start, lease)
 	switch {
 	case err != nil:
@@ -168,7 +167,7 @@ func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, hea
 	defer cancel()
 	stop := m.keepClaim(ctx, cancel, d.url)
 	defer stop()
-	res, err := m.pushTo(ctx, d, snap, st.Sequence+1, heartbeat)
+	res, err := m.pushTo(ctx, d, snap, start, st.Sequence+1, heartbeat)
 	p := statusd.MirrorPush{URL: d.url, Sequence: res.Sequence, StartedAt: start, FinishedAt: m.cfg.Now(),
 		FilesPut: res.FilesPut, BytesPut: res.BytesPut, FilesDeleted: res.FilesDeleted}
 	if err != nil {
@@ -193,36 +192,35 @@ func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, hea
 		"bytes_put", res.BytesPut, "files_deleted", res.FilesDeleted, "took", p.FinishedAt.Sub(start))
 }
 
-// pushTo renders snap (once for every destination) and pushes it to d.
-func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, sequence int64, heartbeat bool) (Result, error) {
-	key, err := m.cfg.Store.SigningKey(ctx, m.cfg.Now(), false)
+// pushTo renders snap at now (once for every destination) and pushes it
+// to d.
+func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, now time.Time, sequence int64, heartbeat bool) (Result, error) {
+	key, err := m.cfg.Store.SigningKey(ctx, now, false)
 	if err != nil {
 		return Result{}, fmt.Errorf("the signing key: %w", err)
 	}
-	ans, at, err := m.answers(ctx, snap)
+	ans, err := m.answers(ctx, snap, now)
 	if err != nil {
 		return Result{}, err
 	}
-	c := Copy{Answers: ans, GeneratedAt: at, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
+	c := Copy{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
 	return d.Push(ctx, c, key, sequence, heartbeat)
 }
 
-// answers are snap's answers, rendered once per snapshot, or again when
-// a heartbeat finds them older than itself (the answers that move with
-// the clock alone).
-func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot) ([]Answer, time.Time, error) {
-	now := m.cfg.Now()
+// answers are snap's answers at now, rendered once for every
+// destination pushed to at that moment.
+func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot, now time.Time) ([]Answer, error) {
 	r := &m.rendered
-	if r.snap == snap && now.Sub(r.at) < m.cfg.Heartbeat {
-		return r.ans, now, nil
+	if r.snap == snap && r.at.Equal(now) {
+		return r.ans, nil
 	}
 	m.pin.p.Store(snap)
 	ans, err := Render(ctx, m.render, Targets(snap, m.cfg.Variant), m.giveWay())
 	if err != nil {
-		return nil, now, err
+		return nil, err
 	}
 	r.snap, r.at, r.ans = snap, now, ans
-	return ans, now, nil
+	return ans, nil
 }
 
 // giveWay returns the pause between answers: while readers are waiting

@@ -18,7 +18,9 @@ import (
 // follows next_page and the history's page links): the pages, feeds,
 // badges and assets; the v1 API's status, index, lists (unfiltered and
 // with the filters that real clients send), notices and, in Variant A,
-// metrics; the Statuspage v2 files.
+// metrics; the Statuspage v2 files of the page (not the file of each
+// notice: each carries the page's updated_at, so every change would put
+// them all again, and Statuspage's clients read the lists).
 func Targets(snap *snapshot.Snapshot, variant statusd.Variant) []string {
 	t := []string{"/", "/history", "/history.atom", "/history.rss",
 		"/assets/style.css", "/assets/app.js", "/assets/icon.svg", "/favicon.ico",
@@ -50,12 +52,6 @@ func Targets(snap *snapshot.Snapshot, variant statusd.Variant) []string {
 	for _, n := range snap.AllNotices() {
 		id := strconv.FormatInt(n.ID, 10)
 		t = append(t, "/notices/"+id, "/api/v1/notices/"+id)
-		switch n.Type() {
-		case statusd.Unplanned:
-			t = append(t, "/api/v2/incidents/"+id+".json")
-		case statusd.Planned:
-			t = append(t, "/api/v2/scheduled-maintenances/"+id+".json")
-		}
 	}
 	return t
 }
@@ -75,7 +71,7 @@ type Answer struct {
 // Render asks h, the public reads' handler (server.Renderer), for each
 // target, and for the further pages the answers lead to, and returns the
 // successful answers, in the order asked. A target answered other than
-// 200 is left out (a v2 file of a notice that its list does not hold).
+// 200 is left out.
 // each, when set, is called after every answer, to give way to readers.
 func Render(ctx context.Context, h http.Handler, targets []string, each func()) ([]Answer, error) {
 	seen := make(map[string]bool, len(targets))

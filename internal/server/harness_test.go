@@ -11,6 +11,7 @@ package server_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 	"github.com/statusd/statusd/internal/app"
 	"github.com/statusd/statusd/internal/automation"
 	"github.com/statusd/statusd/internal/console"
+	"github.com/statusd/statusd/internal/mirror"
 	"github.com/statusd/statusd/internal/notify"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/server"
@@ -60,6 +62,13 @@ type options struct {
 	debug        bool          // --log-level debug
 	db           string        // --db: "" for a SQLite file of the test's own, in dbDir
 	dbDir        string        // the SQLite file's folder: t.TempDir() when ""
+	// now is the clock of the readers, the pages and the mirror: nil
+	// for time.Now (writes keep the real time).
+	now func() time.Time
+	// mirrors are where the mirror pushes (--mirror), every
+	// mirrorHeartbeat (--mirror-heartbeat: 0 for the default).
+	mirrors         []mirror.Bucket
+	mirrorHeartbeat time.Duration
 }
 
 // startServer imports doc (when not nil) into a fresh database and serves
@@ -95,7 +104,10 @@ func startServer(t *testing.T, doc *statusd.Document, o options) *testserver.Ser
 	if o.variant == "" {
 		o.variant = statusd.VariantA
 	}
-	holder := snapshot.NewHolder(store, snapshot.Options{Variant: o.variant, BaseURL: o.baseURL}, time.Now, log)
+	if o.now == nil {
+		o.now = time.Now
+	}
+	holder := snapshot.NewHolder(store, snapshot.Options{Variant: o.variant, BaseURL: o.baseURL}, o.now, log)
 	pub, adm, background := assemble(t, store, holder, o, log)
 	if err := holder.Refresh(ctx); err != nil { // the first build, which the metrics observe
 		t.Fatal(err)
@@ -166,8 +178,22 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 	holder.OnBuild = metrics.ObserveRebuild
 	writes := app.New(app.Config{Store: store, Snapshots: holder, Now: time.Now, Notifier: sender, AllowPrivateTargets: o.allowPrivate,
 		Busy: pressure.Busy})
+	var mirrored *mirror.Mirror
+	if len(o.mirrors) > 0 {
+		mirrored = mirror.New(mirror.Config{Buckets: o.mirrors, Store: store.Mirror(), Snapshots: holder, Variant: o.variant,
+			Render:    server.Renderer(server.Config{Variant: o.variant, EmailSubscriptions: o.smtp != nil, Now: o.now, Log: log}),
+			Heartbeat: cmp.Or(o.mirrorHeartbeat, mirror.DefaultHeartbeat), StaleAfter: mirror.DefaultStaleAfter, Busy: pressure.Busy,
+			Now: o.now, Log: log})
+		metrics.WatchMirror(mirrored.States)
+	}
 	pub, adm = server.New(server.Config{Store: store, Snapshots: holder, Variant: o.variant, App: writes,
-		Limiter: limiter, TrustedProxies: o.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: time.Now, Log: log,
+		Limiter: limiter, TrustedProxies: o.trusted, Gate: gate, Pressure: pressure, Metrics: metrics, Now: o.now, Log: log,
+		Notes: func() []string {
+			if mirrored == nil {
+				return nil
+			}
+			return mirrored.Notes(context.Background())
+		},
 		Cache: cache, AdminListener: o.adminListener, MetricsPublic: o.metricsPublic, HooksPublic: o.hooksPublic, EmailSubscriptions: o.smtp != nil,
 		MaintenanceReminder: o.reminder, ConsoleURL: o.consoleURL, OIDC: o.oidc})
 	runner := &automation.Runner{App: writes, Snapshots: holder, Now: time.Now, Log: log, Reminder: o.reminder}
@@ -175,6 +201,9 @@ func assemble(t *testing.T, store *sqlstore.Store, holder *snapshot.Holder, o op
 		var wg sync.WaitGroup
 		wg.Go(func() { holder.Watch(ctx, 250*time.Millisecond) })
 		wg.Go(func() { runner.Run(ctx) })
+		if mirrored != nil {
+			wg.Go(func() { mirrored.Run(ctx) })
+		}
 		sender.Run(ctx)
 		wg.Wait() // before the store closes
 	}

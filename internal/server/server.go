@@ -21,6 +21,7 @@ import (
 	"github.com/statusd/statusd/internal/badge"
 	"github.com/statusd/statusd/internal/console"
 	"github.com/statusd/statusd/internal/health"
+	"github.com/statusd/statusd/internal/mirror"
 	"github.com/statusd/statusd/internal/ratelimit"
 	"github.com/statusd/statusd/internal/respcache"
 	"github.com/statusd/statusd/internal/route"
@@ -146,17 +147,20 @@ func newAssembly(cfg Config, pages web.Config) *assembly {
 	return s
 }
 
-// Renderer returns the handler of the public reads alone (the JSON APIs,
-// the pages, feeds, assets and badges) on cfg.Snapshots, with the pages
-// in their mirror's form (web.Config.Mirror): what the mirror
-// (internal/mirror) asks for each file it copies, so that a JSON file is
-// the live answer's bytes by construction. Of cfg it reads Snapshots,
-// Variant, Cache, EmailSubscriptions, Now and Log.
-func Renderer(cfg Config) http.Handler {
-	s := newAssembly(cfg, web.Config{Mirror: true})
-	mux := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
-	s.reads(mux)
-	return mux
+// Renderer returns what the mirror (internal/mirror) renders its files
+// with: the handler of the public reads alone (the JSON APIs, the pages,
+// feeds, assets and badges) on the pinned snapshot, with the pages in
+// their mirror's form (web.Config.Mirror), so that a JSON file is the live
+// answer's bytes by construction. Of cfg it reads Variant, Cache,
+// EmailSubscriptions, Now and Log.
+func Renderer(cfg Config) func(pin *mirror.Pin) http.Handler {
+	return func(pin *mirror.Pin) http.Handler {
+		cfg.Snapshots = pin
+		s := newAssembly(cfg, web.Config{Mirror: true})
+		mux := route.NewMux(http.NewServeMux(), route.NewErrors(cfg.Log, s.pages.ErrorPage))
+		s.reads(mux)
+		return mux
+	}
 }
 
 func (s *assembly) now() time.Time { return s.cfg.Now() }

@@ -30,8 +30,10 @@ type S3Server struct {
 	t       testing.TB
 	backend *s3mem.Backend
 	refuse  atomic.Bool
-	mu      sync.Mutex
-	puts    map[string]int
+	// refuseKey is the key whose PUTs are refused ("": none).
+	refuseKey atomic.Pointer[string]
+	mu        sync.Mutex
+	puts      map[string]int
 }
 
 // S3 starts an S3 server holding the empty bucket, stopped when the test
@@ -72,14 +74,15 @@ type s3Error struct {
 // objects that reach next.
 func (s *S3Server) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.refuse.Load() {
+		key, ok := strings.CutPrefix(r.URL.Path, "/"+s.Bucket+"/")
+		if k := s.refuseKey.Load(); s.refuse.Load() || (r.Method == http.MethodPut && k != nil && *k == key) {
 			w.Header().Set("Content-Type", "application/xml")
 			w.WriteHeader(http.StatusServiceUnavailable)
 			io.WriteString(w, xml.Header)
 			xml.NewEncoder(w).Encode(s3Error{Code: "ServiceUnavailable", Message: "testenv: the S3 server refuses every request for now", Resource: r.URL.Path})
 			return
 		}
-		if key, ok := strings.CutPrefix(r.URL.Path, "/"+s.Bucket+"/"); ok && r.Method == http.MethodPut && key != "" {
+		if ok && r.Method == http.MethodPut && key != "" {
 			s.mu.Lock()
 			s.puts[key]++
 			s.mu.Unlock()
@@ -91,6 +94,10 @@ func (s *S3Server) handler(next http.Handler) http.Handler {
 // Refuse makes the server answer every request with 503 and an S3 error
 // (on true), or serve again (on false).
 func (s *S3Server) Refuse(on bool) { s.refuse.Store(on) }
+
+// RefusePut makes the server answer the PUTs of key alone with 503, as
+// Refuse does, until it is called with "".
+func (s *S3Server) RefusePut(key string) { s.refuseKey.Store(&key) }
 
 // Puts returns how many PUT requests the server took for each object
 // key, not counting the ones it refused.

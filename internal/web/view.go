@@ -68,7 +68,6 @@ func (s *Server) base(snap *snapshot.Snapshot, now time.Time, nav string) base {
 	if s.mirror {
 		b.Manifest = "/mirror.json"
 		b.SubscribeURL = strings.TrimSuffix(snap.Page().URL, "/") + "/subscribe"
-		b.Updated = snap.UpdatedAt
 	}
 	b.Refresh = snap.PageState != statusd.PageOperational || len(snap.Find(statusd.Unplanned, statusd.Present, now)) > 0
 	return b

@@ -70,9 +70,9 @@ type Config struct {
 	// Mirror renders the pages of the mirror (CONTRACT C10) instead of
 	// the live ones: the page's body names the copy's mirror.json, from
 	// which app.js tells readers how old the copy is; the Subscribe link
-	// goes to the live page; and the footer gives the page's last change
-	// instead of the moment it was made, so that a page is copied again
-	// only when it changed.
+	// goes to the live page; and the footer leaves the copy's age to
+	// app.js instead of giving the moment the page was made, so that a
+	// page is copied again only when it changed.
 	Mirror bool
 }
 

@@ -149,14 +149,12 @@
       }).then(function (m) {
         if (!m) return;
         var age = (Date.now() - new Date(m.generated_at).getTime()) / 1000;
-        if (!(age > m.stale_after)) {
-          banner.hidden = true;
-          return;
-        }
-        var minutes = Math.floor(age / 60);
-        banner.textContent = "This copy was last updated " + minutes + (minutes === 1 ? " minute" : " minutes") +
-          " ago; the live page may be unavailable.";
-        banner.hidden = false;
+        var minutes = Math.max(0, Math.floor(age / 60));
+        var ago = minutes + (minutes === 1 ? " minute" : " minutes") + " ago";
+        var note = document.getElementById("mirror-age");
+        if (note) note.textContent = "A copy of the status page, updated " + ago + ".";
+        banner.hidden = !(age > m.stale_after);
+        banner.textContent = "This copy was last updated " + ago + "; the live page may be unavailable.";
       }).catch(function () {});
     }
     check();

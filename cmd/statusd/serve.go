@@ -367,7 +367,7 @@ func (c *serveConfig) newMirror(store *sqlstore.Store, holder *snapshot.Holder, 
 		return nil
 	}
 	return mirror.New(mirror.Config{Buckets: c.mirrors, Store: store.Mirror(), Snapshots: holder, Variant: c.variant,
-		Render: server.Renderer(server.Config{Variant: c.variant, EmailSubscriptions: c.smtpURL != "", Now: time.Now, Log: c.log}),
+		Render:    server.Renderer(server.Config{Variant: c.variant, EmailSubscriptions: c.smtpURL != "", Now: time.Now, Log: c.log}),
 		Heartbeat: c.mirrorHeartbeat, StaleAfter: c.mirrorStaleAfter, Busy: busy, Now: time.Now, Log: c.log})
 }
 

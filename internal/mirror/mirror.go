@@ -44,7 +44,9 @@ type Snapshots interface {
 
 // Pin is the snapshot a push renders, for the handler of Config.Render:
 // it answers Current and At with the same snapshot.
-type Pin struct{ p atomic.Pointer[snapshot.Snapshot] }
+type Pin struct {
+	p atomic.Pointer[snapshot.Snapshot]
+}
 
 // Current returns the pinned snapshot.
 func (p *Pin) Current() *snapshot.Snapshot { return p.p.Load() }

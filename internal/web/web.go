@@ -87,7 +87,7 @@ type Server struct {
 	// order, the feed order); it is replaced when the snapshot changes.
 	derived atomic.Pointer[derived]
 
-	mirror  bool // Config.Mirror
+	mirror bool // Config.Mirror
 
 	// Email subscription (subscribe.go).
 	subscribe bool

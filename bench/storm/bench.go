@@ -43,7 +43,7 @@ type dbResult struct {
 	storms                []stormResult
 	// quiet[r] is the wrk run without storms before round r+1 (the last
 	// one after the last round).
-	quiet  []rig.Result
+	quiet  rig.Quiet
 	rounds []roundResult
 	// rest is the share of its core statusd used at rest before the
 	// first storm, with no alert firing (measured for restFor).
@@ -262,13 +262,17 @@ func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResu
 	rr.cpu = w.cpu - cpu0
 	rr.reads = w.r
 	for i := range storms {
-		if s := &storms[i]; overlap(*s, start, w.at) < s.end.Sub(s.start)/2 {
+		if s := &storms[i]; s.span().Within(start, w.at) < s.end.Sub(s.start)/2 {
 			s.phase = phaseAfter // mostly after wrk's end
 		} else {
 			rr.storms++
 		}
 	}
-	rr.duty = duty(storms, start, w.at)
+	spans := make([]rig.Span, len(storms))
+	for i, s := range storms {
+		spans[i] = s.span()
+	}
+	rr.duty = rig.Coverage(spans, start, w.at)
 	if err == nil {
 		err = w.err
 	}
@@ -277,27 +281,8 @@ func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResu
 	return rr, storms, err
 }
 
-// duty is the share of [start, end] during which one of storms was under
-// way (storms do not overlap: they are sent one after the other).
-func duty(storms []stormResult, start, end time.Time) float64 {
-	var busy time.Duration
-	for _, s := range storms {
-		busy += overlap(s, start, end)
-	}
-	return busy.Seconds() / end.Sub(start).Seconds()
-}
-
-// overlap is how long storm s was under way within [start, end].
-func overlap(s stormResult, start, end time.Time) time.Duration {
-	from, to := s.start, s.end
-	if from.Before(start) {
-		from = start
-	}
-	if to.After(end) {
-		to = end
-	}
-	return max(0, to.Sub(from))
-}
+// span is when storm s was under way.
+func (s stormResult) span() rig.Span { return rig.Span{Start: s.start, End: s.end} }
 
 // answer is what one request of a storm got.
 type answer struct {
@@ -436,7 +421,7 @@ func (k *bucket) take(now time.Time, n int) time.Duration {
 
 // addSource makes source n of the pool through the admin API.
 func (b *bench) addSource(ctx context.Context, n int) error {
-	body, err := b.admin(ctx, http.MethodPost, "/admin/api/v1/sources", http.StatusCreated,
+	body, err := b.srv.Admin(ctx, http.MethodPost, "/admin/api/v1/sources", http.StatusCreated,
 		map[string]any{"name": fmt.Sprintf("Alertmanager %d", n), "format": "alertmanager"})
 	if err != nil {
 		return err
@@ -459,7 +444,7 @@ func (b *bench) endState(ctx context.Context) endState {
 		path string
 		v    any
 	}{{"/admin/api/v1/signals", &sigs}, {"/admin/api/v1/drafts", &drafts}} {
-		body, err := b.admin(ctx, http.MethodGet, get.path, http.StatusOK, nil)
+		body, err := b.srv.Admin(ctx, http.MethodGet, get.path, http.StatusOK, nil)
 		if err == nil {
 			err = json.Unmarshal(body, get.v)
 		}
@@ -481,37 +466,4 @@ func (b *bench) endState(ctx context.Context) endState {
 // wrk is a wrk run of d on the read path, on core 1.
 func (b *bench) wrk(d time.Duration) rig.Wrk {
 	return rig.Wrk{Core: 1, Threads: b.cfg.wrkThreads, Conns: b.cfg.wrkConns, Duration: d, URL: b.srv.Base + readPath}
-}
-
-// admin sends a request to the admin API and returns the answer's body.
-func (b *bench) admin(ctx context.Context, method, path string, want int, body any) ([]byte, error) {
-	var rd io.Reader
-	if body != nil {
-		j, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(j)
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, b.srv.Base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+b.srv.Token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := b.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: %d, want %d: %.300s", method, path, resp.StatusCode, want, out)
-	}
-	return out, nil
 }

@@ -19,10 +19,6 @@ const (
 	targetRatio    = 0.8 // reads keep 0.8 of their throughput meanwhile
 )
 
-// steady is the largest ratio between a round's two figures without
-// storms (before and after it) for its ratio to be judged.
-const steady = 1.2
-
 // report is the Markdown written at the end of a run.
 type report struct {
 	cfg     config
@@ -61,7 +57,7 @@ func (rep report) write(path string) error {
 		"ran during wrk is under reads; the others, the last pair's tail, are shown apart); "+
 		"wrk once more after the last round. A round's ratio divides its reads with storms by the mean of the reads without "+
 		"storms before and after it; a round whose two figures without differ by more than %.0f%% is shown but not judged.\n\n",
-		plural(c.quietPairs, "pair"), plural(c.rounds, "round"), 100*(steady-1))
+		rig.Plural(c.quietPairs, "pair"), rig.Plural(c.rounds, "round"), 100*(rig.Steady-1))
 	fmt.Fprintf(&b, "Rate limit: a hook takes %d requests a second per source (burst %d); a pair is %d requests and the pairs come "+
 		"back to back, so they take the %d sources of a pool in turn, and a storm first waits, if need be, until its source has "+
 		"a token for each request at %.0f%% of the rate (the waits are shown): the limit refuses nothing, and a storm under reads "+
@@ -93,11 +89,11 @@ func (rep report) write(path string) error {
 			if math.IsNaN(r) {
 				return "not judged: no steady round"
 			}
-			return fmt.Sprintf("%.2f %s", r, verdict(r >= targetRatio))
+			return fmt.Sprintf("%.2f %s", r, rig.Verdict(r >= targetRatio))
 		})
 	row("every answer 202 with every alert of its body summarised", func(d dbResult) string {
 		good, all := answers(d.storms)
-		return fmt.Sprintf("%d of %d %s", good, all, verdict(good == all))
+		return fmt.Sprintf("%d of %d %s", good, all, rig.Verdict(good == all))
 	})
 
 	for _, d := range rep.dbs {
@@ -138,14 +134,14 @@ func (rep report) write(path string) error {
 		b.WriteString("| round | without storms: before, after | with storms | ratio | storms under reads | share of wrk's run under a storm | implied ratio while a storm is under way | latency without (before) → with | socket errors with | statusd CPU during wrk (share of its core) | load average |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 		for i, r := range d.rounds {
-			before, after := d.quiet[i], d.quietAfter(i)
+			before, after := d.quiet[i], d.quiet.After(i)
 			unsteady := ""
-			if !d.steady(i) {
+			if !d.quiet.Steady(i) {
 				unsteady = " (unsteady)"
 			}
-			ratio := r.reads.RPS / d.without(i)
+			ratio := r.reads.RPS / d.quiet.Without(i)
 			fmt.Fprintf(&b, "| %d | %.0f, %s%s | %.0f | %.2f | %d | %.0f%% | %s | %v / %v → %v / %v | %d | %.1f s (%.0f%%) | %s |\n", i+1,
-				before.RPS, afterText(after), unsteady, r.reads.RPS, ratio, r.storms, 100*r.duty, ratioText(implied(ratio, r.duty)),
+				before.RPS, rig.RPSText(after), unsteady, r.reads.RPS, ratio, r.storms, 100*r.duty, rig.RatioText(rig.Implied(ratio, r.duty)),
 				before.LatencyAvg, before.LatencyMax, r.reads.LatencyAvg, r.reads.LatencyMax, r.reads.SocketErrors,
 				r.cpu, 100*r.cpu/r.window, r.load)
 		}
@@ -184,7 +180,7 @@ func stormCell(storms []stormResult, phase string) string {
 	if len(parts) == 0 {
 		return "no storm"
 	}
-	return strings.Join(parts, "; ") + " " + verdict(ok)
+	return strings.Join(parts, "; ") + " " + rig.Verdict(ok)
 }
 
 // stormsPass reports whether every storm took at most targetStormSec.
@@ -235,44 +231,14 @@ func phaseName(phase string) string {
 		phaseAfter: "mostly after wrk's end (not judged)"}[phase]
 }
 
-// quietAfter is the run without storms after round i (from 0); a zero
-// Result when there is none (the run stopped).
-func (d dbResult) quietAfter(i int) rig.Result {
-	if i+1 < len(d.quiet) {
-		return d.quiet[i+1]
-	}
-	return rig.Result{}
-}
-
-// without is round i's figure without storms: the mean of the runs before
-// and after it, or the one before when there is none after.
-func (d dbResult) without(i int) float64 {
-	if a := d.quietAfter(i).RPS; a > 0 {
-		return (d.quiet[i].RPS + a) / 2
-	}
-	return d.quiet[i].RPS
-}
-
-// steady reports whether round i (from 0) has both figures without
-// storms, within steady of each other.
-func (d dbResult) steady(i int) bool {
-	a, b := d.quiet[i].RPS, d.quietAfter(i).RPS
-	return a > 0 && b > 0 && max(a, b) <= steady*min(a, b)
-}
-
 // ratio is the median over the steady rounds of the reads with storms
 // over the reads without (NaN when no round is steady).
 func (d dbResult) ratio() float64 {
-	var ratios []float64
+	with := make([]float64, len(d.rounds))
 	for i, r := range d.rounds {
-		if d.steady(i) {
-			ratios = append(ratios, r.reads.RPS/d.without(i))
-		}
+		with[i] = r.reads.RPS
 	}
-	if len(ratios) == 0 {
-		return math.NaN()
-	}
-	return stats.Median(ratios)
+	return d.quiet.Ratio(with)
 }
 
 // endText compares the signals and drafts the admin API listed at the
@@ -294,7 +260,7 @@ func endText(d dbResult, alerts, groups int) string {
 		return fmt.Sprintf("**not as expected**: %d, all %s", want, state)
 	}
 	return fmt.Sprintf("At the end (%s and their recoveries), the admin API lists %d signals (%s), %s; and %d drafts (%s), %s.",
-		plural(d.fired, "firing storm"), total(e.signals), countsText(e.signals), check(e.signals, wantSignals, "resolved"),
+		rig.Plural(d.fired, "firing storm"), total(e.signals), countsText(e.signals), check(e.signals, wantSignals, "resolved"),
 		total(e.drafts), countsText(e.drafts), check(e.drafts, wantDrafts, "lapsed"))
 }
 
@@ -319,32 +285,6 @@ func countsText(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// implied is the reads ratio while a storm was under way, from a
-// window's ratio and the share of it under a storm, taking the reads
-// outside the storms to run as fast as without (NaN for no share).
-func implied(ratio, share float64) float64 {
-	if share <= 0 {
-		return math.NaN()
-	}
-	return max(0, (ratio-(1-share))/share)
-}
-
-// ratioText shows a ratio, or a dash for none.
-func ratioText(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f", x)
-}
-
-// afterText is a figure without storms after a round, or a dash.
-func afterText(r rig.Result) string {
-	if r.RPS == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f", r.RPS)
-}
-
 // collect is f of each storm.
 func collect(storms []stormResult, f func(stormResult) float64) []float64 {
 	out := make([]float64, len(storms))
@@ -361,20 +301,4 @@ func sum(xs []float64) float64 {
 		s += x
 	}
 	return s
-}
-
-// verdict is PASS, or FAIL in bold.
-func verdict(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "**FAIL**"
-}
-
-// plural is n and a noun, with an s unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -238,18 +238,12 @@ func TestVerdicts(t *testing.T) {
 	if got := d.ratio(); math.Abs(got-0.8) > 1e-9 {
 		t.Errorf("ratio %v, want 0.8", got)
 	}
-	if !d.steady(0) || d.steady(1) {
-		t.Errorf("steady: %v, %v; want true, false", d.steady(0), d.steady(1))
+	if !d.quiet.Steady(0) || d.quiet.Steady(1) {
+		t.Errorf("steady: %v, %v; want true, false", d.quiet.Steady(0), d.quiet.Steady(1))
 	}
 	stopped := dbResult{quiet: []rig.Result{{RPS: 1000}}, rounds: []roundResult{{reads: rig.Result{RPS: 500}}}}
-	if got := stopped.ratio(); !math.IsNaN(got) || stopped.without(0) != 1000 {
-		t.Errorf("a round without its after figure: ratio %v (want NaN), without %v (want 1000)", got, stopped.without(0))
-	}
-	if got := implied(0.18, 0.85); math.Abs(got-0.0353) > 1e-3 {
-		t.Errorf("implied(0.18, 0.85) = %v, want about 0.035", got)
-	}
-	if got := implied(0.1, 0.5); got != 0 {
-		t.Errorf("implied below 0 = %v, want 0", got)
+	if got := stopped.ratio(); !math.IsNaN(got) || stopped.quiet.Without(0) != 1000 {
+		t.Errorf("a round without its after figure: ratio %v (want NaN), without %v (want 1000)", got, stopped.quiet.Without(0))
 	}
 
 	end := dbResult{fired: 2, end: endState{signals: map[string]int{"resolved": 2000}, drafts: map[string]int{"lapsed": 10}}}
@@ -259,24 +253,5 @@ func TestVerdicts(t *testing.T) {
 	end.end.drafts = map[string]int{"lapsed": 9, "open": 1}
 	if got := endText(end, 1000, 5); !strings.Contains(got, "**not as expected**: 10, all lapsed") {
 		t.Errorf("an open draft left: %q", got)
-	}
-}
-
-// TestDuty: the share of wrk's run under a storm counts only the parts of
-// the storms within it.
-func TestDuty(t *testing.T) {
-	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	storms := []stormResult{
-		{start: at(-1), end: at(1)},  // 1 s of it within
-		{start: at(2), end: at(5)},   // 3 s
-		{start: at(9), end: at(12)},  // 1 s: mostly after the end
-		{start: at(12), end: at(13)}, // none
-	}
-	if got := duty(storms, at(0), at(10)); math.Abs(got-0.5) > 1e-9 {
-		t.Errorf("duty %v, want 0.5", got)
-	}
-	if got := overlap(storms[2], at(0), at(10)); got != time.Second {
-		t.Errorf("overlap of the storm across the end %v, want 1s", got)
 	}
 }

@@ -1,7 +1,8 @@
 // Package rig holds what the bench programs that drive a real statusd
 // share: the description of the machine a run measured on, statusd's CPU
-// time from /proc, a PostgreSQL database of a run's own, and wrk.
-// bench/fanout and bench/storm use it.
+// time and memory from /proc, a PostgreSQL database of a run's own, wrk,
+// and the judgement of read rounds with and without a load.
+// bench/fanout, bench/storm and bench/mirror use it.
 package rig
 
 import (

@@ -3,6 +3,7 @@ package rig
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,8 +26,13 @@ type Server struct {
 	PID       int
 	Token     string
 	ImportSec float64 // the import's time
-	cmd       *exec.Cmd
-	stop      context.CancelFunc
+	// Started is when serve was started (just before exec); Log is the
+	// file its standard output and error go to.
+	Started time.Time
+	Log     string
+	cmd     *exec.Cmd
+	stop    context.CancelFunc
+	client  *http.Client // Admin's
 }
 
 // Start imports the document doc into db with the statusd binary bin,
@@ -53,7 +59,8 @@ func Start(ctx context.Context, bin, work string, db Database, doc, name, ready 
 	}
 	addr := l.Addr().String()
 	l.Close()
-	logFile, err := os.Create(filepath.Join(work, "statusd-"+strings.ToLower(db.Name)+".log"))
+	s.Log = filepath.Join(work, "statusd-"+strings.ToLower(db.Name)+".log")
+	logFile, err := os.Create(s.Log)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +72,13 @@ func Start(ctx context.Context, bin, work string, db Database, doc, name, ready 
 	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
 	s.cmd.Cancel = func() error { return s.cmd.Process.Signal(os.Interrupt) }
 	s.cmd.WaitDelay = 5 * time.Second
+	s.Started = time.Now()
 	if err := s.cmd.Start(); err != nil {
 		stop()
 		return nil, err
 	}
 	s.stop = stop
+	s.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	s.Base, s.PID = "http://"+addr, s.cmd.Process.Pid // taskset execs statusd: the same process
 	if err := s.ready(ctx, ready, work); err != nil {
 		s.Stop()
@@ -106,6 +115,42 @@ func (s *Server) ready(ctx context.Context, path, work string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("statusd did not answer 200 within 90 s (its log is in %s)", work)
+}
+
+// Admin sends a request to the admin API with the server's token (body,
+// when not nil, as JSON), on a connection kept open between requests, and
+// returns the answer's body; an answer other than want is an error. It
+// gives the request a minute.
+func (s *Server) Admin(ctx context.Context, method, path string, want int, body any) ([]byte, error) {
+	var rd io.Reader
+	if body != nil {
+		j, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(j)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, s.Base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != want {
+		return nil, fmt.Errorf("%s %s: %d, want %d: %.300s", method, path, resp.StatusCode, want, out)
+	}
+	return out, nil
 }
 
 // Stop stops statusd (SIGINT, then SIGKILL after 5 s) and waits for it.

@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -378,21 +381,40 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 		waitFor(t, "the recovery on /readyz", func() bool {
 			return !strings.Contains(string(srv.Do(http.MethodGet, "/readyz").Body), "mirror")
 		})
-		st, err := sqlstore.Open(context.Background(), srv.DB)
-		if err != nil {
-			t.Fatal(err)
+		// The admin API's view: the key, both destinations caught up, the
+		// failure in the log.
+		var got statusd.AdminMirror
+		r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/mirror", tok, "")
+		if err := json.Unmarshal(r.Body, &got); err != nil || r.Status != http.StatusOK {
+			t.Fatalf("GET /mirror: %d %s", r.Status, r.Body)
 		}
-		defer st.Close()
-		pushes, err := st.Mirror().Pushes(context.Background(), 20)
-		if err != nil {
-			t.Fatal(err)
+		if got.PublicKey != string(mirror.PublicKeyPEM(pub)) {
+			t.Errorf("GET /mirror: public key %q", got.PublicKey)
+		}
+		if len(got.Destinations) != 2 {
+			t.Fatalf("GET /mirror: destinations %+v", got.Destinations)
+		}
+		for _, d := range got.Destinations {
+			if d.Failures != 0 || d.LastSuccessAt == nil || d.NextAttemptAt != nil {
+				t.Errorf("GET /mirror: %+v, want caught up", d)
+			}
 		}
 		var failed bool
-		for _, p := range pushes {
-			failed = failed || (p.URL == "s3://status-copy/www" && strings.Contains(p.Error, "ServiceUnavailable"))
+		for _, p := range got.Pushes {
+			failed = failed || (p.URL == "s3://status-copy/www" && strings.Contains(p.Error, "ServiceUnavailable") && p.FilesPut == 0)
 		}
 		if !failed {
-			t.Errorf("the delivery log holds no failed push to the bucket: %+v", pushes)
+			t.Errorf("the delivery log holds no failed push to the bucket: %+v", got.Pushes)
+		}
+		// The console's delivery log shows the key and the destinations.
+		one := srv.In(t)
+		one.AdminURL = srv.URL // the console is on the one listener
+		viewer := signIn(t, one, srv.Admin(tok), "viewer@acme.test", "viewer")
+		page := viewer.do(http.MethodGet, "/manage/deliveries", nil)
+		for _, want := range []string{html.EscapeString(got.PublicKey), "<td>s3://status-copy/www</td><td>" + strconv.FormatInt(got.Destinations[1].Sequence, 10) + "</td>"} {
+			if !strings.Contains(page.body, want) {
+				t.Errorf("the console's delivery log lacks %q", want)
+			}
 		}
 	})
 

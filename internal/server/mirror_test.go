@@ -474,3 +474,39 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestMirrorReplicas: two servers on one PostgreSQL database push to one
+// folder; five writes through both leave one writer at a time: each
+// manifest's sequence once, every copy whole, the last one the page's.
+func TestMirrorReplicas(t *testing.T) {
+	db := testenv.Postgres(t)
+	dir := t.TempDir()
+	o := options{db: db, mirrors: []mirror.Bucket{mirror.Dir(dir)}}
+	a := startServer(t, testserver.Fixture(time.Now()), o)
+	b := startServer(t, nil, o)
+	tok := newToken(t, db, "ops")
+	site := mirrorSite{mirror.Dir(dir), signingKey(t, db)}
+	man := site.waitSequence(t, 1)
+	for i := range 5 {
+		srv := []*testserver.Server{a, b}[i%2]
+		srv.AdminOK(http.MethodPatch, "/page", tok, fmt.Sprintf(`{"name":"Acme Status %d"}`, i), http.StatusOK)
+		man = site.waitSequence(t, man.Sequence+1)
+		site.whole(t, man)
+	}
+	waitFor(t, "the last name in the copy", func() bool {
+		man := site.manifest(t)
+		body, _ := site.b.Get(context.Background(), man.Files["/api/v1/status"].Key)
+		return strings.Contains(string(body), `"name":"Acme Status 4"`)
+	})
+	var got statusd.AdminMirror
+	if err := json.Unmarshal(a.Authed(http.MethodGet, testserver.AdminRoot+"/mirror", tok, "").Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, p := range got.Pushes {
+		if p.Error != "" || seen[p.Sequence] {
+			t.Errorf("push %+v: failed, or its sequence was written twice", p)
+		}
+		seen[p.Sequence] = true
+	}
+}

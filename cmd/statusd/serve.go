@@ -57,6 +57,7 @@ type serveConfig struct {
 	oidc    *console.OIDC // nil: no sign-in with OpenID Connect
 	log     *slog.Logger
 	getenv  func(string) string // for LISTEN_FDS and LISTEN_PID
+	from    fromMirror          // --from-mirror and its flags (frommirror.go)
 }
 
 // serveCommand is statusd serve: the flags parsed into a serveConfig,
@@ -68,6 +69,9 @@ func serveCommand(env commands.Env) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := c.parse(cmd, args, env.Stderr); err != nil {
 			return err
+		}
+		if c.from.url != "" {
+			return c.serveFromMirror(cmd)
 		}
 		return c.Run(cmd.Context())
 	}
@@ -109,6 +113,7 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged; better in STATUSD_OIDC_CLIENT_SECRET than on the command line)")
 	fs.Bool(&c.oidcTrustEmail, "oidc-trust-email", "take the provider's email as verified when its ID token has no email_verified claim (Microsoft Entra ID); email_verified false is refused all the same")
 	fs.Bool(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
+	c.from.flags(fs)
 }
 
 // parse checks the flags and the arguments of serve (there are none), and
@@ -283,6 +288,13 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	if mailer != nil {
 		log.Info("email subscription is on: every page links to /subscribe", "smtp", sqlstore.Redact(c.smtpURL), "from", c.mailFrom)
 	}
+	return serveAll(ctx, servers, listeners, log)
+}
+
+// serveAll serves each of servers on its listener until ctx ends, then
+// drains the requests in flight; or until one stops serving with an
+// error, which it returns.
+func serveAll(ctx context.Context, servers []*http.Server, listeners []net.Listener, log *slog.Logger) error {
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { errc <- srv.Serve(listeners[i]) }()

@@ -228,7 +228,7 @@ func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, n
 	if err != nil {
 		return Result{}, err
 	}
-	c := Copy{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
+	c := Content{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
 	return d.Push(ctx, c, key, sequence, heartbeat)
 }
 

@@ -414,9 +414,9 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 		one := srv.In(t)
 		one.AdminURL = srv.URL // the console is on the one listener
 		viewer := signIn(t, one, srv.Admin(tok), "viewer@acme.test", "viewer")
-		page := viewer.do(http.MethodGet, "/manage/deliveries", nil)
-		for _, want := range []string{html.EscapeString(got.PublicKey), "<td>s3://status-copy/www</td><td>" + strconv.FormatInt(got.Destinations[1].Sequence, 10) + "</td>"} {
-			if !strings.Contains(page.body, want) {
+		page := html.UnescapeString(viewer.do(http.MethodGet, "/manage/deliveries", nil).body)
+		for _, want := range []string{got.PublicKey, "<td>s3://status-copy/www</td><td>" + strconv.FormatInt(got.Destinations[1].Sequence, 10) + "</td>"} {
+			if !strings.Contains(page, want) {
 				t.Errorf("the console's delivery log lacks %q", want)
 			}
 		}

@@ -14,26 +14,9 @@ import (
 
 	"github.com/statusd/statusd/client"
 	"github.com/statusd/statusd/internal/mirror"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
-
-// mirrorKey is the public key that signs the copies of the database at
-// db.
-func mirrorKey(t *testing.T, db string) ed25519.PublicKey {
-	t.Helper()
-	st, err := sqlstore.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	key, err := st.Mirror().SigningKey(context.Background(), time.Now(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key.Public().(ed25519.PublicKey)
-}
 
 // signedManifest reads b's manifest and checks its signature and that
 // every file it names holds the bytes it says: the copy is consistent. A
@@ -96,7 +79,7 @@ func TestMirrorKilled(t *testing.T) {
 	tok := newToken(t, db, "ops")
 	flags := []string{"--mirror", "s3://copy/site", "--mirror-endpoint", s3.URL}
 	rep := startReplica(t, db, flags...)
-	pub := mirrorKey(t, db)
+	pub := testserver.MirrorKey(t, db)
 	bucket, err := mirror.Open("s3://copy/site", mirror.Options{Endpoint: s3.URL, AccessKey: s3.AccessKey, SecretKey: s3.SecretKey})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func TestMirrorStaleBanner(t *testing.T) {
 	clk := newClock(start.Add(-20 * time.Minute)) // the copy is made 20 minutes ago, as the browser's clock sees it
 	dir := t.TempDir()
 	srv := startServer(t, testserver.Fixture(start.Add(-20*time.Minute)), options{now: clk.Now, mirrors: []mirror.Bucket{mirror.Dir(dir)}})
-	site := mirrorSite{mirror.Dir(dir), signingKey(t, srv.DB)}
+	site := mirrorSite{mirror.Dir(dir), testserver.MirrorKey(t, srv.DB)}
 	first := site.waitSequence(t, 1)
 
 	// The copy, served as serve --from-mirror does.

@@ -23,7 +23,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/mirror"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
@@ -107,21 +106,6 @@ func (m mirrorSite) waitSequence(t *testing.T, sequence int64) *mirror.Manifest 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// signingKey is the public key in the server's database.
-func signingKey(t *testing.T, db string) ed25519.PublicKey {
-	t.Helper()
-	st, err := sqlstore.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	key, err := st.Mirror().SigningKey(context.Background(), time.Now(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key.Public().(ed25519.PublicKey)
 }
 
 // fixtureTargets are the targets a copy of the fixture page holds, worked
@@ -272,7 +256,7 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 	dir := t.TempDir()
 	o := options{variant: variant, now: clk.Now, mirrors: []mirror.Bucket{mirror.Dir(dir), bucket}}
 	srv := startServer(t, testserver.Fixture(start), o)
-	pub := signingKey(t, srv.DB)
+	pub := testserver.MirrorKey(t, srv.DB)
 	sites := []mirrorSite{{mirror.Dir(dir), pub}, {bucket, pub}}
 	tok := newToken(t, srv.DB, "ops")
 
@@ -410,6 +394,14 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 		if !failed {
 			t.Errorf("the delivery log holds no failed push to the bucket: %+v", got.Pushes)
 		}
+		// Prometheus has each destination's last success.
+		fams := testserver.Scrape(t, srv.URL, tok)
+		for _, d := range got.Destinations {
+			v, ok := testserver.MetricValue(fams, "statusd_mirror_last_success_timestamp_seconds", "destination", d.URL)
+			if want := float64(d.LastSuccessAt.UnixMilli()) / 1000; !ok || v != want {
+				t.Errorf("statusd_mirror_last_success_timestamp_seconds{destination=%q} = %v (%v), want %v", d.URL, v, ok, want)
+			}
+		}
 		// The console's delivery log shows the key and the destinations.
 		one := srv.In(t)
 		one.AdminURL = srv.URL // the console is on the one listener
@@ -489,7 +481,7 @@ func TestMirrorReplicas(t *testing.T) {
 	a := startServer(t, testserver.Fixture(time.Now()), o)
 	b := startServer(t, nil, o)
 	tok := newToken(t, db, "ops")
-	site := mirrorSite{mirror.Dir(dir), signingKey(t, db)}
+	site := mirrorSite{mirror.Dir(dir), testserver.MirrorKey(t, db)}
 	man := site.waitSequence(t, 1)
 	for i := range 5 {
 		srv := []*testserver.Server{a, b}[i%2]

@@ -16,10 +16,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -82,12 +84,15 @@ type Mirror struct {
 	render http.Handler
 	holder string
 	dests  []*dest
-	// rendered is the copy of the last snapshot rendered.
-	rendered struct {
-		snap *snapshot.Snapshot
-		at   time.Time
-		ans  []Answer
-	}
+	// rendered is the copy rendered for the pushes of one Tick.
+	rendered rendered
+}
+
+// rendered are the answers of a snapshot at a moment.
+type rendered struct {
+	snap *snapshot.Snapshot
+	at   time.Time
+	ans  []Answer
 }
 
 // dest is a destination and where this process stands with it.
@@ -146,6 +151,7 @@ func (m *Mirror) Tick(ctx context.Context) {
 	for _, d := range m.dests {
 		m.tick(ctx, d, snap, now)
 	}
+	m.rendered = rendered{} // rendered for this moment's pushes; not kept between them
 }
 
 // tick claims d when a push is due or its claim is to be renewed (every
@@ -243,6 +249,10 @@ func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot, now time.
 	ans, err := Render(ctx, m.render, Targets(snap, m.cfg.Variant), m.giveWay())
 	if err != nil {
 		return nil, err
+	}
+	// A copy without the page's status would delete the good one there.
+	if !slices.ContainsFunc(ans, func(a Answer) bool { return a.Target == "/api/v1/status" }) {
+		return nil, errors.New("the page's status did not render: nothing is pushed")
 	}
 	r.snap, r.at, r.ans = snap, now, ans
 	return ans, nil

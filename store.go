@@ -37,6 +37,9 @@ type Store interface {
 	// Signals reads the sources, signals and drafts (CONTRACT C9); they
 	// are written in a Write's transaction (Tx).
 	Signals() SignalStore
+	// Mirror keeps the mirror's signing key and its destinations' state
+	// (CONTRACT C10).
+	Mirror() MirrorStore
 	// Audit returns a page (from 1) of the audit log, newest first, and the
 	// number of entries in all.
 	Audit(ctx context.Context, page, perPage int) ([]AuditEntry, int, error)

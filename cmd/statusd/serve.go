@@ -62,6 +62,7 @@ type serveConfig struct {
 	mirrors []mirror.Bucket
 	log     *slog.Logger
 	getenv  func(string) string // for LISTEN_FDS and LISTEN_PID
+	from    fromMirror          // --from-mirror and its flags (frommirror.go)
 }
 
 // serveCommand is statusd serve: the flags parsed into a serveConfig,
@@ -73,6 +74,9 @@ func serveCommand(env commands.Env) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := c.parse(cmd, args, env.Stderr); err != nil {
 			return err
+		}
+		if c.from.url != "" {
+			return c.serveFromMirror(cmd)
 		}
 		return c.Run(cmd.Context())
 	}
@@ -114,11 +118,12 @@ func (c *serveConfig) flags(fs commands.EnvFlags) {
 	fs.String(&c.oidcClientSecret, "oidc-client-secret", "", "the console's client `secret` at the OpenID Connect provider (never logged; better in STATUSD_OIDC_CLIENT_SECRET than on the command line)")
 	fs.Bool(&c.oidcTrustEmail, "oidc-trust-email", "take the provider's email as verified when its ID token has no email_verified claim (Microsoft Entra ID); email_verified false is refused all the same")
 	fs.Strings(&c.mirrorURLs, "mirror", "push a signed static copy of the public pages and API, on every change, to `URL`: s3://bucket/prefix or file:///dir (repeatable; S3 credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
-	fs.String(&c.mirrorEndpoint, "mirror-endpoint", "", "the S3 service's `URL` for an s3:// mirror that is not on AWS (MinIO, R2, B2...): path-style addressing")
+	fs.String(&c.mirrorEndpoint, "mirror-endpoint", "", "the S3 service's `URL` for an s3:// mirror (--mirror, --from-mirror) that is not on AWS (MinIO, R2, B2...): path-style addressing")
 	fs.String(&c.mirrorRegion, "mirror-region", "us-east-1", "the S3 `region` of an s3:// mirror")
 	fs.Duration(&c.mirrorHeartbeat, "mirror-heartbeat", mirror.DefaultHeartbeat, "the longest time between two pushes of the mirror's mirror.json, even when nothing changed (its generated_at tells readers the copy is fresh)")
 	fs.Duration(&c.mirrorStaleAfter, "mirror-stale-after", mirror.DefaultStaleAfter, "how old a mirror's copy is when its pages say the live page may be unavailable")
 	fs.Bool(&c.demo, "demo", "publish a demo page timed around now (refuses a database that holds another page)")
+	c.from.flags(fs)
 }
 
 // parse checks the flags and the arguments of serve (there are none), and
@@ -307,6 +312,13 @@ func (c *serveConfig) Run(ctx context.Context) error {
 	if mailer != nil {
 		log.Info("email subscription is on: every page links to /subscribe", "smtp", sqlstore.Redact(c.smtpURL), "from", c.mailFrom)
 	}
+	return serveAll(ctx, servers, listeners, log)
+}
+
+// serveAll serves each of servers on its listener until ctx ends, then
+// drains the requests in flight; or until one stops serving with an
+// error, which it returns.
+func serveAll(ctx context.Context, servers []*http.Server, listeners []net.Listener, log *slog.Logger) error {
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {
 		go func() { errc <- srv.Serve(listeners[i]) }()

@@ -85,6 +85,8 @@ Usage:
   statusd audit [flags]           print the audit log, newest first
   statusd migrate --from A --to B copy a whole store, e.g. SQLite into PostgreSQL
   statusd backup [--db PATH] FILE an online, consistent copy of a SQLite database
+  statusd mirror verify URL --key KEY.pem
+                                  check a mirror's signature and files, and print its age
   statusd version                 print the version, commit and Go version
   statusd completion bash|zsh|fish
                                   print a shell's completion script
@@ -159,7 +161,7 @@ func New(env Env) *cobra.Command {
 	})
 	root.AddCommand(
 		env.initCommand(), env.importCommand(), env.exportCommand(), env.tokenCommand(), env.auditCommand(),
-		env.migrateCommand(), env.backupCommand(),
+		env.migrateCommand(), env.backupCommand(), env.mirrorCommand(),
 		env.incidentCommand(), env.maintenanceCommand(), env.announceCommand(), env.announcementCommand(),
 		env.noticeCommand(), env.componentCommand(), env.pageCommand(), env.subscriberCommand(),
 		env.deliveriesCommand(), env.userCommand(), env.sourceCommand(), env.draftCommand(),

@@ -223,6 +223,8 @@ type deliveriesView struct {
 	States     []statusd.DeliveryState
 	Filter     statusd.DeliveryFilter
 	Deliveries []statusd.AdminDelivery
+	// Mirror is the mirror's key, destinations and pushes (CONTRACT C10).
+	Mirror *statusd.AdminMirror
 }
 
 // Deliveries shows a page of the delivery log, newest first, chosen by
@@ -241,7 +243,11 @@ func (s *Server) Deliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	mirrored, err := s.app.Mirror(r.Context(), actor(r))
+	if err != nil {
+		return err
+	}
 	v := deliveriesView{base: s.newBase(r, "Deliveries"), pager: pagerOf(Root+"/deliveries", q, page, total),
-		States: statusd.DeliveryStates, Filter: f, Deliveries: list}
+		States: statusd.DeliveryStates, Filter: f, Deliveries: list, Mirror: mirrored}
 	return s.render(w, http.StatusOK, "deliveries", v)
 }

@@ -16,10 +16,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -34,8 +36,9 @@ const (
 )
 
 // lease is how long a claim on a destination lasts; it is renewed at a
-// third of it while a push runs.
-const lease = 2 * time.Minute
+// third of it while a push runs. When its holder dies, another process
+// (or the same one, started again) takes the destination over after it.
+const lease = 30 * time.Second
 
 // Snapshots gives the live snapshot; *snapshot.Holder is one.
 type Snapshots interface {
@@ -81,12 +84,15 @@ type Mirror struct {
 	render http.Handler
 	holder string
 	dests  []*dest
-	// rendered is the copy of the last snapshot rendered.
-	rendered struct {
-		snap *snapshot.Snapshot
-		at   time.Time
-		ans  []Answer
-	}
+	// rendered is the copy rendered for the pushes of one Tick.
+	rendered rendered
+}
+
+// rendered are the answers of a snapshot at a moment.
+type rendered struct {
+	snap *snapshot.Snapshot
+	at   time.Time
+	ans  []Answer
 }
 
 // dest is a destination and where this process stands with it.
@@ -96,6 +102,10 @@ type dest struct {
 	pushed *snapshot.Snapshot // the snapshot of its last manifest from here
 	at     time.Time          // when that manifest was written
 	retry  time.Time          // no push before it (after a failure)
+	// holds says whether this process holds the claim on it, as of
+	// claimed, the last time it claimed it.
+	holds   bool
+	claimed time.Time
 }
 
 // New returns a Mirror of cfg.
@@ -139,32 +149,51 @@ func (m *Mirror) Tick(ctx context.Context) {
 	}
 	now := m.cfg.Now()
 	for _, d := range m.dests {
-		heartbeat := !now.Before(d.at.Add(m.cfg.Heartbeat))
-		if (d.pushed == snap && !heartbeat) || now.Before(d.retry) {
-			continue
-		}
-		m.push(ctx, d, snap, now, heartbeat)
+		m.tick(ctx, d, snap, now)
 	}
+	m.rendered = rendered{} // rendered for this moment's pushes; not kept between them
 }
 
-// push claims d and pushes snap's copy to it.
-func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, start time.Time, heartbeat bool) {
-	st, err := m.cfg.Store.Claim(ctx, d.url, m.holder, start, lease)
+// tick claims d when a push is due or its claim is to be renewed (every
+// third of the lease, so that a process that holds none takes the
+// destination over within a lease of its holder's death), and pushes
+// when it holds the claim and a push is due: the snapshot changed, a
+// heartbeat is due, or it just took the destination over (and does not
+// know what its last holder wrote).
+func (m *Mirror) tick(ctx context.Context, d *dest, snap *snapshot.Snapshot, now time.Time) {
+	heartbeat := !now.Before(d.at.Add(m.cfg.Heartbeat))
+	due := d.pushed != snap || heartbeat
+	if now.Before(d.retry) || (!due && now.Sub(d.claimed) < lease/3) {
+		return
+	}
+	st, err := m.cfg.Store.Claim(ctx, d.url, m.holder, now, lease)
+	d.claimed = now
 	switch {
 	case err != nil:
 		m.cfg.Log.Warn("mirror: cannot claim the destination", "mirror", d.url, "err", err)
-		d.retry = start.Add(statusd.MirrorRetry(1))
+		d.retry = now.Add(statusd.MirrorRetry(1))
 		return
 	case st == nil:
-		d.pushed, d.at = snap, start // another replica writes it
+		// Another process holds it: it pushes; try again later.
+		d.holds, d.retry = false, now.Add(lease/3)
 		return
-	case st.NextAttemptAt.After(start):
-		d.retry = st.NextAttemptAt
+	case !d.holds:
+		d.holds, d.prev, due = true, nil, true // read the bucket's manifest
+	case d.prev != nil && d.prev.Sequence != st.Sequence:
+		d.prev = nil // another process wrote since: read the bucket's
+	}
+	if st.NextAttemptAt.After(now) {
+		d.retry = st.NextAttemptAt // a failure's backoff, whoever failed
 		return
 	}
-	if d.prev != nil && d.prev.Sequence != st.Sequence {
-		d.prev = nil // another replica wrote since: read the bucket's
+	if due {
+		m.push(ctx, d, snap, now, *st, heartbeat)
 	}
+}
+
+// push pushes snap's copy to d, whose claim this process holds and whose
+// state is st.
+func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, start time.Time, st statusd.MirrorState, heartbeat bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := m.keepClaim(ctx, cancel, d.url)
@@ -186,7 +215,7 @@ func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, sta
 		m.cfg.Log.Warn("mirror: cannot record the push", "mirror", d.url, "err", rerr)
 	}
 	if err != nil {
-		d.retry = p.FinishedAt.Add(statusd.MirrorRetry(max(1, st.Failures+1)))
+		d.retry = p.FinishedAt.Add(statusd.MirrorRetry(st.Failures + 1))
 		return
 	}
 	d.pushed, d.at, d.retry = snap, p.FinishedAt, time.Time{}
@@ -205,7 +234,7 @@ func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, n
 	if err != nil {
 		return Result{}, err
 	}
-	c := Copy{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
+	c := Content{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
 	return d.Push(ctx, c, key, sequence, heartbeat)
 }
 
@@ -220,6 +249,10 @@ func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot, now time.
 	ans, err := Render(ctx, m.render, Targets(snap, m.cfg.Variant), m.giveWay())
 	if err != nil {
 		return nil, err
+	}
+	// A copy without the page's status would delete the good one there.
+	if !slices.ContainsFunc(ans, func(a Answer) bool { return a.Target == "/api/v1/status" }) {
+		return nil, errors.New("the page's status did not render: nothing is pushed")
 	}
 	r.snap, r.at, r.ans = snap, now, ans
 	return ans, nil

@@ -44,9 +44,9 @@ var folders = map[string]bool{"/api/v1": true, "/api/v1/components": true, "/api
 // manifest still names its home (see push).
 func blob(sha string) string { return "_blobs/" + sha }
 
-// Copy is what one push writes: the answers, and the manifest's fields
+// Content is what one push writes: the answers, and the manifest's fields
 // beyond its files.
-type Copy struct {
+type Content struct {
 	Answers     []Answer
 	GeneratedAt time.Time
 	SourceURL   string
@@ -89,7 +89,7 @@ type Result struct {
 // names; then mirror.json and its signature; then those homes get their
 // new bytes (for the hosts that serve homes directly); last, keys no
 // longer named are deleted. The next push names the homes again.
-func (d *Destination) Push(ctx context.Context, c Copy, key ed25519.PrivateKey, sequence int64, force bool) (Result, error) {
+func (d *Destination) Push(ctx context.Context, c Content, key ed25519.PrivateKey, sequence int64, force bool) (Result, error) {
 	var res Result
 	if d.prev == nil {
 		prev, err := d.read(ctx, key.Public().(ed25519.PublicKey))

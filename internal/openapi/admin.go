@@ -75,6 +75,7 @@ var adminOps = []adminOp{
 	{"PATCH", "/sources/{id}", "Change a source's name, rules, heartbeat or Grafana secret (not its format).", statusd.AdminSourceRequest{}, 200, statusd.AdminSource{}, nil},
 	{"DELETE", "/sources/{id}", "Remove a source and its signals; its drafts stay.", nil, 204, nil, nil},
 	{"POST", "/sources/{id}/token", "Give a source a new token, shown once; the old one stops working.", nil, 201, statusd.AdminSource{}, nil},
+	{"GET", "/mirror", "The mirror (CONTRACT C10): the public key that signs its copies, as PEM; each destination's state; the last 20 pushes, newest first.", nil, 200, statusd.AdminMirror{}, nil},
 	{"GET", "/signals", "The signals kept of the sources' alerts.", nil, 200, statusd.AdminSignalsResponse{}, []string{"source_id", "status", "unmapped"}},
 	{"GET", "/drafts", "The drafts that signals made, of a state (open, published, discarded, lapsed; all when left out).", nil, 200, statusd.AdminDraftsResponse{}, []string{"state"}},
 	{"GET", "/drafts/{id}", "One draft.", nil, 200, statusd.AdminDraft{}, nil},

@@ -128,6 +128,15 @@ func IsJSON(path string) bool {
 	return false
 }
 
+// IsAPI reports whether path is one of the public JSON APIs': the v1 API
+// at /api/v1 and its alias /v1 (CONTRACT C1), Statuspage's v2 at /api/v2,
+// and the JSON 404s of every other path under /api/ and /v1/. Every
+// answer there, errors included, may be read by any origin and counts
+// toward the per-client rate limit (C2).
+func IsAPI(path string) bool {
+	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/v1/") || path == "/v1"
+}
+
 // Retry returns err, answered with Retry-After: seconds (a refusal for
 // load, a rate limit).
 func Retry(err *statusd.Error, seconds int) error { return retryError{err, seconds} }

@@ -109,8 +109,14 @@ func (m *Mux) register(pattern, name string, h Handler) {
 // notAllowed answers a method that path has no route for.
 func (m *Mux) notAllowed(path string) Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		allow := strings.Join(m.allowed[path], ", ")
-		w.Header().Set("Allow", allow)
-		return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; use %s", r.Method, allow)
+		return NotAllowed(w, r, m.allowed[path]...)
 	}
+}
+
+// NotAllowed sets Allow to the methods allowed and returns the 405
+// method_not_allowed of r's method, which names them.
+func NotAllowed(w http.ResponseWriter, r *http.Request, allowed ...string) error {
+	allow := strings.Join(allowed, ", ")
+	w.Header().Set("Allow", allow)
+	return statusd.Errorf(statusd.EMethodNotAllowed, "%s is not allowed here; use %s", r.Method, allow)
 }

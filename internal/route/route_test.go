@@ -163,3 +163,16 @@ func TestBearerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestIsAPI: the paths of the JSON APIs, where CORS and the rate limit
+// apply, and no other.
+func TestIsAPI(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/api/v1/status": true, "/v1": true, "/v1/notices": true, "/api/v2/summary.json": true, "/api/nope": true,
+		"/": false, "/api": false, "/v1x": false, "/history": false, "/badge/status.svg": false, "/admin/api/v1/page": false,
+	} {
+		if IsAPI(path) != want {
+			t.Errorf("IsAPI(%q) = %v, want %v", path, !want, want)
+		}
+	}
+}

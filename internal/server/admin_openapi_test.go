@@ -143,6 +143,7 @@ func TestAdminOpenAPI(t *testing.T) {
 	call(tok, "POST", d+"/discard", `{"version": `+v+`, "reason": "known"}`, 200)
 	call(tok, "POST", d+"/publish", `{"version": `+v+`}`, 409)
 	call(tok, "DELETE", "/sources/"+src, "", 204)
+	call(tok, "GET", "/mirror", "", 200) // the mirror's key (CONTRACT C10), without destinations
 	// Refusals, each in the document's error shape.
 	call(tok, "POST", "/notices", `{"type": "unplanned", "subject": 5, "content": true, "colour": "red"}`, 422)
 	call(tok, "GET", "/notices/99999", "", 404)

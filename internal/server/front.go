@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/statusd/statusd/internal/httpjson"
@@ -13,18 +12,9 @@ import (
 	"github.com/statusd/statusd/internal/snapshot"
 )
 
-// apiPath reports whether path is one of the public JSON APIs': the v1
-// API at /api/v1 and its alias /v1 (CONTRACT C1), Statuspage's v2 at
-// /api/v2, and the JSON 404s of every other path under /api/ and /v1/.
-// Every answer there, errors included, may be read by any origin and
-// counts toward the per-client rate limit (C2).
-func apiPath(path string) bool {
-	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/v1/") || path == "/v1"
-}
-
 // Snapshots is where every handler reads the page: the snapshot valid
 // now, or at a moment already read (the front); *snapshot.Holder is one,
-// and snapshot.Fixed, which the mirror renders from (Renderer).
+// and the mirror's Pin, which it renders from (Renderer).
 type Snapshots interface {
 	Current() *snapshot.Snapshot
 	At(now time.Time) *snapshot.Snapshot
@@ -42,17 +32,18 @@ type front struct {
 	mux     *route.Mux // names the route of a refused request
 }
 
-// wrap gives every request to an apiPath CORS (AllowAnyOrigin) and, but
-// a CORS preflight (OPTIONS), the rate limit, whose refusal fail answers;
-// then serves the answer that the current snapshot's cache holds for its
-// target (respcache.Cache.Lookup: a GET or HEAD answered before by a
-// route that aliased it), with the route's name as the request's Pattern,
-// as routing would set it for telemetry. Any other request goes on to
-// next: the gate, then the routes. A cached answer is never refused by
-// the gate: it costs about what a refusal would.
+// wrap gives every request to a JSON API's path (route.IsAPI) CORS
+// (AllowAnyOrigin) and, but a CORS preflight (OPTIONS), the rate limit,
+// whose refusal fail answers; then serves the answer that the current
+// snapshot's cache holds for its target (respcache.Cache.Lookup: a GET or
+// HEAD answered before by a route that aliased it), with the route's name
+// as the request's Pattern, as routing would set it for telemetry. Any
+// other request goes on to next: the gate, then the routes. A cached
+// answer is never refused by the gate: it costs about what a refusal
+// would.
 func (f *front) wrap(next http.Handler, fail func(http.ResponseWriter, *http.Request, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !apiPath(r.URL.Path) {
+		if !route.IsAPI(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -178,16 +178,3 @@ func TestFrontStatuspage(t *testing.T) {
 		t.Errorf("over the limit: %d %v %s", res.StatusCode, res.Header, body)
 	}
 }
-
-// TestAPIPath: the paths of the JSON APIs, where the front applies CORS
-// and the rate limit, and no other.
-func TestAPIPath(t *testing.T) {
-	for path, want := range map[string]bool{
-		"/api/v1/status": true, "/v1": true, "/v1/notices": true, "/api/v2/summary.json": true, "/api/nope": true,
-		"/": false, "/api": false, "/v1x": false, "/history": false, "/badge/status.svg": false, "/admin/api/v1/page": false,
-	} {
-		if apiPath(path) != want {
-			t.Errorf("apiPath(%q) = %v, want %v", path, !want, want)
-		}
-	}
-}

@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,7 +23,6 @@ import (
 
 	"github.com/statusd/statusd"
 	"github.com/statusd/statusd/internal/mirror"
-	"github.com/statusd/statusd/internal/sqlstore"
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
@@ -37,6 +39,7 @@ func newClock(t time.Time) *clock {
 
 func (c *clock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) Add(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *clock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
 
 // mirrorSite is what a test reads a destination with: the bucket, and
 // the public key its manifests are signed with.
@@ -103,21 +106,6 @@ func (m mirrorSite) waitSequence(t *testing.T, sequence int64) *mirror.Manifest 
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// signingKey is the public key in the server's database.
-func signingKey(t *testing.T, db string) ed25519.PublicKey {
-	t.Helper()
-	st, err := sqlstore.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	key, err := st.Mirror().SigningKey(context.Background(), time.Now(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key.Public().(ed25519.PublicKey)
 }
 
 // fixtureTargets are the targets a copy of the fixture page holds, worked
@@ -225,7 +213,10 @@ func checkIdentical(t *testing.T, srv *testserver.Server, site mirrorSite, man *
 func opensslVerify(t *testing.T, pub ed25519.PublicKey, manifest, sig []byte) {
 	t.Helper()
 	if _, err := exec.LookPath("openssl"); err != nil {
-		t.Skip("openssl is not installed (.ci/run installs it)")
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true and no openssl: .ci/run installs it")
+		}
+		t.Skip("openssl is not installed: apt-get install openssl")
 	}
 	dir := t.TempDir()
 	files := map[string][]byte{"key.pem": mirror.PublicKeyPEM(pub), "mirror.json": manifest, "mirror.json.sig": sig}
@@ -265,7 +256,7 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 	dir := t.TempDir()
 	o := options{variant: variant, now: clk.Now, mirrors: []mirror.Bucket{mirror.Dir(dir), bucket}}
 	srv := startServer(t, testserver.Fixture(start), o)
-	pub := signingKey(t, srv.DB)
+	pub := testserver.MirrorKey(t, srv.DB)
 	sites := []mirrorSite{{mirror.Dir(dir), pub}, {bucket, pub}}
 	tok := newToken(t, srv.DB, "ops")
 
@@ -378,21 +369,48 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 		waitFor(t, "the recovery on /readyz", func() bool {
 			return !strings.Contains(string(srv.Do(http.MethodGet, "/readyz").Body), "mirror")
 		})
-		st, err := sqlstore.Open(context.Background(), srv.DB)
-		if err != nil {
-			t.Fatal(err)
+		// The admin API's view: the key, both destinations caught up, the
+		// failure in the log.
+		var got statusd.AdminMirror
+		r := srv.Authed(http.MethodGet, testserver.AdminRoot+"/mirror", tok, "")
+		if err := json.Unmarshal(r.Body, &got); err != nil || r.Status != http.StatusOK {
+			t.Fatalf("GET /mirror: %d %s", r.Status, r.Body)
 		}
-		defer st.Close()
-		pushes, err := st.Mirror().Pushes(context.Background(), 20)
-		if err != nil {
-			t.Fatal(err)
+		if got.PublicKey != string(mirror.PublicKeyPEM(pub)) {
+			t.Errorf("GET /mirror: public key %q", got.PublicKey)
+		}
+		if len(got.Destinations) != 2 {
+			t.Fatalf("GET /mirror: destinations %+v", got.Destinations)
+		}
+		for _, d := range got.Destinations {
+			if d.Failures != 0 || d.LastSuccessAt == nil || d.NextAttemptAt != nil {
+				t.Errorf("GET /mirror: %+v, want caught up", d)
+			}
 		}
 		var failed bool
-		for _, p := range pushes {
-			failed = failed || (p.URL == "s3://status-copy/www" && strings.Contains(p.Error, "ServiceUnavailable"))
+		for _, p := range got.Pushes {
+			failed = failed || (p.URL == "s3://status-copy/www" && strings.Contains(p.Error, "ServiceUnavailable") && p.FilesPut == 0)
 		}
 		if !failed {
-			t.Errorf("the delivery log holds no failed push to the bucket: %+v", pushes)
+			t.Errorf("the delivery log holds no failed push to the bucket: %+v", got.Pushes)
+		}
+		// Prometheus has each destination's last success.
+		fams := testserver.Scrape(t, srv.URL, tok)
+		for _, d := range got.Destinations {
+			v, ok := testserver.MetricValue(fams, "statusd_mirror_last_success_timestamp_seconds", "destination", d.URL)
+			if want := float64(d.LastSuccessAt.UnixMilli()) / 1000; !ok || v != want {
+				t.Errorf("statusd_mirror_last_success_timestamp_seconds{destination=%q} = %v (%v), want %v", d.URL, v, ok, want)
+			}
+		}
+		// The console's delivery log shows the key and the destinations.
+		one := srv.In(t)
+		one.AdminURL = srv.URL // the console is on the one listener
+		viewer := signIn(t, one, srv.Admin(tok), "viewer@acme.test", "viewer")
+		page := html.UnescapeString(viewer.do(http.MethodGet, "/manage/deliveries", nil).body)
+		for _, want := range []string{got.PublicKey, "<td>s3://status-copy/www</td><td>" + strconv.FormatInt(got.Destinations[1].Sequence, 10) + "</td>"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("the console's delivery log lacks %q", want)
+			}
 		}
 	})
 
@@ -450,5 +468,41 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("%s: not after 15 s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMirrorReplicas: two servers on one PostgreSQL database push to one
+// folder; five writes through both leave one writer at a time: each
+// manifest's sequence once, every copy whole, the last one the page's.
+func TestMirrorReplicas(t *testing.T) {
+	db := testenv.Postgres(t)
+	dir := t.TempDir()
+	o := options{db: db, mirrors: []mirror.Bucket{mirror.Dir(dir)}}
+	a := startServer(t, testserver.Fixture(time.Now()), o)
+	b := startServer(t, nil, o)
+	tok := newToken(t, db, "ops")
+	site := mirrorSite{mirror.Dir(dir), testserver.MirrorKey(t, db)}
+	man := site.waitSequence(t, 1)
+	for i := range 5 {
+		srv := []*testserver.Server{a, b}[i%2]
+		srv.AdminOK(http.MethodPatch, "/page", tok, fmt.Sprintf(`{"name":"Acme Status %d"}`, i), http.StatusOK)
+		man = site.waitSequence(t, man.Sequence+1)
+		site.whole(t, man)
+	}
+	waitFor(t, "the last name in the copy", func() bool {
+		man := site.manifest(t)
+		body, _ := site.b.Get(context.Background(), man.Files["/api/v1/status"].Key)
+		return strings.Contains(string(body), `"name":"Acme Status 4"`)
+	})
+	var got statusd.AdminMirror
+	if err := json.Unmarshal(a.Authed(http.MethodGet, testserver.AdminRoot+"/mirror", tok, "").Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, p := range got.Pushes {
+		if p.Error != "" || seen[p.Sequence] {
+			t.Errorf("push %+v: failed, or its sequence was written twice", p)
+		}
+		seen[p.Sequence] = true
 	}
 }

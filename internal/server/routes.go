@@ -295,6 +295,7 @@ func adminRoutes(ad *admin.Server) []adminRoute {
 		{pattern: "PATCH " + v1a + "/drafts/{id}", action: app.ActChangeDraft, h: ad.PatchDraft},
 		{pattern: "POST " + v1a + "/drafts/{id}/publish", action: app.ActPublishDraft, h: ad.PublishDraft},
 		{pattern: "POST " + v1a + "/drafts/{id}/discard", action: app.ActChangeDraft, h: ad.DiscardDraft},
+		{pattern: "GET " + v1a + "/mirror", action: app.ActRead, h: ad.GetMirror},
 		{pattern: "GET " + v1a + "/openapi.json", action: app.ActRead, h: ad.OpenAPI},
 	}
 	for i := range routes {

@@ -156,10 +156,6 @@ func New(cfg Config) *Metrics {
 	return m
 }
 
-// WatchSources adds statusd_signal_source_stale, from states read at
-// scrape time.
-func (m *Metrics) WatchSources(states SourceStates) { m.reg.MustRegister(newSourceCollector(states)) }
-
 // Registry returns the registry, for tests and for more collectors.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 

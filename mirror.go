@@ -21,6 +21,9 @@ type MirrorState struct {
 	LastError string
 	// NextAttemptAt is when a failed push is tried again.
 	NextAttemptAt time.Time
+	// Stale are the keys a push meant to delete once its manifest was
+	// written; a success of the next push clears them.
+	Stale []string
 }
 
 // MirrorPush is one attempt to bring a destination up to date: a line of
@@ -57,7 +60,7 @@ func (s MirrorState) After(push MirrorPush) MirrorState {
 	at := push.FinishedAt
 	s.LastAttemptAt = &at
 	if push.Error == "" {
-		s.Sequence, s.LastSuccessAt, s.Failures, s.LastError, s.NextAttemptAt = push.Sequence, &at, 0, "", time.Time{}
+		s.Sequence, s.LastSuccessAt, s.Failures, s.LastError, s.NextAttemptAt, s.Stale = push.Sequence, &at, 0, "", time.Time{}, nil
 		return s
 	}
 	s.Failures++
@@ -76,6 +79,8 @@ type MirrorStore interface {
 	// now+lease, unless another holder's lease runs on: then it returns
 	// nil. It returns the destination's state.
 	Claim(ctx context.Context, url, holder string, now time.Time, lease time.Duration) (*MirrorState, error)
+	// Remember keeps the keys a push to url is to delete (Stale).
+	Remember(ctx context.Context, url string, keys []string) error
 	// Record logs push and saves the state it leaves (MirrorState.After).
 	Record(ctx context.Context, push MirrorPush) (*MirrorState, error)
 	// States returns every destination's state, by URL.

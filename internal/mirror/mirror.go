@@ -113,7 +113,9 @@ func New(cfg Config) *Mirror {
 	m := &Mirror{cfg: cfg, holder: holderName()}
 	m.render = cfg.Render(&m.pin)
 	for _, b := range cfg.Buckets {
-		m.dests = append(m.dests, &dest{Destination: Destination{Bucket: b}, url: b.String()})
+		url := b.String()
+		remember := func(ctx context.Context, keys []string) error { return cfg.Store.Remember(ctx, url, keys) }
+		m.dests = append(m.dests, &dest{Destination: Destination{Bucket: b, Remember: remember}, url: url})
 	}
 	return m
 }
@@ -186,7 +188,8 @@ func (m *Mirror) tick(ctx context.Context, d *dest, snap *snapshot.Snapshot, now
 		d.retry = st.NextAttemptAt // a failure's backoff, whoever failed
 		return
 	}
-	if due {
+	d.Stale = st.Stale
+	if due || len(d.Stale) > 0 {
 		m.push(ctx, d, snap, now, *st, heartbeat)
 	}
 }
@@ -205,7 +208,7 @@ func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, sta
 		p.Error = err.Error()
 		m.cfg.Log.Warn("mirror: push failed", "mirror", d.url, "err", err, "files_put", res.FilesPut)
 	}
-	if err == nil && !res.Wrote {
+	if err == nil && !res.Wrote && res.FilesDeleted == 0 {
 		d.pushed = snap
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"mime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -42,7 +43,10 @@ var folders = map[string]bool{"/api/v1": true, "/api/v1/components": true, "/api
 
 // blob is the key of a changed answer's new bytes while the previous
 // manifest still names its home (see push).
-func blob(sha string) string { return "_blobs/" + sha }
+func blob(sha string) string { return blobPrefix + sha }
+
+// blobPrefix is where the blobs are.
+const blobPrefix = "_blobs/"
 
 // Content is what one push writes: the answers, and the manifest's fields
 // beyond its files.
@@ -58,6 +62,11 @@ type Content struct {
 // a destination at a time (Mirror claims it).
 type Destination struct {
 	Bucket Bucket
+	// Stale are keys an earlier push meant to delete (from the store),
+	// deleted by the next push unless named again; Remember, when set,
+	// keeps the keys a push is to delete before its manifest is written.
+	Stale    []string
+	Remember func(ctx context.Context, keys []string) error
 	// prev is the manifest the bucket holds, as far as this process
 	// knows (nil: not read yet); homed, the homes rewritten after it with
 	// the bytes (by hash) that its blobs hold.
@@ -138,44 +147,68 @@ func (d *Destination) Push(ctx context.Context, c Content, key ed25519.PrivateKe
 		m.Files[a.Target] = f
 	}
 	changed = changed || len(m.Files) != len(d.prev.Files)
-	if !changed && !force {
-		return res, nil
-	}
-	body, err := m.Marshal()
-	if err != nil {
-		return res, err
-	}
-	if err := d.Bucket.Put(ctx, ManifestKey, body, "application/json"); err != nil {
-		return res, fmt.Errorf("put %s: %w", ManifestKey, err)
-	}
-	if err := d.Bucket.Put(ctx, SignatureKey, ed25519.Sign(key, body), "application/octet-stream"); err != nil {
-		return res, fmt.Errorf("put %s: %w", SignatureKey, err)
-	}
-	prev := d.prev
-	d.prev, d.homed = m, map[string]string{}
-	res.Sequence, res.Wrote = m.Sequence, true
-	for _, a := range later {
-		home := Home(a.Target, a.ContentType)
-		if err := put(home, a); err != nil {
-			return res, err
-		}
-		d.homed[home] = a.SHA256
-	}
 	named := make(map[string]bool, len(m.Files))
 	for _, f := range m.Files {
 		named[f.Key] = true
 	}
-	for _, f := range prev.Files {
-		if named[f.Key] || homeKeys[f.Key] {
-			continue
+	// The keys no longer named: the previous manifest's, and those an
+	// earlier push meant to delete and did not (Stale). They are
+	// remembered before the manifest moves on, since after it nothing
+	// else names them.
+	candidates := slices.Clone(d.Stale)
+	for _, f := range d.prev.Files {
+		candidates = append(candidates, f.Key)
+	}
+	var gone []string
+	for _, k := range candidates {
+		if !named[k] && !homeKeys[k] {
+			named[k] = true // once
+			gone = append(gone, k)
 		}
-		named[f.Key] = true // once
-		if err := d.Bucket.Delete(ctx, f.Key); err != nil {
-			return res, fmt.Errorf("delete %s: %w", f.Key, err)
+	}
+	if (changed || force) && len(gone) > 0 && d.Remember != nil {
+		if err := d.Remember(ctx, gone); err != nil {
+			return res, fmt.Errorf("remembering the files to delete: %w", err)
+		}
+	}
+	if changed || force {
+		if err := d.writeManifest(ctx, m, key); err != nil {
+			return res, err
+		}
+		res.Sequence, res.Wrote = m.Sequence, true
+		for _, a := range later {
+			home := Home(a.Target, a.ContentType)
+			if err := put(home, a); err != nil {
+				return res, err
+			}
+			d.homed[home] = a.SHA256
+		}
+	}
+	for _, k := range gone {
+		if err := d.Bucket.Delete(ctx, k); err != nil {
+			return res, fmt.Errorf("delete %s: %w", k, err)
 		}
 		res.FilesDeleted++
 	}
+	d.Stale = nil
 	return res, nil
+}
+
+// writeManifest puts m and its signature, and makes it the one the
+// destination holds.
+func (d *Destination) writeManifest(ctx context.Context, m *Manifest, key ed25519.PrivateKey) error {
+	body, err := m.Marshal()
+	if err != nil {
+		return err
+	}
+	if err := d.Bucket.Put(ctx, ManifestKey, body, "application/json"); err != nil {
+		return fmt.Errorf("put %s: %w", ManifestKey, err)
+	}
+	if err := d.Bucket.Put(ctx, SignatureKey, ed25519.Sign(key, body), "application/octet-stream"); err != nil {
+		return fmt.Errorf("put %s: %w", SignatureKey, err)
+	}
+	d.prev, d.homed = m, map[string]string{}
+	return nil
 }
 
 // read returns the manifest the bucket holds when it is this key's
@@ -195,9 +228,16 @@ func (d *Destination) read(ctx context.Context, pub ed25519.PublicKey) (*Manifes
 	}
 	m, err := Verify(pub, body, sig)
 	if err != nil {
-		// Another key's, or torn: its sequence still counts.
+		// Another key's (before a rotation), or torn between the
+		// manifest and its signature: every file is put again; its
+		// sequence still counts, and its blobs are to be deleted.
 		if old, perr := ParseManifest(body); perr == nil {
 			empty.Sequence = old.Sequence
+			for _, f := range old.Files {
+				if strings.HasPrefix(f.Key, blobPrefix) {
+					d.Stale = append(d.Stale, f.Key)
+				}
+			}
 		}
 		return empty, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -44,16 +45,17 @@ func (m mirrorStore) SigningKey(ctx context.Context, now time.Time, rotate bool)
 	return ed25519.NewKeyFromSeed(seed), nil
 }
 
-const mirrorColumns = `url, sequence, last_success_at, last_attempt_at, failures, last_error, next_attempt_at`
+const mirrorColumns = `url, sequence, last_success_at, last_attempt_at, failures, last_error, next_attempt_at, stale`
 
 type mirrorRow struct {
 	s                statusd.MirrorState
 	success, attempt sql.NullInt64
 	next             int64
+	stale            string
 }
 
 func (r *mirrorRow) dest() []any {
-	return []any{&r.s.URL, &r.s.Sequence, &r.success, &r.attempt, &r.s.Failures, &r.s.LastError, &r.next}
+	return []any{&r.s.URL, &r.s.Sequence, &r.success, &r.attempt, &r.s.Failures, &r.s.LastError, &r.next, &r.stale}
 }
 
 func (r *mirrorRow) value() (statusd.MirrorState, error) {
@@ -62,7 +64,7 @@ func (r *mirrorRow) value() (statusd.MirrorState, error) {
 	if r.next != 0 {
 		s.NextAttemptAt = fromMS(r.next)
 	}
-	return s, nil
+	return s, json.Unmarshal([]byte(r.stale), &s.Stale)
 }
 
 func (m mirrorStore) Claim(ctx context.Context, url, holder string, now time.Time, lease time.Duration) (*statusd.MirrorState, error) {
@@ -85,6 +87,26 @@ func (m mirrorStore) Claim(ctx context.Context, url, holder string, now time.Tim
 	return got, err
 }
 
+// staleJSON is the stale column of keys: a JSON list, [] for none.
+func staleJSON(keys []string) (string, error) {
+	if keys == nil {
+		keys = []string{}
+	}
+	b, err := json.Marshal(keys)
+	return string(b), err
+}
+
+func (m mirrorStore) Remember(ctx context.Context, url string, keys []string) error {
+	stale, err := staleJSON(keys)
+	if err != nil {
+		return err
+	}
+	return m.s.outbox(ctx, func(t tx) error {
+		_, err := t.exec(`UPDATE mirror_destinations SET stale = ? WHERE url = ?`, stale, url)
+		return err
+	})
+}
+
 func (m mirrorStore) Record(ctx context.Context, p statusd.MirrorPush) (*statusd.MirrorState, error) {
 	var got statusd.MirrorState
 	err := m.s.outbox(ctx, func(t tx) error {
@@ -100,9 +122,13 @@ func (m mirrorStore) Record(ctx context.Context, p statusd.MirrorPush) (*statusd
 		if !got.NextAttemptAt.IsZero() {
 			next = ms(got.NextAttemptAt)
 		}
+		stale, err := staleJSON(got.Stale)
+		if err != nil {
+			return err
+		}
 		if _, err := t.exec(`UPDATE mirror_destinations SET sequence = ?, last_success_at = ?, last_attempt_at = ?, failures = ?,
-			last_error = ?, next_attempt_at = ? WHERE url = ?`,
-			got.Sequence, msPtr(got.LastSuccessAt), msPtr(got.LastAttemptAt), got.Failures, got.LastError, next, p.URL); err != nil {
+			last_error = ?, next_attempt_at = ?, stale = ? WHERE url = ?`,
+			got.Sequence, msPtr(got.LastSuccessAt), msPtr(got.LastAttemptAt), got.Failures, got.LastError, next, stale, p.URL); err != nil {
 			return err
 		}
 		if _, err := t.exec(`INSERT INTO mirror_pushes (url, sequence, started_at, finished_at, error, files_put, bytes_put, files_deleted)

@@ -1,7 +1,8 @@
 -- The mirror of CONTRACT C10: the keys that sign its manifests (the newest
 -- is the one in use; older ones are kept after a rotation), each
 -- destination's state (its one writer's lease, the last manifest's
--- sequence, the retry schedule), and the log of its pushes.
+-- sequence, the retry schedule, the keys a push is to delete, as a JSON
+-- list), and the log of its pushes.
 CREATE TABLE mirror_keys (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     seed       BLOB NOT NULL,
@@ -16,6 +17,7 @@ CREATE TABLE mirror_destinations (
     last_attempt_at INTEGER,
     failures        INTEGER NOT NULL DEFAULT 0,
     last_error      TEXT NOT NULL DEFAULT '',
+    stale           TEXT NOT NULL DEFAULT '[]',
     next_attempt_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE mirror_pushes (

@@ -21,7 +21,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -84,15 +83,6 @@ type Mirror struct {
 	render http.Handler
 	holder string
 	dests  []*dest
-	// rendered is the copy rendered for the pushes of one Tick.
-	rendered rendered
-}
-
-// rendered are the answers of a snapshot at a moment.
-type rendered struct {
-	snap *snapshot.Snapshot
-	at   time.Time
-	ans  []Answer
 }
 
 // dest is a destination and where this process stands with it.
@@ -143,30 +133,44 @@ func (m *Mirror) Run(ctx context.Context) {
 	}
 }
 
-// Tick pushes to each destination that needs it, now.
+// Tick pushes to each destination that needs it, now, rendering the
+// snapshot once for all of them.
 func (m *Mirror) Tick(ctx context.Context) {
 	snap := m.cfg.Snapshots.Current()
 	if snap == nil {
 		return
 	}
 	now := m.cfg.Now()
+	var due []claimed
 	for _, d := range m.dests {
-		m.tick(ctx, d, snap, now)
+		if c, ok := m.claim(ctx, d, snap, now); ok {
+			due = append(due, c)
+		}
 	}
-	m.rendered = rendered{} // rendered for this moment's pushes; not kept between them
+	if len(due) > 0 {
+		m.push(ctx, snap, now, due)
+	}
 }
 
-// tick claims d when a push is due or its claim is to be renewed (every
+// claimed is a destination this process holds the claim on, with its
+// state then, and whether a heartbeat is due.
+type claimed struct {
+	d         *dest
+	st        statusd.MirrorState
+	heartbeat bool
+}
+
+// claim claims d when a push is due or its claim is to be renewed (every
 // third of the lease, so that a process that holds none takes the
-// destination over within a lease of its holder's death), and pushes
-// when it holds the claim and a push is due: the snapshot changed, a
-// heartbeat is due, or it just took the destination over (and does not
-// know what its last holder wrote).
-func (m *Mirror) tick(ctx context.Context, d *dest, snap *snapshot.Snapshot, now time.Time) {
+// destination over within a lease of its holder's death); ok says that
+// this process holds the claim and is to push: the snapshot changed, a
+// heartbeat is due, files are left to delete, or it just took the
+// destination over (and does not know what its last holder wrote).
+func (m *Mirror) claim(ctx context.Context, d *dest, snap *snapshot.Snapshot, now time.Time) (c claimed, ok bool) {
 	heartbeat := !now.Before(d.at.Add(m.cfg.Heartbeat))
 	due := d.pushed != snap || heartbeat
 	if now.Before(d.retry) || (!due && now.Sub(d.claimed) < lease/3) {
-		return
+		return c, false
 	}
 	st, err := m.cfg.Store.Claim(ctx, d.url, m.holder, now, lease)
 	d.claimed = now
@@ -174,11 +178,11 @@ func (m *Mirror) tick(ctx context.Context, d *dest, snap *snapshot.Snapshot, now
 	case err != nil:
 		m.cfg.Log.Warn("mirror: cannot claim the destination", "mirror", d.url, "err", err)
 		d.retry = now.Add(statusd.MirrorRetry(1))
-		return
+		return c, false
 	case st == nil:
 		// Another process holds it: it pushes; try again later.
 		d.holds, d.retry = false, now.Add(lease/3)
-		return
+		return c, false
 	case !d.holds:
 		d.holds, d.prev, due = true, nil, true // read the bucket's manifest
 	case d.prev != nil && d.prev.Sequence != st.Sequence:
@@ -186,22 +190,65 @@ func (m *Mirror) tick(ctx context.Context, d *dest, snap *snapshot.Snapshot, now
 	}
 	if st.NextAttemptAt.After(now) {
 		d.retry = st.NextAttemptAt // a failure's backoff, whoever failed
-		return
+		return c, false
 	}
 	d.Stale = st.Stale
-	if due || len(d.Stale) > 0 {
-		m.push(ctx, d, snap, now, *st, heartbeat)
+	return claimed{d: d, st: *st, heartbeat: heartbeat}, due || len(d.Stale) > 0
+}
+
+// push renders snap at now once and pushes it to each destination of
+// due, answer by answer.
+func (m *Mirror) push(ctx context.Context, snap *snapshot.Snapshot, now time.Time, due []claimed) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for _, c := range due {
+		stop := m.keepClaim(ctx, cancel, c.d.url)
+		defer stop()
+	}
+	pushes := make([]*Push, len(due))
+	errs := make([]error, len(due))
+	key, err := m.cfg.Store.SigningKey(ctx, now, false)
+	stamp := Stamp{GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
+	for i, c := range due {
+		switch {
+		case err != nil:
+			errs[i] = fmt.Errorf("the signing key: %w", err)
+		default:
+			pushes[i], errs[i] = c.d.Begin(ctx, stamp, key, c.st.Sequence+1)
+		}
+	}
+	m.pin.p.Store(snap)
+	pause, status := m.giveWay(), false
+	err = Render(ctx, m.render, Targets(snap, m.cfg.Variant), func(a Answer) {
+		pause()
+		status = status || a.Target == "/api/v1/status"
+		for i, p := range pushes {
+			if errs[i] == nil {
+				errs[i] = p.Add(ctx, a)
+			}
+		}
+	})
+	if err == nil && !status {
+		// A copy without the page's status would replace the good one.
+		err = errors.New("the page's status did not render: nothing is pushed")
+	}
+	for i, c := range due {
+		var res Result
+		switch {
+		case errs[i] == nil && err != nil:
+			errs[i] = err
+		case errs[i] == nil:
+			res, errs[i] = pushes[i].Finish(ctx, c.heartbeat)
+		case pushes[i] != nil:
+			res = pushes[i].res
+		}
+		m.done(ctx, c, snap, now, res, errs[i])
 	}
 }
 
-// push pushes snap's copy to d, whose claim this process holds and whose
-// state is st.
-func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, start time.Time, st statusd.MirrorState, heartbeat bool) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stop := m.keepClaim(ctx, cancel, d.url)
-	defer stop()
-	res, err := m.pushTo(ctx, d, snap, start, st.Sequence+1, heartbeat)
+// done records what the push to c did.
+func (m *Mirror) done(ctx context.Context, c claimed, snap *snapshot.Snapshot, start time.Time, res Result, err error) {
+	d := c.d
 	p := statusd.MirrorPush{URL: d.url, Sequence: res.Sequence, StartedAt: start, FinishedAt: m.cfg.Now(),
 		FilesPut: res.FilesPut, BytesPut: res.BytesPut, FilesDeleted: res.FilesDeleted}
 	if err != nil {
@@ -218,47 +265,12 @@ func (m *Mirror) push(ctx context.Context, d *dest, snap *snapshot.Snapshot, sta
 		m.cfg.Log.Warn("mirror: cannot record the push", "mirror", d.url, "err", rerr)
 	}
 	if err != nil {
-		d.retry = p.FinishedAt.Add(statusd.MirrorRetry(st.Failures + 1))
+		d.retry = p.FinishedAt.Add(statusd.MirrorRetry(c.st.Failures + 1))
 		return
 	}
 	d.pushed, d.at, d.retry = snap, p.FinishedAt, time.Time{}
 	m.cfg.Log.Info("mirror: pushed", "mirror", d.url, "sequence", res.Sequence, "files_put", res.FilesPut,
 		"bytes_put", res.BytesPut, "files_deleted", res.FilesDeleted, "took", p.FinishedAt.Sub(start))
-}
-
-// pushTo renders snap at now (once for every destination) and pushes it
-// to d.
-func (m *Mirror) pushTo(ctx context.Context, d *dest, snap *snapshot.Snapshot, now time.Time, sequence int64, heartbeat bool) (Result, error) {
-	key, err := m.cfg.Store.SigningKey(ctx, now, false)
-	if err != nil {
-		return Result{}, fmt.Errorf("the signing key: %w", err)
-	}
-	ans, err := m.answers(ctx, snap, now)
-	if err != nil {
-		return Result{}, err
-	}
-	c := Content{Answers: ans, GeneratedAt: now, SourceURL: snap.Page().URL, StaleAfter: m.cfg.StaleAfter}
-	return d.Push(ctx, c, key, sequence, heartbeat)
-}
-
-// answers are snap's answers at now, rendered once for every
-// destination pushed to at that moment.
-func (m *Mirror) answers(ctx context.Context, snap *snapshot.Snapshot, now time.Time) ([]Answer, error) {
-	r := &m.rendered
-	if r.snap == snap && r.at.Equal(now) {
-		return r.ans, nil
-	}
-	m.pin.p.Store(snap)
-	ans, err := Render(ctx, m.render, Targets(snap, m.cfg.Variant), m.giveWay())
-	if err != nil {
-		return nil, err
-	}
-	// A copy without the page's status would delete the good one there.
-	if !slices.ContainsFunc(ans, func(a Answer) bool { return a.Target == "/api/v1/status" }) {
-		return nil, errors.New("the page's status did not render: nothing is pushed")
-	}
-	r.snap, r.at, r.ans = snap, now, ans
-	return ans, nil
 }
 
 // giveWay returns the pause between answers: while readers are waiting

@@ -48,10 +48,8 @@ func blob(sha string) string { return blobPrefix + sha }
 // blobPrefix is where the blobs are.
 const blobPrefix = "_blobs/"
 
-// Content is what one push writes: the answers, and the manifest's fields
-// beyond its files.
-type Content struct {
-	Answers     []Answer
+// Stamp is what a manifest says beyond its files.
+type Stamp struct {
 	GeneratedAt time.Time
 	SourceURL   string
 	StaleAfter  time.Duration
@@ -85,68 +83,100 @@ type Result struct {
 	Wrote bool
 }
 
-// Push brings the destination up to c, signing the manifest with key;
-// sequence is the least sequence the new manifest may have (the store's
-// last plus one). force writes the manifest even when no answer changed
-// (a heartbeat, or the first push of a process).
+// Push is a push to a destination under way: Begin it, Add each answer
+// as it is rendered, Finish it.
 //
 // The manifest only ever names keys that hold the bytes it says, so that a
 // push stopped anywhere (a store that refuses, a SIGKILL) leaves the
 // previous copy whole: new targets and targets whose previous key was a
-// blob are written to their homes first; a changed target whose home the
-// previous manifest names is written to a blob, which the new manifest
-// names; then mirror.json and its signature; then those homes get their
-// new bytes (for the hosts that serve homes directly); last, keys no
-// longer named are deleted. The next push names the homes again.
-func (d *Destination) Push(ctx context.Context, c Content, key ed25519.PrivateKey, sequence int64, force bool) (Result, error) {
-	var res Result
+// blob are written to their homes as they come; a changed target whose
+// home the previous manifest names is written to a blob, which the new
+// manifest names; then mirror.json and its signature; then those homes
+// get their new bytes (for the hosts that serve homes directly); last,
+// keys no longer named are deleted. The next push names the homes again.
+type Push struct {
+	d     *Destination
+	key   ed25519.PrivateKey
+	m     *Manifest
+	force bool
+	// later are the changed answers whose homes are written after the
+	// manifest: the only answers a push keeps.
+	later   []Answer
+	homes   map[string]bool // the answers' homes
+	changed bool
+	res     Result
+	err     error // the first failure: the answers after it are not taken
+}
+
+// Begin starts a push to the destination, whose manifest is signed with
+// key; sequence is the least sequence it may have (the store's last plus
+// one). A destination whose manifest this process has not read yet (its
+// first push, or one after another process pushed) reads it first; its
+// push writes a manifest even when nothing changed.
+func (d *Destination) Begin(ctx context.Context, s Stamp, key ed25519.PrivateKey, sequence int64) (*Push, error) {
+	p := &Push{d: d, key: key, homes: map[string]bool{}}
 	if d.prev == nil {
 		prev, err := d.read(ctx, key.Public().(ed25519.PublicKey))
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		d.prev, d.homed, force = prev, map[string]string{}, true
+		d.prev, d.homed, p.force = prev, map[string]string{}, true
 	}
 	if d.prev.Sequence >= sequence {
 		sequence = d.prev.Sequence + 1
 	}
-	m := &Manifest{Sequence: sequence, GeneratedAt: c.GeneratedAt.UTC(), SourceURL: c.SourceURL,
-		StaleAfter: int64(c.StaleAfter / time.Second), Files: make(map[string]File, len(c.Answers))}
-	put := func(key string, a Answer) error {
-		if err := d.Bucket.Put(ctx, key, a.Body, a.ContentType); err != nil {
-			return fmt.Errorf("put %s: %w", key, err)
-		}
-		res.FilesPut++
-		res.BytesPut += int64(len(a.Body))
-		return nil
+	p.m = &Manifest{Sequence: sequence, GeneratedAt: s.GeneratedAt.UTC(), SourceURL: s.SourceURL,
+		StaleAfter: int64(s.StaleAfter / time.Second), Files: make(map[string]File, len(d.prev.Files))}
+	return p, nil
+}
+
+// Add takes an answer: put to its home or a blob when it changed, or
+// kept for after the manifest. After a failure it does nothing and
+// returns that failure.
+func (p *Push) Add(ctx context.Context, a Answer) error {
+	if p.err != nil {
+		return p.err
 	}
-	var later []Answer // changed targets whose homes are written after the manifest
-	changed := false
-	homeKeys := make(map[string]bool, len(c.Answers))
-	for _, a := range c.Answers {
-		home := Home(a.Target, a.ContentType)
-		homeKeys[home] = true
-		p, had := d.prev.Files[a.Target]
-		f := File{Key: home, SHA256: a.SHA256, ContentType: a.ContentType}
-		switch {
-		case had && p.Key == home && p.SHA256 == a.SHA256 && p.ContentType == a.ContentType:
-		case had && p.Key == home:
-			f.Key = blob(a.SHA256)
-			if err := put(f.Key, a); err != nil {
-				return res, err
-			}
-			later = append(later, a)
-		case d.homed[home] == a.SHA256:
-			// Its home got these bytes after the previous manifest.
-		default:
-			if err := put(home, a); err != nil {
-				return res, err
-			}
-		}
-		changed = changed || !had || p != f
-		m.Files[a.Target] = f
+	d := p.d
+	home := Home(a.Target, a.ContentType)
+	p.homes[home] = true
+	prev, had := d.prev.Files[a.Target]
+	f := File{Key: home, SHA256: a.SHA256, ContentType: a.ContentType}
+	switch {
+	case had && prev.Key == home && prev.SHA256 == a.SHA256 && prev.ContentType == a.ContentType:
+	case had && prev.Key == home:
+		f.Key = blob(a.SHA256)
+		p.err = p.put(ctx, f.Key, a)
+		p.later = append(p.later, a)
+	case d.homed[home] == a.SHA256:
+		// Its home got these bytes after the previous manifest.
+	default:
+		p.err = p.put(ctx, home, a)
 	}
-	changed = changed || len(m.Files) != len(d.prev.Files)
+	p.changed = p.changed || !had || prev != f
+	p.m.Files[a.Target] = f
+	return p.err
+}
+
+// put puts a's bytes under key.
+func (p *Push) put(ctx context.Context, key string, a Answer) error {
+	if err := p.d.Bucket.Put(ctx, key, a.Body, a.ContentType); err != nil {
+		return fmt.Errorf("put %s: %w", key, err)
+	}
+	p.res.FilesPut++
+	p.res.BytesPut += int64(len(a.Body))
+	return nil
+}
+
+// Finish ends the push: the manifest, when an answer changed or force
+// (a heartbeat) says so, then the homes of the changed answers, then the
+// deletions. It returns what the push did, and its first failure.
+func (p *Push) Finish(ctx context.Context, force bool) (Result, error) {
+	d, m := p.d, p.m
+	if p.err != nil {
+		return p.res, p.err
+	}
+	changed := p.changed || len(m.Files) != len(d.prev.Files)
 	named := make(map[string]bool, len(m.Files))
 	for _, f := range m.Files {
 		named[f.Key] = true
@@ -161,37 +191,37 @@ func (d *Destination) Push(ctx context.Context, c Content, key ed25519.PrivateKe
 	}
 	var gone []string
 	for _, k := range candidates {
-		if !named[k] && !homeKeys[k] {
+		if !named[k] && !p.homes[k] {
 			named[k] = true // once
 			gone = append(gone, k)
 		}
 	}
-	if (changed || force) && len(gone) > 0 && d.Remember != nil {
+	write := changed || force || p.force
+	if write && len(gone) > 0 && d.Remember != nil {
 		if err := d.Remember(ctx, gone); err != nil {
-			return res, fmt.Errorf("remembering the files to delete: %w", err)
+			return p.res, fmt.Errorf("remembering the files to delete: %w", err)
 		}
 	}
-	if changed || force {
-		if err := d.writeManifest(ctx, m, key); err != nil {
-			return res, err
+	if write {
+		if err := d.writeManifest(ctx, m, p.key); err != nil {
+			return p.res, err
 		}
-		res.Sequence, res.Wrote = m.Sequence, true
-		for _, a := range later {
-			home := Home(a.Target, a.ContentType)
-			if err := put(home, a); err != nil {
-				return res, err
+		p.res.Sequence, p.res.Wrote = m.Sequence, true
+		for _, a := range p.later {
+			if err := p.put(ctx, Home(a.Target, a.ContentType), a); err != nil {
+				return p.res, err
 			}
-			d.homed[home] = a.SHA256
+			d.homed[Home(a.Target, a.ContentType)] = a.SHA256
 		}
 	}
 	for _, k := range gone {
 		if err := d.Bucket.Delete(ctx, k); err != nil {
-			return res, fmt.Errorf("delete %s: %w", k, err)
+			return p.res, fmt.Errorf("delete %s: %w", k, err)
 		}
-		res.FilesDeleted++
+		p.res.FilesDeleted++
 	}
 	d.Stale = nil
-	return res, nil
+	return p.res, nil
 }
 
 // writeManifest puts m and its signature, and makes it the one the

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,17 +81,24 @@ func (b *memBucket) Delete(_ context.Context, key string) error {
 
 func (b *memBucket) String() string { return "mem://" }
 
-// content is a copy of the answers, target to body.
-func content(answers map[string]string) Content {
-	c := Content{GeneratedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), SourceURL: "https://status.example.com", StaleAfter: 15 * time.Minute}
-	for target, body := range answers {
+// push pushes the answers (target to body) to d, as Mirror does: Begin,
+// Add each, Finish.
+func push(d *Destination, answers map[string]string, key ed25519.PrivateKey, sequence int64) (Result, error) {
+	ctx := context.Background()
+	s := Stamp{GeneratedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), SourceURL: "https://status.example.com", StaleAfter: 15 * time.Minute}
+	p, err := d.Begin(ctx, s, key, sequence)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, target := range slices.Sorted(maps.Keys(answers)) {
 		ct := "application/json"
 		if !strings.HasPrefix(target, "/api/") {
 			ct = "text/html; charset=utf-8"
 		}
-		c.Answers = append(c.Answers, Answer{Target: target, Body: []byte(body), ContentType: ct, SHA256: Hash([]byte(body))})
+		body := []byte(answers[target])
+		p.Add(ctx, Answer{Target: target, Body: body, ContentType: ct, SHA256: Hash(body)})
 	}
-	return c
+	return p.Finish(ctx, false)
 }
 
 // whole returns the bucket's manifest after checking its signature and
@@ -128,7 +136,7 @@ func TestPushStoppedAnywhere(t *testing.T) {
 	const ops = 4*2 + 1 + 2 + 1
 
 	start := &memBucket{files: map[string]string{}, fail: -1}
-	if _, err := (&Destination{Bucket: start}).Push(context.Background(), content(before), key, 1, false); err != nil {
+	if _, err := push(&Destination{Bucket: start}, before, key, 1); err != nil {
 		t.Fatal(err)
 	}
 	first := whole(t, start, pub)
@@ -137,7 +145,7 @@ func TestPushStoppedAnywhere(t *testing.T) {
 			b := &memBucket{files: maps.Clone(start.files), fail: stop}
 			var stale []string // what the store keeps
 			remember := func(_ context.Context, keys []string) error { stale = keys; return nil }
-			res, err := (&Destination{Bucket: b, Remember: remember}).Push(context.Background(), content(after), key, 2, false)
+			res, err := push(&Destination{Bucket: b, Remember: remember}, after, key, 2)
 			switch {
 			case stop < ops && !errors.Is(err, errRefused):
 				t.Fatalf("stopped after %d operations: %v", stop, err)
@@ -153,7 +161,7 @@ func TestPushStoppedAnywhere(t *testing.T) {
 				}
 			}
 			b.fail = -1
-			if _, err := (&Destination{Bucket: b, Stale: stale}).Push(context.Background(), content(after), key, 2, false); err != nil {
+			if _, err := push(&Destination{Bucket: b, Stale: stale}, after, key, 2); err != nil {
 				t.Fatal(err)
 			}
 			m := whole(t, b, pub)

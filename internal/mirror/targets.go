@@ -69,11 +69,11 @@ type Answer struct {
 }
 
 // Render asks h, the public reads' handler (server.Renderer), for each
-// target, and for the further pages the answers lead to, and returns the
-// successful answers, in the order asked. A target answered other than
+// target, and for the further pages the answers lead to, and hands each
+// successful answer to take, in the order asked, as it comes: a push
+// holds only the answers it has yet to put. A target answered other than
 // 200 is left out.
-// each, when set, is called after every answer, to give way to readers.
-func Render(ctx context.Context, h http.Handler, targets []string, each func()) ([]Answer, error) {
+func Render(ctx context.Context, h http.Handler, targets []string, take func(Answer)) error {
 	seen := make(map[string]bool, len(targets))
 	queue := make([]string, 0, len(targets))
 	for _, t := range targets {
@@ -82,27 +82,23 @@ func Render(ctx context.Context, h http.Handler, targets []string, each func()) 
 			queue = append(queue, t)
 		}
 	}
-	out := make([]Answer, 0, len(queue))
 	for i := 0; i < len(queue); i++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		a, ok := render(ctx, h, queue[i])
-		if each != nil {
-			each()
-		}
 		if !ok {
 			continue
 		}
-		out = append(out, a)
 		for _, next := range further(a) {
 			if !seen[next] {
 				seen[next] = true
 				queue = append(queue, next)
 			}
 		}
+		take(a)
 	}
-	return out, nil
+	return nil
 }
 
 // render asks h for target; ok is false when the answer is not a 200.

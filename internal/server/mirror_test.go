@@ -255,6 +255,9 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 	}
 	dir := t.TempDir()
 	o := options{variant: variant, now: clk.Now, mirrors: []mirror.Bucket{mirror.Dir(dir), bucket}}
+	if variant == statusd.VariantA {
+		o.smtp = testenv.StartSMTP(t, testenv.SMTPOptions{}) // email subscription: the pages link to /subscribe
+	}
 	srv := startServer(t, testserver.Fixture(start), o)
 	pub := testserver.MirrorKey(t, srv.DB)
 	sites := []mirrorSite{{mirror.Dir(dir), pub}, {bucket, pub}}
@@ -276,6 +279,14 @@ func testMirror(t *testing.T, variant statusd.Variant) {
 		body, _ := sites[1].b.Get(context.Background(), mirror.ManifestKey)
 		sig, _ := sites[1].b.Get(context.Background(), mirror.SignatureKey)
 		opensslVerify(t, pub, body, sig)
+		// With email subscription, the copy's Subscribe links go to the
+		// live page, whose /subscribe the copy does not hold.
+		if variant == statusd.VariantA {
+			home, _, _ := s3.Object("www/index.html")
+			if !strings.Contains(string(home), `href="https://status.acme.test/subscribe"`) || strings.Contains(string(home), `href="/subscribe"`) {
+				t.Errorf("the copy's home page does not link to the live page's /subscribe")
+			}
+		}
 		// The query-less targets are at their paths, for a static host.
 		for target, key := range map[string]string{"/": "www/index.html", "/history": "www/history", "/notices/100": "www/notices/100",
 			"/api/v1/status": "www/api/v1/status", "/api/v1": "www/api/v1/index.json", "/api/v2/summary.json": "www/api/v2/summary.json"} {

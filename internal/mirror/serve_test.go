@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -144,6 +145,40 @@ func TestServeTargets(t *testing.T) {
 				t.Errorf("GET %s: %s %q, want %q", f.target, k, got, v)
 			}
 		}
+	}
+}
+
+// TestServeFromBuckets serves a copy pushed to an S3 server, and one that
+// a web server serves (serve --from-mirror https://...), as from a folder.
+func TestServeFromBuckets(t *testing.T) {
+	pub, priv := newKey(t)
+	s3 := testenv.S3(t, "copies")
+	dir := mirror.Dir(t.TempDir())
+	site := httptest.NewServer(http.FileServer(http.Dir(string(dir))))
+	t.Cleanup(site.Close)
+	over, err := mirror.Open(site.URL+"/", mirror.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name       string
+		push, read mirror.Bucket
+	}{
+		{"s3", openS3(t, s3, "s3://copies/status"), openS3(t, s3, "s3://copies/status")},
+		{"https", dir, over},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writeCopy(t, c.push, priv, 1, sample)
+			s, ts := newServer(t)
+			if err := s.Refresh(context.Background(), mirror.Source{Bucket: c.read, Key: pub}); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range sample {
+				if res, body := testenv.Fetch(t, "GET", ts.URL+f.target); res.StatusCode != 200 || body != f.body {
+					t.Errorf("GET %s: %d %q, want 200 %q", f.target, res.StatusCode, body, f.body)
+				}
+			}
+		})
 	}
 }
 

@@ -9,7 +9,7 @@
 // (a lease in the store); a failure is logged in the store, retried with
 // backoff, and shown on /readyz and in
 // statusd_mirror_last_success_timestamp_seconds. serve --from-mirror serves
-// a copy back (Copy, Handler).
+// a copy back (Source.Load, Server), and mirror verify checks one (Check).
 package mirror
 
 import (

@@ -449,51 +449,31 @@ func (b *bench) findComponent(ctx context.Context) error {
 // second). It returns once the last edit's manifest was written.
 func (b *bench) window(ctx context.Context, r int) (round, error) {
 	rr := round{load: rig.Loadavg()}
-	type wrkDone struct {
-		r   rig.Result
-		err error
-		cpu float64   // statusd's CPU seconds when wrk ended
-		at  time.Time // when wrk ended
-	}
-	done := make(chan wrkDone, 1)
-	cpu0 := rig.CPUSeconds(b.srv.PID)
-	start := time.Now()
-	go func() {
-		res, err := b.wrk(b.cfg.wrkDur).Run(ctx)
-		done <- wrkDone{res, err, rig.CPUSeconds(b.srv.PID), time.Now()}
-	}()
-	end := start.Add(b.cfg.wrkDur)
-	time.Sleep(b.cfg.lead) // wrk connects and reaches its pace
-	var err error
-	for len(rr.changes) == 0 || time.Now().Before(end) {
-		var c change
-		c, err = b.change(ctx, kindEdit, func() error {
+	w, err := b.srv.RunBeside(ctx, b.wrk(b.cfg.wrkDur), b.cfg.lead, func() error {
+		c, err := b.change(ctx, kindEdit, func() error {
 			_, err := b.srv.Admin(ctx, http.MethodPatch, "/admin/api/v1/notices/"+strconv.FormatInt(b.cfg.notice, 10), http.StatusOK,
 				map[string]any{"subject": fmt.Sprintf("Elevated error rates (benchmark write %d)", b.writes)})
 			return err
 		}, func() int64 { return b.cfg.notice })
-		if err != nil {
-			break
+		if err == nil {
+			rr.changes = append(rr.changes, c)
 		}
-		rr.changes = append(rr.changes, c)
-	}
-	w := <-done
-	rr.window, rr.cpu, rr.reads = w.at.Sub(start).Seconds(), w.cpu-cpu0, w.r
-	if err == nil {
-		err = w.err
-	}
+		return err
+	})
+	start := w.Start
+	rr.window, rr.cpu, rr.reads = w.End.Sub(start).Seconds(), w.CPU, w.Reads
 	pushes, perr := readPushes(b.srv.Log)
 	if err == nil {
 		err = perr
 	}
 	var spans []rig.Span
 	for _, p := range pushes {
-		if s := p.span(); s.Within(start, w.at) > 0 {
+		if s := p.span(); s.Within(start, w.End) > 0 {
 			rr.pushes = append(rr.pushes, p)
 			spans = append(spans, s)
 		}
 	}
-	rr.coverage = rig.Coverage(spans, start, w.at)
+	rr.coverage = rig.Coverage(spans, start, w.End)
 	logf("round %d: %d pushes during reads, %.0f%% of the window; reads %.0f req/s (avg %v, max %v, %d socket errors); statusd %.1f CPU s",
 		r, len(rr.pushes), 100*rr.coverage, rr.reads.RPS, rr.reads.LatencyAvg, rr.reads.LatencyMax, rr.reads.SocketErrors, rr.cpu)
 	return rr, err

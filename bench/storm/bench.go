@@ -232,37 +232,16 @@ func kindOf(resolved bool) string {
 // apart.
 func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResult, error) {
 	rr := roundResult{load: rig.Loadavg()}
-	type wrkDone struct {
-		r   rig.Result
-		err error
-		cpu float64   // statusd's CPU seconds when wrk ended
-		at  time.Time // when wrk ended
-	}
-	done := make(chan wrkDone, 1)
-	cpu0 := rig.CPUSeconds(b.srv.PID)
-	start := time.Now()
-	go func() {
-		r, err := b.wrk(b.cfg.wrkDur).Run(ctx)
-		done <- wrkDone{r, err, rig.CPUSeconds(b.srv.PID), time.Now()}
-	}()
-	end := start.Add(b.cfg.wrkDur)
-	time.Sleep(b.cfg.lead) // wrk connects and reaches its pace
 	var storms []stormResult
-	var err error
-	for len(storms) == 0 || time.Now().Before(end) {
-		var pair []stormResult
-		pair, err = b.pair(ctx, phaseReads, round, false)
+	w, err := b.srv.RunBeside(ctx, b.wrk(b.cfg.wrkDur), b.cfg.lead, func() error {
+		pair, err := b.pair(ctx, phaseReads, round, false)
 		storms = append(storms, pair...)
-		if err != nil {
-			break
-		}
-	}
-	w := <-done
-	rr.window = w.at.Sub(start).Seconds()
-	rr.cpu = w.cpu - cpu0
-	rr.reads = w.r
+		return err
+	})
+	start := w.Start
+	rr.window, rr.cpu, rr.reads = w.End.Sub(start).Seconds(), w.CPU, w.Reads
 	for i := range storms {
-		if s := &storms[i]; s.span().Within(start, w.at) < s.end.Sub(s.start)/2 {
+		if s := &storms[i]; s.span().Within(start, w.End) < s.end.Sub(s.start)/2 {
 			s.phase = phaseAfter // mostly after wrk's end
 		} else {
 			rr.storms++
@@ -272,10 +251,7 @@ func (b *bench) window(ctx context.Context, round int) (roundResult, []stormResu
 	for i, s := range storms {
 		spans[i] = s.span()
 	}
-	rr.duty = rig.Coverage(spans, start, w.at)
-	if err == nil {
-		err = w.err
-	}
+	rr.duty = rig.Coverage(spans, start, w.End)
 	logf("round %d: %d storms under reads (%d after), %.0f%% of the window; reads %.0f req/s (avg %v, max %v, %d socket errors); statusd %.1f CPU s",
 		round, rr.storms, len(storms)-rr.storms, 100*rr.duty, rr.reads.RPS, rr.reads.LatencyAvg, rr.reads.LatencyMax, rr.reads.SocketErrors, rr.cpu)
 	return rr, storms, err

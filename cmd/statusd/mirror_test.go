@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,51 +15,6 @@ import (
 	"github.com/statusd/statusd/internal/testenv"
 	"github.com/statusd/statusd/internal/testserver"
 )
-
-// signedManifest reads b's manifest and checks its signature and that
-// every file it names holds the bytes it says: the copy is consistent. A
-// reader that read the manifest before a push wrote the next one may find
-// a file that the push rewrote since: it reads again, for up to 2 s.
-func signedManifest(t *testing.T, b mirror.Bucket, pub ed25519.PublicKey) *mirror.Manifest {
-	t.Helper()
-	var err error
-	for range 40 {
-		var man *mirror.Manifest
-		if man, err = readCopy(b, pub); err == nil {
-			return man
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatal(err)
-	return nil
-}
-
-// readCopy reads b's manifest, checking its signature and every file.
-func readCopy(b mirror.Bucket, pub ed25519.PublicKey) (*mirror.Manifest, error) {
-	ctx := context.Background()
-	body, err := b.Get(ctx, mirror.ManifestKey)
-	if err != nil {
-		return nil, err
-	}
-	sig, err := b.Get(ctx, mirror.SignatureKey)
-	if err != nil {
-		return nil, err
-	}
-	man, err := mirror.Verify(pub, body, sig)
-	if err != nil {
-		return nil, err
-	}
-	for target, f := range man.Files {
-		body, err := b.Get(ctx, f.Key)
-		if err != nil {
-			return nil, err
-		}
-		if mirror.Hash(body) != f.SHA256 {
-			return nil, fmt.Errorf("%s (%s) does not hold the bytes the manifest says", target, f.Key)
-		}
-	}
-	return man, nil
-}
 
 // TestMirrorKilled kills statusd with SIGKILL after it put a change's
 // files to S3 and before mirror.json (whose PUT the server refuses): the
@@ -85,7 +38,7 @@ func TestMirrorKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the first copy", 20*time.Second, func() bool { _, _, ok := s3.Object("site/mirror.json"); return ok })
-	first := signedManifest(t, bucket, pub)
+	first := testserver.MirrorCopy(t, bucket, pub)
 
 	s3.RefusePut("site/mirror.json")
 	rep.AdminOK(http.MethodPatch, "/page", tok, `{"name":"Acme Status, moved"}`, http.StatusOK)
@@ -103,7 +56,7 @@ func TestMirrorKilled(t *testing.T) {
 	if blobs == 0 {
 		t.Fatalf("no changed file was put before the manifest: %v", s3.Puts())
 	}
-	if man := signedManifest(t, bucket, pub); man.Sequence != first.Sequence {
+	if man := testserver.MirrorCopy(t, bucket, pub); man.Sequence != first.Sequence {
 		t.Errorf("the manifest after the kill: sequence %d, want the previous %d", man.Sequence, first.Sequence)
 	}
 	status, _, _ := s3.Object("site/api/v1/status")
@@ -114,7 +67,7 @@ func TestMirrorKilled(t *testing.T) {
 	s3.RefusePut("")
 	rep = startReplica(t, db, flags...)
 	waitFor(t, "the copy caught up", 60*time.Second, func() bool {
-		man, err := readCopy(bucket, pub)
+		man, err := testserver.ReadMirror(bucket, pub)
 		if err != nil {
 			return false
 		}
@@ -122,7 +75,7 @@ func TestMirrorKilled(t *testing.T) {
 		return man.Sequence > first.Sequence && strings.Contains(string(body), `"name":"Acme Status, moved"`)
 	})
 	live := rep.Get("/api/v1/status", http.StatusOK)
-	man := signedManifest(t, bucket, pub)
+	man := testserver.MirrorCopy(t, bucket, pub)
 	if body, _ := bucket.Get(context.Background(), man.Files["/api/v1/status"].Key); string(body) != string(live.Body) {
 		t.Errorf("the copy's /api/v1/status:\n%s\nlive:\n%s", body, live.Body)
 	}

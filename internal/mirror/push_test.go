@@ -102,20 +102,17 @@ func push(d *Destination, answers map[string]string, key ed25519.PrivateKey, seq
 }
 
 // whole returns the bucket's manifest after checking its signature and
-// that every file it names holds its bytes.
+// that every file it names holds its bytes (Check).
 func whole(t *testing.T, b *memBucket, pub ed25519.PublicKey) *Manifest {
 	t.Helper()
-	m, err := Verify(pub, []byte(b.files[ManifestKey]), []byte(b.files[SignatureKey]))
+	r, err := Check(context.Background(), b, pub)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for target, f := range m.Files {
-		body, ok := b.files[f.Key]
-		if !ok || Hash([]byte(body)) != f.SHA256 {
-			t.Fatalf("%s (%s): missing, or not the bytes the manifest says", target, f.Key)
-		}
+	if len(r.Problems) > 0 {
+		t.Fatalf("%s (%s): %s", r.Problems[0].Target, r.Manifest.Files[r.Problems[0].Target].Key, r.Problems[0].Reason)
 	}
-	return m
+	return r.Manifest
 }
 
 // TestPushStoppedAnywhere stops a push after each of its operations in

@@ -1,6 +1,7 @@
 package rig
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -152,4 +153,45 @@ func Memory(pid int) (rss, peak int64) {
 		}
 	}
 	return rss, peak
+}
+
+// Beside is a wrk run with work beside it: wrk's figures, when it ran,
+// and statusd's CPU seconds meanwhile.
+type Beside struct {
+	Reads      Result
+	Start, End time.Time
+	CPU        float64
+}
+
+// RunBeside runs w against the server and, after lead (wrk connects and
+// reaches its pace), calls step again and again until wrk's run is over,
+// at least once, stopping at step's first error: the reads of a window
+// while storms, or pushes, run back to back. The error is step's, else
+// wrk's.
+func (s *Server) RunBeside(ctx context.Context, w Wrk, lead time.Duration, step func() error) (Beside, error) {
+	type wrkDone struct {
+		r   Result
+		err error
+		cpu float64
+		at  time.Time
+	}
+	done := make(chan wrkDone, 1)
+	cpu0, start := CPUSeconds(s.PID), time.Now()
+	go func() {
+		r, err := w.Run(ctx)
+		done <- wrkDone{r, err, CPUSeconds(s.PID), time.Now()}
+	}()
+	end := start.Add(w.Duration)
+	time.Sleep(lead)
+	var err error
+	for first := true; first || time.Now().Before(end); first = false {
+		if err = step(); err != nil {
+			break
+		}
+	}
+	d := <-done
+	if err == nil {
+		err = d.err
+	}
+	return Beside{Reads: d.r, Start: start, End: d.at, CPU: d.cpu - cpu0}, err
 }

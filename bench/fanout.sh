@@ -63,7 +63,7 @@ go build -o "$WORK/fanout" ./bench/fanout
 "$WORK/gen" -notices 1000 -components 100 -seed 1 -o "$WORK/page.json"
 
 # bench/fanout stops statusd (by its PID) however it ends; timeout bounds
-# the whole run (TERM, then KILL 30 s later).
-taskset -c 1 timeout -k 30 $LIMIT "$WORK/fanout" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
+# the whole run (INT, which the program takes as Ctrl-C, then KILL 30 s later).
+taskset -c 1 timeout -s INT -k 30 $LIMIT "$WORK/fanout" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
 	-postgres "$PG" $NOSQLITE -per $PER -channels $CHANNELS -rounds $ROUNDS -limit $((LIMIT - 20))s -o "$OUT" 9>&-
 echo "written: $OUT" >&2

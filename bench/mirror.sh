@@ -58,8 +58,8 @@ go build -o "$WORK/mirror" ./bench/mirror
 NOTICE=$(sed -n 's/^WRITE_NOTICE_ID=//p' "$WORK/page.env")
 
 # bench/mirror stops statusd (by its PID) however it ends; timeout bounds
-# the whole run (TERM, then KILL 30 s later).
-taskset -c 1 timeout -k 30 $LIMIT "$WORK/mirror" -statusd "$WORK/statusd" -page "$WORK/page.json" -notices $NOTICES \
+# the whole run (INT, which the program takes as Ctrl-C, then KILL 30 s later).
+taskset -c 1 timeout -s INT -k 30 $LIMIT "$WORK/mirror" -statusd "$WORK/statusd" -page "$WORK/page.json" -notices $NOTICES \
 	-notice "$NOTICE" -work "$WORK" ${MIRROR_IN:+-mirror-in "$MIRROR_IN"} -changes $CHANGES -rounds $ROUNDS -wrk-d $DUR -limit $((LIMIT - 20))s \
 	-command "bash bench/mirror.sh${ARGS[*]:+ ${ARGS[*]}}" -o "$OUT" 9>&-
 echo "written: $OUT" >&2

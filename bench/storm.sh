@@ -63,8 +63,8 @@ go build -o "$WORK/storm" ./bench/storm
 "$WORK/gen" -notices 1000 -components 100 -seed 1 -o "$WORK/page.json"
 
 # bench/storm stops statusd (by its PID) however it ends; timeout bounds
-# the whole run (TERM, then KILL 30 s later).
-taskset -c 1 timeout -k 30 $LIMIT "$WORK/storm" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
+# the whole run (INT, which the program takes as Ctrl-C, then KILL 30 s later).
+taskset -c 1 timeout -s INT -k 30 $LIMIT "$WORK/storm" -statusd "$WORK/statusd" -page "$WORK/page.json" -work "$WORK" \
 	-postgres "$PG" $NOSQLITE -quiet-pairs $PAIRS -rounds $ROUNDS -wrk-d $DUR -limit $((LIMIT - 20))s \
 	-command "bash bench/storm.sh${ARGS[*]:+ ${ARGS[*]}}" -o "$OUT" 9>&-
 echo "written: $OUT" >&2

@@ -14,7 +14,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -172,11 +171,11 @@ func (s *Server) Settle() {
 }
 
 // Main runs a bench program's run until it returns, Ctrl-C or the
-// script's kill (SIGTERM; syscall only names the signal) cancels it, or
+// script's timeout (timeout -s INT) cancels it, or
 // limit passes (run, cancelled, stops statusd by its PID: Server.Stop).
 // A failure is printed after the program's name and exits 1.
 func Main(name string, limit time.Duration, run func(ctx context.Context) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
